@@ -1,0 +1,50 @@
+"""Pieces every command uses: options for input fields, progress on stderr, summaries."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterable, Iterator
+from typing import Any, TypeVar
+
+import click
+
+T = TypeVar("T")
+
+input_options = [
+    click.option("--id-field", default="id", show_default=True, help="JSON field holding the document id."),
+    click.option("--text-field", default="text", show_default=True, help="JSON field holding the text."),
+    click.option("--html-field", default="html", show_default=True,
+                 help="JSON field holding HTML (main text is extracted)."),
+    click.option("--skip-bad", is_flag=True, help="Count and skip bad records instead of stopping."),
+]
+
+
+def add_options(options: list[Any]) -> Any:
+    def wrap(func: Any) -> Any:
+        for opt in reversed(options):
+            func = opt(func)
+        return func
+
+    return wrap
+
+
+def progress(items: Iterable[T], *, description: str, total: int | None = None,
+             enabled: bool | None = None) -> Iterator[T]:
+    """Wrap an iterable with a progress bar on stderr; off when stderr is not a terminal."""
+    if enabled is None:
+        enabled = sys.stderr.isatty()
+    if not enabled:
+        yield from items
+        return
+    from rich.console import Console
+    from rich.progress import Progress
+
+    with Progress(console=Console(stderr=True), transient=True) as bar:
+        task = bar.add_task(description, total=total)
+        for item in items:
+            yield item
+            bar.advance(task)
+
+
+def echo_err(message: str) -> None:
+    click.echo(message, err=True)

@@ -1,0 +1,95 @@
+"""The ``neardup`` command. Command groups live one per module and load only when used.
+
+Errors a user can fix (bad input, bad settings, a store that cannot be opened) print one line
+and exit with code 2; they never print a traceback.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+from typing import Any
+
+import click
+
+from neardup._version import __version__
+from neardup.exceptions import NeardupError
+
+# command name -> "module:attribute"; modules are imported only when their command runs
+COMMANDS: dict[str, tuple[str, str]] = {
+    "fingerprint": ("neardup.cli.fingerprint:fingerprint_cmd", "SimHash fingerprints of documents"),
+    "compare": ("neardup.cli.fingerprint:compare_cmd", "Compare two texts: distance, similarity, cosine"),
+    "idf": ("neardup.cli.fingerprint:idf_group", "Fit an IDF table on your corpus"),
+    "nshash": ("neardup.cli.nshash:nshash_group", "nshash similar_id of documents (top-n longest sentences)"),
+    "urls": ("neardup.cli.urls:urls_group", "URL seen-store per crawl job"),
+    "index": ("neardup.cli.index:index_group", "Build and inspect a persistent Hamming index of a corpus"),
+    "dedup": ("neardup.cli.dedup:dedup_cmd", "Deduplicate a corpus, or a new batch against an index"),
+    "spark": ("neardup.cli.spark:spark_group", "The dedup plan on Apache Spark"),
+    "serve": ("neardup.cli.serve:serve_cmd", "Run the HTTP service"),
+    "eval": ("neardup.cli.eval:eval_cmd", "Score clusters against labelled truth"),
+    "synth": ("neardup.cli.eval:synth_cmd", "Make labelled reposts from real articles"),
+    "report": ("neardup.cli.eval:report_cmd", "An HTML report of a dedup run"),
+}
+
+
+class LazyGroup(click.Group):
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        target = COMMANDS.get(cmd_name)
+        if target is None:
+            return None
+        module_name, attr = target[0].split(":")
+        try:
+            module = importlib.import_module(module_name)
+        except ModuleNotFoundError as exc:
+            if exc.name == module_name:  # the command itself is not built yet
+                return None
+            raise
+        cmd = getattr(module, attr)
+        assert isinstance(cmd, click.Command)
+        return cmd
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        rows = [(name, help_) for name, (_, help_) in sorted(COMMANDS.items())]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, "-V", "--version", prog_name="neardup")
+def cli() -> None:
+    """neardup: find duplicate and near-duplicate texts and web pages (Chinese first)."""
+
+
+def main(argv: list[str] | None = None) -> Any:
+    """Entry point of the console script; returns the exit code through SystemExit."""
+    debug = bool(os.environ.get("NEARDUP_DEBUG"))
+    try:
+        rv = cli.main(args=argv, prog_name="neardup", standalone_mode=False)
+    except click.exceptions.Exit as exc:
+        sys.exit(exc.exit_code)
+    except click.exceptions.Abort:
+        click.echo("neardup: aborted", err=True)
+        sys.exit(130)
+    except click.ClickException as exc:
+        exc.show()
+        sys.exit(exc.exit_code)
+    except NeardupError as exc:
+        if debug:
+            raise
+        click.echo(f"neardup: error: {exc}", err=True)
+        sys.exit(2)
+    except BrokenPipeError:
+        sys.stderr.close()  # the reader went away (| head): not an error
+        sys.exit(0)
+    except KeyboardInterrupt:
+        click.echo("neardup: interrupted", err=True)
+        sys.exit(130)
+    sys.exit(rv if isinstance(rv, int) else 0)
+
+
+if __name__ == "__main__":
+    main()
