@@ -1,0 +1,589 @@
+"""Labelled near-duplicates made from real articles, with the edits reposting sites really make.
+
+Chinese news sites "repost" (copy) articles nearly whole: the title is changed, an editor line and a
+source line are added, the site's header, footer, share buttons and ads wrap the text, a few
+characters change, a sentence is dropped or added, paragraphs move, the end is cut off, or a few
+paragraphs are pasted into another article (seed 002). :func:`synthesize` applies those edits to
+articles of a real corpus and writes the ground truth beside the set: every document's group and how
+it was made (``kind``: original, exact, reformatted, near, partial, hard_negative; ``edits``: the list of
+edits). Hard negatives are real, different articles that look alike: in zh-xwlb the same yearly
+meeting or the same templated story in another year (same title once digits are removed, text
+overlap below ``hn_max_overlap``).
+
+Deterministic: the same input, config and seed give the same set, byte for byte.
+
+>>> recs = [{"id": f"d{i}", "title": f"t{i}", "text": "。".join(f"第{i}篇第{j}句话写了一些内容" for j in range(30))}
+...         for i in range(20)]
+>>> docs, truth = synthesize(recs, SynthConfig(lang="zh", n_sources=5, min_chars=50, seed=1))
+>>> {t["kind"] for t in truth} <= {"exact", "hard_negative", "near", "original", "partial", "reformatted"}
+True
+"""
+
+from __future__ import annotations
+
+import random
+import re
+import zlib
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import numpy as np
+
+from neardup.exceptions import ConfigError
+from neardup.text.sentences import split_sentences
+
+__all__ = ["SynthConfig", "natural_truth", "ngram_jaccard", "synthesize"]
+
+Lang = Literal["zh", "en"]
+
+
+@dataclass(frozen=True)
+class SynthConfig:
+    """How many articles become sources, and how often each kind of copy is made.
+
+    ``kind_weights`` are the relative odds of exact, reformatted, near and partial copies; each source
+    that gets copies gets 1..``max_copies`` of them. ``hard_negatives`` defaults to n_sources // 5.
+    """
+
+    lang: Lang = "zh"
+    seed: int = 0
+    n_sources: int = 1000
+    copy_rate: float = 0.7  # share of sources that get copies (the rest stay alone, as distractors)
+    max_copies: int = 3
+    kind_weights: tuple[float, float, float, float] = (0.15, 0.3, 0.4, 0.15)
+    hard_negatives: int | None = None
+    hn_max_overlap: float = 0.5  # a hard negative shares less than this Jaccard of 5-grams with its pair
+    min_chars: int | None = None  # sources shorter than this are not used; None: 300 zh, 1200 en
+    html_rate: float = 0.1  # share of reformatted/near copies wrapped in a site's HTML template
+    title_field: str = "title"
+    date_field: str = "date"
+    kinds: tuple[str, ...] = field(default=("exact", "reformatted", "near", "partial"), repr=False)
+
+    def __post_init__(self) -> None:
+        if self.lang not in ("zh", "en"):
+            raise ConfigError(f"lang must be 'zh' or 'en', got {self.lang!r}")
+        if self.n_sources < 1:
+            raise ConfigError(f"n_sources must be >= 1, got {self.n_sources}")
+        if not 0 <= self.copy_rate <= 1:
+            raise ConfigError(f"copy_rate must be between 0 and 1, got {self.copy_rate}")
+        if self.max_copies < 1:
+            raise ConfigError(f"max_copies must be >= 1, got {self.max_copies}")
+        if len(self.kind_weights) != 4 or min(self.kind_weights) < 0 or sum(self.kind_weights) <= 0:
+            raise ConfigError(f"kind_weights must be 4 non-negative odds (exact, reformatted, near, partial), "
+                              f"got {self.kind_weights}")
+        if not 0 < self.hn_max_overlap < 1:
+            raise ConfigError(f"hn_max_overlap must be between 0 and 1, got {self.hn_max_overlap}")
+        if not 0 <= self.html_rate <= 1:
+            raise ConfigError(f"html_rate must be between 0 and 1, got {self.html_rate}")
+
+    @property
+    def min_length(self) -> int:
+        if self.min_chars is not None:
+            return self.min_chars
+        return 300 if self.lang == "zh" else 1200
+
+    @property
+    def n_hard_negatives(self) -> int:
+        return self.n_sources // 5 if self.hard_negatives is None else self.hard_negatives
+
+
+# ---------------------------------------------------------------------------------------------
+# what reposting sites add, per language
+
+_ZH = {
+    "title_prefix": ["【转载】", "【独家】", "重磅！", "最新：", "热点｜", "快讯：", ""],
+    "title_suffix": ["_新浪新闻", " - 网易新闻", "_凤凰网资讯", "｜今日头条", "_腾讯新闻", "_搜狐网", " - 东方财富网"],
+    "editors": ["王晓明", "李静", "张伟", "刘洋", "陈晨", "杨帆", "赵磊", "孙悦"],
+    "sources": ["央视网", "新华社", "人民网", "中国新闻网", "光明网", "环球网", "澎湃新闻"],
+    "editor_line": ["责任编辑：{e}", "（责任编辑：{e}）", "编辑：{e}　审核：{e2}", "【编辑：{e}】"],
+    "source_line": ["来源：{s}", "本文来源：{s}", "原标题：{t}", "文章来源：{s}　{d}", "稿源：{s}"],
+    "header": ["首页 > 新闻中心 > 国内新闻", "当前位置：首页 > 时政 > 正文", "网站首页 | 新闻 | 财经 | 体育 | 娱乐",
+               "{d} 来源：{s} 阅读量：{n}", "字号：大 中 小　打印本页"],
+    "footer": ["分享到：微信 微博 QQ空间", "【打印】【关闭窗口】【返回顶部】",
+               "版权声明：本网站所刊载信息，不代表本站观点。如转载请注明出处。",
+               "相关新闻：", "扫一扫在手机打开当前页", "免责声明：本文仅代表作者观点，与本站无关。"],
+    "ads": ["扫描下方二维码，关注我们的公众号，获取更多精彩资讯。", "点击下载新闻客户端，看更多热点新闻。",
+            "【广告】限时优惠，立即抢购！", "更多精彩内容，请关注官方微博。", "推荐阅读：今日热点新闻汇总",
+            "长按识别二维码，加入读者交流群。"],
+    "more": ["（未完）", "……点击阅读全文", "（全文完）", "阅读更多>>"],
+    "lead": "央视网消息（新闻联播）：",
+}
+_EN = {
+    "title_prefix": ["BREAKING: ", "UPDATE: ", "Exclusive: ", "Read: ", ""],
+    "title_suffix": [" | News Daily", " - World Report", " | The Wire", " :: Headlines", " - Newsroom"],
+    "editors": ["John Smith", "Mary Jones", "Alex Brown", "Sam Taylor", "Chris Lee"],
+    "sources": ["BBC News", "Reuters", "AP", "News Agency", "Wire Services"],
+    "editor_line": ["By {e}", "Edited by {e}", "Reporting by {e}; editing by {e2}", "Written by {e}"],
+    "source_line": ["Source: {s}", "Originally published by {s}", "Original title: {t}", "Via {s}, {d}"],
+    "header": ["Home > News > World", "You are here: Home / Business / Article", "Menu | News | Sport | Weather",
+               "Published {d} | {n} views", "Text size: A A A"],
+    "footer": ["Share this article: Facebook Twitter Email", "Print | Close window | Back to top",
+               "Copyright notice: all rights reserved. Reproduction without permission is prohibited.",
+               "Related stories:", "Comments are closed.", "Disclaimer: views expressed are the author's own."],
+    "ads": ["Advertisement", "Subscribe to our newsletter for the latest headlines.", "Sponsored: Top deals today",
+            "Download our app for breaking news alerts.", "Continue reading below", "Follow us on social media."],
+    "more": ["(continued)", "... Read the full story", "[...]", "Read more >>"],
+    "lead": "",
+}
+_HTML = ('<!DOCTYPE html><html><head><meta charset="utf-8"><title>{title}</title></head><body>'
+         '<div class="nav"><a href="/">{home}</a> | <a href="/news">{news}</a></div>'
+         '<div class="article"><h1>{title}</h1>{body}</div>'
+         '<div class="footer">{footer}</div></body></html>')
+_HALF = str.maketrans({"，": ",", "。": ".", "：": ":", "；": ";", "！": "!", "？": "?", "（": "(", "）": ")",
+                       "“": '"', "”": '"'})
+_EN_SUBST = {"said": "says", "the": "a", "and": "&", "percent": "%", "company": "firm", "government": "govt",
+             "will": "would", "also": "as well", "people": "persons", "year": "yr"}
+
+
+def _words(lang: Lang) -> dict[str, Any]:
+    return _ZH if lang == "zh" else _EN
+
+
+def _paragraphs(text: str) -> list[str]:
+    return [p.strip() for p in re.split(r"\n+", text) if p.strip()]
+
+
+def _join(paras: Sequence[str], lang: Lang) -> str:
+    return "\n".join(paras) if lang == "zh" else "\n\n".join(paras)
+
+
+def _sentences_of(paras: Sequence[str]) -> list[list[str]]:
+    return [split_sentences(p) or [p] for p in paras]
+
+
+def _sjoin(sents: Sequence[str], lang: Lang) -> str:
+    return "".join(sents) if lang == "zh" else " ".join(sents)
+
+
+def ngram_jaccard(a: str, b: str, n: int = 5, *, words: bool = False) -> float:
+    """Jaccard similarity of the character (or word) n-gram sets of two texts.
+
+    >>> ngram_jaccard("abcdef", "abcdef")
+    1.0
+    """
+    ga, gb = _grams(a, n, words), _grams(b, n, words)
+    if not ga and not gb:
+        return 1.0
+    return len(ga & gb) / len(ga | gb)
+
+
+def _grams(text: str, n: int, words: bool) -> set[str]:
+    if words:
+        toks = re.findall(r"\w+", text.lower())
+        return {" ".join(toks[i:i + n]) for i in range(max(len(toks) - n + 1, 1 if toks else 0))}
+    t = re.sub(r"\s+", "", text)
+    return {t[i:i + n] for i in range(max(len(t) - n + 1, 1 if t else 0))}
+
+
+# ---------------------------------------------------------------------------------------------
+# edits
+
+
+class _Editor:
+    def __init__(self, lang: Lang, rng: random.Random, pool: Sequence[Mapping[str, Any]], cfg: SynthConfig):
+        self.lang, self.rng, self.pool, self.cfg = lang, rng, pool, cfg
+        self.w = _words(lang)
+
+    def _fill(self, template: str, title: str, date: str) -> str:
+        r = self.rng
+        return template.format(e=r.choice(self.w["editors"]), e2=r.choice(self.w["editors"]),
+                               s=r.choice(self.w["sources"]), t=title, d=date or "2024-05-01",
+                               n=r.randint(100, 99999))
+
+    def title(self, title: str) -> str:
+        r = self.rng
+        return f"{r.choice(self.w['title_prefix'])}{title}{r.choice(self.w['title_suffix'])}"
+
+    # formatting: the content stays, its dress changes
+    def reformat(self, paras: list[str], edits: list[str]) -> list[str]:
+        r = self.rng
+        ops = r.sample(["whitespace", "punct", "rewrap", "lead"], k=r.randint(1, 3))
+        for op in ops:
+            if op == "whitespace":
+                paras = [("　　" if self.lang == "zh" else "    ") + p + (" " * r.randint(0, 2)) for p in paras]
+            elif op == "punct" and self.lang == "zh":
+                paras = [p.translate(_HALF) for p in paras]
+            elif op == "punct":
+                paras = [p.replace("'", "’").replace(" - ", " — ") for p in paras]
+            elif op == "rewrap" and len(paras) > 1:
+                # merge neighbours or split long paragraphs at sentence ends
+                out: list[str] = []
+                for sents in _sentences_of(paras):
+                    if len(sents) > 3 and r.random() < 0.5:
+                        cut = r.randint(1, len(sents) - 1)
+                        out += [_sjoin(sents[:cut], self.lang), _sjoin(sents[cut:], self.lang)]
+                    elif out and r.random() < 0.3:
+                        out[-1] = out[-1] + ("" if self.lang == "zh" else " ") + _sjoin(sents, self.lang)
+                    else:
+                        out.append(_sjoin(sents, self.lang))
+                paras = out
+            elif op == "lead" and self.w["lead"] and paras and paras[0].startswith(self.w["lead"]):
+                paras = [paras[0][len(self.w["lead"]):], *paras[1:]]
+            else:
+                continue
+            edits.append(op)
+        return paras
+
+    def dress(self, paras: list[str], title: str, date: str, edits: list[str]) -> list[str]:
+        """Site header, editor and source lines, footer: what a template adds around the text."""
+        r = self.rng
+        head: list[str] = []
+        tail: list[str] = []
+        if r.random() < 0.6:
+            head.append(self._fill(r.choice(self.w["header"]), title, date))
+            edits.append("site_header")
+        if r.random() < 0.5:
+            head.append(title)
+            edits.append("title_line")
+        if r.random() < 0.6:
+            (head if r.random() < 0.5 else tail).append(self._fill(r.choice(self.w["source_line"]), title, date))
+            edits.append("source_line")
+        if r.random() < 0.7:
+            tail.append(self._fill(r.choice(self.w["editor_line"]), title, date))
+            edits.append("editor_line")
+        if r.random() < 0.6:
+            tail += [self._fill(x, title, date) for x in r.sample(self.w["footer"], k=r.randint(1, 3))]
+            edits.append("site_footer")
+        return head + paras + tail
+
+    def html(self, paras: list[str], title: str, edits: list[str]) -> str:
+        edits.append("html_template")
+        body = "".join(f"<p>{p}</p>" for p in paras)
+        nav = ("首页", "新闻") if self.lang == "zh" else ("Home", "News")
+        return _HTML.format(title=title, home=nav[0], news=nav[1], body=body,
+                            footer=self.rng.choice(self.w["footer"]))
+
+    # content edits: what makes a near copy near
+    def content(self, paras: list[str], edits: list[str]) -> list[str]:
+        r = self.rng
+        ops = r.sample(["chars", "drop", "add", "swap", "truncate", "ads"], k=r.randint(1, 3))
+        for op in ops:
+            sents = _sentences_of(paras)
+            flat = [(i, j) for i, s in enumerate(sents) for j in range(len(s))]
+            if op == "chars":
+                paras = self._chars(paras)
+            elif op == "drop" and len(flat) > 4:
+                for i, j in r.sample(flat[1:], k=min(r.randint(1, 2), len(flat) // 5 or 1)):
+                    sents[i][j] = ""
+                paras = [_sjoin(s, self.lang) for s in sents]
+            elif op == "add":
+                other = _sentences_of(_paragraphs(str(r.choice(self.pool)["text"])))
+                extra = [s for p in other for s in p][:40]
+                if not extra:
+                    continue
+                for _ in range(r.randint(1, 2)):
+                    i = r.randrange(len(sents))
+                    sents[i].insert(r.randint(0, len(sents[i])), r.choice(extra))
+                paras = [_sjoin(s, self.lang) for s in sents]
+            elif op == "swap" and len(paras) > 2:
+                i = r.randrange(len(paras) - 1)
+                paras[i], paras[i + 1] = paras[i + 1], paras[i]
+            elif op == "truncate" and len(flat) > 6:
+                keep = max(1, round(len(flat) * r.uniform(0.75, 0.92)))
+                i_last, j_last = flat[keep - 1]
+                paras = [_sjoin(s, self.lang) for s in sents[:i_last]] + [_sjoin(sents[i_last][:j_last + 1], self.lang)]
+                paras.append(r.choice(self.w["more"]))
+            elif op == "ads" and len(paras) > 1:
+                for _ in range(r.randint(1, 2)):
+                    paras.insert(r.randint(1, len(paras) - 1), r.choice(self.w["ads"]))
+            else:
+                continue
+            edits.append({"drop": "drop_sentences", "add": "add_sentences", "swap": "swap_paragraphs",
+                          "chars": "change_chars"}.get(op, op))
+        return [p for p in paras if p]
+
+    def _chars(self, paras: list[str]) -> list[str]:
+        r = self.rng
+        text = "\n".join(paras)
+        n = max(1, min(10, len(text) // 300))
+        chars = list(text)
+        if self.lang == "zh":
+            cjk = [i for i, c in enumerate(chars) if "\u4e00" <= c <= "\u9fff"]
+            for i in r.sample(cjk, k=min(n, len(cjk))):
+                op = r.random()
+                if op < 0.6:
+                    chars[i] = chars[r.choice(cjk)]  # a wrong character, as a careless retyping gives
+                elif op < 0.8:
+                    chars[i] = ""
+                else:
+                    chars[i] = chars[i] + chars[r.choice(cjk)]
+            return "".join(chars).split("\n")
+        words = text.split(" ")
+        idx = [i for i, w in enumerate(words) if len(w) > 3]
+        for i in r.sample(idx, k=min(n, len(idx))):
+            w = words[i]
+            if w.lower() in _EN_SUBST and r.random() < 0.5:
+                words[i] = _EN_SUBST[w.lower()]
+            else:
+                k = r.randrange(len(w) - 1)
+                words[i] = w[:k] + w[k + 1] + w[k] + w[k + 2:]  # swapped letters: a typo
+        return " ".join(words).split("\n")
+
+    def partial(self, paras: list[str], host: Mapping[str, Any], edits: list[str]) -> list[str]:
+        """A run of the source's paragraphs (30-60 % of it) pasted into another article."""
+        r = self.rng
+        sents = [s for p in _sentences_of(paras) for s in p]
+        share = r.uniform(0.3, 0.6)
+        k = max(1, round(len(sents) * share))
+        start = r.randint(0, len(sents) - k)
+        piece = _sjoin(sents[start:start + k], self.lang)
+        hparas = _paragraphs(str(host["text"]))
+        pos = r.randint(0, len(hparas))
+        edits.append(f"embedded:{share:.2f}")
+        return [*hparas[:pos], piece, *hparas[pos:]]
+
+
+# ---------------------------------------------------------------------------------------------
+# hard negatives
+
+
+def _norm_title(title: str) -> str:
+    t = re.sub(r"【[^】]*】|\[[^]]*\]", "", title)
+    t = re.sub(r"\d+|[一二三四五六七八九十]+(?=[届次年月日])", "", t)
+    return re.sub(r"[\W_]+", "", t).lower()
+
+
+def _year(rec: Mapping[str, Any], date_field: str) -> str:
+    return str(rec.get(date_field) or "")[:4]
+
+
+def _hard_negative_pairs(recs: Sequence[Mapping[str, Any]], cfg: SynthConfig,
+                         rng: random.Random) -> list[tuple[int, int, float]]:
+    """Pairs of different articles that look alike, hardest (highest text overlap) first."""
+    words = cfg.lang == "en"
+    n = 5
+    cands: set[tuple[int, int]] = set()
+    by_title: dict[str, list[int]] = defaultdict(list)
+    for i, r in enumerate(recs):
+        t = _norm_title(str(r.get(cfg.title_field) or ""))
+        if len(t) >= 4:
+            by_title[t].append(i)
+    for members in by_title.values():
+        if len(members) < 2 or len(members) > 400:
+            continue
+        sample = members if len(members) <= 30 else rng.sample(members, 30)
+        for a_pos, a in enumerate(sample):
+            for b in sample[a_pos + 1:]:
+                if _year(recs[a], cfg.date_field) != _year(recs[b], cfg.date_field) or not _year(recs[a], cfg.date_field):
+                    cands.add((min(a, b), max(a, b)))
+    cands |= _similar_bodies(recs, rng, words)
+    scored: list[tuple[int, int, float]] = []
+    grams = {}
+    for a, b in cands:
+        for i in (a, b):
+            if i not in grams:
+                grams[i] = _grams(str(recs[i]["text"]), n, words)
+        ga, gb = grams[a], grams[b]
+        j = len(ga & gb) / max(1, len(ga | gb))
+        if j < cfg.hn_max_overlap:
+            scored.append((a, b, j))
+    scored.sort(key=lambda x: (-x[2], x[0], x[1]))
+    return scored
+
+
+def _similar_bodies(recs: Sequence[Mapping[str, Any]], rng: random.Random, words: bool,
+                    limit: int = 3000) -> set[tuple[int, int]]:
+    """Top pairs by bag-of-words (or character bigram) cosine within a sample of the corpus."""
+    from scipy import sparse
+
+    idx = list(range(len(recs)))
+    if len(idx) > limit:
+        idx = sorted(rng.sample(idx, limit))
+    rows, cols = [], []
+    vocab: dict[str, int] = {}
+    for row, i in enumerate(idx):
+        text = str(recs[i]["text"])
+        toks = set(re.findall(r"[a-z]{4,}", text.lower())) if words else \
+            {text[k:k + 2] for k in range(len(text) - 1)}
+        for t in toks:
+            rows.append(row)
+            cols.append(vocab.setdefault(t, len(vocab)))
+    if not rows:
+        return set()
+    x = sparse.csr_matrix((np.ones(len(rows), dtype=np.float32), (rows, cols)), shape=(len(idx), len(vocab)))
+    df = np.asarray((x > 0).sum(axis=0)).ravel()
+    x = x.multiply(np.log((1 + len(idx)) / (1 + df))).tocsr()
+    norms = np.sqrt(np.asarray(x.multiply(x).sum(axis=1)).ravel()) + 1e-9
+    x = sparse.diags(1 / norms) @ x
+    out: set[tuple[int, int]] = set()
+    for start in range(0, len(idx), 500):
+        block = (x[start:start + 500] @ x.T).toarray()
+        for r_off in range(block.shape[0]):
+            block[r_off, : start + r_off + 1] = 0  # upper triangle only
+        rr, cc = np.nonzero(block >= 0.45)
+        out |= {(idx[start + a], idx[b]) for a, b in zip(rr.tolist(), cc.tolist())}
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+def _pick_kind(rng: random.Random, weights: Sequence[float]) -> str:
+    return rng.choices(("exact", "reformatted", "near", "partial"), weights=weights)[0]
+
+
+def synthesize(records: Iterable[Mapping[str, Any]],
+               config: SynthConfig | None = None) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Make an evaluation set from real articles: ``(docs, truth)``, both lists of dicts, shuffled.
+
+    ``records`` need ``id`` and ``text`` (``title`` and ``date`` are used when present). Exact
+    duplicates already in the corpus are dropped first, so the truth is not contradicted by the input.
+    """
+    cfg = config or SynthConfig()
+    rng = random.Random(cfg.seed)
+    seen_text: set[int] = set()
+    recs: list[dict[str, Any]] = []
+    for r in records:
+        text = str(r.get("text") or "")
+        key = zlib.crc32(re.sub(r"\s+", "", text).encode("utf-8"))
+        if key in seen_text:
+            continue
+        seen_text.add(key)
+        recs.append(dict(r))
+    recs.sort(key=lambda r: str(r["id"]))
+    eligible = [i for i, r in enumerate(recs) if len(str(r["text"])) >= cfg.min_length]
+    if len(eligible) < 2:
+        raise ConfigError(f"need at least 2 articles of >= {cfg.min_length} characters, got {len(eligible)}: "
+                          f"lower min_chars")
+
+    hn_pairs: list[tuple[int, int, float]] = []
+    if cfg.n_hard_negatives:
+        el = [recs[i] for i in eligible]
+        used: set[int] = set()
+        for a, b, _ in _hard_negative_pairs(el, cfg, rng):
+            if a in used or b in used:
+                continue
+            used |= {a, b}
+            hn_pairs.append((eligible[a], eligible[b], _))
+            if len(hn_pairs) >= cfg.n_hard_negatives:
+                break
+
+    in_hn = {i for a, b, _ in hn_pairs for i in (a, b)}
+    rest = [i for i in eligible if i not in in_hn]
+    rng.shuffle(rest)
+    n_plain = max(0, cfg.n_sources - len(in_hn))
+    plain = rest[:n_plain]
+    pool = [recs[i] for i in rest[n_plain:]] or [recs[i] for i in rest] or recs  # hosts and added sentences
+    editor = _Editor(cfg.lang, rng, pool, cfg)
+
+    docs: list[dict[str, Any]] = []
+    truth: list[dict[str, Any]] = []
+
+    def emit_original(i: int, kind: str = "original", negative_of: str | None = None) -> None:
+        r = recs[i]
+        docs.append({k: v for k, v in r.items()})
+        t: dict[str, Any] = {"id": str(r["id"]), "group": str(r["id"]), "kind": kind}
+        if negative_of is not None:
+            t["negative_of"] = negative_of
+        truth.append(t)
+
+    def emit_copies(i: int, n_copies: int) -> None:
+        r = recs[i]
+        sid = str(r["id"])
+        title = str(r.get(cfg.title_field) or "")
+        date = str(r.get(cfg.date_field) or "")
+        for j in range(n_copies):
+            kind = _pick_kind(rng, cfg.kind_weights)
+            edits: list[str] = []
+            new_title = editor.title(title)
+            if new_title != title:
+                edits.append("title")
+            paras = _paragraphs(str(r["text"]))
+            text: str
+            if kind == "exact":
+                text = str(r["text"])
+            elif kind == "partial":
+                host = rng.choice(pool)
+                text = _join(editor.partial(paras, host, edits), cfg.lang)
+                new_title = str(host.get(cfg.title_field) or new_title)
+            else:
+                if kind == "near":
+                    paras = editor.content(paras, edits)
+                paras = editor.reformat(paras, edits)
+                paras = editor.dress(paras, new_title, date, edits)
+                if rng.random() < cfg.html_rate:
+                    text = editor.html(paras, new_title, edits)
+                else:
+                    sep = "\n\n" if "rewrap" in edits and cfg.lang == "zh" and rng.random() < 0.5 else None
+                    text = sep.join(paras) if sep else _join(paras, cfg.lang)
+            doc = {"id": f"{sid}-r{j + 1}", "title": new_title, "text": text}
+            if date:
+                doc[cfg.date_field] = date
+            docs.append(doc)
+            truth.append({"id": doc["id"], "group": sid, "kind": kind, "source": sid, "edits": edits})
+
+    for a, b, _ in hn_pairs:
+        emit_original(a)
+        emit_copies(a, rng.randint(1, cfg.max_copies))
+        emit_original(b, "hard_negative", negative_of=str(recs[a]["id"]))
+        if rng.random() < 0.5:
+            emit_copies(b, rng.randint(1, cfg.max_copies))
+    for i in plain:
+        emit_original(i)
+        if rng.random() < cfg.copy_rate:
+            emit_copies(i, rng.randint(1, cfg.max_copies))
+
+    order = list(range(len(docs)))
+    rng.shuffle(order)
+    return [docs[k] for k in order], [truth[k] for k in order]
+
+
+def natural_truth(records: Iterable[Mapping[str, Any]], *, threshold: float = 0.8,
+                  n: int = 5) -> list[dict[str, Any]]:
+    """Truth for a corpus's own duplicates: same text (whitespace ignored), or Jaccard of word
+    ``n``-grams >= ``threshold``; groups are the connected components of those pairs.
+
+    >>> natural_truth([{"id": "a", "text": "x y z w v u"}, {"id": "b", "text": "x y z w v u"},
+    ...                {"id": "c", "text": "other words here entirely now"}])[1]["group"]
+    'a'
+    """
+    from scipy import sparse
+    from scipy.sparse.csgraph import connected_components
+
+    recs = list(records)
+    ids = [str(r["id"]) for r in recs]
+    vocab: dict[str, int] = {}
+    rows: list[int] = []
+    cols: list[int] = []
+    for row, r in enumerate(recs):
+        for g in _grams(str(r["text"]), n, True):
+            rows.append(row)
+            cols.append(vocab.setdefault(g, len(vocab)))
+    x = sparse.csr_matrix((np.ones(len(rows), dtype=np.float32), (rows, cols)), shape=(len(recs), len(vocab)))
+    sizes = np.asarray(x.sum(axis=1)).ravel()
+    inter = (x @ x.T).tocoo()
+    a, b, v = inter.row, inter.col, inter.data
+    keep = a < b
+    a, b, v = a[keep], b[keep], v[keep]
+    jac = v / (sizes[a] + sizes[b] - v)
+    exact: dict[str, int] = {}
+    ea, eb = [], []
+    for i, r in enumerate(recs):
+        key = re.sub(r"\s+", "", str(r["text"]))
+        if key in exact:
+            ea.append(exact[key])
+            eb.append(i)
+        else:
+            exact[key] = i
+    sel = jac >= threshold
+    ga = np.concatenate([a[sel], np.array(ea, dtype=np.int64)])
+    gb = np.concatenate([b[sel], np.array(eb, dtype=np.int64)])
+    g = sparse.coo_matrix((np.ones(len(ga)), (ga, gb)), shape=(len(recs), len(recs)))
+    _, labels = connected_components(g, directed=False)
+    first: dict[int, str] = {}
+    for i, lab in enumerate(labels.tolist()):
+        first.setdefault(lab, ids[i])
+    size = np.bincount(labels)
+    out = []
+    exact_set = set(eb) | set(ea)
+    for i, lab in enumerate(labels.tolist()):
+        kind = "original"
+        if size[lab] > 1 and first[lab] != ids[i]:
+            kind = "exact" if i in exact_set else "near"
+        t: dict[str, Any] = {"id": ids[i], "group": first[lab], "kind": kind}
+        if kind != "original":
+            t["source"] = first[lab]
+        out.append(t)
+    return out
