@@ -1,0 +1,478 @@
+"""The neardup HTTP service: an ASGI app built by ``create_app(settings)``.
+
+    uvicorn --factory 'neardup.service.app:app_from_env'     # or: neardup serve --state DIR
+
+Endpoints (JSON, versioned under /v1; see docs/service.md):
+
+    GET  /healthz, /v1/health              liveness and a few counts
+    GET  /metrics                          Prometheus exposition (registry private to this app)
+    POST /v1/urls/check                    {job, urls[]} -> which URLs the job has seen (adds them)
+    POST /v1/documents/check               {url, html|text, add} -> ContentSeen verdict
+    GET  /v1/documents/{doc_id}/duplicates the document's duplicates and cluster
+    GET  /openapi.json, /docs              the schema
+
+Writes (URL checks, document checks with add=true) need ``Authorization: Bearer <token>`` when a
+token is configured. Bad input always gets a 4xx JSON answer ``{"error": code, "detail": why}``.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
+from contextlib import asynccontextmanager
+from typing import Annotated, Any
+from urllib.parse import urlsplit
+
+from fastapi import FastAPI, Header, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse, Response
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr, field_validator, model_validator
+from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from neardup._version import __version__
+from neardup.exceptions import (
+    ConfigError,
+    FormatError,
+    InputError,
+    MissingDependency,
+    NeardupError,
+    StoreError,
+)
+from neardup.service.auth import ApiError, check_bearer
+from neardup.service.backend import Backend, StateBackend
+from neardup.service.metrics import ServiceMetrics
+from neardup.service.settings import ServiceSettings
+
+__all__ = ["API_PREFIX", "create_app"]
+
+log = logging.getLogger("neardup.service")
+
+API_PREFIX = "/v1"
+JOB_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
+Message = MutableMapping[str, Any]
+ASGIApp = Callable[
+    [MutableMapping[str, Any], Callable[[], Awaitable[Message]], Callable[[Message], Awaitable[None]]],
+    Awaitable[None],
+]
+
+
+def _url_problem(url: str, max_chars: int) -> str | None:
+    """Why ``url`` cannot be checked, or None when it can."""
+    if not url or len(url) > max_chars:
+        return f"expected 1..{max_chars} characters, got {len(url)}"
+    if any(c.isspace() or ord(c) < 32 for c in url):
+        return "contains whitespace or control characters"
+    try:
+        parts = urlsplit(url)
+    except ValueError as exc:
+        return f"cannot be parsed: {exc}"
+    if parts.scheme.lower() not in ("http", "https"):
+        return f"expected an http:// or https:// URL, got scheme {parts.scheme!r}"
+    if not parts.hostname:
+        return "has no host"
+    return None
+
+
+# -- request and response bodies ---------------------------------------------------------------
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+
+class URLBatch(_Strict):
+    """URLs to check against (and add to) the seen-store of one crawl job."""
+
+    job: StrictStr = Field(
+        description="crawl job id: letters, digits, . _ -; up to 128 characters", examples=["news-2026-11"]
+    )
+    urls: list[StrictStr] = Field(
+        description="URLs to check; each is added to the job's store",
+        examples=[["https://example.com/a?utm_source=x", "https://example.com/b"]],
+    )
+
+    @field_validator("job")
+    @classmethod
+    def _job_ok(cls, v: str) -> str:
+        if not JOB_RE.match(v):
+            raise ValueError(f"job must match {JOB_RE.pattern} (letters, digits, '.', '_', '-'), got {v!r}")
+        return v
+
+
+class URLResults(BaseModel):
+    job: str
+    seen: list[bool] = Field(description="one per URL, in order: true when the job had seen it before")
+    new: int = Field(description="how many URLs were new")
+
+
+class DocumentCheck(_Strict):
+    """A fetched page (HTML, main text extracted) or its text, to check and optionally add."""
+
+    url: StrictStr = Field(examples=["https://example.com/news/1.html"])
+    html: StrictStr | None = Field(default=None, description="the page's HTML")
+    text: StrictStr | None = Field(default=None, description="the document's text, when there is no HTML")
+    add: StrictBool = Field(default=True, description="false only asks; true also remembers the document")
+
+    @model_validator(mode="after")
+    def _has_content(self) -> DocumentCheck:
+        if self.html is None and self.text is None:
+            raise ValueError("send the page as 'html' or its text as 'text'; got neither")
+        return self
+
+
+class Verdict(BaseModel):
+    """ContentSeen's verdict (more fields may be present)."""
+
+    model_config = ConfigDict(extra="allow")
+    kind: str = Field(description="new, exact, content, near, layout or partial")
+    doc_id: Any = None
+    duplicate_of: Any = None
+    distance: int | None = None
+    similar_id: Any = None
+    reasons: Any = None
+
+
+class ErrorBody(BaseModel):
+    error: str = Field(description="a short code: invalid_json, invalid, too_large, unauthorized, ...")
+    detail: str = Field(description="what is wrong and how to fix it")
+    errors: list[dict[str, Any]] | None = None
+
+
+_ERRORS: dict[int | str, dict[str, Any]] = {
+    code: {"model": ErrorBody} for code in (400, 401, 404, 413, 422, 503)
+}
+
+
+# -- the body-size guard and request metrics ---------------------------------------------------
+class _Guard:
+    """Outermost ASGI layer: refuses bodies over the limit (413) and counts every request."""
+
+    def __init__(self, app: ASGIApp, metrics: ServiceMetrics, max_body: int) -> None:
+        self.app = app
+        self.metrics = metrics
+        self.max_body = max_body
+
+    async def _refuse(self, send: Callable[[Message], Awaitable[None]], err: ApiError) -> None:
+        body = JSONResponse(err.body()).body
+        await send(
+            {
+                "type": "http.response.start",
+                "status": err.status,
+                "headers": [
+                    (b"content-type", b"application/json"),
+                    (b"content-length", str(len(body)).encode()),
+                    (b"connection", b"close"),
+                ],
+            }
+        )
+        await send({"type": "http.response.body", "body": body})
+
+    async def __call__(
+        self,
+        scope: MutableMapping[str, Any],
+        receive: Callable[[], Awaitable[Message]],
+        send: Callable[[Message], Awaitable[None]],
+    ) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        m = self.metrics
+        start = time.perf_counter()
+        status = [500]
+        too_large = ApiError(
+            413,
+            "too_large",
+            f"the request body is over the limit of {self.max_body} bytes; send smaller batches or pages",
+        )
+        declared: int | None = None
+        for key, value in scope["headers"]:
+            if key == b"content-length":
+                try:
+                    declared = int(value)
+                except ValueError:
+                    declared = -1
+        if declared is not None and (declared < 0 or declared > self.max_body):
+            m.rejected.labels(reason="too_large" if declared > 0 else "bad_length").inc()
+            err = (
+                too_large if declared > 0 else ApiError(400, "bad_request", "Content-Length is not a number")
+            )
+            await self._refuse(send, err)
+            m.requests.labels(method=scope["method"], route="other", status=str(err.status)).inc()
+            return
+
+        # read the whole body up front (FastAPI would anyway) so chunked uploads are capped too
+        chunks: list[bytes] = []
+        size = 0
+        if scope["method"] in ("POST", "PUT", "PATCH"):
+            while True:
+                message = await receive()
+                if message["type"] == "http.disconnect":
+                    return
+                chunk = message.get("body", b"")
+                size += len(chunk)
+                if size > self.max_body:
+                    m.rejected.labels(reason="too_large").inc()
+                    await self._refuse(send, too_large)
+                    m.requests.labels(method=scope["method"], route="other", status="413").inc()
+                    return
+                chunks.append(chunk)
+                if not message.get("more_body", False):
+                    break
+        replay = {"type": "http.request", "body": b"".join(chunks), "more_body": False}
+        replayed = False
+
+        async def replay_receive() -> Message:
+            nonlocal replayed
+            if not replayed:
+                replayed = True
+                return replay
+            return await receive()
+
+        async def counting_send(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                status[0] = message["status"]
+            await send(message)
+
+        m.in_flight.inc()
+        try:
+            await self.app(scope, replay_receive, counting_send)
+        finally:
+            m.in_flight.dec()
+            route = scope.get("route")
+            label = getattr(route, "path", None) or "other"
+            m.requests.labels(method=scope["method"], route=label, status=str(status[0])).inc()
+            m.latency.labels(route=label).observe(time.perf_counter() - start)
+
+
+# -- error answers -------------------------------------------------------------------------------
+def _json_error(
+    status: int, code: str, detail: str, headers: dict[str, str] | None = None, **extra: Any
+) -> JSONResponse:
+    return JSONResponse({"error": code, "detail": detail, **extra}, status_code=status, headers=headers)
+
+
+def _loc(loc: tuple[Any, ...] | list[Any]) -> str:
+    return ".".join(str(p) for p in loc)
+
+
+def _install_error_handlers(app: FastAPI) -> None:
+    @app.exception_handler(ApiError)
+    async def _api_error(request: Request, exc: ApiError) -> JSONResponse:
+        return _json_error(exc.status, exc.code, exc.message, exc.headers or None, **exc.extra)
+
+    @app.exception_handler(RequestValidationError)
+    async def _invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
+        errors = exc.errors()
+        if any(e.get("type") == "json_invalid" for e in errors):
+            first = next(e for e in errors if e.get("type") == "json_invalid")
+            why = (first.get("ctx") or {}).get("error", "")
+            return _json_error(
+                400, "invalid_json", f"the body is not valid JSON: {why} at {_loc(first['loc'])}"
+            )
+        slim = [
+            {"loc": _loc(e.get("loc", ())), "msg": e.get("msg", ""), "type": e.get("type", "")}
+            for e in errors[:20]
+        ]
+        head = slim[0] if slim else {"loc": "body", "msg": "invalid"}
+        more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+        return _json_error(422, "invalid", f"{head['loc']}: {head['msg']}{more}", errors=slim)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        codes = {400: "bad_request", 404: "not_found", 405: "method_not_allowed", 413: "too_large"}
+        detail = exc.detail if isinstance(exc.detail, str) else str(exc.detail)
+        if exc.status_code == 404 and detail == "Not Found":
+            detail = f"no such endpoint: {request.method} {request.url.path}; see /openapi.json"
+        if exc.status_code == 400 and "parsing the body" in detail:
+            detail = "the body could not be read as JSON (is it UTF-8?)"
+            return _json_error(400, "invalid_json", detail)
+        return _json_error(
+            exc.status_code,
+            codes.get(exc.status_code, "http_error"),
+            detail,
+            dict(exc.headers) if exc.headers else None,
+        )
+
+    @app.exception_handler(NeardupError)
+    async def _neardup(request: Request, exc: NeardupError) -> JSONResponse:
+        if isinstance(exc, InputError | ConfigError):
+            return _json_error(422, "invalid", str(exc))
+        if isinstance(exc, StoreError):
+            log.error("store failure on %s: %s", request.url.path, exc)
+            return _json_error(503, "store_unavailable", str(exc))
+        if isinstance(exc, MissingDependency):
+            return _json_error(501, "missing_dependency", str(exc))
+        if isinstance(exc, FormatError):
+            log.error("state damaged: %s", exc)
+            return _json_error(500, "state_damaged", str(exc))
+        return _json_error(400, "bad_request", str(exc))
+
+    @app.exception_handler(Exception)
+    async def _bug(request: Request, exc: Exception) -> JSONResponse:
+        # a bug, not bad input: log it with its traceback, answer without one
+        log.error("unhandled error on %s %s", request.method, request.url.path, exc_info=exc)
+        return _json_error(500, "internal", "internal error; the server log has the details")
+
+    @app.exception_handler(NotImplementedError)
+    async def _not_impl(request: Request, exc: NotImplementedError) -> JSONResponse:
+        return _json_error(501, "not_implemented", str(exc) or "not implemented by this server")
+
+
+# -- the app ---------------------------------------------------------------------------------------
+BackendFactory = Callable[[ServiceSettings, ServiceMetrics], Backend]
+
+
+def _default_backend(settings: ServiceSettings, metrics: ServiceMetrics) -> Backend:
+    return StateBackend(settings, on_jobs_changed=metrics.url_jobs_open.set)
+
+
+def create_app(
+    settings: ServiceSettings | None = None,
+    *,
+    backend: Backend | BackendFactory | None = None,
+) -> FastAPI:
+    """Build the service's ASGI app. The backend (ContentSeen + URL stores) opens now and is flushed
+    and closed at lifespan shutdown (uvicorn does that on SIGTERM).
+
+    >>> from neardup.service.settings import ServiceSettings
+    >>> app = create_app(ServiceSettings(state="/tmp/nd"))  # doctest: +SKIP
+    """
+    settings = settings or ServiceSettings()
+    metrics = ServiceMetrics()
+    if backend is None:
+        be: Backend = _default_backend(settings, metrics)
+    elif callable(backend) and not hasattr(backend, "check_document"):
+        be = backend(settings, metrics)
+    else:
+        be = backend  # type: ignore[assignment]
+    started = time.time()
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        if settings.token is None:
+            log.warning(
+                "neardup service is UNAUTHENTICATED and listens on loopback only (%s); set "
+                "NEARDUP_TOKEN or --token-file to require a bearer token",
+                settings.host,
+            )
+        log.info(
+            "neardup service ready: state=%s redis=%s",
+            settings.state or "memory (lost at exit)",
+            "yes" if settings.redis else "no",
+        )
+        try:
+            yield
+        finally:
+            log.info("shutting down: flushing state")
+            await run_in_threadpool(be.close)
+            log.info("state flushed and closed")
+
+    app = FastAPI(
+        title="neardup",
+        version=__version__,
+        summary="Duplicate and near-duplicate detection for crawled pages: URL seen-stores and ContentSeen.",
+        lifespan=lifespan,
+        docs_url="/docs",
+        redoc_url=None,
+        openapi_url="/openapi.json",
+    )
+    app.state.settings = settings
+    app.state.backend = be
+    app.state.metrics = metrics
+    _install_error_handlers(app)
+    token = settings.token
+
+    def require_write(authorization: str | None) -> None:
+        check_bearer(authorization, token)
+
+    @app.get("/healthz", include_in_schema=False)
+    @app.get(f"{API_PREFIX}/health", tags=["meta"])
+    async def health() -> dict[str, Any]:
+        """Liveness: answers while the state is open."""
+        return {
+            "status": "ok",
+            "version": __version__,
+            "auth": "bearer" if token else "none (loopback only)",
+            "state": str(settings.state) if settings.state else None,
+            "redis": settings.redis is not None,
+            "uptime_s": round(time.time() - started, 3),
+            **be.stats(),
+        }
+
+    @app.get("/metrics", include_in_schema=False)
+    async def prometheus() -> Response:
+        data, ctype = metrics.render()
+        return Response(data, media_type=ctype)
+
+    @app.post(f"{API_PREFIX}/urls/check", tags=["urls"], response_model=URLResults, responses=_ERRORS)
+    async def check_urls(
+        batch: URLBatch,
+        authorization: Annotated[str | None, Header()] = None,
+    ) -> JSONResponse:
+        """Check a batch of URLs against the job's seen-store and add the new ones (a write)."""
+        require_write(authorization)
+        if len(batch.urls) > settings.max_batch:
+            raise ApiError(
+                413,
+                "too_large",
+                f"a batch holds at most {settings.max_batch} URLs, got {len(batch.urls)}; split it",
+            )
+        bad = [(i, why) for i, u in enumerate(batch.urls) if (why := _url_problem(u, settings.max_url_chars))]
+        if bad:
+            shown = "; ".join(f"urls.{i}: {why}" for i, why in bad[:5])
+            more = f" (and {len(bad) - 5} more)" if len(bad) > 5 else ""
+            raise ApiError(
+                422,
+                "invalid",
+                f"{len(bad)} URL(s) cannot be checked: {shown}{more}",
+                extra={"bad_indexes": [i for i, _ in bad[:1000]]},
+            )
+        seen = await run_in_threadpool(be.check_urls, batch.job, batch.urls)
+        new = len(seen) - sum(seen)
+        metrics.urls.labels(result="new").inc(new)
+        metrics.urls.labels(result="seen").inc(len(seen) - new)
+        return JSONResponse({"job": batch.job, "seen": seen, "new": new})
+
+    @app.post(f"{API_PREFIX}/documents/check", tags=["documents"], response_model=Verdict, responses=_ERRORS)
+    async def check_document(
+        doc: DocumentCheck,
+        authorization: Annotated[str | None, Header()] = None,
+    ) -> JSONResponse:
+        """ContentSeen's verdict on a page; with ``add`` (the default, a write) it is remembered."""
+        if doc.add:
+            require_write(authorization)
+        why = _url_problem(doc.url, settings.max_url_chars)
+        if why:
+            raise ApiError(422, "invalid", f"url: {why}")
+        verdict = await run_in_threadpool(be.check_document, doc.url, doc.html, doc.text, doc.add)
+        metrics.verdicts.labels(kind=str(verdict.get("kind", "unknown"))).inc()
+        if doc.add and verdict.get("kind") == "new":
+            metrics.documents_added.inc()
+        return JSONResponse(verdict)
+
+    @app.get(f"{API_PREFIX}/documents/{{doc_id:path}}/duplicates", tags=["documents"], responses=_ERRORS)
+    async def duplicates(doc_id: str) -> JSONResponse:
+        """The document's duplicates (documents whose duplicate_of is it) and its cluster."""
+        if not doc_id or len(doc_id) > 512:
+            raise ApiError(422, "invalid", f"doc_id must have 1..512 characters, got {len(doc_id)}")
+        found = await run_in_threadpool(be.duplicates, doc_id)
+        return JSONResponse(found)
+
+    return _wrap(app, metrics, settings)
+
+
+def _wrap(app: FastAPI, metrics: ServiceMetrics, settings: ServiceSettings) -> FastAPI:
+    # the guard must be outermost, so that a refused body never reaches FastAPI's parser
+    app.add_middleware(_Guard, metrics=metrics, max_body=settings.max_body_bytes)
+    return app
+
+
+def app_from_env() -> FastAPI:
+    """An app configured from NEARDUP_STATE, NEARDUP_REDIS, NEARDUP_TOKEN (for ``uvicorn --factory``)."""
+    settings = ServiceSettings(
+        state=os.environ.get("NEARDUP_STATE") or None,  # type: ignore[arg-type]
+        redis=os.environ.get("NEARDUP_REDIS") or None,
+    )
+    return create_app(settings.with_token_from_env(os.environ.get("NEARDUP_TOKEN_FILE") or None))

@@ -1,0 +1,63 @@
+"""Bearer-token check for the write endpoints, and the JSON error every refusal carries.
+
+>>> check_bearer("Bearer s3cret-token-0123456789", "s3cret-token-0123456789")
+>>> check_bearer(None, None)  # no token configured: loopback-only service, writes open
+"""
+
+from __future__ import annotations
+
+import hmac
+
+__all__ = ["ApiError", "check_bearer"]
+
+
+class ApiError(Exception):
+    """A refusal with an HTTP status, a short machine code and a sentence for people."""
+
+    def __init__(
+        self,
+        status: int,
+        code: str,
+        message: str,
+        *,
+        headers: dict[str, str] | None = None,
+        extra: dict[str, object] | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.status = status
+        self.code = code
+        self.message = message
+        self.headers = headers or {}
+        self.extra = extra or {}
+
+    def body(self) -> dict[str, object]:
+        return {"error": self.code, "detail": self.message, **self.extra}
+
+
+def check_bearer(authorization: str | None, token: str | None) -> None:
+    """Raise ApiError(401) unless ``authorization`` carries ``token`` (nothing to check when None)."""
+    if token is None:
+        return
+    challenge = {"WWW-Authenticate": 'Bearer realm="neardup"'}
+    if not authorization:
+        raise ApiError(
+            401,
+            "unauthorized",
+            "this endpoint writes: send the header 'Authorization: Bearer <token>'",
+            headers=challenge,
+        )
+    scheme, _, given = authorization.partition(" ")
+    if scheme.lower() != "bearer" or not given.strip():
+        raise ApiError(
+            401,
+            "unauthorized",
+            f"expected 'Authorization: Bearer <token>', got a {scheme!r} credential",
+            headers=challenge,
+        )
+    if not hmac.compare_digest(given.strip().encode(), token.encode()):
+        raise ApiError(
+            401,
+            "unauthorized",
+            "the bearer token is wrong",
+            headers={"WWW-Authenticate": 'Bearer realm="neardup", error="invalid_token"'},
+        )

@@ -1,0 +1,115 @@
+"""Settings of the HTTP service: where state lives, who may write, how big a request may be.
+
+>>> s = ServiceSettings(state="/tmp/nd-state")
+>>> s.is_loopback, s.max_body_bytes
+(True, 2097152)
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from neardup.exceptions import ConfigError
+
+__all__ = ["DEFAULT_MAX_BATCH", "DEFAULT_MAX_BODY", "TOKEN_ENV", "ServiceSettings", "read_token_file"]
+
+TOKEN_ENV = "NEARDUP_TOKEN"
+DEFAULT_MAX_BODY = 2 * 1024 * 1024
+DEFAULT_MAX_BATCH = 10_000
+_MIN_TOKEN_CHARS = 16
+
+
+def _is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def read_token_file(path: str | Path) -> str:
+    """The bearer token stored in ``path`` (surrounding whitespace dropped)."""
+    p = Path(path)
+    try:
+        token = p.read_text(encoding="utf-8").strip()
+    except OSError as exc:
+        raise ConfigError(f"cannot read the token file {str(p)!r}: {exc.strerror or exc}") from exc
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"the token file {str(p)!r} is not UTF-8 text") from exc
+    if not token:
+        raise ConfigError(f"the token file {str(p)!r} is empty; write a random token of >= 16 characters")
+    return token
+
+
+@dataclass(frozen=True)
+class ServiceSettings:
+    """Everything ``create_app`` needs.
+
+    state: directory holding the ContentSeen state and the embedded URL stores (``None``: in memory,
+        lost at exit; for tests). redis: a ``redis://`` URL shared with other services for the URL
+        seen-stores and the nshash state. token: bearer token required on every write endpoint; without
+        one the service must listen on loopback only.
+    """
+
+    state: Path | None = None
+    host: str = "127.0.0.1"
+    port: int = 8000
+    redis: str | None = None
+    token: str | None = field(default=None, repr=False)
+    max_body_bytes: int = DEFAULT_MAX_BODY
+    max_batch: int = DEFAULT_MAX_BATCH
+    max_distance: int = 3
+    recrawl_after: float | None = None  # seconds before a seen URL may be fetched again
+    url_ttl: float | None = None  # seconds a URL stays in its job's seen-store
+    max_jobs: int = 1024  # URL seen-stores kept open at once (least recently used closed first)
+    max_url_chars: int = 8192
+
+    def __post_init__(self) -> None:
+        if self.state is not None and not isinstance(self.state, Path):
+            object.__setattr__(self, "state", Path(self.state))
+        if not 0 <= self.port <= 65535:
+            raise ConfigError(f"port must be between 0 and 65535, got {self.port}")
+        if self.max_body_bytes < 1024:
+            raise ConfigError(f"max_body_bytes must be >= 1024, got {self.max_body_bytes}")
+        if self.max_batch < 1:
+            raise ConfigError(f"max_batch must be >= 1, got {self.max_batch}")
+        if self.max_jobs < 1:
+            raise ConfigError(f"max_jobs must be >= 1, got {self.max_jobs}")
+        if not 0 <= self.max_distance <= 16:
+            raise ConfigError(f"max_distance must be between 0 and 16, got {self.max_distance}")
+        for name in ("recrawl_after", "url_ttl"):
+            value = getattr(self, name)
+            if value is not None and value <= 0:
+                raise ConfigError(f"{name} must be > 0 seconds or None, got {value}")
+        if self.redis is not None and not self.redis.startswith(("redis://", "rediss://", "unix://")):
+            raise ConfigError(f"redis must be a redis://host:port/db URL, got {self.redis!r}")
+        if self.token is not None and len(self.token) < _MIN_TOKEN_CHARS:
+            raise ConfigError(
+                f"the bearer token must have >= {_MIN_TOKEN_CHARS} characters, got {len(self.token)}; "
+                "generate one with: python -c 'import secrets; print(secrets.token_urlsafe(32))'"
+            )
+
+    @property
+    def is_loopback(self) -> bool:
+        return _is_loopback(self.host)
+
+    @property
+    def authenticated(self) -> bool:
+        return self.token is not None
+
+    def check_bind(self) -> None:
+        """Refuse to listen beyond loopback without a token."""
+        if self.token is None and not self.is_loopback:
+            raise ConfigError(
+                f"refusing to listen on {self.host!r} without a bearer token: set {TOKEN_ENV} or pass "
+                "--token-file FILE, or listen on 127.0.0.1"
+            )
+
+    def with_token_from_env(self, token_file: str | Path | None = None) -> ServiceSettings:
+        """These settings with the token from ``token_file`` or else the environment variable."""
+        token = read_token_file(token_file) if token_file is not None else os.environ.get(TOKEN_ENV) or None
+        return replace(self, token=token.strip() if token else None)
