@@ -11,7 +11,7 @@ from typing import Any, Literal, TypeVar
 
 from neardup.exceptions import ConfigError, FormatError
 
-__all__ = ["HASH_NAMES", "SimHashConfig", "config_from_dict", "check_compatible"]
+__all__ = ["HASH_NAMES", "SimHashConfig", "check_compatible", "config_from_dict"]
 
 HashName = Literal["xxh3", "md5", "farmhash", "murmur3"]
 HASH_NAMES: tuple[str, ...] = ("xxh3", "md5", "farmhash", "murmur3")
@@ -42,7 +42,7 @@ class SimHashConfig:
     weighting: Weighting = "tfidf"
     idf: str | None = None  # path of an IDF table (word<space>idf lines); None: jieba's table
     levels: int = 0  # 0 keeps raw weights; 5 quantizes to 1..5 as seed 004 shows
-    top_n: int | None = None  # keep only the N heaviest features; None keeps all
+    top_n: int | Literal["auto"] | None = None  # keep the N heaviest features; "auto": by text length
     stopwords: bool = True
     normalize: bool = True
     strip_html: bool = False
@@ -62,8 +62,10 @@ class SimHashConfig:
             )
         if self.levels not in (0,) and not 2 <= self.levels <= 16:
             raise ConfigError(f"levels must be 0 (raw weights) or between 2 and 16, got {self.levels}")
-        if self.top_n is not None and self.top_n < 1:
-            raise ConfigError(f"top_n must be a positive number or None, got {self.top_n}")
+        if self.top_n is not None and self.top_n != "auto" and (
+            isinstance(self.top_n, bool) or not isinstance(self.top_n, int) or self.top_n < 1
+        ):
+            raise ConfigError(f"top_n must be a positive integer, 'auto' or None, got {self.top_n!r}")
         if self.boost_factor <= 0:
             raise ConfigError(f"boost_factor must be > 0, got {self.boost_factor}")
         if not isinstance(self.boost, tuple):

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable
-from functools import lru_cache
+from functools import cache
 
 import xxhash
 
@@ -36,7 +36,7 @@ def _murmur3() -> Hash64:
     return lambda data: int(mmh3.hash64(data, signed=False)[0])
 
 
-@lru_cache(maxsize=None)
+@cache
 def get_hash64(name: str = "xxh3") -> Hash64:
     """The 64-bit hash function called ``name``, taking bytes, returning an int in [0, 2**64).
 

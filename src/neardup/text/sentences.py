@@ -14,8 +14,56 @@ import re
 __all__ = ["ABBREVIATIONS", "split_sentences"]
 
 ABBREVIATIONS = frozenset(
-    "mr mrs ms dr prof sr jr st vs etc inc ltd co corp dept univ gen col lt sgt capt gov sen rep "
-    "jan feb mar apr jun jul aug sep sept oct nov dec no fig vol pp approx est e.g i.e u.s u.k a.m p.m".split()
+    [
+        "mr",
+        "mrs",
+        "ms",
+        "dr",
+        "prof",
+        "sr",
+        "jr",
+        "st",
+        "vs",
+        "etc",
+        "inc",
+        "ltd",
+        "co",
+        "corp",
+        "dept",
+        "univ",
+        "gen",
+        "col",
+        "lt",
+        "sgt",
+        "capt",
+        "gov",
+        "sen",
+        "rep",
+        "jan",
+        "feb",
+        "mar",
+        "apr",
+        "jun",
+        "jul",
+        "aug",
+        "sep",
+        "sept",
+        "oct",
+        "nov",
+        "dec",
+        "no",
+        "fig",
+        "vol",
+        "pp",
+        "approx",
+        "est",
+        "e.g",
+        "i.e",
+        "u.s",
+        "u.k",
+        "a.m",
+        "p.m",
+    ]
 )
 
 # a CJK terminator (possibly repeated, with closing quotes/brackets), or a newline
@@ -46,7 +94,7 @@ def split_sentences(text: str) -> list[str]:
     sentences: list[str] = []
     start = 0
     for m in _CJK_END.finditer(text):
-        piece = text[start:m.end()] if not m.group().startswith("\n") else text[start:m.start()]
+        piece = text[start : m.end()] if not m.group().startswith("\n") else text[start : m.start()]
         start = m.end()
         sentences.extend(_split_latin(piece))
     if start < len(text):
