@@ -1,0 +1,398 @@
+"""Numba kernels of the Hamming index: permute, look up, scan, self-join. All single-threaded.
+
+Every kernel writes into caller-allocated output arrays and returns how many results it found;
+when that count exceeds the capacity the caller grows the arrays and calls again (results are
+deterministic, so the second call writes the same results in full).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numba import njit, types
+from numba.extending import intrinsic
+
+
+@intrinsic
+def popcount64(typingctx: Any, x: Any) -> Any:
+    """Hardware popcount of a uint64 (LLVM ctpop)."""
+    sig = types.uint64(types.uint64)
+
+    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+        fn = builder.module.declare_intrinsic("llvm.ctpop", [args[0].type])
+        return builder.call(fn, args)
+
+    return sig, codegen
+
+
+@njit(cache=True, inline="always")
+def permute1(x: Any, src: Any, dst: Any, msk: Any, t: int) -> Any:
+    out = np.uint64(0)
+    for j in range(src.shape[1]):
+        out |= ((x >> np.uint64(src[t, j])) & msk[t, j]) << np.uint64(dst[t, j])
+    return out
+
+
+@njit(cache=True, inline="always")
+def unpermute1(p: Any, src: Any, dst: Any, msk: Any, t: int) -> Any:
+    out = np.uint64(0)
+    for j in range(src.shape[1]):
+        out |= ((p >> np.uint64(dst[t, j])) & msk[t, j]) << np.uint64(src[t, j])
+    return out
+
+
+@njit(cache=True, inline="always")
+def equal_blocks(x: Any, bsrc: Any, bmask: Any) -> int:
+    """Bit mask of the blocks in which ``x`` (an xor of two fingerprints) is zero."""
+    eq = 0
+    for i in range(bsrc.shape[0]):
+        if ((x >> np.uint64(bsrc[i])) & bmask[i]) == 0:
+            eq |= 1 << i
+    return eq
+
+
+@njit(cache=True)
+def permute_all(fps: Any, src: Any, dst: Any, msk: Any, t: int) -> Any:
+    out = np.empty(fps.shape[0], dtype=np.uint64)
+    for i in range(fps.shape[0]):
+        out[i] = permute1(fps[i], src, dst, msk, t)
+    return out
+
+
+@njit(cache=True)
+def prefix_offsets(vals: Any, shift: int, nbuckets: int) -> Any:
+    """offsets[b]..offsets[b+1] is the range of sorted ``vals`` whose top bits (``v >> shift``) equal b."""
+    off = np.zeros(nbuckets + 1, dtype=np.int64)
+    s = np.uint64(shift)
+    for i in range(vals.shape[0]):
+        off[np.int64(vals[i] >> s) + 1] += 1
+    for b in range(nbuckets):
+        off[b + 1] += off[b]
+    return off
+
+
+@njit(cache=True, inline="always")
+def key_range(tab: Any, off: Any, P: Any, t: int, shift: int, pshift: int, need_search: bool) -> Any:
+    """Range [lo, hi) of table ``t`` whose key (``v >> shift``) equals the key of ``P``."""
+    pre = np.int64(P >> np.uint64(pshift))
+    lo = np.int64(off[t, pre])
+    hi = np.int64(off[t, pre + 1])
+    if need_search and lo < hi:
+        s = np.uint64(shift)
+        key = P >> s
+        a, b = lo, hi
+        while a < b:
+            mid = (a + b) >> 1
+            if (tab[t, mid] >> s) < key:
+                a = mid + 1
+            else:
+                b = mid
+        lo = a
+        b = hi
+        while a < b:
+            mid = (a + b) >> 1
+            if (tab[t, mid] >> s) <= key:
+                a = mid + 1
+            else:
+                b = mid
+        hi = a
+    return lo, hi
+
+
+@njit(cache=True, inline="always")
+def master_row(tab: Any, off: Any, v: Any, pshift: int) -> int:
+    """First row of table 0 (the sorted fingerprints) equal to ``v``."""
+    pre = np.int64(v >> np.uint64(pshift))
+    a = np.int64(off[0, pre])
+    b = np.int64(off[0, pre + 1])
+    while a < b:
+        mid = (a + b) >> 1
+        if tab[0, mid] < v:
+            a = mid + 1
+        else:
+            b = mid
+    return a
+
+
+@njit(cache=True)
+def query_tables(
+    qfps: Any,
+    k: int,
+    tab: Any,
+    off: Any,
+    keybits: Any,
+    bits: int,
+    pbits: int,
+    src: Any,
+    dst: Any,
+    msk: Any,
+    bsrc: Any,
+    bmask: Any,
+    first: Any,
+    dead: Any,
+    out_q: Any,
+    out_row: Any,
+    out_d: Any,
+) -> int:
+    """Every (query, row of table 0, distance) with distance <= k, each pair once."""
+    T = tab.shape[0]
+    cap = out_q.shape[0]
+    has_dead = dead.shape[0] > 0
+    pshift = bits - pbits
+    n = 0
+    for qi in range(qfps.shape[0]):
+        q = qfps[qi]
+        for t in range(T):
+            P = permute1(q, src, dst, msk, t) if t > 0 else q
+            shift = bits - keybits[t]
+            lo, hi = key_range(tab, off, P, t, shift, pshift, keybits[t] > pbits)
+            i = lo
+            while i < hi:
+                v = tab[t, i]
+                d = popcount64(v ^ P)
+                if d > k:
+                    i += 1
+                    continue
+                j = i + 1
+                while j < hi and tab[t, j] == v:
+                    j += 1
+                orig = unpermute1(v, src, dst, msk, t) if t > 0 else v
+                if first[equal_blocks(orig ^ q, bsrc, bmask)] == t:
+                    r0 = i if t == 0 else master_row(tab, off, orig, pshift)
+                    for r in range(r0, r0 + (j - i)):
+                        if has_dead and dead[r]:
+                            continue
+                        if n < cap:
+                            out_q[n] = qi
+                            out_row[n] = r
+                            out_d[n] = d
+                        n += 1
+                i = j
+    return n
+
+
+@njit(cache=True)
+def query_brute(qfps: Any, k: int, fps: Any, out_q: Any, out_row: Any, out_d: Any) -> int:
+    """Compare every query with every fingerprint of a small unsorted buffer."""
+    cap = out_q.shape[0]
+    n = 0
+    for qi in range(qfps.shape[0]):
+        q = qfps[qi]
+        for r in range(fps.shape[0]):
+            d = popcount64(fps[r] ^ q)
+            if d <= k:
+                if n < cap:
+                    out_q[n] = qi
+                    out_row[n] = r
+                    out_d[n] = d
+                n += 1
+    return n
+
+
+@njit(cache=True)
+def self_join_tables(
+    k: int,
+    tab: Any,
+    keybits: Any,
+    bits: int,
+    pbits: int,
+    off: Any,
+    src: Any,
+    dst: Any,
+    msk: Any,
+    bsrc: Any,
+    bmask: Any,
+    first: Any,
+    dead: Any,
+    out_a: Any,
+    out_b: Any,
+    out_d: Any,
+) -> int:
+    """Every pair of rows (a < b) of table 0 within distance k, each pair once.
+
+    Per table, runs of equal keys are compared all against all; a pair of distinct values is kept
+    only by the first table in which its key blocks agree. Equal fingerprints come from table 0.
+    """
+    T = tab.shape[0]
+    N = tab.shape[1]
+    cap = out_a.shape[0]
+    has_dead = dead.shape[0] > 0
+    pshift = bits - pbits
+    n = 0
+    # identical fingerprints: all pairs inside each run of table 0
+    i = 0
+    while i < N:
+        j = i + 1
+        while j < N and tab[0, j] == tab[0, i]:
+            j += 1
+        for a in range(i, j):
+            if has_dead and dead[a]:
+                continue
+            for b in range(a + 1, j):
+                if has_dead and dead[b]:
+                    continue
+                if n < cap:
+                    out_a[n] = a
+                    out_b[n] = b
+                    out_d[n] = 0
+                n += 1
+        i = j
+    if k == 0:
+        return n
+    for t in range(T):
+        s = np.uint64(bits - keybits[t])
+        g0 = 0
+        while g0 < N:
+            key = tab[t, g0] >> s
+            g1 = g0 + 1
+            while g1 < N and (tab[t, g1] >> s) == key:
+                g1 += 1
+            if g1 - g0 > 1:
+                i = g0
+                while i < g1:
+                    v = tab[t, i]
+                    ie = i + 1
+                    while ie < g1 and tab[t, ie] == v:
+                        ie += 1
+                    for j in range(ie, g1):
+                        w = tab[t, j]
+                        d = popcount64(v ^ w)
+                        if d > k or d == 0:
+                            continue
+                        # skip a run of w: only the first of equal values is compared
+                        if tab[t, j - 1] == w and j > ie:
+                            continue
+                        ov = unpermute1(v, src, dst, msk, t) if t > 0 else v
+                        ow = unpermute1(w, src, dst, msk, t) if t > 0 else w
+                        if first[equal_blocks(ov ^ ow, bsrc, bmask)] != t:
+                            continue
+                        je = j + 1
+                        while je < g1 and tab[t, je] == w:
+                            je += 1
+                        ra = i if t == 0 else master_row(tab, off, ov, pshift)
+                        rb = j if t == 0 else master_row(tab, off, ow, pshift)
+                        for a in range(ra, ra + (ie - i)):
+                            if has_dead and dead[a]:
+                                continue
+                            for b in range(rb, rb + (je - j)):
+                                if has_dead and dead[b]:
+                                    continue
+                                if n < cap:
+                                    out_a[n] = a
+                                    out_b[n] = b
+                                    out_d[n] = d
+                                n += 1
+                    i = ie
+            g0 = g1
+    return n
+
+
+@njit(cache=True)
+def brute_pairs(fps: Any, k: int, out_a: Any, out_b: Any, out_d: Any) -> int:
+    cap = out_a.shape[0]
+    n = 0
+    for a in range(fps.shape[0]):
+        for b in range(a + 1, fps.shape[0]):
+            d = popcount64(fps[a] ^ fps[b])
+            if d <= k:
+                if n < cap:
+                    out_a[n] = a
+                    out_b[n] = b
+                    out_d[n] = d
+                n += 1
+    return n
+
+
+@njit(cache=True)
+def cross_pairs(qfps: Any, k: int, fps: Any, out_a: Any, out_b: Any, out_d: Any) -> int:
+    """Pairs between two small sets (the buffer against itself is brute_pairs)."""
+    return query_brute(qfps, k, fps, out_a, out_b, out_d)
+
+
+@njit(cache=True)
+def union_find_labels(n: int, a: Any, b: Any) -> Any:
+    """Connected components over rows 0..n-1; label = smallest row of the component."""
+    parent = np.arange(n)
+    for e in range(a.shape[0]):
+        x = a[e]
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        y = b[e]
+        while parent[y] != y:
+            parent[y] = parent[parent[y]]
+            y = parent[y]
+        if x < y:
+            parent[y] = x
+        elif y < x:
+            parent[x] = y
+    for i in range(n):
+        x = i
+        while parent[x] != x:
+            x = parent[x]
+        parent[i] = x
+    return parent
+
+
+@njit(cache=True)
+def popcount_xor(a: Any, b: Any) -> Any:
+    out = np.empty(a.shape[0], dtype=np.int64)
+    for i in range(a.shape[0]):
+        out[i] = popcount64(a[i] ^ b[i])
+    return out
+
+
+@njit(cache=True)
+def sort_with_ids(fps: Any, ids: Any, bits: int) -> Any:
+    """Sort fingerprints ascending, carrying ids along (counting sort on top bits, then small sorts).
+
+    Several times faster than ``np.argsort`` for uniform 64-bit values; stable for equal values.
+    """
+    n = fps.shape[0]
+    out_f = np.empty(n, dtype=np.uint64)
+    out_i = np.empty(n, dtype=np.int64)
+    if n == 0:
+        return out_f, out_i
+    pb = 1
+    while (1 << (pb + 1)) <= max(n // 4, 1) and pb < 24:
+        pb += 1
+    pb = min(pb, bits)
+    shift = np.uint64(bits - pb)
+    nb = 1 << pb
+    cnt = np.zeros(nb + 1, dtype=np.int64)
+    for i in range(n):
+        cnt[np.int64(fps[i] >> shift) + 1] += 1
+    for b in range(nb):
+        cnt[b + 1] += cnt[b]
+    pos = cnt[:-1].copy()
+    for i in range(n):
+        b = np.int64(fps[i] >> shift)
+        p = pos[b]
+        out_f[p] = fps[i]
+        out_i[p] = ids[i]
+        pos[b] = p + 1
+    for b in range(nb):
+        lo = cnt[b]
+        hi = cnt[b + 1]
+        m = hi - lo
+        if m < 2:
+            continue
+        if m <= 32:
+            for i in range(lo + 1, hi):
+                f = out_f[i]
+                d = out_i[i]
+                j = i - 1
+                while j >= lo and out_f[j] > f:
+                    out_f[j + 1] = out_f[j]
+                    out_i[j + 1] = out_i[j]
+                    j -= 1
+                out_f[j + 1] = f
+                out_i[j + 1] = d
+        else:
+            order = np.argsort(out_f[lo:hi], kind="mergesort")
+            f2 = out_f[lo:hi][order]
+            i2 = out_i[lo:hi][order]
+            out_f[lo:hi] = f2
+            out_i[lo:hi] = i2
+    return out_f, out_i
