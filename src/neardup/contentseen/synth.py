@@ -1,0 +1,144 @@
+"""Realistic HTML pages around known article text, for tests, benchmarks and load tests.
+
+A page is an article (title + paragraphs) wrapped in one of several site templates with navigation,
+sidebars, related links, ads, scripts, comments and footers, so main-text extraction and the layout
+signature can be measured against the article text that is known to be the truth. Pages are made at
+runtime from the shared corpora; nothing here holds corpus text.
+
+>>> html = render_page("标题", ["第一段。", "第二段。"], template="portal", seed=1)
+>>> "第一段" in html and "<nav" in html
+True
+"""
+
+from __future__ import annotations
+
+import html as _html
+import random
+from collections.abc import Sequence
+
+__all__ = ["TEMPLATES", "render_page"]
+
+TEMPLATES: tuple[str, ...] = ("portal", "blog", "repost", "minimal")
+
+_NAV_ZH = ["首页", "新闻", "国内", "国际", "财经", "科技", "体育", "娱乐", "汽车", "房产", "教育", "健康", "旅游", "文化", "军事", "图片", "视频", "专题", "评论", "直播"]
+_NAV_EN = ["Home", "News", "World", "Business", "Tech", "Science", "Health", "Sport", "Culture", "Travel", "Video", "Live", "Opinion", "Weather", "Markets"]
+_FOOT_ZH = ["关于我们", "联系我们", "广告服务", "网站地图", "隐私政策", "版权声明", "招聘信息", "意见反馈"]
+_FOOT_EN = ["About", "Contact", "Advertise", "Sitemap", "Privacy", "Terms", "Careers", "Feedback", "Accessibility", "Cookies"]
+
+
+def _is_zh(text: str) -> bool:
+    return sum(1 for ch in text[:200] if "\u4e00" <= ch <= "\u9fff") > 10
+
+
+def _esc(text: str) -> str:
+    return _html.escape(text, quote=True)
+
+
+def _links(words: Sequence[str], rng: random.Random, prefix: str) -> str:
+    return "".join(f'<li><a href="/{prefix}/{rng.randrange(10**6)}.html">{_esc(w)}</a></li>' for w in words)
+
+
+def _script(rng: random.Random) -> str:
+    n = rng.randrange(10**8)
+    return (
+        "<script>(function(){var t=" + str(n) + ";window.dataLayer=window.dataLayer||[];"
+        "function g(){dataLayer.push(arguments);}g('js',new Date());g('config','UA-" + str(n % 99991) + "');"
+        "var s=document.createElement('script');s.async=true;s.src='https://ads.example.com/a.js?t='+t;"
+        "document.head.appendChild(s);})();</script>"
+    )
+
+
+def _style() -> str:
+    rules = "".join(
+        f".c{i}{{margin:{i}px;padding:{i % 7}px;font-size:{12 + i % 6}px;color:#{i * 4567 % 0xFFFFFF:06x}}}"
+        for i in range(160)
+    )
+    return f"<style>{rules}</style>"
+
+
+def render_page(
+    title: str,
+    paragraphs: Sequence[str],
+    *,
+    template: str = "portal",
+    related: Sequence[str] = (),
+    seed: int = 0,
+    site: str = "example",
+) -> str:
+    """Wrap an article in a site template; ``related`` are headlines shown as related links.
+
+    The same ``seed`` and arguments give the same bytes; another seed changes ads, counters and link
+    targets but not the template's structure.
+    """
+    if template not in TEMPLATES:
+        raise ValueError(f"template must be one of {', '.join(TEMPLATES)}, got {template!r}")
+    rng = random.Random(seed)
+    zh = _is_zh(title + "".join(paragraphs[:3]))
+    nav = _NAV_ZH if zh else _NAV_EN
+    foot = _FOOT_ZH if zh else _FOOT_EN
+    rel = list(related) or [f"{w} {i}" for i, w in enumerate(nav)]
+    body = "".join(f"<p>{_esc(p)}</p>" for p in paragraphs if p.strip())
+    t = _esc(title)
+    date = f"20{rng.randrange(10, 26)}-{rng.randrange(1, 13):02d}-{rng.randrange(1, 29):02d}"
+    views = rng.randrange(100, 100000)
+    head = (
+        f'<!DOCTYPE html><html lang="{"zh-CN" if zh else "en"}"><head><meta charset="utf-8">'
+        f'<meta name="viewport" content="width=device-width, initial-scale=1"><title>{t} - {site}</title>'
+        f'<meta name="description" content="{t}">{_style()}{_script(rng)}</head>'
+    )
+    comments_label = "网友评论" if zh else "Comments"
+    share = "分享到：微信 微博 QQ空间" if zh else "Share: Facebook Twitter Email"
+    copyright_ = f"© 2014-2026 {site}.com 版权所有" if zh else f"© 2026 {site} Ltd. All rights reserved."
+    ad = (
+        f'<div class="ad ad-banner" id="ad{rng.randrange(1000)}"><a href="https://ads.example.com/c?{rng.randrange(10**9)}">'
+        f'<img src="https://ads.example.com/b/{rng.randrange(10**6)}.jpg" alt="ad"></a></div>'
+    )
+    if template == "portal":
+        return (
+            f'{head}<body><header class="site-header"><div class="logo"><a href="/">{site}</a></div>'
+            f'<nav class="main-nav"><ul>{_links(nav, rng, "channel")}</ul></nav></header>{ad}'
+            f'<div class="container"><div class="breadcrumb"><a href="/">{nav[0]}</a> &gt; <a href="/news">{nav[1]}</a></div>'
+            f'<main class="content"><article class="article"><h1 class="title">{t}</h1>'
+            f'<div class="meta"><span class="date">{date}</span><span class="source">{site}</span>'
+            f'<span class="views">{views}</span></div><div class="article-body">{body}</div>'
+            f'<div class="share">{share}</div></article>'
+            f'<section class="related"><h3>{"相关新闻" if zh else "Related"}</h3><ul>{_links(rel[:8], rng, "a")}</ul></section>'
+            f'</main><aside class="sidebar"><div class="widget hot"><h3>{"热点排行" if zh else "Most read"}</h3>'
+            f"<ol>{_links(rel[::-1][:10], rng, 'hot')}</ol></div>{ad}</aside></div>"
+            f'<footer class="site-footer"><div class="sitemap">{"".join(f"<dl><dt>{_esc(w)}</dt>{_links(nav[:10], rng, w)}</dl>" for w in nav[:8])}</div>'
+            f"<ul>{_links(foot, rng, 'about')}</ul><p>{copyright_}</p></footer>"
+            f"{_script(rng)}</body></html>"
+        )
+    if template == "blog":
+        tags = " ".join(f'<a class="tag" href="/tag/{i}">{_esc(w)}</a>' for i, w in enumerate(nav[3:9]))
+        return (
+            f'{head}<body class="blog"><div id="wrapper"><div id="top-bar">{_links(foot[:4], rng, "u")}</div>'
+            f'<div id="header"><h2 id="blog-title"><a href="/">{site} {"的博客" if zh else "blog"}</a></h2></div>'
+            f'<div id="main"><div id="post" class="post"><h2 class="post-title">{t}</h2>'
+            f'<div class="post-info">{"发表于" if zh else "Posted"} {date} | {"阅读" if zh else "Read"} {views}</div>'
+            f'<div class="post-content">{body}</div><div class="post-tags">{tags}</div>'
+            f'<div id="comments"><h4>{comments_label} (3)</h4>'
+            f'<div class="comment"><span class="user">user{rng.randrange(999)}</span><p>{"写得好" if zh else "Great post"}</p></div>'
+            f'<div class="comment"><span class="user">user{rng.randrange(999)}</span><p>{"顶" if zh else "+1"}</p></div></div>'
+            f'</div><div id="side"><div class="box"><h4>{"最新文章" if zh else "Recent posts"}</h4><ul>{_links(rel[:12], rng, "p")}</ul></div>'
+            f'<div class="box"><h4>{"分类" if zh else "Categories"}</h4><ul>{_links(nav[2:12], rng, "cat")}</ul></div>{ad}</div></div>'
+            f'<div id="footer">{copyright_}</div></div>{_script(rng)}</body></html>'
+        )
+    if template == "repost":
+        return (
+            f'{head}<body><table width="100%" class="top"><tr>{"".join(f"<td><a href=/c{i}>{_esc(w)}</a></td>" for i, w in enumerate(nav[:12]))}</tr></table>'
+            f'<div class="wrap"><div class="left"><div class="pos">{"当前位置" if zh else "You are here"}: {site} &gt; {nav[1]}</div>'
+            f'<div class="newsview"><div class="newstitle">{t}</div>'
+            f'<div class="newsinfo">{"来源" if zh else "Source"}: {"网络转载" if zh else "web"} {date}</div>'
+            f'<div id="newscontent" class="newscontent">{body}</div>'
+            f'<div class="note">{"本文转载自网络，如有侵权请联系删除。" if zh else "Reposted from the web; contact us to remove."}</div>'
+            f'</div><div class="pages"><a href="/prev">{"上一篇" if zh else "Previous"}</a> <a href="/next">{"下一篇" if zh else "Next"}</a></div>'
+            f'<div class="morelist"><ul>{_links(rel[:10], rng, "n")}</ul></div></div>'
+            f'<div class="right">{ad}<div class="rbox"><ul>{_links(rel[::-1][:8], rng, "r")}</ul></div></div></div>'
+            f'<div class="bottom">{" | ".join(foot)}<br>{copyright_}</div>{_script(rng)}</body></html>'
+        )
+    # minimal: a bare article page, like a print view or an AMP page
+    return (
+        f'{head}<body><div class="print"><h1>{t}</h1><p class="byline">{date}</p>{body}'
+        f'<p class="src"><a href="https://{site}.com/">{site}.com</a></p></div></body></html>'
+    )
