@@ -122,11 +122,12 @@ class Scores:
 
 def _labels_for(ids: Sequence[str], pred: Mapping[str, Hashable]) -> list[Hashable]:
     # a document the method did not label is a cluster of its own
-    return [pred[i] if i in pred else ("__alone__", i) for i in ids]
+    return [pred.get(i, ("__alone__", i)) for i in ids]
 
 
-def score_clusters(pred: Mapping[str, Hashable], true: Mapping[str, Hashable],
-                   ids: Iterable[str] | None = None) -> Scores:
+def score_clusters(
+    pred: Mapping[str, Hashable], true: Mapping[str, Hashable], ids: Iterable[str] | None = None
+) -> Scores:
     """Score predicted clusters (id -> cluster label) against true groups (id -> group) on ``ids``.
 
     ``ids`` defaults to every id of ``true``; predicted ids outside it are ignored.
@@ -197,19 +198,32 @@ class Truth:
         for lineno, obj in enumerate(records, 1):
             for key in ("id", "group"):
                 if obj.get(key) is None:
-                    raise InputError(f"truth line has no {key!r} (expected id and group)", source=source,
-                                     line=lineno, field=key)
+                    raise InputError(
+                        f"truth line has no {key!r} (expected id and group)",
+                        source=source,
+                        line=lineno,
+                        field=key,
+                    )
             kind = str(obj.get("kind", "original"))
             if kind not in KINDS:
-                raise InputError(f"kind must be one of {', '.join(KINDS)}, got {kind!r}", source=source,
-                                 line=lineno, field="kind")
-            doc = TruthDoc(id=str(obj["id"]), group=str(obj["group"]), kind=kind,
-                           source=None if obj.get("source") is None else str(obj["source"]),
-                           negative_of=None if obj.get("negative_of") is None else str(obj["negative_of"]),
-                           edits=tuple(map(str, obj.get("edits") or ())))
+                raise InputError(
+                    f"kind must be one of {', '.join(KINDS)}, got {kind!r}",
+                    source=source,
+                    line=lineno,
+                    field="kind",
+                )
+            doc = TruthDoc(
+                id=str(obj["id"]),
+                group=str(obj["group"]),
+                kind=kind,
+                source=None if obj.get("source") is None else str(obj["source"]),
+                negative_of=None if obj.get("negative_of") is None else str(obj["negative_of"]),
+                edits=tuple(map(str, obj.get("edits") or ())),
+            )
             if doc.id in docs:
-                raise InputError(f"id {doc.id!r} appears twice in the truth file", source=source, line=lineno,
-                                 field="id")
+                raise InputError(
+                    f"id {doc.id!r} appears twice in the truth file", source=source, line=lineno, field="id"
+                )
             docs[doc.id] = doc
         return cls(docs)
 
@@ -298,7 +312,7 @@ def evaluate(pred: Mapping[str, Hashable], truth: Truth) -> Evaluation:
     (1.0, 1.0, 1.0)
     """
     groups = truth.groups()
-    labels = {i: pred[i] if i in pred else ("__alone__", i) for i in groups}
+    labels = {i: pred.get(i, ("__alone__", i)) for i in groups}
     overall = score_clusters(labels, groups)
     dup_ids = [d.id for d in truth.docs.values() if d.kind != "partial"]
     duplicates = score_clusters(labels, groups, dup_ids)
@@ -307,12 +321,15 @@ def evaluate(pred: Mapping[str, Hashable], truth: Truth) -> Evaluation:
     hard: Scores | None = None
     merged: float | None = None
     if hn_docs:
-        hn_groups = {d.group for d in hn_docs} | {truth.docs[d.negative_of].group for d in hn_docs
-                                                  if d.negative_of is not None}
+        hn_groups = {d.group for d in hn_docs} | {
+            truth.docs[d.negative_of].group for d in hn_docs if d.negative_of is not None
+        }
         hn_ids = [d.id for d in truth.docs.values() if d.group in hn_groups and d.kind != "partial"]
         hard = score_clusters(labels, groups, hn_ids)
-        merged = sum(labels[d.id] == labels[d.negative_of] for d in hn_docs  # type: ignore[index]
-                     ) / len(hn_docs)
+        merged = sum(
+            labels[d.id] == labels[d.negative_of]
+            for d in hn_docs  # type: ignore[index]
+        ) / len(hn_docs)
 
     caught: dict[str, int] = {}
     count: dict[str, int] = {}
@@ -322,6 +339,12 @@ def evaluate(pred: Mapping[str, Hashable], truth: Truth) -> Evaluation:
             caught[d.kind] = caught.get(d.kind, 0) + (labels[d.id] == labels[d.source])
     recall = {k: caught[k] / count[k] for k in COPY_KINDS if count.get(k)}
     unlabelled = sum(1 for i in pred if i not in groups)
-    return Evaluation(overall=overall, duplicates=duplicates, hard_negatives=hard, recall_by_kind=recall,
-                      count_by_kind={k: count[k] for k in COPY_KINDS if count.get(k)},
-                      hard_negatives_merged=merged, unlabelled=unlabelled)
+    return Evaluation(
+        overall=overall,
+        duplicates=duplicates,
+        hard_negatives=hard,
+        recall_by_kind=recall,
+        count_by_kind={k: count[k] for k in COPY_KINDS if count.get(k)},
+        hard_negatives_merged=merged,
+        unlabelled=unlabelled,
+    )

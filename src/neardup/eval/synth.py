@@ -34,6 +34,11 @@ import numpy as np
 from neardup.exceptions import ConfigError
 from neardup.text.sentences import split_sentences
 
+
+def _escape(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
 __all__ = ["SynthConfig", "natural_truth", "ngram_jaccard", "synthesize"]
 
 Lang = Literal["zh", "en"]
@@ -56,7 +61,7 @@ class SynthConfig:
     hard_negatives: int | None = None
     hn_max_overlap: float = 0.5  # a hard negative shares less than this Jaccard of 5-grams with its pair
     min_chars: int | None = None  # sources shorter than this are not used; None: 300 zh, 1200 en
-    html_rate: float = 0.1  # share of reformatted/near copies wrapped in a site's HTML template
+    html_rate: float = 0.2  # share of reformatted/near copies given as a site's HTML page (`html` field)
     title_field: str = "title"
     date_field: str = "date"
     kinds: tuple[str, ...] = field(default=("exact", "reformatted", "near", "partial"), repr=False)
@@ -71,8 +76,10 @@ class SynthConfig:
         if self.max_copies < 1:
             raise ConfigError(f"max_copies must be >= 1, got {self.max_copies}")
         if len(self.kind_weights) != 4 or min(self.kind_weights) < 0 or sum(self.kind_weights) <= 0:
-            raise ConfigError(f"kind_weights must be 4 non-negative odds (exact, reformatted, near, partial), "
-                              f"got {self.kind_weights}")
+            raise ConfigError(
+                f"kind_weights must be 4 non-negative odds (exact, reformatted, near, partial), "
+                f"got {self.kind_weights}"
+            )
         if not 0 < self.hn_max_overlap < 1:
             raise ConfigError(f"hn_max_overlap must be between 0 and 1, got {self.hn_max_overlap}")
         if not 0 <= self.html_rate <= 1:
@@ -94,19 +101,42 @@ class SynthConfig:
 
 _ZH = {
     "title_prefix": ["【转载】", "【独家】", "重磅！", "最新：", "热点｜", "快讯：", ""],
-    "title_suffix": ["_新浪新闻", " - 网易新闻", "_凤凰网资讯", "｜今日头条", "_腾讯新闻", "_搜狐网", " - 东方财富网"],
+    "title_suffix": [
+        "_新浪新闻",
+        " - 网易新闻",
+        "_凤凰网资讯",
+        "｜今日头条",
+        "_腾讯新闻",
+        "_搜狐网",
+        " - 东方财富网",
+    ],
     "editors": ["王晓明", "李静", "张伟", "刘洋", "陈晨", "杨帆", "赵磊", "孙悦"],
     "sources": ["央视网", "新华社", "人民网", "中国新闻网", "光明网", "环球网", "澎湃新闻"],
     "editor_line": ["责任编辑：{e}", "（责任编辑：{e}）", "编辑：{e}　审核：{e2}", "【编辑：{e}】"],
     "source_line": ["来源：{s}", "本文来源：{s}", "原标题：{t}", "文章来源：{s}　{d}", "稿源：{s}"],
-    "header": ["首页 > 新闻中心 > 国内新闻", "当前位置：首页 > 时政 > 正文", "网站首页 | 新闻 | 财经 | 体育 | 娱乐",
-               "{d} 来源：{s} 阅读量：{n}", "字号：大 中 小　打印本页"],
-    "footer": ["分享到：微信 微博 QQ空间", "【打印】【关闭窗口】【返回顶部】",
-               "版权声明：本网站所刊载信息，不代表本站观点。如转载请注明出处。",
-               "相关新闻：", "扫一扫在手机打开当前页", "免责声明：本文仅代表作者观点，与本站无关。"],
-    "ads": ["扫描下方二维码，关注我们的公众号，获取更多精彩资讯。", "点击下载新闻客户端，看更多热点新闻。",
-            "【广告】限时优惠，立即抢购！", "更多精彩内容，请关注官方微博。", "推荐阅读：今日热点新闻汇总",
-            "长按识别二维码，加入读者交流群。"],
+    "header": [
+        "首页 > 新闻中心 > 国内新闻",
+        "当前位置：首页 > 时政 > 正文",
+        "网站首页 | 新闻 | 财经 | 体育 | 娱乐",
+        "{d} 来源：{s} 阅读量：{n}",
+        "字号：大 中 小　打印本页",
+    ],
+    "footer": [
+        "分享到：微信 微博 QQ空间",
+        "【打印】【关闭窗口】【返回顶部】",
+        "版权声明：本网站所刊载信息，不代表本站观点。如转载请注明出处。",
+        "相关新闻：",
+        "扫一扫在手机打开当前页",
+        "免责声明：本文仅代表作者观点，与本站无关。",
+    ],
+    "ads": [
+        "扫描下方二维码，关注我们的公众号，获取更多精彩资讯。",
+        "点击下载新闻客户端，看更多热点新闻。",
+        "【广告】限时优惠，立即抢购！",
+        "更多精彩内容，请关注官方微博。",
+        "推荐阅读：今日热点新闻汇总",
+        "长按识别二维码，加入读者交流群。",
+    ],
     "more": ["（未完）", "……点击阅读全文", "（全文完）", "阅读更多>>"],
     "lead": "央视网消息（新闻联播）：",
 }
@@ -117,24 +147,55 @@ _EN = {
     "sources": ["BBC News", "Reuters", "AP", "News Agency", "Wire Services"],
     "editor_line": ["By {e}", "Edited by {e}", "Reporting by {e}; editing by {e2}", "Written by {e}"],
     "source_line": ["Source: {s}", "Originally published by {s}", "Original title: {t}", "Via {s}, {d}"],
-    "header": ["Home > News > World", "You are here: Home / Business / Article", "Menu | News | Sport | Weather",
-               "Published {d} | {n} views", "Text size: A A A"],
-    "footer": ["Share this article: Facebook Twitter Email", "Print | Close window | Back to top",
-               "Copyright notice: all rights reserved. Reproduction without permission is prohibited.",
-               "Related stories:", "Comments are closed.", "Disclaimer: views expressed are the author's own."],
-    "ads": ["Advertisement", "Subscribe to our newsletter for the latest headlines.", "Sponsored: Top deals today",
-            "Download our app for breaking news alerts.", "Continue reading below", "Follow us on social media."],
+    "header": [
+        "Home > News > World",
+        "You are here: Home / Business / Article",
+        "Menu | News | Sport | Weather",
+        "Published {d} | {n} views",
+        "Text size: A A A",
+    ],
+    "footer": [
+        "Share this article: Facebook Twitter Email",
+        "Print | Close window | Back to top",
+        "Copyright notice: all rights reserved. Reproduction without permission is prohibited.",
+        "Related stories:",
+        "Comments are closed.",
+        "Disclaimer: views expressed are the author's own.",
+    ],
+    "ads": [
+        "Advertisement",
+        "Subscribe to our newsletter for the latest headlines.",
+        "Sponsored: Top deals today",
+        "Download our app for breaking news alerts.",
+        "Continue reading below",
+        "Follow us on social media.",
+    ],
     "more": ["(continued)", "... Read the full story", "[...]", "Read more >>"],
     "lead": "",
 }
-_HTML = ('<!DOCTYPE html><html><head><meta charset="utf-8"><title>{title}</title></head><body>'
-         '<div class="nav"><a href="/">{home}</a> | <a href="/news">{news}</a></div>'
-         '<div class="article"><h1>{title}</h1>{body}</div>'
-         '<div class="footer">{footer}</div></body></html>')
-_HALF = str.maketrans({"，": ",", "。": ".", "：": ":", "；": ";", "！": "!", "？": "?", "（": "(", "）": ")",
-                       "“": '"', "”": '"'})
-_EN_SUBST = {"said": "says", "the": "a", "and": "&", "percent": "%", "company": "firm", "government": "govt",
-             "will": "would", "also": "as well", "people": "persons", "year": "yr"}
+_HTML = (
+    '<!DOCTYPE html><html><head><meta charset="utf-8"><title>{title}</title></head><body>'
+    '<div class="nav"><a href="/">{home}</a> | <a href="/news">{news}</a></div>'
+    '<div class="main"><article><h1>{title}</h1>{header}<div class="content">{body}</div></article>'
+    "<aside><ul>{side}</ul></aside></div>"
+    '<div class="footer">{footer}</div></body></html>'
+)
+# full-width forms to ASCII, as some sites' templates do (。 stays: no site turns it into a full stop)
+_HALF = str.maketrans(
+    {"，": ",", "：": ":", "；": ";", "！": "!", "？": "?", "（": "(", "）": ")", "“": '"', "”": '"'}
+)
+_EN_SUBST = {
+    "said": "says",
+    "the": "a",
+    "and": "&",
+    "percent": "%",
+    "company": "firm",
+    "government": "govt",
+    "will": "would",
+    "also": "as well",
+    "people": "persons",
+    "year": "yr",
+}
 
 
 def _words(lang: Lang) -> dict[str, Any]:
@@ -172,9 +233,9 @@ def ngram_jaccard(a: str, b: str, n: int = 5, *, words: bool = False) -> float:
 def _grams(text: str, n: int, words: bool) -> set[str]:
     if words:
         toks = re.findall(r"\w+", text.lower())
-        return {" ".join(toks[i:i + n]) for i in range(max(len(toks) - n + 1, 1 if toks else 0))}
+        return {" ".join(toks[i : i + n]) for i in range(max(len(toks) - n + 1, 1 if toks else 0))}
     t = re.sub(r"\s+", "", text)
-    return {t[i:i + n] for i in range(max(len(t) - n + 1, 1 if t else 0))}
+    return {t[i : i + n] for i in range(max(len(t) - n + 1, 1 if t else 0))}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -188,9 +249,14 @@ class _Editor:
 
     def _fill(self, template: str, title: str, date: str) -> str:
         r = self.rng
-        return template.format(e=r.choice(self.w["editors"]), e2=r.choice(self.w["editors"]),
-                               s=r.choice(self.w["sources"]), t=title, d=date or "2024-05-01",
-                               n=r.randint(100, 99999))
+        return template.format(
+            e=r.choice(self.w["editors"]),
+            e2=r.choice(self.w["editors"]),
+            s=r.choice(self.w["sources"]),
+            t=title,
+            d=date or "2024-05-01",
+            n=r.randint(100, 99999),
+        )
 
     def title(self, title: str) -> str:
         r = self.rng
@@ -202,7 +268,9 @@ class _Editor:
         ops = r.sample(["whitespace", "punct", "rewrap", "lead"], k=r.randint(1, 3))
         for op in ops:
             if op == "whitespace":
-                paras = [("　　" if self.lang == "zh" else "    ") + p + (" " * r.randint(0, 2)) for p in paras]
+                paras = [
+                    ("　　" if self.lang == "zh" else "    ") + p + (" " * r.randint(0, 2)) for p in paras
+                ]
             elif op == "punct" and self.lang == "zh":
                 paras = [p.translate(_HALF) for p in paras]
             elif op == "punct":
@@ -220,45 +288,55 @@ class _Editor:
                         out.append(_sjoin(sents, self.lang))
                 paras = out
             elif op == "lead" and self.w["lead"] and paras and paras[0].startswith(self.w["lead"]):
-                paras = [paras[0][len(self.w["lead"]):], *paras[1:]]
+                paras = [paras[0][len(self.w["lead"]) :], *paras[1:]]
             else:
                 continue
             edits.append(op)
         return paras
 
     def dress(self, paras: list[str], title: str, date: str, edits: list[str]) -> list[str]:
-        """Site header, editor and source lines, footer: what a template adds around the text."""
+        """Editor and source lines and a stray footer: what survives main-text extraction of a repost."""
         r = self.rng
         head: list[str] = []
         tail: list[str] = []
-        if r.random() < 0.6:
-            head.append(self._fill(r.choice(self.w["header"]), title, date))
-            edits.append("site_header")
-        if r.random() < 0.5:
+        if r.random() < 0.3:
             head.append(title)
             edits.append("title_line")
-        if r.random() < 0.6:
-            (head if r.random() < 0.5 else tail).append(self._fill(r.choice(self.w["source_line"]), title, date))
+        if r.random() < 0.4:
+            (head if r.random() < 0.5 else tail).append(
+                self._fill(r.choice(self.w["source_line"]), title, date)
+            )
             edits.append("source_line")
-        if r.random() < 0.7:
+        if r.random() < 0.5:
             tail.append(self._fill(r.choice(self.w["editor_line"]), title, date))
             edits.append("editor_line")
-        if r.random() < 0.6:
-            tail += [self._fill(x, title, date) for x in r.sample(self.w["footer"], k=r.randint(1, 3))]
+        if r.random() < 0.2:
+            tail.append(self._fill(r.choice(self.w["footer"]), title, date))
             edits.append("site_footer")
         return head + paras + tail
 
-    def html(self, paras: list[str], title: str, edits: list[str]) -> str:
+    def html(self, paras: list[str], title: str, date: str, edits: list[str]) -> str:
+        """The copy as a page of a reposting site: navigation, header, share buttons, ads, footer."""
+        r = self.rng
         edits.append("html_template")
-        body = "".join(f"<p>{p}</p>" for p in paras)
+        body = "".join(f"<p>{_escape(p)}</p>" for p in paras)
         nav = ("首页", "新闻") if self.lang == "zh" else ("Home", "News")
-        return _HTML.format(title=title, home=nav[0], news=nav[1], body=body,
-                            footer=self.rng.choice(self.w["footer"]))
+        header = "".join(
+            f'<div class="meta">{_escape(self._fill(x, title, date))}</div>'
+            for x in r.sample(self.w["header"], k=2)
+        )
+        side = "".join(f"<li>{_escape(x)}</li>" for x in r.sample(self.w["ads"], k=2))
+        footer = "".join(
+            f"<p>{_escape(self._fill(x, title, date))}</p>" for x in r.sample(self.w["footer"], k=3)
+        )
+        return _HTML.format(
+            title=_escape(title), home=nav[0], news=nav[1], header=header, body=body, side=side, footer=footer
+        )
 
     # content edits: what makes a near copy near
     def content(self, paras: list[str], edits: list[str]) -> list[str]:
         r = self.rng
-        ops = r.sample(["chars", "drop", "add", "swap", "truncate", "ads"], k=r.randint(1, 3))
+        ops = r.sample(["chars", "drop", "add", "swap", "truncate", "ads"], k=r.randint(1, 2))
         for op in ops:
             sents = _sentences_of(paras)
             flat = [(i, j) for i, s in enumerate(sents) for j in range(len(s))]
@@ -273,7 +351,7 @@ class _Editor:
                 extra = [s for p in other for s in p][:40]
                 if not extra:
                     continue
-                for _ in range(r.randint(1, 2)):
+                for _ in range(1):
                     i = r.randrange(len(sents))
                     sents[i].insert(r.randint(0, len(sents[i])), r.choice(extra))
                 paras = [_sjoin(s, self.lang) for s in sents]
@@ -281,17 +359,25 @@ class _Editor:
                 i = r.randrange(len(paras) - 1)
                 paras[i], paras[i + 1] = paras[i + 1], paras[i]
             elif op == "truncate" and len(flat) > 6:
-                keep = max(1, round(len(flat) * r.uniform(0.75, 0.92)))
+                keep = max(1, round(len(flat) * r.uniform(0.8, 0.95)))
                 i_last, j_last = flat[keep - 1]
-                paras = [_sjoin(s, self.lang) for s in sents[:i_last]] + [_sjoin(sents[i_last][:j_last + 1], self.lang)]
+                paras = [_sjoin(s, self.lang) for s in sents[:i_last]] + [
+                    _sjoin(sents[i_last][: j_last + 1], self.lang)
+                ]
                 paras.append(r.choice(self.w["more"]))
             elif op == "ads" and len(paras) > 1:
-                for _ in range(r.randint(1, 2)):
+                for _ in range(1):
                     paras.insert(r.randint(1, len(paras) - 1), r.choice(self.w["ads"]))
             else:
                 continue
-            edits.append({"drop": "drop_sentences", "add": "add_sentences", "swap": "swap_paragraphs",
-                          "chars": "change_chars"}.get(op, op))
+            edits.append(
+                {
+                    "drop": "drop_sentences",
+                    "add": "add_sentences",
+                    "swap": "swap_paragraphs",
+                    "chars": "change_chars",
+                }.get(op, op)
+            )
         return [p for p in paras if p]
 
     def _chars(self, paras: list[str]) -> list[str]:
@@ -318,7 +404,7 @@ class _Editor:
                 words[i] = _EN_SUBST[w.lower()]
             else:
                 k = r.randrange(len(w) - 1)
-                words[i] = w[:k] + w[k + 1] + w[k] + w[k + 2:]  # swapped letters: a typo
+                words[i] = w[:k] + w[k + 1] + w[k] + w[k + 2 :]  # swapped letters: a typo
         return " ".join(words).split("\n")
 
     def partial(self, paras: list[str], host: Mapping[str, Any], edits: list[str]) -> list[str]:
@@ -328,7 +414,7 @@ class _Editor:
         share = r.uniform(0.3, 0.6)
         k = max(1, round(len(sents) * share))
         start = r.randint(0, len(sents) - k)
-        piece = _sjoin(sents[start:start + k], self.lang)
+        piece = _sjoin(sents[start : start + k], self.lang)
         hparas = _paragraphs(str(host["text"]))
         pos = r.randint(0, len(hparas))
         edits.append(f"embedded:{share:.2f}")
@@ -349,8 +435,9 @@ def _year(rec: Mapping[str, Any], date_field: str) -> str:
     return str(rec.get(date_field) or "")[:4]
 
 
-def _hard_negative_pairs(recs: Sequence[Mapping[str, Any]], cfg: SynthConfig,
-                         rng: random.Random) -> list[tuple[int, int, float]]:
+def _hard_negative_pairs(
+    recs: Sequence[Mapping[str, Any]], cfg: SynthConfig, rng: random.Random
+) -> list[tuple[int, int, float]]:
     """Pairs of different articles that look alike, hardest (highest text overlap) first."""
     words = cfg.lang == "en"
     n = 5
@@ -365,8 +452,10 @@ def _hard_negative_pairs(recs: Sequence[Mapping[str, Any]], cfg: SynthConfig,
             continue
         sample = members if len(members) <= 30 else rng.sample(members, 30)
         for a_pos, a in enumerate(sample):
-            for b in sample[a_pos + 1:]:
-                if _year(recs[a], cfg.date_field) != _year(recs[b], cfg.date_field) or not _year(recs[a], cfg.date_field):
+            for b in sample[a_pos + 1 :]:
+                if _year(recs[a], cfg.date_field) != _year(recs[b], cfg.date_field) or not _year(
+                    recs[a], cfg.date_field
+                ):
                     cands.add((min(a, b), max(a, b)))
     cands |= _similar_bodies(recs, rng, words)
     scored: list[tuple[int, int, float]] = []
@@ -383,8 +472,9 @@ def _hard_negative_pairs(recs: Sequence[Mapping[str, Any]], cfg: SynthConfig,
     return scored
 
 
-def _similar_bodies(recs: Sequence[Mapping[str, Any]], rng: random.Random, words: bool,
-                    limit: int = 3000) -> set[tuple[int, int]]:
+def _similar_bodies(
+    recs: Sequence[Mapping[str, Any]], rng: random.Random, words: bool, limit: int = 3000
+) -> set[tuple[int, int]]:
     """Top pairs by bag-of-words (or character bigram) cosine within a sample of the corpus."""
     from scipy import sparse
 
@@ -395,8 +485,11 @@ def _similar_bodies(recs: Sequence[Mapping[str, Any]], rng: random.Random, words
     vocab: dict[str, int] = {}
     for row, i in enumerate(idx):
         text = str(recs[i]["text"])
-        toks = set(re.findall(r"[a-z]{4,}", text.lower())) if words else \
-            {text[k:k + 2] for k in range(len(text) - 1)}
+        toks = (
+            set(re.findall(r"[a-z]{4,}", text.lower()))
+            if words
+            else {text[k : k + 2] for k in range(len(text) - 1)}
+        )
         for t in toks:
             rows.append(row)
             cols.append(vocab.setdefault(t, len(vocab)))
@@ -409,11 +502,11 @@ def _similar_bodies(recs: Sequence[Mapping[str, Any]], rng: random.Random, words
     x = sparse.diags(1 / norms) @ x
     out: set[tuple[int, int]] = set()
     for start in range(0, len(idx), 500):
-        block = (x[start:start + 500] @ x.T).toarray()
+        block = (x[start : start + 500] @ x.T).toarray()
         for r_off in range(block.shape[0]):
             block[r_off, : start + r_off + 1] = 0  # upper triangle only
         rr, cc = np.nonzero(block >= 0.45)
-        out |= {(idx[start + a], idx[b]) for a, b in zip(rr.tolist(), cc.tolist())}
+        out |= {(idx[start + a], idx[b]) for a, b in zip(rr.tolist(), cc.tolist(), strict=False)}
     return out
 
 
@@ -424,8 +517,9 @@ def _pick_kind(rng: random.Random, weights: Sequence[float]) -> str:
     return rng.choices(("exact", "reformatted", "near", "partial"), weights=weights)[0]
 
 
-def synthesize(records: Iterable[Mapping[str, Any]],
-               config: SynthConfig | None = None) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+def synthesize(
+    records: Iterable[Mapping[str, Any]], config: SynthConfig | None = None
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """Make an evaluation set from real articles: ``(docs, truth)``, both lists of dicts, shuffled.
 
     ``records`` need ``id`` and ``text`` (``title`` and ``date`` are used when present). Exact
@@ -445,8 +539,10 @@ def synthesize(records: Iterable[Mapping[str, Any]],
     recs.sort(key=lambda r: str(r["id"]))
     eligible = [i for i, r in enumerate(recs) if len(str(r["text"])) >= cfg.min_length]
     if len(eligible) < 2:
-        raise ConfigError(f"need at least 2 articles of >= {cfg.min_length} characters, got {len(eligible)}: "
-                          f"lower min_chars")
+        raise ConfigError(
+            f"need at least 2 articles of >= {cfg.min_length} characters, got {len(eligible)}: "
+            f"lower min_chars"
+        )
 
     hn_pairs: list[tuple[int, int, float]] = []
     if cfg.n_hard_negatives:
@@ -492,6 +588,7 @@ def synthesize(records: Iterable[Mapping[str, Any]],
                 edits.append("title")
             paras = _paragraphs(str(r["text"]))
             text: str
+            page: str | None = None
             if kind == "exact":
                 text = str(r["text"])
             elif kind == "partial":
@@ -503,12 +600,13 @@ def synthesize(records: Iterable[Mapping[str, Any]],
                     paras = editor.content(paras, edits)
                 paras = editor.reformat(paras, edits)
                 paras = editor.dress(paras, new_title, date, edits)
-                if rng.random() < cfg.html_rate:
-                    text = editor.html(paras, new_title, edits)
-                else:
-                    sep = "\n\n" if "rewrap" in edits and cfg.lang == "zh" and rng.random() < 0.5 else None
-                    text = sep.join(paras) if sep else _join(paras, cfg.lang)
-            doc = {"id": f"{sid}-r{j + 1}", "title": new_title, "text": text}
+                page = editor.html(paras, new_title, date, edits) if rng.random() < cfg.html_rate else None
+                text = "" if page else _join(paras, cfg.lang)
+            doc: dict[str, Any] = {"id": f"{sid}-r{j + 1}", "title": new_title}
+            if kind not in ("exact", "partial") and page:
+                doc["html"] = page  # a crawled page: main-text extraction must find the article
+            else:
+                doc["text"] = text
             if date:
                 doc[cfg.date_field] = date
             docs.append(doc)
@@ -530,8 +628,9 @@ def synthesize(records: Iterable[Mapping[str, Any]],
     return [docs[k] for k in order], [truth[k] for k in order]
 
 
-def natural_truth(records: Iterable[Mapping[str, Any]], *, threshold: float = 0.8,
-                  n: int = 5) -> list[dict[str, Any]]:
+def natural_truth(
+    records: Iterable[Mapping[str, Any]], *, threshold: float = 0.8, n: int = 5
+) -> list[dict[str, Any]]:
     """Truth for a corpus's own duplicates: same text (whitespace ignored), or Jaccard of word
     ``n``-grams >= ``threshold``; groups are the connected components of those pairs.
 

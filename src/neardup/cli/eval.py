@@ -1,0 +1,506 @@
+"""``neardup synth``, ``neardup eval`` and ``neardup report``: make labelled sets, score methods and
+runs against them, and show a run as an HTML page.
+
+    neardup synth news.jsonl.gz -o set.jsonl --truth truth.jsonl --lang zh --seed 1
+    neardup eval --truth truth.jsonl set.jsonl --k 0..8 --json > eval.json
+    neardup dedup set.jsonl --out out.jsonl && neardup eval --truth truth.jsonl out.jsonl
+    neardup report out.jsonl -o report.html --texts set.jsonl --eval eval.json
+"""
+
+from __future__ import annotations
+
+import gzip
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import click
+import orjson
+
+from neardup.cli._common import add_options, echo_err, input_options
+from neardup.exceptions import ConfigError, InputError
+
+__all__ = ["eval_cmd", "parse_range", "report_cmd", "synth_cmd"]
+
+
+def parse_range(spec: str, what: str = "k") -> list[int]:
+    """``"0..8"`` -> 0 to 8; ``"1,3,5"`` -> those; ``"3"`` -> [3].
+
+    >>> parse_range("0..3"), parse_range("1,4")
+    ([0, 1, 2, 3], [1, 4])
+    """
+    try:
+        if ".." in spec:
+            lo, hi = spec.split("..", 1)
+            out = list(range(int(lo), int(hi) + 1))
+        else:
+            out = [int(x) for x in spec.split(",") if x.strip()]
+    except ValueError:
+        raise ConfigError(f"--{what} must look like 0..8 or 1,3,5, got {spec!r}") from None
+    if not out:
+        raise ConfigError(f"--{what} {spec!r} holds no values: use e.g. 0..8")
+    return out
+
+
+def _read_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    opener: Any = gzip.open if path.name.endswith(".gz") else open
+    try:
+        with opener(path, "rb") as fh:
+            for lineno, raw in enumerate(fh, 1):
+                if not raw.strip():
+                    continue
+                try:
+                    obj = orjson.loads(raw)
+                except orjson.JSONDecodeError:
+                    raise InputError("is not valid JSON", source=str(path), line=lineno) from None
+                if not isinstance(obj, dict):
+                    raise InputError("expected a JSON object", source=str(path), line=lineno)
+                yield lineno, obj
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc}", source=str(path)) from None
+
+
+def _write_jsonl(path: Path, rows: list[dict[str, Any]]) -> None:
+    from neardup.io import atomic_write
+
+    with atomic_write(path, "wb") as fh:
+        out: Any = gzip.GzipFile(fileobj=fh, mode="wb", mtime=0) if path.name.endswith(".gz") else fh
+        for r in rows:
+            out.write(orjson.dumps(r) + b"\n")
+        if out is not fh:
+            out.close()
+
+
+def _records(
+    paths: tuple[str, ...], id_field: str, text_field: str, html_field: str, skip_bad: bool
+) -> list[dict[str, Any]]:
+    from neardup.io import iter_records
+
+    out = []
+    for rec in iter_records(
+        paths, id_field=id_field, text_field=text_field, html_field=html_field, skip_bad=skip_bad
+    ):
+        d = dict(rec.extra)
+        d["id"] = rec.id
+        if rec.text is not None:
+            d["text"] = rec.text
+        else:
+            d["html"] = rec.html or ""
+            d["text"] = _main_text(rec.html or "")
+        out.append(d)
+    return out
+
+
+def _main_text(html: str) -> str:
+    """The article of a page, as a dedup run would see it (ContentSeen's extractor, else tags stripped)."""
+    try:
+        from neardup.contentseen.extract import extract_main_text
+    except ImportError:
+        from neardup.text import strip_tags
+
+        return strip_tags(html)
+    try:
+        return extract_main_text(html)
+    except Exception:  # a missing optional extractor: fall back to stripping tags
+        from neardup.text import strip_tags
+
+        return strip_tags(html)
+
+
+# --------------------------------------------------------------------------------------------- synth
+
+
+@click.command("synth")
+@click.argument("inputs", nargs=-1, required=True, type=click.Path())
+@click.option(
+    "-o",
+    "--out",
+    "out",
+    required=True,
+    type=click.Path(dir_okay=False),
+    help="Where to write the labelled set (JSONL, .gz to compress).",
+)
+@click.option(
+    "--truth",
+    "truth_path",
+    required=True,
+    type=click.Path(dir_okay=False),
+    help="Where to write the truth: id, group, kind, source, negative_of, edits.",
+)
+@click.option("--lang", type=click.Choice(["zh", "en"]), default="zh", show_default=True)
+@click.option("--seed", type=int, default=0, show_default=True, help="Same seed, same set.")
+@click.option("--n-sources", type=int, default=1000, show_default=True, help="Articles used as sources.")
+@click.option("--hard-negatives", type=int, default=None, help="Look-alike pairs (default n-sources / 5).")
+@click.option("--min-chars", type=int, default=None, help="Shortest source used (default 300 zh, 1200 en).")
+@click.option(
+    "--html-rate",
+    type=float,
+    default=0.1,
+    show_default=True,
+    help="Share of reformatted and near copies wrapped in an HTML template.",
+)
+@click.option(
+    "--copy-rate", type=float, default=0.7, show_default=True, help="Share of sources given copies."
+)
+@add_options(input_options)
+def synth_cmd(
+    inputs: tuple[str, ...],
+    out: str,
+    truth_path: str,
+    lang: str,
+    seed: int,
+    n_sources: int,
+    hard_negatives: int | None,
+    min_chars: int | None,
+    html_rate: float,
+    copy_rate: float,
+    id_field: str,
+    text_field: str,
+    html_field: str,
+    skip_bad: bool,
+) -> None:
+    """Make labelled reposts (exact, reformatted, near, partial) and hard negatives from real articles.
+
+    The edits are those reposting sites make: changed title, editor and source lines, site header and
+    footer, HTML template, ads, a few changed characters, dropped or added sentences, swapped
+    paragraphs, truncation, a passage pasted into another article. Never publish sets made from
+    corpora you may not redistribute.
+    """
+    from neardup.eval.synth import SynthConfig, synthesize
+
+    cfg = SynthConfig(
+        lang=lang,
+        seed=seed,
+        n_sources=n_sources,
+        hard_negatives=hard_negatives,  # type: ignore[arg-type]
+        min_chars=min_chars,
+        html_rate=html_rate,
+        copy_rate=copy_rate,
+    )
+    docs, truth = synthesize(_records(inputs, id_field, text_field, html_field, skip_bad), cfg)
+    _write_jsonl(Path(out), docs)
+    _write_jsonl(Path(truth_path), truth)
+    from collections import Counter
+
+    kinds = Counter(t["kind"] for t in truth)
+    echo_err(
+        f"neardup synth: {len(docs)} documents, " + ", ".join(f"{k} {v}" for k, v in sorted(kinds.items()))
+    )
+
+
+# --------------------------------------------------------------------------------------------- eval
+
+
+def _fmt(x: Any) -> str:
+    if x is None:
+        return "-"
+    if isinstance(x, float):
+        return f"{x:.4f}"
+    return str(x)
+
+
+def _table(rows: list[dict[str, Any]], kinds: list[str]) -> str:
+    head = [
+        "method",
+        "param",
+        "precision",
+        "recall",
+        "F1",
+        "ARI",
+        "P(hard neg)",
+        *[f"R({k})" for k in kinds],
+        "seconds",
+    ]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for r in rows:
+        cells = [
+            r["method"],
+            f"{r['param']:g}",
+            _fmt(r["precision"]),
+            _fmt(r["recall"]),
+            _fmt(r["f1"]),
+            _fmt(r["ari"]),
+            _fmt(r["hn_precision"]),
+            *[_fmt(r["recall_by_kind"].get(k)) for k in kinds],
+            f"{r['seconds']:.2f}",
+        ]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+@click.command("eval")
+@click.argument("inputs", nargs=-1, required=True, type=click.Path())
+@click.option(
+    "--truth",
+    "truth_path",
+    type=click.Path(dir_okay=False),
+    help="Truth JSONL (id, group[, kind, source, negative_of]).",
+)
+@click.option(
+    "--natural",
+    is_flag=True,
+    help="No truth file: take the input's own duplicates as truth (same text, or Jaccard of word "
+    "5-grams >= --natural-threshold).",
+)
+@click.option("--natural-threshold", type=float, default=0.8, show_default=True)
+@click.option("--write-truth", type=click.Path(dir_okay=False), help="Save the truth --natural built.")
+@click.option(
+    "--graded",
+    is_flag=True,
+    help="Graded copies (task, category: orig/cut/light/heavy/non, as en-clough): report how each "
+    "score separates the grades from their source.",
+)
+@click.option(
+    "--methods",
+    default=",".join(
+        (
+            "simhash-words",
+            "simhash-shingles",
+            "nshash",
+            "simhash-words+sentence",
+            "simhash-words+cosine",
+            "simhash-words|nshash",
+            "simhash-shingles|nshash",
+            "cosine",
+        )
+    ),
+    show_default=True,
+    help="Comma-separated methods to sweep.",
+)
+@click.option("--k", "k_spec", default="0..8", show_default=True, help="Hamming distances to sweep.")
+@click.option("--n", "n_spec", default="1..5", show_default=True, help="nshash n values to sweep.")
+@click.option(
+    "--lang",
+    type=click.Choice(["zh", "en"]),
+    default="zh",
+    show_default=True,
+    help="Picks the shingle features (zh: char 4-grams, en: word 3-grams).",
+)
+@click.option(
+    "--min-hn-precision",
+    type=float,
+    default=0.99,
+    show_default=True,
+    help="Floor on precision on hard negatives when choosing the best setting.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print machine-readable JSON instead of a table.")
+@click.option("-o", "--out", "out", type=click.Path(dir_okay=False), help="Also write the JSON here.")
+@add_options(input_options)
+def eval_cmd(
+    inputs: tuple[str, ...],
+    truth_path: str | None,
+    natural: bool,
+    natural_threshold: float,
+    write_truth: str | None,
+    graded: bool,
+    methods: str,
+    k_spec: str,
+    n_spec: str,
+    lang: str,
+    min_hn_precision: float,
+    as_json: bool,
+    out: str | None,
+    id_field: str,
+    text_field: str,
+    html_field: str,
+    skip_bad: bool,
+) -> None:
+    """Score clusters against labelled truth: pairwise precision, recall, F1, adjusted Rand index.
+
+    If INPUT is a dedup run's output (it has a `cluster` field) its clusters are scored. Otherwise
+    INPUT holds the documents and every method is swept over its parameter (k, n, threshold).
+    """
+    from neardup.eval.metrics import COPY_KINDS, Truth, evaluate
+
+    result: dict[str, Any] = {}
+    paths = [Path(p) for p in inputs]
+    first: dict[str, Any] = {}
+    if not graded:
+        from neardup.io import expand_inputs
+
+        for p in expand_inputs(paths):
+            if p.name.endswith((".jsonl", ".jsonl.gz", ".ndjson", ".json.gz")):
+                first = next((obj for _, obj in _read_jsonl(p)), {})
+            break
+
+    if graded:
+        from neardup.eval.sweep import graded_separation
+
+        recs = _records(inputs, id_field, text_field, html_field, skip_bad)
+        result = {"graded": graded_separation(recs, lang=lang)}
+        text = _graded_table(result["graded"])
+    elif "cluster" in first and text_field not in first:
+        truth = _load_truth(truth_path, natural)
+        pred: dict[str, Any] = {}
+        from neardup.io import expand_inputs
+
+        for p in expand_inputs(paths):
+            for lineno, obj in _read_jsonl(p):
+                if id_field not in obj or "cluster" not in obj:
+                    raise InputError(
+                        f"dedup output line needs {id_field!r} and 'cluster'", source=str(p), line=lineno
+                    )
+                pred[str(obj[id_field])] = obj["cluster"]
+        ev = evaluate(pred, truth)
+        result = {"clusters": ev.to_dict()}
+        kinds = [k for k in COPY_KINDS if k in ev.recall_by_kind]
+        d = ev.duplicates
+        text = (
+            f"documents {len(truth)} (unlabelled in output: {ev.unlabelled})\n"
+            f"duplicate pairs: precision {d.precision:.4f} recall {d.recall:.4f} F1 {d.f1:.4f} "
+            f"(tp {d.tp}, fp {d.fp}, fn {d.fn})\n"
+            f"all pairs (partial copies included): precision {ev.overall.precision:.4f} recall "
+            f"{ev.overall.recall:.4f} F1 {ev.overall.f1:.4f} ARI {ev.overall.ari:.4f}\n"
+            f"precision on hard negatives: {ev.hn_precision:.4f}"
+            + (
+                f" (merged {ev.hard_negatives_merged:.2%} of look-alikes)"
+                if ev.hard_negatives_merged is not None
+                else ""
+            )
+            + "\n"
+            + "recall by kind: "
+            + ", ".join(f"{k} {ev.recall_by_kind[k]:.4f} (n={ev.count_by_kind[k]})" for k in kinds)
+        )
+    else:
+        from neardup.eval.sweep import choose_default, sweep
+        from neardup.eval.synth import natural_truth
+
+        recs = _records(inputs, id_field, text_field, html_field, skip_bad)
+        if natural:
+            rows_t = natural_truth(recs, threshold=natural_threshold)
+            truth = Truth.from_records(rows_t)
+            if write_truth:
+                _write_jsonl(Path(write_truth), rows_t)
+        else:
+            truth = _load_truth(truth_path, False)
+        labelled = [r for r in recs if r["id"] in truth]
+        if not labelled:
+            raise InputError("no input document has an id found in the truth file", source=inputs[0])
+        method_list = [m.strip() for m in methods.split(",") if m.strip()]
+        show = sys.stderr.isatty() and not as_json
+        rows = sweep(
+            [r["text"] for r in labelled],
+            [r["id"] for r in labelled],
+            truth,
+            methods=method_list,
+            ks=parse_range(k_spec),
+            ns=parse_range(n_spec, "n"),
+            lang=lang,
+            progress=(lambda m: echo_err(f"  {m} ...")) if show else None,
+        )
+        best = choose_default(rows, min_hn_precision=min_hn_precision)
+        result = {
+            "rows": [r.to_dict() for r in rows],
+            "default": best.to_dict() if best else None,
+            "documents": len(labelled),
+            "truth_counts": _counts(truth),
+        }
+        kinds = [k for k in COPY_KINDS if any(k in r.evaluation.recall_by_kind for r in rows)]
+        text = _table(result["rows"], kinds)
+        if best:
+            text += (
+                f"\n\nbest by F1 with precision on hard negatives >= {min_hn_precision}: {best.method} at "
+                f"{best.param:g} (F1 {best.evaluation.duplicates.f1:.4f})"
+            )
+    payload = orjson.dumps(result, option=orjson.OPT_INDENT_2 | orjson.OPT_SERIALIZE_NUMPY)
+    if out:
+        from neardup.io import atomic_write
+
+        with atomic_write(out, "wb") as fh:
+            fh.write(payload)
+    click.echo(payload.decode() if as_json else text)
+
+
+def _counts(truth: Any) -> dict[str, int]:
+    from collections import Counter
+
+    return dict(Counter(d.kind for d in truth.docs.values()))
+
+
+def _load_truth(truth_path: str | None, natural: bool) -> Any:
+    from neardup.eval.metrics import Truth
+
+    if truth_path is None:
+        hint = " (--natural builds truth only from documents, not from dedup output)" if natural else ""
+        raise ConfigError(f"--truth TRUTH.jsonl is needed to score clusters{hint}")
+    return Truth.load(truth_path)
+
+
+def _graded_table(g: dict[str, Any]) -> str:
+    grades = g["grades"]
+    head = ["measure", *[f"{x} median [min, max]" for x in grades], "AUC copied vs non"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for name, m in g["measures"].items():
+        cells = (
+            [name]
+            + [
+                f"{m['by_grade'][x]['median']:.3g} [{m['by_grade'][x]['min']:.3g}, "
+                f"{m['by_grade'][x]['max']:.3g}]"
+                for x in grades
+            ]
+            + [_fmt(m["auc_copied_vs_non"])]
+        )
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+# --------------------------------------------------------------------------------------------- report
+
+
+@click.command("report")
+@click.argument("output", type=click.Path(exists=True, dir_okay=False))
+@click.option(
+    "-o", "--out", "out", required=True, type=click.Path(dir_okay=False), help="HTML file to write."
+)
+@click.option(
+    "--texts",
+    "texts",
+    multiple=True,
+    type=click.Path(),
+    help="The dedup run's input (for the side-by-side view); repeatable.",
+)
+@click.option(
+    "--eval",
+    "eval_path",
+    type=click.Path(exists=True, dir_okay=False),
+    help="JSON from `neardup eval --json` (curves, scores).",
+)
+@click.option("--max-pairs", type=int, default=500, show_default=True, help="Pairs listed with their texts.")
+@click.option("--title", default="neardup report", show_default=True)
+@add_options(input_options)
+def report_cmd(
+    output: str,
+    out: str,
+    texts: tuple[str, ...],
+    eval_path: str | None,
+    max_pairs: int,
+    title: str,
+    id_field: str,
+    text_field: str,
+    html_field: str,
+    skip_bad: bool,
+) -> None:
+    """Write a self-contained HTML page about a dedup run (OUTPUT: its JSONL)."""
+    from neardup.eval.report import write_report
+
+    if max_pairs < 0:
+        raise ConfigError(f"--max-pairs must be >= 0, got {max_pairs}")
+    recs = []
+    for lineno, obj in _read_jsonl(Path(output)):
+        if "id" not in obj or "cluster" not in obj:
+            raise InputError("dedup output line needs 'id' and 'cluster'", source=output, line=lineno)
+        recs.append(obj)
+    text_map = None
+    if texts:
+        text_map = {r["id"]: r["text"] for r in _records(texts, id_field, text_field, html_field, skip_bad)}
+    eval_data = None
+    if eval_path:
+        try:
+            eval_data = orjson.loads(Path(eval_path).read_bytes())
+        except orjson.JSONDecodeError:
+            raise InputError(
+                "is not valid JSON (expected the output of neardup eval --json)", source=eval_path
+            ) from None
+    write_report(out, recs, text_map, eval_data, title=title, max_pairs=max_pairs)
+    echo_err(f"neardup report: wrote {out} ({len(recs)} documents)")

@@ -1,0 +1,418 @@
+"""Sweep methods and their parameter over a labelled set: SimHash (word and shingle features) over k,
+nshash over n, SimHash confirmed by a second method, and TF-IDF cosine as the reference.
+
+Every method turns the documents into pairs, the pairs into clusters (connected components, as a
+dedup run does), and the clusters are scored with :func:`neardup.eval.metrics.evaluate`. Pairs are
+found by brute force over numpy arrays: evaluation sets are a few thousand documents, and brute force
+is exact, so the scores measure the features, not the index.
+
+>>> # rows = sweep(texts, truth_ids, truth, methods=("simhash-words",), ks=range(0, 9))
+>>> # best = choose_default(rows)
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from neardup.eval.metrics import Evaluation, Truth, evaluate
+from neardup.exceptions import ConfigError
+
+__all__ = [
+    "METHODS",
+    "SweepRow",
+    "choose_default",
+    "clusters_from_pairs",
+    "graded_separation",
+    "hamming_pairs",
+    "sweep",
+]
+
+# name -> what it is; "+" confirms the SimHash pairs by a second test, "|" adds the second method's pairs
+METHODS: dict[str, str] = {
+    "simhash-words": "SimHash of TF-IDF weighted words, pairs within k bits",
+    "simhash-shingles": "SimHash of character 4-gram shingles (English: word 3-grams), pairs within k bits",
+    "nshash": "documents sharing one of their n longest sentences (n = 1..5)",
+    "simhash-words+sentence": "SimHash words within k, confirmed by one shared long sentence (top 5)",
+    "simhash-words+cosine": "SimHash words within k, confirmed by TF-IDF cosine >= 0.8",
+    "simhash-words|nshash": "SimHash words within k, or the same longest sentence (nshash n = 1)",
+    "simhash-shingles|nshash": "SimHash shingles within k, or the same longest sentence (nshash n = 1)",
+    "cosine": "TF-IDF cosine of word features above a threshold (the reference; all pairs)",
+}
+DEFAULT_METHODS: tuple[str, ...] = tuple(METHODS)
+COSINE_THRESHOLDS: tuple[float, ...] = (0.5, 0.6, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95)
+CONFIRM_COSINE = 0.8
+UNION_N = 1
+
+
+@dataclass
+class SweepRow:
+    """One method at one parameter value, and its scores."""
+
+    method: str
+    param: float
+    evaluation: Evaluation
+    seconds: float = 0.0
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        e = self.evaluation
+        return {
+            "method": self.method,
+            "param": self.param,
+            "seconds": round(self.seconds, 4),
+            "precision": e.duplicates.precision,
+            "recall": e.duplicates.recall,
+            "f1": e.duplicates.f1,
+            "ari": e.overall.ari,
+            "hn_precision": e.hn_precision,
+            "hn_merged": e.hard_negatives_merged,
+            "recall_by_kind": e.recall_by_kind,
+            "overall": e.overall.to_dict(),
+            **self.extra,
+        }
+
+
+def hamming_pairs(
+    fps: np.ndarray, max_distance: int, block: int = 512
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every pair ``i < j`` of fingerprints within ``max_distance`` bits, by brute force: ``(i, j, d)``.
+
+    >>> i, j, d = hamming_pairs(np.array([0, 1, 3, 255], dtype=np.uint64), 2)
+    >>> list(zip(i.tolist(), j.tolist(), d.tolist()))
+    [(0, 1, 1), (0, 2, 2), (1, 2, 1)]
+    """
+    fps = np.ascontiguousarray(fps, dtype=np.uint64)
+    n = len(fps)
+    out_i, out_j, out_d = [], [], []
+    for start in range(0, n, block):
+        a = fps[start : start + block]
+        d = np.bitwise_count(a[:, None] ^ fps[None, :]).astype(np.int8)
+        rows, cols = np.nonzero(d <= max_distance)
+        keep = cols > rows + start
+        rows, cols = rows[keep], cols[keep]
+        out_i.append(rows + start)
+        out_j.append(cols)
+        out_d.append(d[rows, cols])
+    if not out_i:
+        empty = np.zeros(0, dtype=np.int64)
+        return empty, empty, empty.astype(np.int8)
+    return (
+        np.concatenate(out_i).astype(np.int64),
+        np.concatenate(out_j).astype(np.int64),
+        np.concatenate(out_d),
+    )
+
+
+def clusters_from_pairs(n: int, i: np.ndarray, j: np.ndarray) -> np.ndarray:
+    """Connected components of ``n`` documents joined by the pairs ``(i, j)``: a label per document.
+
+    >>> clusters_from_pairs(4, np.array([0]), np.array([2])).tolist()
+    [0, 1, 0, 2]
+    """
+    from scipy import sparse
+    from scipy.sparse.csgraph import connected_components
+
+    g = sparse.coo_matrix((np.ones(len(i), dtype=np.int8), (np.asarray(i), np.asarray(j))), shape=(n, n))
+    _, labels = connected_components(g, directed=False)
+    return np.asarray(labels, dtype=np.int64)
+
+
+def _sentence_pairs(hashes: Sequence[Sequence[int]]) -> tuple[np.ndarray, np.ndarray]:
+    """Pairs of documents sharing a hash, as a star to the first document holding it."""
+    first: dict[int, int] = {}
+    ii: list[int] = []
+    jj: list[int] = []
+    for doc, hs in enumerate(hashes):
+        for h in set(hs):
+            k = first.setdefault(int(h), doc)
+            if k != doc:
+                ii.append(k)
+                jj.append(doc)
+    return np.asarray(ii, dtype=np.int64), np.asarray(jj, dtype=np.int64)
+
+
+def _share_any(hashes: Sequence[Sequence[int]], i: np.ndarray, j: np.ndarray) -> np.ndarray:
+    sets = [set(h) for h in hashes]
+    return np.fromiter(
+        (not sets[a].isdisjoint(sets[b]) for a, b in zip(i.tolist(), j.tolist(), strict=False)),
+        dtype=bool,
+        count=len(i),
+    )
+
+
+class _Tfidf:
+    """Unit-normalized TF-IDF rows built from SimHasher.features(), for cosine over many pairs."""
+
+    def __init__(self, features: Sequence[Sequence[tuple[str, float]]]):
+        from scipy import sparse
+
+        vocab: dict[str, int] = {}
+        rows: list[int] = []
+        cols: list[int] = []
+        vals: list[float] = []
+        for r, feats in enumerate(features):
+            for f, w in feats:
+                rows.append(r)
+                cols.append(vocab.setdefault(f, len(vocab)))
+                vals.append(float(w))
+        x = sparse.csr_matrix(
+            (np.asarray(vals, dtype=np.float64), (rows, cols)), shape=(len(features), max(1, len(vocab)))
+        )
+        x.sum_duplicates()
+        norms = np.sqrt(np.asarray(x.multiply(x).sum(axis=1)).ravel())
+        norms[norms == 0] = 1.0
+        self.x = sparse.diags(1.0 / norms) @ x
+
+    def pair_cosine(self, i: np.ndarray, j: np.ndarray) -> np.ndarray:
+        if not len(i):
+            return np.zeros(0)
+        return np.asarray(self.x[i].multiply(self.x[j]).sum(axis=1)).ravel()
+
+    def pairs_above(self, threshold: float, block: int = 1000) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        n = self.x.shape[0]
+        out: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+        xt = self.x.T.tocsc()
+        for start in range(0, n, block):
+            sims = (self.x[start : start + block] @ xt).tocoo()
+            r, c, v = sims.row + start, sims.col, sims.data
+            keep = (c > r) & (v >= threshold)
+            out.append((r[keep], c[keep], v[keep]))
+        return (
+            np.concatenate([o[0] for o in out]).astype(np.int64),
+            np.concatenate([o[1] for o in out]).astype(np.int64),
+            np.concatenate([o[2] for o in out]),
+        )
+
+
+def _default_configs(lang: str) -> dict[str, Any]:
+    from neardup.config import SimHashConfig
+
+    shingles = (
+        SimHashConfig(features="shingles", ngram=4)
+        if lang == "zh"
+        else SimHashConfig(features="word_ngrams", ngram=3)
+    )
+    return {"words": SimHashConfig(), "shingles": shingles}
+
+
+def sweep(
+    texts: Sequence[str],
+    ids: Sequence[str],
+    truth: Truth,
+    *,
+    methods: Iterable[str] = DEFAULT_METHODS,
+    ks: Iterable[int] = range(0, 9),
+    ns: Iterable[int] = range(1, 6),
+    cosine_thresholds: Iterable[float] = COSINE_THRESHOLDS,
+    lang: str = "zh",
+    configs: Mapping[str, Any] | None = None,
+    progress: Callable[[str], None] | None = None,
+) -> list[SweepRow]:
+    """Score every method at every parameter value on ``texts`` (labelled by ``ids`` in ``truth``)."""
+    from neardup.fingerprint.nshash import sentence_hashes
+    from neardup.fingerprint.simhash import SimHasher
+
+    methods = list(methods)
+    unknown = [m for m in methods if m not in METHODS]
+    if unknown:
+        raise ConfigError(f"unknown method(s) {unknown}: expected some of {', '.join(METHODS)}")
+    ks, ns = sorted(set(ks)), sorted(set(ns))
+    if not ks or min(ks) < 0 or max(ks) > 32:
+        raise ConfigError(f"k values must be between 0 and 32, got {ks}")
+    if not ns or min(ns) < 1:
+        raise ConfigError(f"n values must be >= 1, got {ns}")
+    cfgs = dict(_default_configs(lang))
+    if configs:
+        cfgs.update(configs)
+    n = len(texts)
+    note = progress or (lambda _msg: None)
+    rows: list[SweepRow] = []
+
+    def score(method: str, param: float, labels: np.ndarray, seconds: float, **extra: Any) -> None:
+        pred = dict(zip(ids, labels.tolist(), strict=False))
+        rows.append(SweepRow(method, param, evaluate(pred, truth), seconds, dict(extra)))
+
+    cache: dict[str, Any] = {}
+
+    def timed(key: str, fn: Callable[[], Any]) -> tuple[Any, float]:
+        if key not in cache:
+            t0 = time.perf_counter()
+            cache[key] = (fn(), time.perf_counter() - t0)
+        return cache[key]  # type: ignore[no-any-return]
+
+    def fps(kind: str) -> tuple[np.ndarray, float]:
+        return timed(f"fp-{kind}", lambda: SimHasher(cfgs[kind]).fingerprint_many(list(texts)))  # type: ignore[no-any-return]
+
+    def hpairs(kind: str) -> tuple[tuple[np.ndarray, np.ndarray, np.ndarray], float]:
+        def run() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+            return hamming_pairs(fps(kind)[0], max(ks))
+
+        return timed(f"pairs-{kind}", run)  # type: ignore[no-any-return]
+
+    def shashes(nn: int) -> tuple[list[list[int]], float]:
+        return timed(f"ns-{nn}", lambda: [sentence_hashes(t, n=nn) for t in texts])  # type: ignore[no-any-return]
+
+    def tfidf() -> tuple[_Tfidf, float]:
+        hasher = SimHasher(cfgs["words"])
+        return timed("tfidf", lambda: _Tfidf([hasher.features(t) for t in texts]))  # type: ignore[no-any-return]
+
+    for m in methods:
+        note(m)
+        if m in ("simhash-words", "simhash-shingles"):
+            kind = m.split("-")[1]
+            (i, j, d), t_pairs = hpairs(kind)
+            t_fp = fps(kind)[1]
+            for k in ks:
+                sel = d <= k
+                t0 = time.perf_counter()
+                labels = clusters_from_pairs(n, i[sel], j[sel])
+                score(m, k, labels, t_fp + t_pairs + time.perf_counter() - t0)
+        elif m == "nshash":
+            for nn in ns:
+                hs, t_h = shashes(nn)
+                t0 = time.perf_counter()
+                a, b = _sentence_pairs(hs)
+                score(m, nn, clusters_from_pairs(n, a, b), t_h + time.perf_counter() - t0)
+        elif m in (
+            "simhash-words+sentence",
+            "simhash-words+cosine",
+            "simhash-words|nshash",
+            "simhash-shingles|nshash",
+        ):
+            kind = "shingles" if m.startswith("simhash-shingles") else "words"
+            (i, j, d), t_pairs = hpairs(kind)
+            base = fps(kind)[1] + t_pairs
+            if m == "simhash-words+sentence":
+                hs, t_h = shashes(5)
+                ok = _share_any(hs, i, j)
+                base += t_h
+            elif m == "simhash-words+cosine":
+                tf, t_tf = tfidf()
+                ok = tf.pair_cosine(i, j) >= CONFIRM_COSINE
+                base += t_tf
+            else:
+                hs, t_h = shashes(UNION_N)
+                ua, ub = _sentence_pairs(hs)
+                base += t_h
+            for k in ks:
+                t0 = time.perf_counter()
+                if m.endswith("|nshash"):
+                    sel = d <= k
+                    labels = clusters_from_pairs(
+                        n, np.concatenate([i[sel], ua]), np.concatenate([j[sel], ub])
+                    )
+                else:
+                    sel = (d <= k) & ok
+                    labels = clusters_from_pairs(n, i[sel], j[sel])
+                score(m, k, labels, base + time.perf_counter() - t0)
+        elif m == "cosine":
+            tf, t_tf = tfidf()
+            thresholds = sorted(set(cosine_thresholds))
+            t0 = time.perf_counter()
+            a, b, v = tf.pairs_above(min(thresholds))
+            t_all = t_tf + time.perf_counter() - t0
+            for th in thresholds:
+                sel = v >= th
+                score(m, th, clusters_from_pairs(n, a[sel], b[sel]), t_all)
+    return rows
+
+
+def choose_default(
+    rows: Iterable[SweepRow], *, min_hn_precision: float = 0.99, methods: Iterable[str] | None = None
+) -> SweepRow | None:
+    """The row with the best duplicate-pair F1 among those with hard-negative precision >= the floor.
+
+    ``methods`` defaults to every method but ``cosine``: all-pairs cosine is the reference, not a
+    method that scales. Ties go to the cheaper setting (smaller k or n), then to the method listed first.
+    """
+    allowed = {m for m in METHODS if m != "cosine"} if methods is None else set(methods)
+    ok = [
+        r
+        for r in rows
+        if r.evaluation.hn_precision >= min_hn_precision and (allowed is None or r.method in allowed)
+    ]
+    if not ok:
+        return None
+    return max(ok, key=lambda r: (round(r.evaluation.duplicates.f1, 6), -r.param))
+
+
+def graded_separation(
+    records: Sequence[Mapping[str, Any]],
+    *,
+    lang: str = "en",
+    task_field: str = "task",
+    grade_field: str = "category",
+    source_grade: str = "orig",
+) -> dict[str, Any]:
+    """How each similarity separates graded copies (e.g. Clough and Stevenson's cut / light / heavy /
+    non) from their source: per grade, the median and range of SimHash distance (words, shingles),
+    TF-IDF cosine, nshash shared sentences (of the 5 longest) and word 5-gram Jaccard; and for each
+    measure the ROC AUC of telling copied answers (any grade but ``non``) from ``non``.
+    """
+    from neardup.eval.synth import ngram_jaccard
+    from neardup.fingerprint.nshash import sentence_hashes
+    from neardup.fingerprint.simhash import SimHasher, cosine
+
+    cfgs = _default_configs(lang)
+    sources = {str(r[task_field]): str(r["text"]) for r in records if r.get(grade_field) == source_grade}
+    answers = [r for r in records if r.get(grade_field) != source_grade and str(r.get(task_field)) in sources]
+    if not answers:
+        raise ConfigError(
+            f"no graded answers: expected records with {task_field!r} and {grade_field!r}, and "
+            f"one {source_grade!r} record per task"
+        )
+    hw, hs = SimHasher(cfgs["words"]), SimHasher(cfgs["shingles"])
+    measures: dict[str, list[float]] = {
+        "simhash_words_distance": [],
+        "simhash_shingles_distance": [],
+        "cosine": [],
+        "shared_sentences": [],
+        "word5_jaccard": [],
+    }
+    grades: list[str] = []
+    for r in answers:
+        a, s = str(r["text"]), sources[str(r[task_field])]
+        grades.append(str(r[grade_field]))
+        measures["simhash_words_distance"].append(
+            float(bin(hw.fingerprint(a) ^ hw.fingerprint(s)).count("1"))
+        )
+        measures["simhash_shingles_distance"].append(
+            float(bin(hs.fingerprint(a) ^ hs.fingerprint(s)).count("1"))
+        )
+        measures["cosine"].append(float(cosine(a, s, cfgs["words"])))
+        measures["shared_sentences"].append(
+            float(len(set(sentence_hashes(a, n=5)) & set(sentence_hashes(s, n=5))))
+        )
+        measures["word5_jaccard"].append(ngram_jaccard(a, s, 5, words=True))
+    order = [g for g in ("cut", "light", "heavy", "non") if g in grades] + sorted(
+        set(grades) - {"cut", "light", "heavy", "non"}
+    )
+    table: dict[str, dict[str, Any]] = {}
+    for name, vals in measures.items():
+        v = np.asarray(vals)
+        per = {}
+        for g in order:
+            x = v[[gg == g for gg in grades]]
+            per[g] = {
+                "n": len(x),
+                "median": float(np.median(x)),
+                "min": float(x.min()),
+                "max": float(x.max()),
+            }
+        copied = np.asarray([g != "non" for g in grades])
+        higher_is_copy = not name.endswith("distance")
+        table[name] = {"by_grade": per, "auc_copied_vs_non": _auc(v if higher_is_copy else -v, copied)}
+    return {"grades": order, "measures": table, "answers": len(answers)}
+
+
+def _auc(scores: np.ndarray, positive: np.ndarray) -> float | None:
+    pos, neg = scores[positive], scores[~positive]
+    if not len(pos) or not len(neg):
+        return None
+    greater = (pos[:, None] > neg[None, :]).sum() + 0.5 * (pos[:, None] == neg[None, :]).sum()
+    return float(greater / (len(pos) * len(neg)))
