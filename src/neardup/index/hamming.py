@@ -17,6 +17,7 @@ leaves a tombstone that queries honour and merges drop.
 
 from __future__ import annotations
 
+import math
 import os
 from typing import Any, Literal
 
@@ -25,7 +26,7 @@ import numpy.typing as npt
 
 from neardup.exceptions import ConfigError, InputError
 from neardup.index import kernels as K
-from neardup.index.design import Design, auto_design
+from neardup.index.design import Design, auto_design, design_for_tables
 from neardup.index.segments import Kernels, Segment, grow_call
 
 __all__ = ["HammingIndex", "as_fingerprints", "join", "self_join"]
@@ -292,12 +293,31 @@ class HammingIndex:
             z = np.zeros(0, dtype=np.int64)
             return z, z.copy(), z.copy()
         s = self._segments[0]
-        ra, rb, d = s.self_join(k)
-        ids = np.asarray(s.ids)
+        join_seg, ids = self._join_segment(s)
+        ra, rb, d = join_seg.self_join(k)
         a, b = ids[ra], ids[rb]
         lo, hi = np.minimum(a, b), np.maximum(a, b)
         order = np.lexsort((hi, lo))
         return lo[order], hi[order], d[order]
+
+    def _join_segment(self, s: Segment) -> tuple[Segment, I64]:
+        """The segment to self-join: ``s`` itself, or temporary finer tables when that is cheaper.
+
+        A self-join compares all fingerprints sharing a key: about ``N / 2**key_bits`` per
+        fingerprint per table. With 16-bit keys at 10M that is ~150, so beyond a few million it
+        pays to build more tables with longer keys (temporarily) than to compare.
+        """
+        ids = np.asarray(s.ids)
+        n = s.live
+        best = pairs_design(self.bits, self.max_distance, n)
+        if best.blocks == self.design.blocks or _join_cost(best, n, build=True) >= _join_cost(
+            self.design, n, build=False
+        ):
+            return s, ids
+        rows = s.alive_rows()
+        fps = np.asarray(s.fps()) if rows is None else np.asarray(s.fps())[rows]
+        live_ids = ids if rows is None else ids[rows]
+        return Segment.build(Kernels(best), live_ids, fps), np.asarray(live_ids)
 
     def clusters(
         self, method: Literal["components", "star"] = "components", max_distance: int | None = None
@@ -344,6 +364,35 @@ class HammingIndex:
         return open_index(path, verify=verify)
 
 
+# Relative costs per fingerprint per table, measured on the benchmark machine: building a table
+# (permute + sort) ~25 units, one comparison inside a key group ~3.5 units.
+_BUILD_COST = 25.0
+_CMP_COST = 3.5
+
+
+def _join_cost(d: Design, n: int, *, build: bool) -> float:
+    group = max(n, 1) / 2 ** min(d.key_bits)
+    return d.n_tables * ((_BUILD_COST if build else 0.0) + _CMP_COST * group / 2)
+
+
+def pairs_design(bits: int, max_distance: int, n: int) -> Design:
+    """The design with the cheapest self-join (build plus comparisons) for ``n`` fingerprints."""
+    k = max_distance
+    if k == 0:
+        return auto_design(bits, 0, n)
+    best: Design | None = None
+    for extra in (1, 2, 3):
+        tables = math.comb(k + extra, extra)
+        if tables > 64 or k + extra > bits // 2:
+            break
+        d = design_for_tables(tables, bits=bits, max_distance=k)
+        if best is None or _join_cost(d, n, build=True) < _join_cost(best, n, build=True):
+            best = d
+    if best is None:
+        best = auto_design(bits, k, n)
+    return best
+
+
 def self_join(
     fps: Any, max_distance: int = 3, design: str | list[int] = "auto", *, bits: int | None = None
 ) -> tuple[I64, I64, I64]:
@@ -355,9 +404,10 @@ def self_join(
     """
     bits = 64 if bits is None else bits
     f = as_fingerprints(fps, bits)
-    idx = HammingIndex(
-        bits=bits, max_distance=max_distance, design=design, expected_size=max(f.shape[0], 1), buffer_size=1
-    )
+    chosen: Design | str | list[int] = design
+    if isinstance(design, str) and design == "auto":
+        chosen = pairs_design(bits, max_distance, f.shape[0])
+    idx = HammingIndex(bits=bits, max_distance=max_distance, design=chosen, buffer_size=1)
     idx.add_many(np.arange(f.shape[0], dtype=np.int64), f)
     return idx.pairs()
 

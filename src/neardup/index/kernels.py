@@ -140,6 +140,7 @@ def query_tables(
     cap = out_q.shape[0]
     has_dead = dead.shape[0] > 0
     pshift = bits - pbits
+    kk = np.uint64(k)
     n = 0
     for qi in range(qfps.shape[0]):
         q = qfps[qi]
@@ -151,7 +152,7 @@ def query_tables(
             while i < hi:
                 v = tab[t, i]
                 d = popcount64(v ^ P)
-                if d > k:
+                if d > kk:
                     i += 1
                     continue
                 j = i + 1
@@ -176,12 +177,13 @@ def query_tables(
 def query_brute(qfps: Any, k: int, fps: Any, out_q: Any, out_row: Any, out_d: Any) -> int:
     """Compare every query with every fingerprint of a small unsorted buffer."""
     cap = out_q.shape[0]
+    kk = np.uint64(k)
     n = 0
     for qi in range(qfps.shape[0]):
         q = qfps[qi]
         for r in range(fps.shape[0]):
             d = popcount64(fps[r] ^ q)
-            if d <= k:
+            if d <= kk:
                 if n < cap:
                     out_q[n] = qi
                     out_row[n] = r
@@ -240,6 +242,8 @@ def self_join_tables(
         i = j
     if k == 0:
         return n
+    kk = np.uint64(k)
+    zero = np.uint64(0)
     for t in range(T):
         s = np.uint64(bits - keybits[t])
         g0 = 0
@@ -258,7 +262,7 @@ def self_join_tables(
                     for j in range(ie, g1):
                         w = tab[t, j]
                         d = popcount64(v ^ w)
-                        if d > k or d == 0:
+                        if d > kk or d == zero:
                             continue
                         # skip a run of w: only the first of equal values is compared
                         if tab[t, j - 1] == w and j > ie:
@@ -291,11 +295,12 @@ def self_join_tables(
 @njit(cache=True)
 def brute_pairs(fps: Any, k: int, out_a: Any, out_b: Any, out_d: Any) -> int:
     cap = out_a.shape[0]
+    kk = np.uint64(k)
     n = 0
     for a in range(fps.shape[0]):
         for b in range(a + 1, fps.shape[0]):
             d = popcount64(fps[a] ^ fps[b])
-            if d <= k:
+            if d <= kk:
                 if n < cap:
                     out_a[n] = a
                     out_b[n] = b
@@ -344,55 +349,63 @@ def popcount_xor(a: Any, b: Any) -> Any:
 
 
 @njit(cache=True)
-def sort_with_ids(fps: Any, ids: Any, bits: int) -> Any:
-    """Sort fingerprints ascending, carrying ids along (counting sort on top bits, then small sorts).
+def fix_runs(f: Any, ids: Any, shift: int) -> None:
+    """Sort, in place, each run of ``f`` whose values agree above ``shift`` (they are rare and short)."""
+    n = f.shape[0]
+    s = np.uint64(shift)
+    i = 0
+    while i < n:
+        j = i + 1
+        top = f[i] >> s
+        while j < n and (f[j] >> s) == top:
+            j += 1
+        if j - i > 1:
+            ok = True
+            for r in range(i + 1, j):
+                if f[r] < f[r - 1]:
+                    ok = False
+                    break
+            if not ok:
+                order = np.argsort(f[i:j], kind="mergesort")
+                f2 = f[i:j][order]
+                i2 = ids[i:j][order]
+                f[i:j] = f2
+                ids[i:j] = i2
+        i = j
 
-    Several times faster than ``np.argsort`` for uniform 64-bit values; stable for equal values.
+
+@njit(cache=True)
+def pack_positions(fps: Any, nb: int) -> Any:
+    out = np.empty(fps.shape[0], dtype=np.uint64)
+    s = np.uint64(nb)
+    for i in range(fps.shape[0]):
+        out[i] = ((fps[i] >> s) << s) | np.uint64(i)
+    return out
+
+
+@njit(cache=True)
+def unpack_gather(packed: Any, nb: int, fps: Any, ids: Any) -> Any:
+    mask = (np.uint64(1) << np.uint64(nb)) - np.uint64(1)
+    n = packed.shape[0]
+    f = np.empty(n, dtype=np.uint64)
+    d = np.empty(n, dtype=np.int64)
+    for i in range(n):
+        r = np.int64(packed[i] & mask)
+        f[i] = fps[r]
+        d[i] = ids[r]
+    return f, d
+
+
+def sort_with_ids(fps: Any, ids: Any, bits: int) -> Any:
+    """Sort fingerprints ascending, carrying ids (equal fingerprints keep their input order).
+
+    The row number is packed into the low bits of each value, so numpy's SIMD sort of plain
+    uint64 does the work; runs that agree on all but those low bits are then fixed up.
     """
     n = fps.shape[0]
-    out_f = np.empty(n, dtype=np.uint64)
-    out_i = np.empty(n, dtype=np.int64)
-    if n == 0:
-        return out_f, out_i
-    pb = 1
-    while (1 << (pb + 1)) <= max(n // 4, 1) and pb < 24:
-        pb += 1
-    pb = min(pb, bits)
-    shift = np.uint64(bits - pb)
-    nb = 1 << pb
-    cnt = np.zeros(nb + 1, dtype=np.int64)
-    for i in range(n):
-        cnt[np.int64(fps[i] >> shift) + 1] += 1
-    for b in range(nb):
-        cnt[b + 1] += cnt[b]
-    pos = cnt[:-1].copy()
-    for i in range(n):
-        b = np.int64(fps[i] >> shift)
-        p = pos[b]
-        out_f[p] = fps[i]
-        out_i[p] = ids[i]
-        pos[b] = p + 1
-    for b in range(nb):
-        lo = cnt[b]
-        hi = cnt[b + 1]
-        m = hi - lo
-        if m < 2:
-            continue
-        if m <= 32:
-            for i in range(lo + 1, hi):
-                f = out_f[i]
-                d = out_i[i]
-                j = i - 1
-                while j >= lo and out_f[j] > f:
-                    out_f[j + 1] = out_f[j]
-                    out_i[j + 1] = out_i[j]
-                    j -= 1
-                out_f[j + 1] = f
-                out_i[j + 1] = d
-        else:
-            order = np.argsort(out_f[lo:hi], kind="mergesort")
-            f2 = out_f[lo:hi][order]
-            i2 = out_i[lo:hi][order]
-            out_f[lo:hi] = f2
-            out_i[lo:hi] = i2
-    return out_f, out_i
+    nb = max(1, int(n - 1).bit_length())
+    packed = pack_positions(fps, nb)
+    packed.sort()
+    f, d = unpack_gather(packed, nb, fps, ids)
+    fix_runs(f, d, nb)
+    return f, d
