@@ -120,10 +120,11 @@ class HammingIndex:
         self.metadata: dict[str, Any] = dict(metadata or {})
         self.buffer_size = buffer_size
         self._set_design(d)
-        self._segments: list[Segment] = []
+        self._segments: list[Any] = []
         self._buf_ids: I64 = np.zeros(0, dtype=np.int64)
         self._buf_fps: U64 = np.zeros(0, dtype=np.uint64)
         self.path: str | None = None
+        self._mmap: Any = None  # the mapped file of an opened index, kept alive with it
 
     def _set_design(self, d: Design) -> None:
         self.design = d
@@ -219,7 +220,9 @@ class HammingIndex:
         while len(segs) >= 2 and 2 * segs[-1].live >= segs[-2].live:
             b = segs.pop()
             a = segs.pop()
-            segs.append(self._merge([a, b]))
+            merged = self._merge([a, b])
+            if merged.n:
+                segs.append(merged)
 
     def _merge(self, segs: list[Segment]) -> Segment:
         ids, fps = [], []
@@ -233,7 +236,8 @@ class HammingIndex:
         """Merge the buffer and all segments into one segment, dropping tombstones."""
         self._flush()
         if len(self._segments) > 1 or (self._segments and self._segments[0].n_dead):
-            self._segments = [self._merge(self._segments)]
+            merged = self._merge(self._segments)
+            self._segments = [merged] if merged.n else []
 
     # --- reads -----------------------------------------------------------------------------------
     def _k(self, max_distance: int | None) -> int:

@@ -50,7 +50,67 @@ def grow_call(fn: Any, args: tuple[Any, ...], dtypes: tuple[Any, ...], guess: in
         cap = n
 
 
-class Segment:
+class SegmentBase:
+    """Id lookup and tombstones shared by plain and compressed segments."""
+
+    ids: I64
+    dead: npt.NDArray[np.uint8]
+    n_dead: int
+    _id_sorted: I64 | None = None
+    _id_rows: I64 | None = None
+
+    @property
+    def n(self) -> int:
+        return int(self.ids.shape[0])
+
+    @property
+    def live(self) -> int:
+        return self.n - self.n_dead
+
+    def alive_rows(self) -> I64 | None:
+        """Rows not deleted, or None when none is deleted."""
+        if not self.n_dead:
+            return None
+        return np.flatnonzero(self.dead == 0)
+
+    def _id_index(self) -> tuple[I64, I64]:
+        if self._id_sorted is None or self._id_rows is None:
+            rows = np.argsort(self.ids, kind="stable")
+            self._id_rows = rows
+            self._id_sorted = np.asarray(self.ids)[rows]
+        return self._id_sorted, self._id_rows
+
+    def rows_of(self, ids: I64) -> I64:
+        """Live rows holding any of ``ids``."""
+        srt, rows = self._id_index()
+        lo = np.searchsorted(srt, ids, side="left")
+        hi = np.searchsorted(srt, ids, side="right")
+        found = hi > lo
+        if not found.any():
+            return np.zeros(0, dtype=np.int64)
+        lens = (hi - lo)[found]
+        starts = lo[found]
+        idx = np.repeat(starts - np.cumsum(lens) + lens, lens) + np.arange(int(lens.sum()))
+        out = rows[idx]
+        if self.n_dead:
+            out = out[self.dead[out] == 0]
+        return np.asarray(out, dtype=np.int64)
+
+    def kill(self, rows: I64) -> int:
+        """Tombstone ``rows``; returns how many were alive."""
+        if rows.shape[0] == 0:
+            return 0
+        if self.dead.shape[0] == 0:
+            self.dead = np.zeros(self.n, dtype=np.uint8)
+        elif not self.dead.flags.writeable:
+            self.dead = np.array(self.dead)
+        fresh = np.unique(rows[self.dead[rows] == 0])
+        self.dead[fresh] = 1
+        self.n_dead += int(fresh.shape[0])
+        return int(fresh.shape[0])
+
+
+class Segment(SegmentBase):
     """Sorted tables over a fixed set of fingerprints; only its tombstone mask ever changes."""
 
     def __init__(
@@ -92,23 +152,22 @@ class Segment:
             offsets[t] = K.prefix_offsets(tables[t], d.bits - pbits, 1 << pbits)
         return cls(kern, tables, offsets, ids0, pbits)
 
+    def to_arrays(self) -> tuple[dict[str, npt.NDArray[Any]], dict[str, Any]]:
+        """The arrays and parameters a file stores (tombstoned rows are dropped by compaction first)."""
+        return {"tables": self.tables, "offsets": self.offsets, "ids": self.ids}, {"pbits": self.pbits}
+
+    @classmethod
+    def from_arrays(cls, kern: Kernels, arrays: dict[str, Any], params: dict[str, Any]) -> Segment:
+        tables, offsets, ids = arrays["tables"], arrays["offsets"], arrays["ids"]
+        pbits = int(params["pbits"])
+        d = kern.design
+        if tables.shape != (d.n_tables, ids.shape[0]) or offsets.shape != (d.n_tables, (1 << pbits) + 1):
+            raise ValueError(f"tables {tables.shape}, offsets {offsets.shape}, ids {ids.shape}")
+        return cls(kern, tables, offsets, ids, pbits)
+
     # --- facts -----------------------------------------------------------------------------------
-    @property
-    def n(self) -> int:
-        return int(self.tables.shape[1])
-
-    @property
-    def live(self) -> int:
-        return self.n - self.n_dead
-
     def fps(self) -> U64:
         return self.tables[0]
-
-    def alive_rows(self) -> I64 | None:
-        """Rows not deleted, or None when none is deleted."""
-        if not self.n_dead:
-            return None
-        return np.flatnonzero(self.dead == 0)
 
     def nbytes(self) -> dict[str, int]:
         return {
@@ -117,43 +176,6 @@ class Segment:
             "ids": int(self.ids.nbytes),
             "tombstones": int(self.dead.nbytes),
         }
-
-    # --- ids -------------------------------------------------------------------------------------
-    def _id_index(self) -> tuple[I64, I64]:
-        if self._id_sorted is None or self._id_rows is None:
-            rows = np.argsort(self.ids, kind="stable")
-            self._id_rows = rows
-            self._id_sorted = np.asarray(self.ids)[rows]
-        return self._id_sorted, self._id_rows
-
-    def rows_of(self, ids: I64) -> I64:
-        """Live rows holding any of ``ids``."""
-        srt, rows = self._id_index()
-        lo = np.searchsorted(srt, ids, side="left")
-        hi = np.searchsorted(srt, ids, side="right")
-        found = hi > lo
-        if not found.any():
-            return np.zeros(0, dtype=np.int64)
-        lens = (hi - lo)[found]
-        starts = lo[found]
-        idx = np.repeat(starts - np.cumsum(lens) + lens, lens) + np.arange(int(lens.sum()))
-        out = rows[idx]
-        if self.n_dead:
-            out = out[self.dead[out] == 0]
-        return np.asarray(out, dtype=np.int64)
-
-    def kill(self, rows: I64) -> int:
-        if rows.shape[0] == 0:
-            return 0
-        if self.dead.shape[0] == 0:
-            self.dead = np.zeros(self.n, dtype=np.uint8)
-        elif not self.dead.flags.writeable:
-            self.dead = np.array(self.dead)
-        fresh = rows[self.dead[rows] == 0]
-        fresh = np.unique(fresh)
-        self.dead[fresh] = 1
-        self.n_dead += int(fresh.shape[0])
-        return int(fresh.shape[0])
 
     # --- lookups ---------------------------------------------------------------------------------
     def query(self, qfps: U64, k: int) -> tuple[I64, I64, npt.NDArray[np.int64]]:
