@@ -209,7 +209,9 @@ def layout_features(html: str | bytes) -> tuple[str, ...]:
         tokens.append(f"{tag}.{cls}" if cls else tag)
     if len(tokens) < 3:
         return tuple(dict.fromkeys(tokens))
-    return tuple(dict.fromkeys(f"{a}>{b}>{c}" for a, b, c in zip(tokens, tokens[1:], tokens[2:], strict=False)))
+    return tuple(
+        dict.fromkeys(f"{a}>{b}>{c}" for a, b, c in zip(tokens, tokens[1:], tokens[2:], strict=False))
+    )
 
 
 def layout_signature(html: str | bytes | tuple[str, ...], *, bits: int = 64, hash: str = "xxh3") -> int:

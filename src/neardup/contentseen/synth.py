@@ -20,10 +20,58 @@ __all__ = ["TEMPLATES", "render_page"]
 
 TEMPLATES: tuple[str, ...] = ("portal", "blog", "repost", "minimal")
 
-_NAV_ZH = ["首页", "新闻", "国内", "国际", "财经", "科技", "体育", "娱乐", "汽车", "房产", "教育", "健康", "旅游", "文化", "军事", "图片", "视频", "专题", "评论", "直播"]
-_NAV_EN = ["Home", "News", "World", "Business", "Tech", "Science", "Health", "Sport", "Culture", "Travel", "Video", "Live", "Opinion", "Weather", "Markets"]
+_NAV_ZH = [
+    "首页",
+    "新闻",
+    "国内",
+    "国际",
+    "财经",
+    "科技",
+    "体育",
+    "娱乐",
+    "汽车",
+    "房产",
+    "教育",
+    "健康",
+    "旅游",
+    "文化",
+    "军事",
+    "图片",
+    "视频",
+    "专题",
+    "评论",
+    "直播",
+]
+_NAV_EN = [
+    "Home",
+    "News",
+    "World",
+    "Business",
+    "Tech",
+    "Science",
+    "Health",
+    "Sport",
+    "Culture",
+    "Travel",
+    "Video",
+    "Live",
+    "Opinion",
+    "Weather",
+    "Markets",
+]
 _FOOT_ZH = ["关于我们", "联系我们", "广告服务", "网站地图", "隐私政策", "版权声明", "招聘信息", "意见反馈"]
-_FOOT_EN = ["About", "Contact", "Advertise", "Sitemap", "Privacy", "Terms", "Careers", "Feedback", "Accessibility", "Cookies"]
+_FOOT_EN = [
+    "About",
+    "Contact",
+    "Advertise",
+    "Sitemap",
+    "Privacy",
+    "Terms",
+    "Careers",
+    "Feedback",
+    "Accessibility",
+    "Cookies",
+]
 
 
 def _is_zh(text: str) -> bool:

@@ -1,0 +1,57 @@
+"""Reading ``NEARDUP_*`` Scrapy settings with errors that name the setting."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from neardup.exceptions import ConfigError
+
+__all__ = ["get_float", "get_kinds", "job_id_for", "service_client"]
+
+_JOB_SAFE = re.compile(r"[^A-Za-z0-9_.-]+")
+
+
+def get_float(settings: Any, name: str) -> float | None:
+    """A positive number of seconds, or None when unset/empty/0."""
+    raw = settings.get(name)
+    if raw in (None, "", 0, "0"):
+        return None
+    try:
+        value = float(raw)
+    except (TypeError, ValueError):
+        raise ConfigError(f"{name} must be a number of seconds, got {raw!r}") from None
+    if value <= 0:
+        raise ConfigError(f"{name} must be > 0 seconds (or unset for never), got {raw!r}")
+    return value
+
+
+def get_kinds(settings: Any, name: str, default: tuple[str, ...]) -> frozenset[str]:
+    from neardup.contentseen.verdict import DUPLICATE_KINDS
+
+    raw = settings.getlist(name, list(default))
+    kinds = frozenset(str(k).strip() for k in raw if str(k).strip())
+    unknown = sorted(kinds - DUPLICATE_KINDS)
+    if unknown:
+        raise ConfigError(
+            f"{name} lists unknown kinds {unknown}; valid: {', '.join(sorted(DUPLICATE_KINDS))}"
+        )
+    return kinds
+
+
+def job_id_for(settings: Any, spider: Any) -> str:
+    """NEARDUP_JOB_ID, or the spider's name made safe for a job id (letters, digits, _.-)."""
+    raw = settings.get("NEARDUP_JOB_ID") or getattr(spider, "name", None) or "scrapy"
+    job = _JOB_SAFE.sub("_", str(raw))[:200].strip("_") or "scrapy"
+    return job
+
+
+def service_client(settings: Any) -> Any:
+    """A ``neardup.client.Client`` for NEARDUP_SERVICE_URL (token: NEARDUP_SERVICE_TOKEN), or None."""
+    url = settings.get("NEARDUP_SERVICE_URL")
+    if not url:
+        return None
+    from neardup.client import Client
+
+    timeout = settings.getfloat("NEARDUP_SERVICE_TIMEOUT", 30.0)
+    return Client(str(url), token=settings.get("NEARDUP_SERVICE_TOKEN") or None, timeout=timeout)

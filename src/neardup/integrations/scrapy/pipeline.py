@@ -1,0 +1,145 @@
+"""A Scrapy item pipeline that drops pages whose content was seen before (ContentSeen).
+
+Settings::
+
+    ITEM_PIPELINES = {"neardup.integrations.scrapy.ContentSeenPipeline": 300}
+    NEARDUP_STATE = "/var/crawl/contentseen"     # a directory, or memory:// (default)
+    NEARDUP_MAX_DISTANCE = 3
+    NEARDUP_DROP_KINDS = ["exact", "content", "near", "layout", "partial"]
+    NEARDUP_SERVICE_URL = "http://127.0.0.1:8000" # use the neardup service instead (+ NEARDUP_SERVICE_TOKEN)
+
+Items carry the page's URL and HTML (or main text) in the fields NEARDUP_URL_FIELD (``url``),
+NEARDUP_HTML_FIELD (``html``) and NEARDUP_TEXT_FIELD (``text``). A duplicate of a kind listed in
+NEARDUP_DROP_KINDS raises ``DropItem`` (logged once at INFO, then at DEBUG; all with NEARDUP_DEBUG);
+with NEARDUP_VERDICT_FIELD set, kept items get the verdict dict in that field. Stats:
+``neardup/items/checked``, ``neardup/items/new``, ``neardup/items/dropped``,
+``neardup/items/dropped/<kind>``, ``neardup/items/kept_duplicate/<kind>``, ``neardup/items/no_content``.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from neardup.contentseen.verdict import DUPLICATE_KINDS, KINDS
+from neardup.integrations.scrapy._settings import get_kinds, service_client
+
+__all__ = ["ContentSeenPipeline"]
+
+logger = logging.getLogger(__name__)
+
+
+class ContentSeenPipeline:
+    """Check each item's page with ContentSeen (in-process, or the service) and drop duplicates."""
+
+    def __init__(
+        self,
+        *,
+        contentseen: Any = None,
+        client: Any = None,
+        drop_kinds: frozenset[str] = DUPLICATE_KINDS,
+        url_field: str = "url",
+        html_field: str = "html",
+        text_field: str = "text",
+        verdict_field: str | None = None,
+        add: bool = True,
+        debug: bool = False,
+        crawler: Any = None,
+    ) -> None:
+        if (contentseen is None) == (client is None):
+            raise ValueError("give exactly one of contentseen (in-process) or client (the service)")
+        self.contentseen = contentseen
+        self.client = client
+        self.drop_kinds = drop_kinds
+        self.url_field = url_field
+        self.html_field = html_field
+        self.text_field = text_field
+        self.verdict_field = verdict_field
+        self.add = add
+        self.debug = debug
+        self.crawler = crawler
+        self._logged_drop = False
+
+    @classmethod
+    def from_crawler(cls, crawler: Any) -> ContentSeenPipeline:
+        from scrapy.exceptions import NotConfigured
+
+        s = crawler.settings
+        if not s.getbool("NEARDUP_CONTENTSEEN_ENABLED", True):
+            raise NotConfigured("ContentSeenPipeline is disabled (NEARDUP_CONTENTSEEN_ENABLED = False)")
+        drop = get_kinds(s, "NEARDUP_DROP_KINDS", tuple(k for k in KINDS if k != "new"))
+        client = service_client(s)
+        contentseen = None
+        if client is None:
+            from neardup.contentseen import ContentSeen
+
+            contentseen = ContentSeen(
+                s.get("NEARDUP_STATE") or "memory://",
+                max_distance=s.getint("NEARDUP_MAX_DISTANCE", 3),
+                extractor=s.get("NEARDUP_EXTRACTOR") or "resiliparse",
+                nshash_store=s.get("NEARDUP_NSHASH_STORE") or None,
+                fsync=s.getbool("NEARDUP_FSYNC", False),
+            )
+        return cls(
+            contentseen=contentseen,
+            client=client,
+            drop_kinds=drop,
+            url_field=s.get("NEARDUP_URL_FIELD") or "url",
+            html_field=s.get("NEARDUP_HTML_FIELD") or "html",
+            text_field=s.get("NEARDUP_TEXT_FIELD") or "text",
+            verdict_field=s.get("NEARDUP_VERDICT_FIELD") or None,
+            add=s.getbool("NEARDUP_ADD", True),
+            debug=s.getbool("NEARDUP_DEBUG", False),
+            crawler=crawler,
+        )
+
+    def _inc(self, key: str) -> None:
+        stats = getattr(self.crawler, "stats", None)
+        if stats is not None:
+            stats.inc_value(key)
+
+    def process_item(self, item: Any, spider: Any = None) -> Any:
+        from itemadapter import ItemAdapter
+        from scrapy.exceptions import DropItem
+
+        adapter = ItemAdapter(item)
+        html = adapter.get(self.html_field)
+        text = adapter.get(self.text_field)
+        if not html and not text:
+            self._inc("neardup/items/no_content")
+            return item
+        url = str(adapter.get(self.url_field) or "")
+        self._inc("neardup/items/checked")
+        if self.client is not None:
+            verdict: dict[str, Any] = self.client.check(
+                url, html=html or None, text=text or None, add=self.add
+            )
+        else:
+            verdict = self.contentseen.check(
+                url, html=html or None, text=text or None, add=self.add
+            ).to_dict()
+        kind = verdict["kind"]
+        if kind == "new":
+            self._inc("neardup/items/new")
+        elif kind in self.drop_kinds:
+            self._inc("neardup/items/dropped")
+            self._inc(f"neardup/items/dropped/{kind}")
+            why = (verdict.get("reasons") or {}).get("why", "")
+            dup = verdict.get("duplicate_url") or verdict.get("duplicate_of")
+            level = "INFO" if (self.debug or not self._logged_drop) else "DEBUG"
+            more = "" if self.debug or self._logged_drop else " (further duplicates are logged at DEBUG)"
+            self._logged_drop = True
+            raise DropItem(f"{kind} duplicate of {dup}: {why}{more}", log_level=level)
+        else:
+            self._inc(f"neardup/items/kept_duplicate/{kind}")
+        if self.verdict_field:
+            adapter[self.verdict_field] = verdict
+        return item
+
+    def close_spider(self, spider: Any = None) -> None:
+        if self.contentseen is not None:
+            stats = self.contentseen.stats()
+            logger.info("neardup ContentSeen closed: %s", stats)
+            self.contentseen.close()
+        if self.client is not None:
+            self.client.close()
