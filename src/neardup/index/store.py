@@ -55,7 +55,9 @@ def _digest(arr: npt.NDArray[Any]) -> str:
     return xxhash.xxh3_64_hexdigest(np.ascontiguousarray(arr).data)
 
 
-def save_index(index: HammingIndex, path: str | os.PathLike[str], *, compress: bool = False) -> None:
+def save_index(
+    index: HammingIndex, path: str | os.PathLike[str], *, compress: bool = False, block_size: int = 64
+) -> None:
     """Write a compacted index (one segment or none) to ``path`` atomically."""
     from neardup.index.codec import CompressedSegment
 
@@ -68,7 +70,9 @@ def save_index(index: HammingIndex, path: str | os.PathLike[str], *, compress: b
     if segs:
         seg = segs[0]
         if compress and not isinstance(seg, CompressedSegment):
-            seg = CompressedSegment.from_segment(seg)  # type: ignore[arg-type]
+            seg = CompressedSegment.from_segment(seg, block_size=block_size)
+        elif not compress and isinstance(seg, CompressedSegment):
+            seg = seg.plain()
         arrays, params = seg.to_arrays()
         layout = "compressed" if isinstance(seg, CompressedSegment) else "tables"
     d = index.design
