@@ -53,6 +53,7 @@ log = logging.getLogger("neardup.service")
 
 API_PREFIX = "/v1"
 JOB_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
+_BAD_URL_CHARS = re.compile(r"[\s\x00-\x1f\x7f]")
 Message = MutableMapping[str, Any]
 ASGIApp = Callable[
     [MutableMapping[str, Any], Callable[[], Awaitable[Message]], Callable[[Message], Awaitable[None]]],
@@ -64,7 +65,7 @@ def _url_problem(url: str, max_chars: int) -> str | None:
     """Why ``url`` cannot be checked, or None when it can."""
     if not url or len(url) > max_chars:
         return f"expected 1..{max_chars} characters, got {len(url)}"
-    if any(c.isspace() or ord(c) < 32 for c in url):
+    if _BAD_URL_CHARS.search(url):
         return "contains whitespace or control characters"
     try:
         parts = urlsplit(url)
@@ -429,7 +430,7 @@ def create_app(
                 f"{len(bad)} URL(s) cannot be checked: {shown}{more}",
                 extra={"bad_indexes": [i for i, _ in bad[:1000]]},
             )
-        seen = await run_in_threadpool(be.check_urls, batch.job, batch.urls)
+        seen = be.check_urls(batch.job, batch.urls)
         new = len(seen) - sum(seen)
         metrics.urls.labels(result="new").inc(new)
         metrics.urls.labels(result="seen").inc(len(seen) - new)
@@ -446,7 +447,8 @@ def create_app(
         why = _url_problem(doc.url, settings.max_url_chars)
         if why:
             raise ApiError(422, "invalid", f"url: {why}")
-        verdict = await run_in_threadpool(be.check_document, doc.url, doc.html, doc.text, doc.add)
+        # inline, not in a thread pool: see neardup.service.backend for why
+        verdict = be.check_document(doc.url, doc.html, doc.text, doc.add)
         metrics.verdicts.labels(kind=str(verdict.get("kind", "unknown"))).inc()
         if doc.add and verdict.get("kind") == "new":
             metrics.documents_added.inc()
@@ -457,7 +459,9 @@ def create_app(
         """The document's duplicates (documents whose duplicate_of is it) and its cluster."""
         if not doc_id or len(doc_id) > 512:
             raise ApiError(422, "invalid", f"doc_id must have 1..512 characters, got {len(doc_id)}")
-        found = await run_in_threadpool(be.duplicates, doc_id)
+        found = be.duplicates(doc_id)
+        if found is None:
+            raise ApiError(404, "not_found", f"no document with id {doc_id!r} was added")
         return JSONResponse(found)
 
     return _wrap(app, metrics, settings)

@@ -71,6 +71,8 @@ class ServiceSettings:
     def __post_init__(self) -> None:
         if self.state is not None and not isinstance(self.state, Path):
             object.__setattr__(self, "state", Path(self.state))
+        if self.state is not None:
+            object.__setattr__(self, "state", self.state.absolute())
         if not 0 <= self.port <= 65535:
             raise ConfigError(f"port must be between 0 and 65535, got {self.port}")
         if self.max_body_bytes < 1024:

@@ -41,9 +41,11 @@ class FakeBackend:
             self.dups.setdefault(first, []).append(url)
         return {"kind": "exact", "doc_id": url, "duplicate_of": first, "distance": 0}
 
-    def duplicates(self, doc_id: str) -> dict[str, Any]:
+    def duplicates(self, doc_id: str) -> dict[str, Any] | None:
+        if doc_id == "bad":
+            raise InputError("document ids are integers, got 'bad'")
         if doc_id not in self.docs.values():
-            raise InputError(f"unknown doc_id {doc_id!r}")
+            return None
         return {"doc_id": doc_id, "duplicates": self.dups.get(doc_id, [])}
 
     def check_urls(self, job: str, urls: list[str]) -> list[bool]:

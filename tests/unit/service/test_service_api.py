@@ -153,7 +153,9 @@ def test_service_unknown_route_and_method_are_json(client: ASGIClient) -> None:
 
 def test_service_unknown_document_is_4xx(client: ASGIClient) -> None:
     r = client.get("/v1/documents/nope/duplicates")
-    assert r.status_code == 422 and "unknown doc_id" in r.json()["detail"]
+    assert r.status_code == 404 and "no document with id 'nope'" in r.json()["detail"]
+    r = client.get("/v1/documents/bad/duplicates")
+    assert r.status_code == 422 and "integers" in r.json()["detail"]
 
 
 def test_service_metrics_count_requests_and_verdicts(client: ASGIClient) -> None:

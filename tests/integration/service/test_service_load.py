@@ -1,0 +1,96 @@
+"""Load: 8 client threads check-and-add 400 news pages while the service is SIGTERM-restarted mid-way;
+afterwards every acknowledged document is still known."""
+
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from service_pages import page, page_url, read_items
+from service_proc import ServiceProcess
+
+from neardup.client import Client, ServiceUnavailable
+
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(180)]
+
+N_PAGES = 400
+N_CLIENTS = 8
+DEADLINE_S = 90
+DUP_KINDS = {"exact", "content", "near", "layout", "partial"}
+
+
+def test_service_load_restart_keeps_every_acknowledged_document(tmp_path: Path, data_dir: Path) -> None:
+    items = read_items(data_dir, N_PAGES // 2)
+    # half the pages are originals on site 0, half the same articles mirrored on site 1 or 2
+    work = [(page_url(it, 0), page(it, 0)) for it in items]
+    work += [(page_url(it, 1 + i % 2), page(it, 1 + i % 2)) for i, it in enumerate(items)]
+    svc = ServiceProcess(tmp_path / "state", tmp_path / "serve.log")
+    svc.start()
+    acked: dict[str, dict[str, Any]] = {}  # url -> the verdict the service acknowledged
+    lock = threading.Lock()
+    errors: list[BaseException] = []
+    retries = [0]
+    t_end = time.monotonic() + DEADLINE_S
+
+    def worker(k: int) -> None:
+        try:
+            with Client(svc.url, timeout=20) as c:
+                for url, html in work[k::N_CLIENTS]:
+                    while True:
+                        if time.monotonic() > t_end:
+                            raise TimeoutError("load test over its deadline")
+                        try:
+                            verdict = c.check(url, html=html)
+                            break
+                        except ServiceUnavailable:  # restarting: not acknowledged, so send again
+                            with lock:
+                                retries[0] += 1
+                            time.sleep(0.1)
+                    with lock:
+                        acked[url] = verdict
+        except BaseException as exc:
+            errors.append(exc)
+
+    threads = [threading.Thread(target=worker, args=(k,), daemon=True) for k in range(N_CLIENTS)]
+    t0 = time.monotonic()
+    for t in threads:
+        t.start()
+    while True:  # restart once about half the pages are in
+        with lock:
+            if len(acked) >= N_PAGES // 2:
+                break
+        assert not errors, errors
+        assert time.monotonic() < t_end, "the first half did not finish in time"
+        time.sleep(0.02)
+    with lock:
+        before_restart = len(acked)
+    assert svc.stop() == 0, svc.log()[-3000:]
+    svc.start()
+    for t in threads:
+        t.join(timeout=max(1.0, t_end - time.monotonic()))
+    assert not errors, errors
+    assert len(acked) == N_PAGES
+    elapsed = time.monotonic() - t0
+
+    try:
+        with Client(svc.url, timeout=20) as c:
+            lost = []
+            for url, html in work:
+                ack = acked[url]
+                expect = ack["doc_id"] if ack["kind"] == "new" else ack["duplicate_of"]
+                again = c.check(url, html=html, add=False)
+                if again["kind"] not in DUP_KINDS or again["duplicate_of"] != expect:
+                    lost.append((url, ack, again))
+            assert not lost, f"{len(lost)} acknowledged documents not known after restart: {lost[:3]}"
+            kinds = [a["kind"] for a in acked.values()]
+            assert kinds.count("new") >= N_PAGES // 2 - 5  # originals (and a mirror may come first)
+            assert kinds.count("new") <= N_PAGES // 2 + 5
+    finally:
+        assert svc.stop() == 0
+    print(
+        f"load: {N_PAGES} pages, {N_CLIENTS} clients, restart after {before_restart} acks, "
+        f"{retries[0]} retries, {elapsed:.1f}s"
+    )
