@@ -1,0 +1,296 @@
+"""URL canonicalization: one key per page, so the seen-store does not fetch the same page twice.
+
+``canonicalize_url`` runs w3lib's ``canonicalize_url`` (lower-case scheme and host, IDNA hosts,
+fragment dropped, dot segments resolved, percent-encoding normalized, query sorted) and adds what
+w3lib lacks:
+
+- validation: http/https only, a host is required, no spaces or control characters in the host,
+  valid IDNA labels (<= 63 bytes, host <= 253), at most ``max_length`` characters;
+  a bad URL raises :class:`~neardup.exceptions.InputError` saying why;
+- default ports dropped (``:80`` for http, ``:443`` for https) and a trailing dot of the host removed;
+- tracking parameters removed (``utm_*``, ``spm``, ``from``, share ids, click ids:
+  :data:`DEFAULT_DROP_PARAMS`), changeable per call or per job.
+
+>>> canonicalize_url("HTTP://Example.COM:80/a/./b/../c?utm_source=x&b=2&a=1#top")
+'http://example.com/a/c?a=1&b=2'
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from fnmatch import translate
+from functools import lru_cache
+from urllib.parse import unquote_plus, urlsplit, urlunsplit
+
+from w3lib.url import canonicalize_url as _w3lib_canonicalize
+
+from neardup.exceptions import InputError
+
+__all__ = [
+    "DEFAULT_DROP_PARAMS",
+    "DEFAULT_MAX_URL_LENGTH",
+    "canonicalize_url",
+    "check_url",
+    "drop_params_matcher",
+]
+
+#: Query parameters removed by default: campaign tags, click ids and share/referrer markers that
+#: never change the page. Names are matched case-insensitively; ``*`` is a wildcard.
+#: ``from`` is included (WeChat/Weibo/news apps add ``from=timeline`` etc.); a site that paginates
+#: with ``from=20`` needs ``drop_params=DEFAULT_DROP_PARAMS - {"from"}``.
+DEFAULT_DROP_PARAMS: frozenset[str] = frozenset(
+    {
+        # campaign tags (Google Analytics, Matomo/Piwik, HubSpot, Mailchimp, Marketo, Zhihu's utm_psn)
+        "utm_*",
+        "pk_*",
+        "mtm_*",
+        "hsa_*",
+        "_hsenc",
+        "_hsmi",
+        "mc_cid",
+        "mc_eid",
+        "mkt_tok",
+        # click ids of ad networks
+        "gclid",
+        "gclsrc",
+        "dclid",
+        "gbraid",
+        "wbraid",
+        "fbclid",
+        "msclkid",
+        "yclid",
+        "twclid",
+        "ttclid",
+        "li_fat_id",
+        "igshid",
+        "_ga",
+        "_gl",
+        # Alibaba/Taobao/Tmall/Youku tracking
+        "spm",
+        "scm",
+        "spm_id_from",
+        "ali_trackid",
+        # referrer and share markers (WeChat, Weibo, Bilibili, Douyin, Toutiao, Xiaohongshu)
+        "from",
+        "isappinstalled",
+        "share_source",
+        "share_medium",
+        "share_from",
+        "share_plat",
+        "share_tag",
+        "share_token",
+        "share_id",
+        "share_session_id",
+        "shareid",
+        "share_app_id",
+        "sharer_sharetime",
+        "sharer_shareid",
+        "timestamp_share",
+        "vd_source",
+        "unique_k",
+        "bbid",
+        "xsec_source",
+        "xsec_token",
+        "app_platform",
+        "wfr",
+        "ref_src",
+        "ref_url",
+    }
+)
+
+#: URLs longer than this many characters are rejected (the sitemaps protocol allows 2,048;
+#: common servers accept about 8 KiB).
+DEFAULT_MAX_URL_LENGTH = 8192
+
+_DEFAULT_PORTS = {"http": ":80", "https": ":443"}
+_SCHEMES = frozenset({"http", "https"})
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_TAB_NEWLINE = re.compile(r"[\t\r\n]")  # removed anywhere, as browsers do (WHATWG URL standard)
+_ASCII_LABEL = re.compile(r"^[a-z0-9_](?:[a-z0-9_-]*[a-z0-9_])?$")
+_PORT = re.compile(r"^[0-9]{1,5}$")
+_OTHER_SCHEME = re.compile(r"^([a-zA-Z][a-zA-Z0-9+.-]*):")
+
+
+def drop_params_matcher(patterns: Iterable[str]) -> re.Pattern[str] | None:
+    """Compile parameter names/globs (``utm_*``) into one case-insensitive regex; None if empty.
+
+    >>> bool(drop_params_matcher(["utm_*"]).match("UTM_Source"))
+    True
+    """
+    if isinstance(patterns, str):
+        raise InputError(
+            f"drop_params must be a collection of parameter names, got the string {patterns!r}; "
+            f"use [{patterns!r}]"
+        )
+    pats = sorted({str(p).strip().lower() for p in patterns if str(p).strip()})
+    if not pats:
+        return None
+    return re.compile("|".join(f"(?:{translate(p)})" for p in pats), re.IGNORECASE)
+
+
+@lru_cache(maxsize=64)
+def _matcher_for(key: frozenset[str]) -> re.Pattern[str] | None:
+    return drop_params_matcher(key)
+
+
+def _bad(url: str, why: str) -> InputError:
+    shown = url if len(url) <= 120 else url[:117] + "..."
+    return InputError(f"invalid URL {shown!r}: {why}")
+
+
+def _check_host(host: str, url: str) -> str:
+    """Validate and IDNA-encode a host; return it lower-case ASCII without a trailing dot."""
+    if host.startswith("["):  # IPv6 literal; w3lib normalizes it
+        if not host.endswith("]") or len(host) < 4:
+            raise _bad(url, "malformed IPv6 host")
+        return host.lower()
+    if not host:
+        raise _bad(url, "no host; expected http(s)://host/path")
+    if any(c.isspace() for c in host):
+        raise _bad(url, "the host contains a space")
+    host = host.rstrip(".")
+    labels = host.split(".")
+    out = []
+    for label in labels:
+        if not label:
+            raise _bad(url, "the host has an empty label ('..')")
+        if label.isascii():
+            label = label.lower()
+            if label.startswith("xn--"):
+                try:
+                    label[4:].encode("ascii").decode("punycode")
+                except (UnicodeError, ValueError):
+                    raise _bad(url, f"invalid IDNA label {label!r}") from None
+        else:
+            try:
+                label = label.encode("idna").decode("ascii")
+            except UnicodeError:
+                raise _bad(url, f"invalid IDNA label {label!r}") from None
+        if len(label) > 63:
+            raise _bad(url, f"host label longer than 63 bytes ({len(label)})")
+        if not _ASCII_LABEL.match(label):
+            raise _bad(url, f"host label {label!r} has characters not allowed in a host name")
+        out.append(label)
+    ascii_host = ".".join(out)
+    if len(ascii_host) > 253:
+        raise _bad(url, f"host longer than 253 bytes ({len(ascii_host)})")
+    return ascii_host
+
+
+def check_url(url: object, max_length: int = DEFAULT_MAX_URL_LENGTH) -> str:
+    """Validate ``url``; return it with surrounding whitespace, tabs and newlines removed.
+
+    Raises InputError naming the problem: not a string, too long, no scheme, a scheme other than
+    http/https, no host, spaces or control characters in the host, invalid IDNA.
+
+    >>> check_url("  https://example.com/a\\n")
+    'https://example.com/a'
+    """
+    if not isinstance(url, str):
+        raise InputError(f"URL must be a str, got {type(url).__name__}: {url!r:.80}")
+    url = _TAB_NEWLINE.sub("", url.strip())
+    if not url:
+        raise InputError("invalid URL '': empty")
+    if len(url) > max_length:
+        raise _bad(url, f"longer than {max_length} characters ({len(url)}); raise max_length to accept it")
+    if _CONTROL.search(url):
+        raise _bad(url, "contains a control character")
+    if "://" not in url:
+        other = _OTHER_SCHEME.match(url)
+        if other and not url[other.end() : other.end() + 1].isdigit():  # not "host:8080/..."
+            raise _bad(url, f"scheme {other.group(1)!r} is not http or https")
+        raise _bad(url, "no scheme; expected http:// or https://")
+    try:
+        parts = urlsplit(url)
+    except ValueError as exc:
+        raise _bad(url, str(exc)) from None
+    scheme = parts.scheme.lower()
+    if scheme not in _SCHEMES:
+        raise _bad(url, f"scheme {parts.scheme!r} is not http or https")
+    netloc = parts.netloc.rpartition("@")[2]
+    if netloc.startswith("["):
+        host, _, rest = netloc.partition("]")
+        host += "]"
+        port = rest[1:] if rest.startswith(":") else ""
+        if rest and not rest.startswith(":"):
+            raise _bad(url, "malformed IPv6 host")
+    else:
+        host, _, port = netloc.partition(":")
+    _check_host(host, url)
+    if port and not (_PORT.match(port) and int(port) <= 65535):
+        raise _bad(url, f"invalid port {port!r}")
+    return url
+
+
+def _drop_query_params(query: str, matcher: re.Pattern[str]) -> str:
+    kept = []
+    for part in query.split("&"):
+        if not part:
+            continue
+        name = unquote_plus(part.partition("=")[0])
+        if not matcher.fullmatch(name):
+            kept.append(part)
+    return "&".join(kept)
+
+
+@lru_cache(maxsize=1 << 16)
+def _canonicalize(url: str, drop_key: frozenset[str], max_length: int) -> str:
+    url = check_url(url, max_length)
+    parts = urlsplit(url)
+    matcher = _matcher_for(drop_key)
+    query = parts.query
+    if matcher is not None and query:
+        query = _drop_query_params(query, matcher)
+    netloc = parts.netloc
+    userinfo, at, hostport = netloc.rpartition("@")
+    if hostport.startswith("["):
+        host, _, rest = hostport.partition("]")
+        host, port = host + "]", rest
+    else:
+        host, colon, port_only = hostport.partition(":")
+        port = colon + port_only
+    host = _check_host(host, url)
+    scheme = parts.scheme.lower()
+    if port in (":", _DEFAULT_PORTS[scheme]):
+        port = ""
+    elif port:
+        port = ":" + str(int(port[1:]))  # ":0080" -> ":80" is then dropped below
+        if port == _DEFAULT_PORTS[scheme]:
+            port = ""
+    netloc = f"{userinfo}{at}{host}{port}"
+    cleaned = urlunsplit((scheme, netloc, parts.path, query, ""))
+    try:
+        return str(_w3lib_canonicalize(cleaned))
+    except (ValueError, UnicodeError) as exc:
+        raise _bad(url, f"cannot be canonicalized: {exc}") from None
+
+
+def canonicalize_url(
+    url: str,
+    *,
+    drop_params: Iterable[str] = DEFAULT_DROP_PARAMS,
+    max_length: int = DEFAULT_MAX_URL_LENGTH,
+) -> str:
+    """The canonical form of ``url``: the same page gives the same string.
+
+    w3lib's rules plus default-port and tracking-parameter removal and validation (see the module
+    docstring). ``drop_params``: parameter names or globs to remove (case-insensitive); pass
+    ``()`` to keep every parameter. Raises InputError for a malformed URL.
+
+    >>> canonicalize_url("https://例子.测试:443/路径?spm=a.b&id=7")
+    'https://xn--fsqu00a.xn--0zwm56d/%E8%B7%AF%E5%BE%84?id=7'
+    >>> canonicalize_url("https://a.com/?from=20&q=x", drop_params=DEFAULT_DROP_PARAMS - {"from"})
+    'https://a.com/?from=20&q=x'
+    """
+    key = drop_params if isinstance(drop_params, frozenset) else frozenset(_as_names(drop_params))
+    return _canonicalize(url, key, max_length)
+
+
+def _as_names(drop_params: Iterable[str]) -> Iterable[str]:
+    if isinstance(drop_params, str):
+        raise InputError(
+            f"drop_params must be a collection of parameter names, got the string {drop_params!r}; "
+            f"use [{drop_params!r}]"
+        )
+    return drop_params

@@ -1,0 +1,391 @@
+"""Redis seen-store, shared by many crawl workers: 64-bit URL hashes grouped into many small hashes.
+
+Layout of job ``108`` with the default prefix ``neardup:u:``::
+
+    neardup:u:108:meta            hash: v, mode, gen, bits, created, ttl, n (URLs), recrawled
+    neardup:u:108:<gen>:<bucket>  hash: field = low 56 (or 48) bits of the URL hash as 7 (6) raw
+                                  bytes, value = last-fetch second ('' when recrawl is off)
+
+``bucket`` is the top ``bits`` bits of the hash (2**bits bucket keys), so the bucket plus the field
+hold all 64 bits. Buckets are sized to hold about 60% of ``hash-max-listpack-entries`` (128 by
+default) at the job's ``capacity``, so Redis keeps them listpack-encoded: about 11 bytes per URL
+plus the key's share. Past capacity, full buckets turn into regular hash tables (still correct,
+~5x the memory).
+
+Each batch is one EVALSHA of a Lua script (atomic): it reads the job's meta (starting a new
+generation when the job-level ttl has passed), then HSETNX (or HGET/compare/HSET when
+``recrawl_after`` is set) per URL, and returns the flags as a string of '0'/'1'. Its result is
+kept for 120 s under a batch token, so a retry after a lost reply (Redis restarted, connection
+dropped) returns the same flags instead of reporting the URLs as already seen.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import time
+from typing import Any
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+import numpy as np
+
+from neardup._deps import require
+from neardup.exceptions import ConfigError, StoreError
+from neardup.stores._url import StoreURL, redis_client
+from neardup.urls.seen import JobClock, StoreInfo
+
+__all__ = ["DEFAULT_PREFIX", "RedisSeenStore", "bucket_bits_for"]
+
+DEFAULT_PREFIX = "neardup:u:"
+DEFAULT_CAPACITY = 1_000_000
+_BUCKET_FILL = 0.6  # target mean entries per bucket, as a share of hash-max-listpack-entries
+_TOKEN_TTL_MS = 120_000
+
+# KEYS[1] meta
+# ARGV 1 base, 2 now, 3 now_s, 4 recrawl, 5 ttl, 6 bits, 7 gen candidate, 8 token, 9 fields blob,
+#      10 groups blob (bucket u32, count u32, big-endian), 11 store ts '1'/'0', 12 token ttl ms
+# The client sorts a batch by bucket; per bucket: one HMGET of its fields, one HSET of the new/due ones.
+_CHECK = """
+local meta = KEYS[1]
+local base = ARGV[1]
+local tokkey = base .. 'ack:' .. ARGV[8]
+local done = redis.call('GET', tokkey)
+if done then return done end
+local now = tonumber(ARGV[2])
+local now_s = tonumber(ARGV[3])
+local recrawl = tonumber(ARGV[4])
+local m = redis.call('HMGET', meta, 'gen', 'bits', 'created', 'ttl')
+local gen, bits, created, ttl = m[1], m[2], tonumber(m[3]), tonumber(m[4])
+if gen and bits ~= ARGV[6] then
+  return redis.error_reply('job meta ' .. meta .. ' has bits=' .. bits .. ', this client sent ' .. ARGV[6])
+end
+if (not gen) or (ttl and now >= created + ttl) then
+  gen = ARGV[7]
+  created = now
+  ttl = tonumber(ARGV[5])
+  redis.call('DEL', meta)
+  redis.call('HSET', meta, 'v', '1', 'mode', 'exact', 'gen', gen, 'bits', ARGV[6], 'created', ARGV[2],
+             'n', '0', 'recrawled', '0')
+  if ttl then
+    redis.call('HSET', meta, 'ttl', ARGV[5])
+    redis.call('PEXPIRE', meta, math.ceil(ttl * 1000))
+  end
+end
+local fblob = ARGV[9]
+local gblob = ARGV[10]
+local val = ''
+if ARGV[11] == '1' then val = ARGV[3] end
+local fb = 7
+if tonumber(ARGV[6]) >= 16 then fb = 6 end
+local kbase = base .. gen .. ':'
+local left = 0
+if ttl then
+  left = math.ceil((created + ttl - now) * 1000)
+  if left < 1 then left = 1 end
+end
+local out = {}
+local o = 0
+local fpos = 1
+local added, due = 0, 0
+for g = 1, #gblob / 8 do
+  local bucket, cnt = struct.unpack('>I4I4', gblob, g * 8 - 7)
+  local key = kbase .. bucket
+  local fields = {}
+  for j = 1, cnt do
+    fields[j] = string.sub(fblob, fpos, fpos + fb - 1)
+    fpos = fpos + fb
+  end
+  local vals = redis.call('HMGET', key, unpack(fields))
+  local put = {}
+  local here = {}
+  for j = 1, cnt do
+    local f = fields[j]
+    local flag = '0'
+    if not here[f] then
+      here[f] = true
+      local v = vals[j]
+      if not v then
+        flag = '1'
+        added = added + 1
+      elseif recrawl then
+        local last = tonumber(v) or math.floor(created)
+        if now_s - last >= recrawl then
+          flag = '1'
+          due = due + 1
+        end
+      end
+      if flag == '1' then
+        put[#put + 1] = f
+        put[#put + 1] = val
+      end
+    end
+    out[o + j] = flag
+  end
+  o = o + cnt
+  if #put > 0 then
+    redis.call('HSET', key, unpack(put))
+    if ttl then redis.call('PEXPIRE', key, left) end
+  end
+end
+if added > 0 then redis.call('HINCRBY', meta, 'n', added) end
+if due > 0 then redis.call('HINCRBY', meta, 'recrawled', due) end
+local res = table.concat(out)
+redis.call('SET', tokkey, res, 'PX', ARGV[12])
+return res
+"""
+
+# KEYS[1] meta; ARGV 1 base, 2 now, 3 blob
+_FORGET = """
+local meta = KEYS[1]
+local m = redis.call('HMGET', meta, 'gen', 'bits', 'created', 'ttl')
+local gen, bits, created, ttl = m[1], tonumber(m[2]), tonumber(m[3]), tonumber(m[4])
+local now = tonumber(ARGV[2])
+if (not gen) or (ttl and now >= created + ttl) then return 0 end
+local blob = ARGV[3]
+local div = 2 ^ (24 - bits)
+local fstart = 2
+if bits >= 16 then fstart = 3 end
+local kbase = ARGV[1] .. gen .. ':'
+local removed = 0
+for i = 0, #blob / 8 - 1 do
+  local o = i * 8
+  local b1, b2, b3 = string.byte(blob, o + 1, o + 3)
+  local key = kbase .. math.floor((b1 * 65536 + b2 * 256 + b3) / div)
+  removed = removed + redis.call('HDEL', key, string.sub(blob, o + fstart, o + 8))
+end
+if removed > 0 then redis.call('HINCRBY', meta, 'n', -removed) end
+return removed
+"""
+
+
+def bucket_bits_for(capacity: int, max_entries: int = 128) -> int:
+    """Bucket bits so that ``capacity`` URLs fill buckets to ~60% of ``max_entries`` (8..24).
+
+    >>> bucket_bits_for(1_000_000)
+    14
+    """
+    per_bucket = max(1.0, max_entries * _BUCKET_FILL)
+    return int(min(24, max(8, math.ceil(math.log2(max(capacity, 1) / per_bucket)))))
+
+
+_OUR_PARAMS = {"prefix", "job", "ttl", "recrawl_after", "bloom", "buckets", "capacity"}
+
+
+def _without_our_params(raw: str) -> str:
+    """The URL with neardup's own query parameters removed, for redis-py."""
+    parts = urlsplit(raw)
+    query = urlencode([(k, v) for k, v in parse_qsl(parts.query) if k not in _OUR_PARAMS])
+    return urlunsplit(parts._replace(query=query))
+
+
+_MAX_GROUP = 1000  # fields per HMGET/HSET call (Lua's unpack has a stack limit near 8000)
+
+
+def _group(hashes: np.ndarray[Any, Any], bits: int) -> tuple[bytes, bytes, np.ndarray[Any, Any]]:
+    """Sort a batch by bucket: (fields blob, (bucket, count) pairs blob, the sort order)."""
+    buckets = (hashes >> np.uint64(64 - bits)).astype(np.uint32)
+    order = np.argsort(buckets, kind="stable")
+    sb = buckets[order]
+    fb = 6 if bits >= 16 else 7
+    fields = hashes[order].astype(">u8").view(np.uint8).reshape(-1, 8)[:, 8 - fb :].tobytes()
+    uniq, counts = np.unique(sb, return_counts=True)
+    if counts.size and counts.max() > _MAX_GROUP:
+        reps = (counts + _MAX_GROUP - 1) // _MAX_GROUP
+        uniq = np.repeat(uniq, reps)
+        split = []
+        for c in counts.tolist():
+            split.extend([_MAX_GROUP] * (c // _MAX_GROUP) + ([c % _MAX_GROUP] if c % _MAX_GROUP else []))
+        counts = np.asarray(split)
+    groups = np.stack([uniq, counts.astype(np.uint32)], axis=1).astype(">u4").tobytes()
+    return fields, groups, order
+
+
+def _glob_escape(s: str) -> str:
+    return "".join("\\" + c if c in "*?[]\\" else c for c in s)
+
+
+class RedisSeenStore:
+    """The Redis backend of :class:`~neardup.urls.seen.SeenURLs` (exact mode).
+
+    Store URL: ``redis://[:password@]host:port/db?prefix=neardup:u:&buckets=16384``; ``buckets`` is
+    fixed when the job is created (default: sized from ``capacity``, 1,000,000 URLs).
+    """
+
+    kind = "redis"
+
+    def __init__(
+        self,
+        url: StoreURL,
+        job_id: str,
+        job: JobClock,
+        *,
+        capacity: int | None = None,
+        now: float | None = None,
+        buckets: int | None = None,
+        retry_seconds: float = 30.0,
+        client: Any = None,
+    ) -> None:
+        self.url = url
+        self.job_id = job_id
+        self.job = job
+        self.prefix = url.params.get("prefix", DEFAULT_PREFIX)
+        self.base = f"{self.prefix}{job_id}:"
+        self.meta_key = f"{self.base}meta"
+        self.retry_seconds = float(retry_seconds)
+        buckets_v = buckets if buckets is not None else url.params.get("buckets")
+        self._explicit_bits: int | None = None
+        if buckets_v is not None:
+            b = int(float(buckets_v))
+            if b < 256 or b > 1 << 24 or b & (b - 1):
+                raise ConfigError(f"buckets must be a power of two in [256, 16777216], got {buckets_v!r}")
+            self._explicit_bits = b.bit_length() - 1
+        self.capacity = capacity or DEFAULT_CAPACITY
+        self._client = client
+        self._check_script: Any = None
+        self._forget_script: Any = None
+        self._owns_client = client is None
+        self._connect()
+        self.bits = self._explicit_bits or bucket_bits_for(self.capacity, self._max_listpack_entries())
+        self._check_meta()
+
+    # -- connection --------------------------------------------------------------------------------
+
+    def _connect(self) -> None:
+        if self._client is None:
+            self._client = redis_client(_without_our_params(self.url.raw))
+        self._check_script = self._client.register_script(_CHECK)
+        self._forget_script = self._client.register_script(_FORGET)
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = self.__dict__.copy()
+        state.update(_client=None, _check_script=None, _forget_script=None, _owns_client=True)
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._connect()
+
+    def _call(self, what: str, fn: Any, *args: Any, **kwargs: Any) -> Any:
+        """Run ``fn``; on connection loss retry for up to ``retry_seconds``, then raise StoreError."""
+        redis = require("redis", "redis", purpose="the Redis seen-store")
+        errors = (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError)
+        deadline = time.monotonic() + self.retry_seconds
+        delay = 0.05
+        while True:
+            try:
+                return fn(*args, **kwargs)
+            except errors as exc:
+                if time.monotonic() + delay > deadline:
+                    raise StoreError(
+                        f"Redis at {self.url.redacted()} unreachable for {what} after "
+                        f"{self.retry_seconds:g} s: {exc}"
+                    ) from exc
+                time.sleep(delay)
+                delay = min(delay * 2, 1.0)
+            except redis.exceptions.RedisError as exc:
+                raise StoreError(f"Redis at {self.url.redacted()} failed {what}: {exc}") from exc
+
+    def _max_listpack_entries(self) -> int:
+        try:
+            for name in ("hash-max-listpack-entries", "hash-max-ziplist-entries"):
+                got = self._client.config_get(name)
+                if got:
+                    return int(next(iter(got.values())))
+        except Exception:  # CONFIG may be disabled on managed Redis: assume the default
+            pass
+        return 128
+
+    def _meta(self) -> dict[str, str]:
+        raw = self._call("reading the job meta", self._client.hgetall, self.meta_key)
+        return {k.decode(): v.decode() for k, v in raw.items()}
+
+    def _check_meta(self) -> None:
+        meta = self._meta()
+        if not meta:
+            return
+        if meta.get("v") != "1" or meta.get("mode") != "exact":
+            raise ConfigError(
+                f"job {self.job_id!r} at {self.url.redacted()} holds {meta.get('mode')!r} data of version "
+                f"{meta.get('v')!r}; this client expects exact mode version 1. Use the same mode or another job"
+            )
+        bits = int(meta["bits"])
+        if self._explicit_bits is not None and bits != self._explicit_bits:
+            raise ConfigError(
+                f"job {self.job_id!r} was created with buckets={1 << bits}, got buckets={1 << self._explicit_bits}; "
+                "drop buckets= or call forget_job() first"
+            )
+        self.bits = bits
+        job_ttl = float(meta["ttl"]) if meta.get("ttl") else None
+        if self.job.ttl is not None and job_ttl != self.job.ttl:
+            raise ConfigError(
+                f"job {self.job_id!r} was created with ttl={job_ttl}, got ttl={self.job.ttl:g}; "
+                "pass the same ttl, or forget_job() to start over"
+            )
+
+    # -- the protocol ------------------------------------------------------------------------------
+
+    def check_and_add(self, hashes: np.ndarray[Any, Any], now: float) -> np.ndarray[Any, Any]:
+        fields, groups, order = _group(hashes, self.bits)
+        gen = "0" if self.job.ttl is None else f"{int(now * 1000):x}"
+        recrawl = "" if self.job.recrawl_after is None else str(math.ceil(self.job.recrawl_after))
+        ttl = "" if self.job.ttl is None else repr(float(self.job.ttl))
+        token = os.urandom(9).hex()
+        args = [
+            self.base,
+            repr(float(now)),
+            str(self.job.seconds(now)),
+            recrawl,
+            ttl,
+            str(self.bits),
+            gen,
+            token,
+            fields,
+            groups,
+            "1" if self.job.recrawl_after is not None else "0",
+            str(_TOKEN_TTL_MS),
+        ]
+        res = self._call("check_and_add", self._check_script, keys=[self.meta_key], args=args)
+        out = np.empty(hashes.shape[0], dtype=np.bool_)
+        out[order] = np.frombuffer(res, dtype=np.uint8) == ord("1")
+        return out
+
+    def forget(self, hashes: np.ndarray[Any, Any], now: float) -> int:
+        blob = hashes.astype(">u8").tobytes()
+        args = [self.base, repr(float(now)), blob]
+        return int(self._call("forget", self._forget_script, keys=[self.meta_key], args=args))
+
+    def forget_job(self) -> None:
+        pattern = _glob_escape(self.base) + "*"
+
+        def run() -> None:
+            batch: list[bytes] = []
+            for key in self._client.scan_iter(match=pattern, count=2000):
+                batch.append(key)
+                if len(batch) >= 1000:
+                    self._client.unlink(*batch)
+                    batch = []
+            if batch:
+                self._client.unlink(*batch)
+
+        self._call("forget_job", run)
+
+    def info(self, now: float) -> StoreInfo:
+        meta = self._meta()
+        created = float(meta["created"]) if meta.get("created") else None
+        ttl = float(meta["ttl"]) if meta.get("ttl") else None
+        if created is not None and ttl is not None and now >= created + ttl:
+            meta, created = {}, None  # expired: the next check starts a new generation
+        extra: dict[str, Any] = {
+            "buckets": 1 << int(meta.get("bits", self.bits)),
+            "recrawled": int(meta.get("recrawled", 0)),
+            "ttl": ttl if ttl is not None else self.job.ttl,
+            "redis_prefix": self.base,
+        }
+        if created is not None and ttl is not None:
+            extra["expires_at"] = created + ttl
+        return StoreInfo(urls=int(meta.get("n", 0)), created=created, extra=extra)
+
+    def close(self) -> None:
+        if self._client is not None and self._owns_client:
+            self._client.close()
+        self._client = None

@@ -1,0 +1,401 @@
+"""``SeenURLs``: has this crawl job already fetched this URL? One atomic check-and-add per URL or batch.
+
+A URL is canonicalized (:func:`~neardup.urls.canonical.canonicalize_url`), hashed to 64 bits
+(xxh3) and the hash, not the string, is kept in a backend chosen by the store URL:
+
+=========================  ==========================================================
+``memory://``              in-process numpy hash table (one process, gone at exit)
+``sqlite:///path/seen.db`` embedded on-disk store; a bare path means the same
+``redis://host:6379/0``    shared by many workers; many small hashes, Lua for atomicity
+``...?bloom=0.001``        Bloom-filter mode (memory:// or redis://), for billions of URLs
+=========================  ==========================================================
+
+Two expiries: ``ttl`` (the whole job's set expires ``ttl`` seconds after the job started, and the
+next check starts it afresh) and ``recrawl_after`` (a URL is due again ``recrawl_after`` seconds
+after it was last fetched).
+
+>>> seen = SeenURLs(108)
+>>> seen.check_and_add("https://example.com/a?utm_source=x")
+True
+>>> seen.check_and_add_many(["https://EXAMPLE.com/a", "https://example.com/b", "https://example.com/b"])
+[False, True, False]
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import re
+import threading
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
+
+import numpy as np
+import xxhash
+
+from neardup.exceptions import ConfigError, InputError, StoreError
+from neardup.stores._url import StoreURL, parse_store_url
+from neardup.urls.canonical import DEFAULT_DROP_PARAMS, DEFAULT_MAX_URL_LENGTH, canonicalize_url
+
+__all__ = [
+    "STORE_SCHEMES",
+    "JobClock",
+    "SeenStore",
+    "SeenURLs",
+    "StoreInfo",
+    "url_hashes",
+]
+
+log = logging.getLogger("neardup.urls")
+
+#: Store URL schemes; a bare path (no scheme) means sqlite.
+STORE_SCHEMES = ("sqlite", "memory", "redis", "rediss", "unix")
+
+_JOB_ID = re.compile(r"^[A-Za-z0-9_.-]{1,200}$")
+_xxh3 = xxhash.xxh3_64_intdigest
+
+
+def url_hashes(urls: Sequence[str]) -> np.ndarray[Any, np.dtype[np.uint64]]:
+    """64-bit xxh3 of each string's UTF-8 bytes, as a uint64 array (the key the stores keep).
+
+    >>> int(url_hashes(["https://example.com/"])[0]) == xxhash.xxh3_64_intdigest(b"https://example.com/")
+    True
+    """
+    return np.fromiter(map(_xxh3, map(str.encode, urls)), dtype=np.uint64, count=len(urls))
+
+
+@dataclass(frozen=True)
+class JobClock:
+    """The job's two expiries, in seconds. ``ttl``: the whole job; ``recrawl_after``: each URL."""
+
+    ttl: float | None = None
+    recrawl_after: float | None = None
+
+    def expired(self, created: float, now: float) -> bool:
+        return self.ttl is not None and now >= created + self.ttl
+
+    @staticmethod
+    def seconds(now: float) -> int:
+        """Whole seconds, as stored next to each URL (uint32: 1970..2106)."""
+        s = math.floor(now)
+        if not 0 <= s < 2**32:
+            raise ConfigError(f"clock must return seconds in [0, 2**32), got {now!r}")
+        return int(s)
+
+
+@dataclass
+class StoreInfo:
+    """What a backend reports for ``stats()``."""
+
+    urls: int | None
+    created: float | None
+    bytes: int | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+class SeenStore(Protocol):
+    """A backend: keeps 64-bit URL hashes of one job. ``now`` comes from the job's clock."""
+
+    kind: str
+
+    def check_and_add(self, hashes: np.ndarray[Any, Any], now: float) -> np.ndarray[Any, Any]:
+        """Flags (bool array): True where a hash is new or due for re-crawl; all of them recorded."""
+        ...
+
+    def forget(self, hashes: np.ndarray[Any, Any], now: float) -> int:
+        """Remove hashes; return how many were present."""
+        ...
+
+    def forget_job(self) -> None:
+        """Remove everything of this job."""
+        ...
+
+    def info(self, now: float) -> StoreInfo: ...
+
+    def close(self) -> None: ...
+
+
+def _positive(name: str, value: Any) -> float | None:
+    if value is None or value == "":
+        return None
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        raise ConfigError(f"{name} must be a number of seconds > 0 or None, got {value!r}") from None
+    if not v > 0 or math.isinf(v):
+        raise ConfigError(f"{name} must be a number of seconds > 0 or None, got {value!r}")
+    return v
+
+
+def _merge(name: str, kwarg: Any, url: StoreURL) -> Any:
+    """A setting from the keyword argument or the store URL's query; both must agree when both given."""
+    in_url = url.params.get(name)
+    if kwarg is None:
+        return in_url
+    if in_url is not None and str(in_url) != str(kwarg):
+        try:
+            same = float(in_url) == float(kwarg)
+        except (TypeError, ValueError):
+            same = False
+        if not same:
+            raise ConfigError(
+                f"{name} is {kwarg!r} as an argument but {in_url!r} in the store URL {url.redacted()}; "
+                "give it once"
+            )
+    return kwarg
+
+
+class SeenURLs:
+    """The URL seen-store of one crawl job.
+
+    ``job_id``: int or str (letters, digits, ``_.-``). ``store``: a store URL (see the module doc).
+    ``recrawl_after``: seconds after the last fetch when a URL is due again (None: never).
+    ``ttl``: seconds after the job's first check when the whole job's set expires (None: never).
+    ``bloom``: false-positive rate for Bloom mode (memory/redis), with ``capacity`` URLs.
+    ``capacity``: expected URLs of the job (sizes Redis buckets and Bloom filters).
+    ``drop_params``: query parameters to remove (names or ``*`` globs). ``canonicalize``: False to
+    hash URLs exactly as given, or a function of your own. ``on_invalid``: ``"raise"`` an InputError
+    naming every bad URL of a batch (nothing of that batch is recorded) or ``"skip"`` (a bad URL
+    gets False: do not fetch it; counted as ``invalid`` in stats). ``clock``: seconds, for tests.
+
+    >>> with SeenURLs("news", recrawl_after=3600, clock=lambda: 1000.0) as seen:
+    ...     seen.check_and_add("https://example.com/1"), seen.check_and_add("https://example.com/1")
+    (True, False)
+    """
+
+    def __init__(
+        self,
+        job_id: int | str,
+        store: str = "memory://",
+        recrawl_after: float | None = None,
+        ttl: float | None = None,
+        *,
+        bloom: float | None = None,
+        capacity: int | None = None,
+        drop_params: Iterable[str] = DEFAULT_DROP_PARAMS,
+        canonicalize: bool | Callable[[str], str] = True,
+        on_invalid: Literal["raise", "skip"] = "raise",
+        max_url_length: int = DEFAULT_MAX_URL_LENGTH,
+        batch_size: int = 10_000,
+        clock: Callable[[], float] = time.time,
+        **store_options: Any,
+    ) -> None:
+        if isinstance(job_id, bool) or not isinstance(job_id, (int, str)):
+            raise ConfigError(f"job_id must be an int or str, got {type(job_id).__name__}")
+        job = str(job_id)
+        if not _JOB_ID.match(job):
+            raise ConfigError(f"job_id must be 1-200 characters of letters, digits and _.-, got {job_id!r}")
+        self.job_id = job
+        url = parse_store_url(store, STORE_SCHEMES)
+        self.store_url = url
+        self.recrawl_after = _positive("recrawl_after", _merge("recrawl_after", recrawl_after, url))
+        self.ttl = _positive("ttl", _merge("ttl", ttl, url))
+        bloom_v = _merge("bloom", bloom, url)
+        self.bloom = None if bloom_v in (None, "", "0", 0) else float(bloom_v)
+        if self.bloom is not None and not 0 < self.bloom < 1:
+            raise ConfigError(f"bloom (false-positive rate) must be in (0, 1), e.g. 0.001, got {bloom_v!r}")
+        cap = _merge("capacity", capacity, url)
+        self.capacity = None if cap in (None, "") else int(float(cap))
+        if self.capacity is not None and self.capacity < 1:
+            raise ConfigError(f"capacity must be a positive number of URLs, got {cap!r}")
+        if on_invalid not in ("raise", "skip"):
+            raise ConfigError(f"on_invalid must be 'raise' or 'skip', got {on_invalid!r}")
+        self.on_invalid = on_invalid
+        if not isinstance(batch_size, int) or batch_size < 1:
+            raise ConfigError(f"batch_size must be a positive int, got {batch_size!r}")
+        self.batch_size = batch_size
+        if isinstance(drop_params, str):
+            raise ConfigError(
+                f"drop_params must be a collection of names, got the string {drop_params!r}; use [{drop_params!r}]"
+            )
+        self.drop_params = frozenset(drop_params)
+        self.max_url_length = int(max_url_length)
+        self._canon: Callable[[str], str] | None
+        if canonicalize is True:
+            drop, maxlen = self.drop_params, self.max_url_length
+            self._canon = lambda u: canonicalize_url(u, drop_params=drop, max_length=maxlen)
+        elif canonicalize is False:
+            self._canon = None
+        elif callable(canonicalize):
+            self._canon = canonicalize
+        else:
+            raise ConfigError(f"canonicalize must be True, False or a function, got {canonicalize!r}")
+        self._clock = clock
+        self._lock = threading.Lock()
+        self._counts = {"checked": 0, "new": 0, "seen": 0, "invalid": 0}
+        self._first_invalid_logged = False
+        self.job_clock = JobClock(ttl=self.ttl, recrawl_after=self.recrawl_after)
+        self._store: SeenStore = _open_backend(self, url, store_options)
+        self._closed = False
+
+    # -- the checks -------------------------------------------------------------------------------
+
+    def canonical(self, url: str) -> str:
+        """The key form of ``url`` under this job's settings (InputError if malformed)."""
+        if self._canon is None:
+            if not isinstance(url, str):
+                raise InputError(f"URL must be a str, got {type(url).__name__}")
+            return url
+        return self._canon(url)
+
+    def check_and_add(self, url: str) -> bool:
+        """True when ``url`` is new to this job or due for re-crawl (and records it as fetched now).
+
+        A malformed URL raises InputError (or returns False with ``on_invalid="skip"``).
+        """
+        return self.check_and_add_many([url])[0]
+
+    def check_and_add_many(self, urls: Iterable[str]) -> list[bool]:
+        """One flag per URL, in order; atomic per batch of ``batch_size`` (one round trip each).
+
+        Within a batch, only the first of equal URLs can be True.
+        """
+        items = urls if isinstance(urls, list) else list(urls)
+        keys, bad = self._keys(items)
+        if bad and self.on_invalid == "raise":
+            self._raise_invalid(bad, len(items))
+        hashes = url_hashes(keys)
+        flags = self.check_and_add_hashes(hashes)
+        if not bad:
+            return flags.tolist()  # type: ignore[no-any-return]
+        out = np.zeros(len(items), dtype=np.bool_)
+        mask = np.ones(len(items), dtype=np.bool_)
+        mask[[i for i, _, _ in bad]] = False
+        out[mask] = flags
+        with self._lock:
+            self._counts["invalid"] += len(bad)
+        return out.tolist()  # type: ignore[no-any-return]
+
+    def check_and_add_hashes(self, hashes: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+        """The low-level check on precomputed 64-bit hashes (``url_hashes`` of canonical URLs)."""
+        hashes = np.ascontiguousarray(hashes, dtype=np.uint64)
+        self._check_open()
+        parts = []
+        with self._lock:
+            for start in range(0, max(hashes.shape[0], 1), self.batch_size):
+                chunk = hashes[start : start + self.batch_size]
+                if chunk.shape[0] == 0:
+                    break
+                parts.append(self._store.check_and_add(chunk, self._clock()))
+            flags = np.concatenate(parts) if parts else np.zeros(0, dtype=np.bool_)
+            n_true = int(flags.sum())
+            self._counts["checked"] += int(flags.shape[0])
+            self._counts["new"] += n_true
+            self._counts["seen"] += int(flags.shape[0]) - n_true
+        return flags
+
+    def forget(self, url: str) -> bool:
+        """Remove ``url`` so its next check is True again; True if it was recorded."""
+        self._check_open()
+        h = url_hashes([self.canonical(url)])
+        with self._lock:
+            return self._store.forget(h, self._clock()) > 0
+
+    def forget_job(self) -> None:
+        """Remove every URL of this job from the store."""
+        self._check_open()
+        with self._lock:
+            self._store.forget_job()
+
+    def stats(self) -> dict[str, Any]:
+        """Settings, the store's URL count and this client's counters (checked/new/seen/invalid)."""
+        self._check_open()
+        with self._lock:
+            info = self._store.info(self._clock())
+            counts = dict(self._counts)
+        expires = None if info.created is None or self.ttl is None else info.created + self.ttl
+        out: dict[str, Any] = {
+            "job": self.job_id,
+            "store": self.store_url.redacted(),
+            "backend": self._store.kind,
+            "mode": "bloom" if self.bloom is not None else "exact",
+            "urls": info.urls,
+            "recrawl_after": self.recrawl_after,
+            "ttl": self.ttl,
+            "created": info.created,
+            "expires_at": expires,
+            "bytes": info.bytes,
+            **info.extra,
+            **counts,
+        }
+        return out
+
+    def close(self) -> None:
+        """Release the store (idempotent)."""
+        if not self._closed:
+            self._closed = True
+            self._store.close()
+
+    def __enter__(self) -> SeenURLs:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        mode = f"bloom={self.bloom}" if self.bloom is not None else "exact"
+        return f"SeenURLs(job={self.job_id!r}, store={self.store_url.redacted()!r}, {mode})"
+
+    # -- internals ---------------------------------------------------------------------------------
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise StoreError(f"the seen-store of job {self.job_id!r} is closed")
+
+    def _keys(self, items: list[str]) -> tuple[list[str], list[tuple[int, str, str]]]:
+        canon = self._canon
+        if canon is None:
+            bad_types = [(i, repr(u), "not a str") for i, u in enumerate(items) if not isinstance(u, str)]
+            if not bad_types:
+                return items, []
+            keep = {i for i, _, _ in bad_types}
+            return [u for i, u in enumerate(items) if i not in keep], bad_types
+        keys: list[str] = []
+        bad: list[tuple[int, str, str]] = []
+        for i, u in enumerate(items):
+            try:
+                keys.append(canon(u))
+            except InputError as exc:
+                bad.append((i, u if isinstance(u, str) else repr(u), str(exc)))
+        if bad and self.on_invalid == "skip" and not self._first_invalid_logged:
+            self._first_invalid_logged = True
+            log.warning(
+                "job %s: skipping invalid URL (further ones only counted): %s", self.job_id, bad[0][2]
+            )
+        return keys, bad
+
+    def _raise_invalid(self, bad: list[tuple[int, str, str]], total: int) -> None:
+        shown = "; ".join(f"#{i}: {why}" for i, _, why in bad[:5])
+        more = f" (and {len(bad) - 5} more)" if len(bad) > 5 else ""
+        err = InputError(
+            f"{len(bad)} of {total} URLs are invalid, nothing of this batch was recorded: {shown}{more}; "
+            "fix them or pass on_invalid='skip'"
+        )
+        err.invalid = bad  # type: ignore[attr-defined]
+        raise err
+
+
+def _open_backend(seen: SeenURLs, url: StoreURL, options: dict[str, Any]) -> SeenStore:
+    """The factory: the scheme picks the backend module (imported only when used)."""
+    clock = seen.job_clock
+    if seen.bloom is not None:
+        if seen.recrawl_after is not None:
+            raise ConfigError(
+                "recrawl_after needs exact mode (a Bloom filter keeps no fetch times); drop bloom= or recrawl_after="
+            )
+        from neardup.urls.bloom import open_bloom_store
+
+        return open_bloom_store(seen, url, options)
+    if url.scheme == "memory":
+        from neardup.urls.memory import MemorySeenStore
+
+        return MemorySeenStore(clock, **options)
+    if url.scheme == "sqlite":
+        from neardup.urls.sqlite import SqliteSeenStore
+
+        return SqliteSeenStore(url, seen.job_id, clock, **options)
+    from neardup.urls.redis import RedisSeenStore
+
+    return RedisSeenStore(url, seen.job_id, clock, capacity=seen.capacity, now=seen._clock(), **options)
