@@ -214,6 +214,12 @@ class MemoryStore:
     def __len__(self) -> int:
         return len(self._state.kv)
 
+    def __getstate__(self) -> dict[str, Any]:
+        raise TypeError(
+            "a memory store cannot be pickled: each copy would hand out its own ids; "
+            "use a redis:// store to share ids between processes"
+        )
+
     # -- key-value ---------------------------------------------------------------------------
     def get(self, key: Key) -> int | None:
         return self._live().kv.get(key)

@@ -59,6 +59,5 @@ def test_database_held_by_another_process_is_a_store_error(tmp_path: Path) -> No
         assert res.returncode == 2
         assert f"cannot open store '{url}'" in res.stderr
         assert "Traceback" not in res.stderr
-    with pytest.raises(StoreError):
-        with NSHash(hashdb=url):
-            NSHash(hashdb=url)
+    with pytest.raises(StoreError), NSHash(hashdb=url):
+        NSHash(hashdb=url)

@@ -25,8 +25,13 @@ def reference(text: str, n: int, min_chars: int) -> list[str]:
 
 
 ALPHABET = st.sampled_from(
-    list("中文句子长短新闻报道。！？；!?;…”’」』）)\"'\n \t\u3000\xa0\r.abcXYZ 12")
-    + ["\ud800", "😀", "é", "\u2028"]
+    [
+        *list("中文句子长短新闻报道。！？；!?;…”’」』）)\"'\n \t\u3000\xa0\r.abcXYZ 12"),
+        "\ud800",
+        "😀",
+        "é",
+        "\u2028",
+    ]
 )
 TEXTS = st.text(ALPHABET, min_size=1, max_size=80).filter(lambda t: t.strip() != "")
 
