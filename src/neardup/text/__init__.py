@@ -1,8 +1,8 @@
 """Text pipeline: normalization, sentences, tokenizers, stop words, weights.
 
 >>> from neardup.text import normalize, tokenize_words
->>> tokenize_words(normalize("Ｓｉｍｈａｓｈ 去重"))
-['simhash', '去重']
+>>> tokenize_words(normalize("Ｓｉｍｈａｓｈ 分布式"))
+['simhash', '分布式']
 """
 
 from __future__ import annotations

@@ -1,0 +1,389 @@
+"""``neardup fingerprint``, ``neardup compare`` and ``neardup idf build``.
+
+neardup fingerprint news.jsonl.gz > fps.jsonl
+neardup fingerprint news.jsonl.gz --format npy -o fps.npy      # + fps.ids.txt
+neardup compare "第一篇文章" "第二篇文章"
+neardup idf build corpus.jsonl.gz -o idf.txt && neardup fingerprint corpus.jsonl.gz --idf idf.txt
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from itertools import islice
+from pathlib import Path
+from typing import Any
+
+import click
+import orjson
+
+from neardup.cli._common import add_options, echo_err, input_options, progress
+from neardup.config import HASH_NAMES, SimHashConfig
+from neardup.exceptions import ConfigError, InputError
+from neardup.io import ReadStats, Record, atomic_write, iter_records
+
+__all__ = ["compare_cmd", "config_from_options", "config_options", "fingerprint_cmd", "idf_group"]
+
+_BATCH = 4096
+
+
+def _top_n(value: str | None) -> int | str | None:
+    if value is None or value == "auto":
+        return value
+    try:
+        return int(value)
+    except ValueError:
+        raise click.BadParameter(f"expected a positive integer or 'auto', got {value!r}") from None
+
+
+config_options = [
+    click.option(
+        "--features",
+        type=click.Choice(["words", "shingles", "word_ngrams"]),
+        default="words",
+        show_default=True,
+        help="words: jieba-compatible words; shingles: character n-grams; word_ngrams: runs of words.",
+    ),
+    click.option(
+        "--ngram",
+        type=int,
+        default=4,
+        show_default=True,
+        help="Characters per shingle, or words per word n-gram.",
+    ),
+    click.option(
+        "--step",
+        type=int,
+        default=1,
+        show_default=True,
+        help="Shingle stride: 1 overlapping, equal to --ngram for fixed-size chunks.",
+    ),
+    click.option(
+        "--hash",
+        "hash_name",
+        type=click.Choice(list(HASH_NAMES)),
+        default="xxh3",
+        show_default=True,
+        help="64-bit hash of each feature.",
+    ),
+    click.option(
+        "--bits", type=click.Choice(["64", "32"]), default="64", show_default=True, help="Fingerprint width."
+    ),
+    click.option(
+        "--weighting", type=click.Choice(["tfidf", "tf", "binary"]), default="tfidf", show_default=True
+    ),
+    click.option(
+        "--idf",
+        "idf_path",
+        type=click.Path(dir_okay=False),
+        default=None,
+        help="IDF table (from 'neardup idf build'); default: jieba's table.",
+    ),
+    click.option(
+        "--levels",
+        type=int,
+        default=0,
+        show_default=True,
+        help="Quantize weights to 1..LEVELS (5 as in seed 004); 0 keeps raw weights.",
+    ),
+    click.option(
+        "--top-n", "top_n", default=None, help="Keep the N heaviest features, or 'auto' (by length)."
+    ),
+    click.option("--no-stopwords", is_flag=True, help="Keep stop words."),
+    click.option("--strip-html", is_flag=True, help="Drop HTML tags from the text first."),
+    click.option("--boost", multiple=True, help="Topic word weighted higher (repeatable)."),
+    click.option(
+        "--boost-file",
+        type=click.Path(exists=True, dir_okay=False),
+        default=None,
+        help="File of topic words, one a line.",
+    ),
+    click.option("--boost-factor", type=float, default=2.0, show_default=True),
+]
+
+
+def config_from_options(opts: dict[str, Any]) -> SimHashConfig:
+    """The SimHashConfig the config options describe (pops them from ``opts``)."""
+    boost = list(opts.pop("boost", ()) or ())
+    boost_file = opts.pop("boost_file", None)
+    if boost_file:
+        try:
+            boost += [w.strip() for w in Path(boost_file).read_text("utf-8").splitlines() if w.strip()]
+        except UnicodeDecodeError:
+            raise InputError("boost file is not UTF-8", source=boost_file) from None
+    idf = opts.pop("idf_path", None)
+    if idf is not None and not Path(idf).is_file():
+        raise InputError(
+            "IDF table not found (build one with: neardup idf build CORPUS -o idf.txt)", source=idf
+        )
+    return SimHashConfig(
+        bits=int(opts.pop("bits")),
+        hash=opts.pop("hash_name"),
+        features=opts.pop("features"),
+        ngram=opts.pop("ngram"),
+        step=opts.pop("step"),
+        weighting=opts.pop("weighting"),
+        idf=idf,
+        levels=opts.pop("levels"),
+        top_n=_top_n(opts.pop("top_n")),  # type: ignore[arg-type]
+        stopwords=not opts.pop("no_stopwords"),
+        strip_html=opts.pop("strip_html"),
+        boost=tuple(boost),
+        boost_factor=opts.pop("boost_factor"),
+    )
+
+
+def _record_text(rec: Record) -> str:
+    if rec.text is not None and rec.text.strip():
+        return rec.text
+    html = rec.html or ""
+    try:
+        from neardup.contentseen.extract import extract_main_text
+
+        text = extract_main_text(html)
+    except Exception:  # the html extra may be missing: fall back to dropping tags
+        from neardup.text.normalize import strip_tags
+
+        text = strip_tags(html)
+    if not text.strip():
+        raise InputError("HTML has no text", source=rec.source, line=rec.line, field="html")
+    return text
+
+
+def _batches(records: Iterator[Record], size: int) -> Iterator[list[Record]]:
+    while True:
+        chunk = list(islice(records, size))
+        if not chunk:
+            return
+        yield chunk
+
+
+def _finish(stats: ReadStats, skip_bad: bool) -> None:
+    if skip_bad and stats.skipped:
+        echo_err(f"neardup: skipped {stats.skipped} bad record(s); first: {stats.first_error}")
+
+
+@click.command("fingerprint")
+@click.argument("files", nargs=-1, required=True)
+@add_options(input_options)
+@add_options(config_options)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["jsonl", "npy"]),
+    default="jsonl",
+    show_default=True,
+    help="jsonl: one {id, fingerprint} line per document; npy: a uint64 array (-o required) "
+    "plus OUT.ids.txt with the ids in the same order.",
+)
+@click.option(
+    "-o", "--output", type=click.Path(dir_okay=False), default=None, help="Output file (default stdout)."
+)
+@click.option("--workers", type=int, default=1, show_default=True, help="Processes for fingerprinting.")
+def fingerprint_cmd(
+    files: tuple[str, ...],
+    id_field: str,
+    text_field: str,
+    html_field: str,
+    skip_bad: bool,
+    fmt: str,
+    output: str | None,
+    workers: int,
+    **opts: Any,
+) -> None:
+    """SimHash fingerprints of the documents in FILE... (JSONL, JSONL.gz, Parquet, text, directories).
+
+    Prints one JSON line per document: {"id": ..., "fingerprint": "<hex>"}.
+    """
+    import numpy as np
+
+    from neardup.fingerprint.simhash import SimHasher
+
+    cfg = config_from_options(opts)
+    if fmt == "npy" and output is None:
+        raise click.UsageError("--format npy needs -o FILE")
+    if workers < 1:
+        raise ConfigError(f"--workers must be >= 1, got {workers}")
+    width = cfg.bits // 4
+    stats = ReadStats()
+    records = iter_records(
+        files, id_field=id_field, text_field=text_field, html_field=html_field, skip_bad=skip_bad, stats=stats
+    )
+    records = progress(records, description="fingerprinting")
+    ids: list[str] = []
+    parts: list[Any] = []
+
+    def run(write: Any) -> None:
+        hasher: SimHasher | None = None  # built after the first batch is read: input errors come first
+        for chunk in _batches(records, _BATCH * max(1, workers)):
+            if hasher is None:
+                hasher = SimHasher(cfg)
+            texts: list[str] = []
+            kept: list[Record] = []
+            for rec in chunk:
+                try:
+                    texts.append(_record_text(rec))
+                    kept.append(rec)
+                except InputError as err:
+                    if not skip_bad:
+                        raise
+                    stats.skip(err)
+            fps = hasher.fingerprint_many(texts, workers=workers)
+            write(kept, fps)
+
+    if fmt == "jsonl":
+
+        def write_jsonl(kept: list[Record], fps: Any) -> None:
+            lines = b"".join(
+                orjson.dumps({"id": r.id, "fingerprint": f"{int(fp):0{width}x}"}) + b"\n"
+                for r, fp in zip(kept, fps, strict=True)
+            )
+            out.write(lines)
+
+        if output is None:
+            out = sys.stdout.buffer
+            run(write_jsonl)
+            out.flush()
+        else:
+            with atomic_write(output, "wb") as out:
+                run(write_jsonl)
+    else:
+
+        def collect(kept: list[Record], fps: Any) -> None:
+            ids.extend(r.id for r in kept)
+            parts.append(fps)
+
+        run(collect)
+        assert output is not None
+        arr = np.concatenate(parts) if parts else np.empty(0, np.uint64)
+        with atomic_write(output, "wb") as fh:
+            np.save(fh, arr)
+        ids_path = Path(output).with_suffix(".ids.txt")
+        with atomic_write(ids_path, "w") as fh:
+            fh.write("".join(f"{i}\n" for i in ids))
+        echo_err(f"neardup: wrote {len(arr)} fingerprints to {output} and ids to {ids_path}")
+    _finish(stats, skip_bad)
+
+
+def _read_arg(value: str) -> tuple[str, str]:
+    path = Path(value)
+    if len(value) < 4096 and "\n" not in value and path.is_file():
+        try:
+            return path.read_text("utf-8"), value
+        except UnicodeDecodeError as exc:
+            raise InputError(
+                f"is not UTF-8 (bad byte at offset {exc.start}); convert it with iconv", source=value
+            ) from None
+    return value, "text"
+
+
+@click.command("compare")
+@click.argument("a")
+@click.argument("b")
+@add_options(config_options)
+@click.option("--top", type=int, default=10, show_default=True, help="How many shared features to show.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def compare_cmd(a: str, b: str, top: int, as_json: bool, **opts: Any) -> None:
+    """Compare two texts (or two files): Hamming distance, similarity, TF-IDF cosine, shared features."""
+    from neardup.fingerprint.simhash import SimHasher, cosine, hamming
+
+    cfg = config_from_options(opts)
+    text_a, src_a = _read_arg(a)
+    text_b, src_b = _read_arg(b)
+    for text, src in ((text_a, src_a), (text_b, src_b)):
+        if not text.strip():
+            raise InputError("text is empty", source=src)
+    hasher = SimHasher(cfg)
+    fa, fb = hasher.fingerprint(text_a), hasher.fingerprint(text_b)
+    dist = hamming(fa, fb)
+    wa, wb = dict(hasher.features(text_a)), dict(hasher.features(text_b))
+    shared = sorted((f for f in wa if f in wb), key=lambda f: (-(wa[f] + wb[f]), f))[:top]
+    result = {
+        "fingerprint_a": f"{fa:0{cfg.bits // 4}x}",
+        "fingerprint_b": f"{fb:0{cfg.bits // 4}x}",
+        "distance": dist,
+        "similarity": round(1 - dist / cfg.bits, 6),
+        "cosine": round(cosine(text_a, text_b, cfg), 6),
+        "shared_features": [[f, round(wa[f], 4), round(wb[f], 4)] for f in shared],
+    }
+    if as_json:
+        click.echo(orjson.dumps(result).decode())
+        return
+    click.echo(f"fingerprints  {result['fingerprint_a']}  {result['fingerprint_b']}")
+    click.echo(f"distance      {dist} of {cfg.bits} bits")
+    click.echo(f"similarity    {result['similarity']:.4f}")
+    click.echo(f"cosine        {result['cosine']:.4f}")
+    click.echo(
+        "shared top features: " + (", ".join(f"{f} ({wa[f]:.2f}/{wb[f]:.2f})" for f in shared) or "none")
+    )
+
+
+@click.group("idf")
+def idf_group() -> None:
+    """IDF tables fitted on your corpus (use them with --idf)."""
+
+
+@idf_group.command("build")
+@click.argument("files", nargs=-1, required=True)
+@add_options(input_options)
+@click.option("-o", "--output", type=click.Path(dir_okay=False), required=True, help="IDF table to write.")
+@click.option(
+    "--features", type=click.Choice(["words", "shingles", "word_ngrams"]), default="words", show_default=True
+)
+@click.option("--ngram", type=int, default=4, show_default=True)
+@click.option("--step", type=int, default=1, show_default=True)
+@click.option(
+    "--min-df", type=int, default=1, show_default=True, help="Drop features seen in fewer documents."
+)
+def idf_build_cmd(
+    files: tuple[str, ...],
+    id_field: str,
+    text_field: str,
+    html_field: str,
+    skip_bad: bool,
+    output: str,
+    features: str,
+    ngram: int,
+    step: int,
+    min_df: int,
+) -> None:
+    """Fit an IDF table on the documents in FILE... and write it as 'word idf' lines."""
+    from neardup.fingerprint.simhash import SimHasher
+    from neardup.text.segment import is_word
+    from neardup.text.weights import fit_idf
+
+    cfg = SimHashConfig(
+        features=features,
+        ngram=ngram,
+        step=step,
+        stopwords=False,  # type: ignore[arg-type]
+        weighting="tf",
+    )
+    hasher = SimHasher(cfg)
+    stats = ReadStats()
+    records = progress(
+        iter_records(
+            files,
+            id_field=id_field,
+            text_field=text_field,
+            html_field=html_field,
+            skip_bad=skip_bad,
+            stats=stats,
+        ),
+        description="fitting IDF",
+    )
+
+    def docs() -> Iterator[list[str]]:
+        for rec in records:
+            toks = hasher._tokens(_record_text(rec))
+            yield [t for t in toks if is_word(t)] if features == "words" else toks
+
+    table, n = fit_idf(docs())
+    if min_df > 1:
+        import math
+
+        cut_idf = math.log((1 + n) / (1 + min_df)) + 1.0 + 1e-12
+        table.table = {w: v for w, v in table.table.items() if v <= cut_idf}
+    table.save(output, docs=n)
+    echo_err(f"neardup: fitted IDF on {n} documents, {len(table)} features, wrote {output}")
+    _finish(stats, skip_bad)
