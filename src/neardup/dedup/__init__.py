@@ -1,0 +1,31 @@
+"""Corpus dedup: seed 001's plan (within the batch, against the corpus, merge) on one machine.
+
+>>> from neardup.io import Record
+>>> rows = list(dedup_records([Record(id="1", text="同一篇新闻。"), Record(id="2", text="同一篇新闻。")],
+...                           DedupConfig(workers=1)))
+>>> [(r["id"], r["cluster"], r["kind"]) for r in rows]
+[('1', '1', 'first'), ('2', '1', 'exact')]
+
+The Spark version of the same plan is ``neardup.integrations.spark``.
+"""
+
+from __future__ import annotations
+
+from neardup.dedup.config import KINDS, METHODS, DedupConfig
+from neardup.dedup.fingerprints import Fingerprints, fingerprint_records, fingerprint_texts
+from neardup.dedup.index import CorpusIndex
+from neardup.dedup.local import DedupResult, dedup_fingerprints, dedup_records, within_batch_edges
+
+__all__ = [
+    "KINDS",
+    "METHODS",
+    "CorpusIndex",
+    "DedupConfig",
+    "DedupResult",
+    "Fingerprints",
+    "dedup_fingerprints",
+    "dedup_records",
+    "fingerprint_records",
+    "fingerprint_texts",
+    "within_batch_edges",
+]

@@ -1,0 +1,129 @@
+"""``neardup index``: build and inspect the corpus index that ``neardup dedup --against`` reads.
+
+neardup index build corpus/ -o corpus.idx
+neardup index info corpus.idx
+"""
+
+from __future__ import annotations
+
+import time
+
+import click
+import numpy as np
+import orjson
+
+from neardup.cli._common import add_options, echo_err, input_options
+from neardup.cli.dedup import build_config, fingerprint_options, format_summary, read_records
+from neardup.io import ReadStats
+
+__all__ = ["index_group"]
+
+
+@click.group("index")
+def index_group() -> None:
+    """Build and inspect a corpus index (fingerprints, ids, nshash, config header)."""
+
+
+@index_group.command("build")
+@click.argument("inputs", nargs=-1, required=True)
+@click.option(
+    "--output",
+    "-o",
+    "output",
+    required=True,
+    type=click.Path(file_okay=False),
+    help="The index directory to create.",
+)
+@add_options(input_options)
+@add_options(fingerprint_options)
+@click.option(
+    "--dedup",
+    "dedup_first",
+    is_flag=True,
+    help="Keep only each cluster's first document (SimHash, distance --max-distance).",
+)
+@click.option("--max-distance", "-k", type=int, default=3, show_default=True, help="With --dedup.")
+@click.option("--force", is_flag=True, help="Replace an existing index at --output.")
+@click.option("--quiet", "-q", is_flag=True)
+def build_cmd(
+    inputs: tuple[str, ...],
+    output: str,
+    id_field: str,
+    text_field: str,
+    html_field: str,
+    skip_bad: bool,
+    features: str,
+    ngram: int,
+    nshash_n: int,
+    workers: int,
+    duplicate_ids: str,
+    dedup_first: bool,
+    max_distance: int,
+    force: bool,
+    quiet: bool,
+) -> None:
+    """Fingerprint a corpus into a new index directory (SimHash, exact and nshash for every document)."""
+    from neardup.dedup.fingerprints import fingerprint_records
+    from neardup.dedup.index import CorpusIndex
+    from neardup.dedup.local import dedup_fingerprints
+
+    t0 = time.perf_counter()
+    config = build_config(
+        method="simhash",
+        max_distance=max_distance,
+        features=features,
+        ngram=ngram,
+        nshash_n=nshash_n,
+        workers=workers,
+        duplicate_ids=duplicate_ids,
+    )
+    stats = ReadStats()
+    records = read_records(
+        inputs,
+        id_field=id_field,
+        text_field=text_field,
+        html_field=html_field,
+        skip_bad=skip_bad,
+        stats=stats,
+        description="fingerprinting",
+    )
+    fps = fingerprint_records(records, config, simhash=True, nshash=True)
+    total = len(fps)
+    if dedup_first:
+        result = dedup_fingerprints(fps, config)
+        fps = fps.take(np.flatnonzero(result.keep))
+        if not quiet:
+            echo_err(format_summary(result.summary(), time.perf_counter() - t0))
+    index = CorpusIndex.create(output, config, fps, overwrite=force)
+    if not quiet:
+        echo_err(
+            f"neardup index build: {len(index):,} documents (of {total:,} read) in {output}, "
+            f"{index.disk_bytes() / 1e6:.1f} MB, {time.perf_counter() - t0:.1f} s"
+        )
+
+
+@index_group.command("info")
+@click.argument("index_dir", type=click.Path(file_okay=False))
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def info_cmd(index_dir: str, as_json: bool) -> None:
+    """Show an index: documents, segments, size, fingerprint settings."""
+    from neardup.dedup.index import CorpusIndex
+
+    info = CorpusIndex.open(index_dir).info()
+    if as_json:
+        click.echo(orjson.dumps(info, option=orjson.OPT_INDENT_2).decode())
+        return
+    sim = info["settings"]["simhash"]
+    ns = info["settings"]["nshash"]
+    click.echo(f"{info['path']}: {info['format']} v{info['version']}")
+    click.echo(
+        f"  documents  {info['documents']:,} in {info['segments']} segment(s), "
+        f"{info['disk_bytes'] / 1e6:.1f} MB"
+    )
+    click.echo(
+        f"  simhash    {sim['bits']} bits, {sim['features']} (ngram {sim['ngram']}), {sim['weighting']}, "
+        f"{sim['hash']}"
+    )
+    click.echo(f"  nshash     n={ns['n']}, {ns['hashfunc']}, sentences >= {ns['min_sentence_chars']} chars")
+    if info.get("updated"):
+        click.echo(f"  updated    {time.strftime('%Y-%m-%d %H:%M:%S', time.gmtime(info['updated']))} UTC")

@@ -1,0 +1,310 @@
+"""The corpus index directory: what ``neardup index build`` writes and ``dedup --against`` reads.
+
+::
+
+    INDEX_DIR/
+      header.json            {"format": "neardup-corpus-index", "version": 1, "settings": {...},
+                              "count": N, "segments": [{"name": "seg-00000", "start": 0, "count": n}]}
+      seg-00000/part-*.parquet   columns pos int64, id string, fp int64 (SimHash bits),
+                                 exact int64 (exact-content hash bits), ns list<int64> (nshash)
+      seg-00001/...          one more segment per ``--merge``
+
+Parquet because Spark reads the same directory from local disk, HDFS or S3 (``part-*`` files under
+each segment), and pyarrow streams it row group by row group on one machine. ``header.json`` lists
+the segments: a segment is visible only once the header naming it has been replaced (atomically),
+so an interrupted merge leaves the index as it was. Headers of another format or a newer version
+are refused; ``settings`` are the fingerprint settings, checked against the batch's.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import shutil
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import orjson
+
+from neardup._deps import require
+from neardup.dedup.config import DedupConfig
+from neardup.dedup.fingerprints import Fingerprints
+from neardup.exceptions import ConfigError, FormatError
+from neardup.io import atomic_write
+
+__all__ = ["FORMAT", "VERSION", "CorpusChunk", "CorpusIndex"]
+
+FORMAT = "neardup-corpus-index"
+VERSION = 1
+HEADER = "header.json"
+
+U64 = npt.NDArray[np.uint64]
+I64 = npt.NDArray[np.int64]
+
+
+@dataclass
+class CorpusChunk:
+    """A slice of the corpus as arrays: positions, SimHash, exact hash, flat nshash with owners."""
+
+    pos: I64
+    fp: U64
+    exact: U64
+    ns_hash: U64
+    ns_pos: I64  # corpus position of each sentence hash
+
+
+def _pa() -> Any:
+    return require("pyarrow", "parquet", purpose="the corpus index (Parquet segments)")
+
+
+def _pq() -> Any:
+    return require("pyarrow.parquet", "parquet", purpose="the corpus index (Parquet segments)")
+
+
+def arrow_table(fps: Fingerprints, start: int) -> Any:
+    """The segment table of a batch whose first document gets corpus position ``start``."""
+    pa = _pa()
+    n = len(fps)
+    counts = np.bincount(fps.ns_doc, minlength=n) if n else np.zeros(0, np.int64)
+    offsets = np.concatenate(([0], np.cumsum(counts))).astype(np.int32)
+    order = np.argsort(fps.ns_doc, kind="stable")
+    ns_values = fps.ns_hash[order].view(np.int64)
+    return pa.table(
+        {
+            "pos": pa.array(np.arange(start, start + n, dtype=np.int64)),
+            "id": pa.array(fps.ids, pa.string()),
+            "fp": pa.array(fps.simhash.view(np.int64) if fps.simhash.size else np.zeros(n, np.int64)),
+            "exact": pa.array(fps.exact.view(np.int64)),
+            "ns": pa.ListArray.from_arrays(pa.array(offsets), pa.array(ns_values, pa.int64())),
+        }
+    )
+
+
+class CorpusIndex:
+    """A corpus index directory (see the module doc).
+
+    >>> import tempfile
+    >>> from neardup.dedup.fingerprints import fingerprint_texts
+    >>> d = tempfile.mkdtemp() + "/idx"
+    >>> cfg = DedupConfig(workers=1)
+    >>> ix = CorpusIndex.create(d, cfg, fingerprint_texts(["一篇文章。", "另一篇。"], cfg))
+    >>> len(CorpusIndex.open(d)), CorpusIndex.open(d).segments[0]["name"]
+    (2, 'seg-00000')
+    """
+
+    def __init__(self, path: str | os.PathLike[str], header: dict[str, Any]) -> None:
+        self.path = Path(path)
+        self.header = header
+
+    # -- opening -----------------------------------------------------------------------------
+    @staticmethod
+    def check_header(header: Any, where: str) -> dict[str, Any]:
+        if not isinstance(header, dict) or header.get("format") != FORMAT:
+            raise FormatError(f"{where} is not a neardup corpus index (expected format {FORMAT!r})")
+        version = header.get("version")
+        if not isinstance(version, int) or version > VERSION:
+            raise FormatError(
+                f"{where} is a corpus index of version {version!r}; this neardup reads version "
+                f"{VERSION}: upgrade neardup"
+            )
+        for key in ("settings", "count", "segments"):
+            if key not in header:
+                raise FormatError(f"{where} has no {key!r}: the header is damaged")
+        return header
+
+    @classmethod
+    def open(cls, path: str | os.PathLike[str]) -> CorpusIndex:
+        p = Path(path)
+        hp = p / HEADER
+        if not hp.is_file():
+            raise FormatError(
+                f"{p} is not a corpus index (no {HEADER}); build one with "
+                "`neardup index build CORPUS -o INDEX_DIR`"
+            )
+        try:
+            header = orjson.loads(hp.read_bytes())
+        except orjson.JSONDecodeError:
+            raise FormatError(f"{hp} is not valid JSON: the header is damaged") from None
+        return cls(p, cls.check_header(header, str(hp)))
+
+    @classmethod
+    def create(
+        cls, path: str | os.PathLike[str], config: DedupConfig, fps: Fingerprints, *, overwrite: bool = False
+    ) -> CorpusIndex:
+        """Write a new index holding ``fps`` (atomically: a temp directory renamed into place)."""
+        p = Path(path)
+        if p.exists() and any(p.iterdir()):
+            if not overwrite:
+                raise ConfigError(f"{p} exists and is not empty; pick a new directory or pass --force")
+            if not (p / HEADER).is_file():
+                raise ConfigError(f"{p} is not a corpus index; refusing to overwrite it")
+        tmp = p.parent / f".{p.name}.tmp-{os.getpid()}"
+        shutil.rmtree(tmp, ignore_errors=True)
+        tmp.mkdir(parents=True)
+        try:
+            header = {
+                "format": FORMAT,
+                "version": VERSION,
+                "settings": config.fingerprint_settings(),
+                "count": 0,
+                "segments": [],
+                "created": time.time(),
+                "updated": time.time(),
+            }
+            ix = cls(tmp, header)
+            ix._write_segment(fps)
+            if p.exists():
+                old = p.parent / f".{p.name}.old-{os.getpid()}"
+                os.replace(p, old)
+                os.replace(tmp, p)
+                shutil.rmtree(old, ignore_errors=True)
+            else:
+                os.replace(tmp, p)
+        except BaseException:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise
+        return cls.open(p)
+
+    # -- properties --------------------------------------------------------------------------
+    def __len__(self) -> int:
+        return int(self.header["count"])
+
+    @property
+    def segments(self) -> list[dict[str, Any]]:
+        return list(self.header["segments"])
+
+    @property
+    def settings(self) -> dict[str, Any]:
+        return dict(self.header["settings"])
+
+    def check_settings(self, config: DedupConfig) -> None:
+        """Refuse a batch fingerprinted otherwise than this corpus."""
+        mine, theirs = self.settings, config.fingerprint_settings()
+        if mine != theirs:
+            diff = [k for k in sorted(set(mine) | set(theirs)) if mine.get(k) != theirs.get(k)]
+            raise ConfigError(
+                f"{self.path} was built with other fingerprint settings ({', '.join(diff)} differ: "
+                f"index {[mine.get(k) for k in diff]} vs now {[theirs.get(k) for k in diff]}); "
+                "dedup with the index's settings (the default is to use them) or rebuild it"
+            )
+
+    def files(self) -> list[Path]:
+        out: list[Path] = []
+        for seg in self.segments:
+            out.extend(sorted((self.path / seg["name"]).glob("*.parquet")))
+        return out
+
+    def disk_bytes(self) -> int:
+        return sum(f.stat().st_size for f in self.path.rglob("*") if f.is_file())
+
+    # -- reading -----------------------------------------------------------------------------
+    def iter_chunks(self, batch_rows: int = 1 << 20, *, ns: bool = True) -> Iterator[CorpusChunk]:
+        """Stream the corpus in position order (per file), a row batch at a time."""
+        pq = _pq()
+        cols = ["pos", "fp", "exact"] + (["ns"] if ns else [])
+        for f in self.files():
+            pf = pq.ParquetFile(f)
+            for rb in pf.iter_batches(batch_size=batch_rows, columns=cols):
+                pos = rb.column(0).to_numpy().astype(np.int64)
+                fp = rb.column(1).to_numpy().astype(np.int64).view(np.uint64)
+                exact = rb.column(2).to_numpy().astype(np.int64).view(np.uint64)
+                if ns:
+                    lst = rb.column(3)
+                    vals = lst.flatten().to_numpy(zero_copy_only=False).astype(np.int64).view(np.uint64)
+                    offs = lst.offsets.to_numpy()
+                    counts = np.diff(offs - offs[0])
+                    ns_pos = np.repeat(pos, counts)
+                else:
+                    vals = np.empty(0, np.uint64)
+                    ns_pos = np.empty(0, np.int64)
+                yield CorpusChunk(pos=pos, fp=fp, exact=exact, ns_hash=vals, ns_pos=ns_pos)
+
+    def lookup(self, positions: I64) -> tuple[list[str], U64, U64]:
+        """ids, SimHash and exact hash of the documents at ``positions`` (sorted, unique)."""
+        positions = np.asarray(positions, np.int64)
+        ids: list[str | None] = [None] * positions.size
+        fp = np.zeros(positions.size, np.uint64)
+        exact = np.zeros(positions.size, np.uint64)
+        if positions.size == 0:
+            return [], fp, exact
+        pq = _pq()
+        for f in self.files():
+            pf = pq.ParquetFile(f)
+            for rb in pf.iter_batches(batch_size=1 << 20, columns=["pos", "id", "fp", "exact"]):
+                pos = rb.column(0).to_numpy().astype(np.int64)
+                hit = np.isin(pos, positions)
+                if not hit.any():
+                    continue
+                rows = np.flatnonzero(hit)
+                where = np.searchsorted(positions, pos[rows])
+                id_col = rb.column(1).take(rows).to_pylist()
+                fp[where] = rb.column(2).to_numpy().astype(np.int64)[rows].view(np.uint64)
+                exact[where] = rb.column(3).to_numpy().astype(np.int64)[rows].view(np.uint64)
+                for w, i in zip(where.tolist(), id_col, strict=False):
+                    ids[w] = i
+        missing = [int(p) for p, i in zip(positions.tolist(), ids, strict=False) if i is None]
+        if missing:
+            raise FormatError(f"{self.path}: corpus positions {missing[:5]} not found: the index is damaged")
+        return [str(i) for i in ids], fp, exact
+
+    # -- writing -----------------------------------------------------------------------------
+    @contextmanager
+    def _locked(self) -> Iterator[None]:
+        with open(self.path / ".lock", "w") as fh:
+            fcntl.flock(fh, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(fh, fcntl.LOCK_UN)
+
+    def _write_segment(self, fps: Fingerprints) -> dict[str, Any]:
+        pq = _pq()
+        start = len(self)
+        name = f"seg-{len(self.segments):05d}"
+        tmp = self.path / f".{name}.tmp-{os.getpid()}"
+        shutil.rmtree(tmp, ignore_errors=True)
+        tmp.mkdir(parents=True)
+        try:
+            if len(fps):
+                pq.write_table(arrow_table(fps, start), tmp / "part-00000.parquet", row_group_size=1 << 18)
+            final = self.path / name
+            shutil.rmtree(final, ignore_errors=True)  # left by an interrupted merge, never listed
+            os.replace(tmp, final)
+        except BaseException:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise
+        seg = {"name": name, "start": start, "count": len(fps)}
+        header = dict(self.header)
+        header["segments"] = [*self.segments, seg]
+        header["count"] = start + len(fps)
+        header["updated"] = time.time()
+        with atomic_write(self.path / HEADER, "wb") as fh:
+            fh.write(orjson.dumps(header, option=orjson.OPT_INDENT_2))
+        self.header = header
+        return seg
+
+    def append(self, fps: Fingerprints) -> dict[str, Any]:
+        """Add documents as a new segment (the merge step); the header swap makes it visible."""
+        with self._locked():
+            fresh = CorpusIndex.open(self.path)  # another merge may have landed meanwhile
+            self.header = fresh.header
+            return self._write_segment(fps)
+
+    def info(self) -> dict[str, Any]:
+        return {
+            "path": str(self.path),
+            "format": self.header["format"],
+            "version": self.header["version"],
+            "documents": len(self),
+            "segments": len(self.segments),
+            "disk_bytes": self.disk_bytes(),
+            "settings": self.settings,
+            "created": self.header.get("created"),
+            "updated": self.header.get("updated"),
+        }
