@@ -292,7 +292,8 @@ class RedisBloomStore:
             "120000",
         ]
         res = self._r._call("check_and_add", self._script, keys=[self._r.meta_key], args=args)
-        return np.frombuffer(res, dtype=np.uint8) == ord("1")
+        flags: np.ndarray[Any, Any] = np.frombuffer(res, dtype=np.uint8) == ord("1")
+        return flags
 
     def forget(self, hashes: np.ndarray[Any, Any], now: float) -> int:
         raise ConfigError("forget() is not possible in Bloom mode (a Bloom filter cannot remove entries)")

@@ -13,8 +13,10 @@ plus the key's share. Past capacity, full buckets turn into regular hash tables 
 ~5x the memory).
 
 Each batch is one EVALSHA of a Lua script (atomic): it reads the job's meta (starting a new
-generation when the job-level ttl has passed), then HSETNX (or HGET/compare/HSET when
-``recrawl_after`` is set) per URL, and returns the flags as a string of '0'/'1'. Its result is
+generation when the job-level ttl has passed); the client sorts the batch by bucket, and per
+bucket the script does one HMGET of the batch's fields and one HSET of the new or due ones
+(comparing last-fetch seconds when ``recrawl_after`` is set); it returns the flags as a string of
+'0'/'1'. Equal URLs within a batch are collapsed by the client (only the first can be True). Its result is
 kept for 120 s under a batch token, so a retry after a lost reply (Redis restarted, connection
 dropped) returns the same flags instead of reporting the URLs as already seen.
 """
@@ -97,32 +99,26 @@ for g = 1, #gblob / 8 do
   end
   local vals = redis.call('HMGET', key, unpack(fields))
   local put = {}
-  local here = {}
+  local np = 0
   for j = 1, cnt do
-    local f = fields[j]
+    local v = vals[j]
     local flag = '0'
-    if not here[f] then
-      here[f] = true
-      local v = vals[j]
-      if not v then
-        flag = '1'
-        added = added + 1
-      elseif recrawl then
-        local last = tonumber(v) or math.floor(created)
-        if now_s - last >= recrawl then
-          flag = '1'
-          due = due + 1
-        end
-      end
-      if flag == '1' then
-        put[#put + 1] = f
-        put[#put + 1] = val
-      end
+    if not v then
+      flag = '1'
+      added = added + 1
+    elseif recrawl and now_s - (tonumber(v) or math.floor(created)) >= recrawl then
+      flag = '1'
+      due = due + 1
+    end
+    if flag == '1' then
+      put[np + 1] = fields[j]
+      put[np + 2] = val
+      np = np + 2
     end
     out[o + j] = flag
   end
   o = o + cnt
-  if #put > 0 then
+  if np > 0 then
     redis.call('HSET', key, unpack(put))
     if ttl then redis.call('PEXPIRE', key, left) end
   end
@@ -325,6 +321,13 @@ class RedisSeenStore:
     # -- the protocol ------------------------------------------------------------------------------
 
     def check_and_add(self, hashes: np.ndarray[Any, Any], now: float) -> np.ndarray[Any, Any]:
+        # equal hashes within a batch: only the first is sent (and can be True)
+        n = hashes.shape[0]
+        uniq, first_idx = np.unique(hashes, return_index=True)
+        first: np.ndarray[Any, Any] | None = None
+        if uniq.shape[0] != n:
+            first = np.sort(first_idx)
+            hashes = hashes[first]
         fields, groups, order = _group(hashes, self.bits)
         gen = "0" if self.job.ttl is None else f"{int(now * 1000):x}"
         recrawl = "" if self.job.recrawl_after is None else str(math.ceil(self.job.recrawl_after))
@@ -345,8 +348,12 @@ class RedisSeenStore:
             str(_TOKEN_TTL_MS),
         ]
         res = self._call("check_and_add", self._check_script, keys=[self.meta_key], args=args)
-        out = np.empty(hashes.shape[0], dtype=np.bool_)
-        out[order] = np.frombuffer(res, dtype=np.uint8) == ord("1")
+        flags = np.empty(hashes.shape[0], dtype=np.bool_)
+        flags[order] = np.frombuffer(res, dtype=np.uint8) == ord("1")
+        if first is None:
+            return flags
+        out = np.zeros(n, dtype=np.bool_)
+        out[first] = flags
         return out
 
     def forget(self, hashes: np.ndarray[Any, Any], now: float) -> int:

@@ -30,6 +30,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, Literal, Protocol
 
 import numpy as np
@@ -214,8 +215,9 @@ class SeenURLs:
         self.max_url_length = int(max_url_length)
         self._canon: Callable[[str], str] | None
         if canonicalize is True:
-            drop, maxlen = self.drop_params, self.max_url_length
-            self._canon = lambda u: canonicalize_url(u, drop_params=drop, max_length=maxlen)
+            self._canon = partial(
+                canonicalize_url, drop_params=self.drop_params, max_length=self.max_url_length
+            )
         elif canonicalize is False:
             self._canon = None
         elif callable(canonicalize):
@@ -333,6 +335,16 @@ class SeenURLs:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Picklable (to ship to Spark/multiprocessing workers): Redis/SQLite reconnect on arrival."""
+        state = self.__dict__.copy()
+        del state["_lock"]
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._lock = threading.Lock()
 
     def __repr__(self) -> str:
         mode = f"bloom={self.bloom}" if self.bloom is not None else "exact"
