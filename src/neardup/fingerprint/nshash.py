@@ -7,13 +7,19 @@ corpus. ``n=1`` is the "longest sentence only" method the seed starts from.
 
 How a text becomes keys (``sentence_hashes``):
 
-1. whitespace other than newlines is collapsed to one space (so re-wrapped or re-indented copies
-   hash alike), then the text is split with ``neardup.text.split_sentences`` (。！？；… and newlines,
-   English sentence ends);
-2. the n longest sentences (by characters, ties in text order) of at least ``min_sentence_chars``
-   characters are kept; when no sentence is that long, the whole text (all whitespace collapsed)
-   is the one key, so short texts match only exact copies;
-3. each is hashed to 64 bits (md5 by default, as the seed; farmhash, xxh3 or murmur3).
+1. the text is split as ``neardup.text.split_sentences`` splits it (。！？；… with closing quotes,
+   newlines, English sentence ends);
+2. each sentence is normalized: every whitespace run becomes one space, and a space survives only
+   between two ASCII characters ("中 文" -> "中文", "a  b" -> "a b"), so re-wrapped, re-indented
+   or space-padded copies hash alike;
+3. the n longest sentences (normalized characters, ties in text order) of at least
+   ``min_sentence_chars`` characters are kept; when no sentence is that long, the whole text
+   (normalized the same way) is the one key, so short texts match only exact copies;
+4. each is hashed to 64 bits: md5 by default as the seed (the first 8 bytes of the digest, big
+   endian, as ``get_hash64("md5")``), or farmhash, xxh3, murmur3.
+
+One numba pass over the UTF-8 of a whole batch cuts, measures, ranks and (md5) hashes; texts with
+an English sentence end go through ``split_sentences`` itself. Both paths are tested equal.
 
 ``NSHash`` maps those keys to integer ids in a store (``neardup.stores``): memory, a snapshot
 file, LevelDB or Redis. Ids come from a counter kept in the store, so they survive restarts; when a
@@ -28,8 +34,8 @@ True
 
 from __future__ import annotations
 
-import hashlib
 import json
+import math
 import re
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
@@ -51,6 +57,8 @@ KEYS_VERSION = 1
 
 # whitespace runs other than newlines (newlines end sentences)
 _WS = re.compile(r"[^\S\n]+")
+# a space with a non-ASCII character on either side (spaces inside Chinese text carry nothing)
+_CJK_SPACE = re.compile(r" (?=[^\x00-\x7f])|(?<=[^\x00-\x7f]) ")
 
 
 def _to_text(text: object) -> str:
@@ -170,21 +178,108 @@ def _islatinclose(c: int) -> bool:  # . ! ? " ' ) ]
 
 
 @njit(cache=True, nogil=True)
-def _utf8_width(c: int) -> int:
-    if c < 0x80:
-        return 1
-    if c < 0x800:
-        return 2
-    if c < 0x10000:
-        return 3
-    return 4
+def _decode(buf: Any, b: int) -> tuple[int, int]:
+    """The code point starting at byte ``b`` of UTF-8 (surrogates allowed) and its width."""
+    x = np.int64(buf[b])
+    if x < 0x80:
+        return x, 1
+    if x < 0xE0:
+        return ((x & 0x1F) << 6) | (np.int64(buf[b + 1]) & 0x3F), 2
+    if x < 0xF0:
+        return ((x & 0x0F) << 12) | ((np.int64(buf[b + 1]) & 0x3F) << 6) | (np.int64(buf[b + 2]) & 0x3F), 3
+    return (
+        ((x & 0x07) << 18)
+        | ((np.int64(buf[b + 1]) & 0x3F) << 12)
+        | ((np.int64(buf[b + 2]) & 0x3F) << 6)
+        | (np.int64(buf[b + 3]) & 0x3F),
+        4,
+    )
+
+
+# MD5 (RFC 1321) constants
+_MD5_S = np.array(
+    [7, 12, 17, 22] * 4 + [5, 9, 14, 20] * 4 + [4, 11, 16, 23] * 4 + [6, 10, 15, 21] * 4, np.int64
+)
+_MD5_K = np.array([int(abs(math.sin(i + 1)) * 2**32) & 0xFFFFFFFF for i in range(64)], np.int64)
+_M32 = 0xFFFFFFFF
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _rotl(x: int, s: int) -> int:
+    return ((x << s) | (x >> (32 - s))) & _M32
+
+
+@njit(cache=True, nogil=True)
+def _md5_block(buf: Any, p: int, state: Any, w: Any) -> None:
+    """One 64-byte block of MD5 at buf[p:], 32-bit words held in int64 and masked."""
+    for k in range(16):
+        q = p + 4 * k
+        w[k] = (
+            np.int64(buf[q])
+            | (np.int64(buf[q + 1]) << 8)
+            | (np.int64(buf[q + 2]) << 16)
+            | (np.int64(buf[q + 3]) << 24)
+        )
+    a, b, c, d = state[0], state[1], state[2], state[3]
+    for i in range(16):
+        t = (a + (d ^ (b & (c ^ d))) + _MD5_K[i] + w[i]) & _M32
+        a, d, c = d, c, b
+        b = (b + _rotl(t, _MD5_S[i])) & _M32
+    for i in range(16, 32):
+        t = (a + (c ^ (d & (b ^ c))) + _MD5_K[i] + w[(5 * i + 1) & 15]) & _M32
+        a, d, c = d, c, b
+        b = (b + _rotl(t, _MD5_S[i])) & _M32
+    for i in range(32, 48):
+        t = (a + (b ^ c ^ d) + _MD5_K[i] + w[(3 * i + 5) & 15]) & _M32
+        a, d, c = d, c, b
+        b = (b + _rotl(t, _MD5_S[i])) & _M32
+    for i in range(48, 64):
+        t = (a + (c ^ (b | (d ^ _M32))) + _MD5_K[i] + w[(7 * i) & 15]) & _M32
+        a, d, c = d, c, b
+        b = (b + _rotl(t, _MD5_S[i])) & _M32
+    state[0] = (state[0] + a) & _M32
+    state[1] = (state[1] + b) & _M32
+    state[2] = (state[2] + c) & _M32
+    state[3] = (state[3] + d) & _M32
+
+
+@njit(cache=True, nogil=True)
+def _bswap32(x: int) -> int:
+    return ((x & 0xFF) << 24) | ((x & 0xFF00) << 8) | ((x >> 8) & 0xFF00) | ((x >> 24) & 0xFF)
+
+
+@njit(cache=True, nogil=True)
+def _md5_64(buf: Any, start: int, end: int, tail: Any, state: Any, words: Any) -> np.uint64:
+    """The first 8 bytes of md5(buf[start:end]) as a big-endian 64-bit int (as get_hash64("md5"))."""
+    state[0] = 0x67452301
+    state[1] = 0xEFCDAB89
+    state[2] = 0x98BADCFE
+    state[3] = 0x10325476
+    p = start
+    while end - p >= 64:
+        _md5_block(buf, p, state, words)
+        p += 64
+    rem = end - p
+    for k in range(rem):
+        tail[k] = buf[p + k]
+    tail[rem] = 0x80
+    total = 64 if rem < 56 else 128
+    for k in range(rem + 1, total - 8):
+        tail[k] = 0
+    bits = np.int64(end - start) * 8
+    for k in range(8):
+        tail[total - 8 + k] = (bits >> (8 * k)) & 0xFF
+    _md5_block(tail, 0, state, words)
+    if total == 128:
+        _md5_block(tail, 64, state, words)
+    return np.uint64((_bswap32(state[0]) << 32) | _bswap32(state[1]))
 
 
 @njit(cache=True, nogil=True)
 def _keep(
     k: int, n: int, s: int, e: int, bs: int, be: int, length: int, ws: bool, top: Any, top_ws: Any
 ) -> int:
-    """Keep a piece (code points [s, e), UTF-8 bytes [bs, be), collapsed ``length``) if it is among
+    """Keep a piece (code points [s, e), UTF-8 bytes [bs, be), normalized ``length``) if it is among
     the n longest so far; ``top`` rows are (s, e, bs, be, length). Returns the new count."""
     if k == n and top[n - 1, 4] >= length:
         return k
@@ -203,43 +298,76 @@ def _keep(
 
 
 @njit(cache=True, nogil=True)
-def _top_pieces(cps: Any, bounds: Any, n: int, min_chars: int) -> Any:
-    """Each document's n longest sentences, in one pass over the code points ``cps``.
+def _normalize_into(buf: Any, bs: int, be: int, out: Any) -> int:
+    """Write the normalized UTF-8 of the trimmed piece buf[bs:be] into ``out``; return its length.
 
-    Document d is ``cps[bounds[d]:bounds[d+1]]``. Sentences are cut as split_sentences cuts them
-    (a run of CJK terminators plus closing quotes, or a newline), trimmed, and measured with
-    whitespace runs collapsed to one character. Returns, for the kept sentences (at least
-    ``min_chars`` long, longest first, document by document): code point and UTF-8 byte bounds,
-    and whether their whitespace needs normalizing; per document the number kept and whether a
-    Latin sentence end (". ") means it must go through split_sentences itself (then none kept).
+    Whitespace runs become one space, kept only between two ASCII characters."""
+    n = 0
+    run = False
+    prev = -1
+    p = bs
+    while p < be:
+        c, w = _decode(buf, p)
+        if _isspace(c):
+            run = True
+        else:
+            if run and 0 <= prev < 0x80 and c < 0x80:
+                out[n] = 0x20
+                n += 1
+            run = False
+            for k in range(w):
+                out[n + k] = buf[p + k]
+            n += w
+            prev = c
+        p += w
+    return n
+
+
+@njit(cache=True, nogil=True)
+def _scan(buf: Any, bounds: Any, n: int, min_chars: int, do_md5: bool) -> Any:
+    """Each document's n longest sentences, in one pass over the UTF-8 bytes ``buf``.
+
+    Document d is code points [bounds[d], bounds[d+1]). Sentences are cut as split_sentences cuts
+    them (a run of CJK terminators plus closing quotes, or a newline), trimmed, and measured after
+    normalization (whitespace runs -> one space, dropped unless between two ASCII characters).
+    Returns, for the kept sentences (at least ``min_chars`` long, longest first, document by
+    document): code point and byte bounds, whether normalization changes them, and (``do_md5``) their
+    md5 keys; per document the number kept, and whether a Latin sentence end (". ") means it must go
+    through split_sentences itself (then none are kept).
     """
     ndocs = bounds.shape[0] - 1
     out = np.empty((ndocs * n, 4), np.int64)
     out_ws = np.empty(ndocs * n, np.bool_)
+    out_h = np.empty(ndocs * n if do_md5 else 0, np.uint64)
     kept = np.zeros(ndocs, np.int64)
     latin = np.zeros(ndocs, np.bool_)
     top = np.zeros((n, 5), np.int64)
     top_ws = np.zeros(n, np.bool_)
+    scratch = np.empty(buf.shape[0] + 1 if do_md5 else 0, np.uint8)
+    tail = np.empty(128, np.uint8)
+    state = np.empty(4, np.int64)
+    words = np.empty(16, np.int64)
     nout = 0
-    b = 0  # UTF-8 byte offset of cps[i]
+    i = 0  # code point index
+    b = 0  # byte offset of code point i
     for d in range(ndocs):
         end = bounds[d + 1]
-        i = bounds[d]
         k = 0
-        # the current piece: first / last+1 non-space (code points and bytes), collapsed length, the
-        # pending run of spaces, and whether its whitespace is other than single ASCII spaces
+        # the current piece: first / last+1 non-space (code points, bytes), normalized length, the
+        # last non-space character, the pending whitespace run, whether normalization changes it
         first = -1
         first_b = 0
         last = 0
         last_b = 0
         length = 0
+        prev = 0
         run = 0
         run_odd = False
         ws = False
         while i < end:
-            c = cps[i]
+            c, w = _decode(buf, b)
             if 0x4E00 <= c <= 0x9FFF:  # a CJK ideograph: the common case
-                w = 3
+                pass
             elif c == 0x0A:
                 if first >= 0:
                     k = _keep(k, n, first, last, first_b, last_b, length, ws, top, top_ws)
@@ -256,71 +384,104 @@ def _top_pieces(cps: Any, bounds: Any, n: int, min_chars: int) -> Any:
                 if c != 0x20:
                     run_odd = True
                 i += 1
-                b += _utf8_width(c)
+                b += w
                 continue
             elif _isterm(c):
                 if first < 0:
                     first = i
                     first_b = b
                 elif run > 0:
-                    length += 1
-                    if run > 1 or run_odd:
+                    if prev < 0x80 and c < 0x80:
+                        length += 1
+                        if run > 1 or run_odd:
+                            ws = True
+                    else:
                         ws = True
                 j = i
-                while j < end and _isterm(cps[j]):
-                    b += _utf8_width(cps[j])
+                bj = b
+                while j < end:
+                    cj, wj = _decode(buf, bj)
+                    if not _isterm(cj):
+                        break
                     j += 1
-                while j < end and _isclose(cps[j]):
-                    b += _utf8_width(cps[j])
+                    bj += wj
+                while j < end:
+                    cj, wj = _decode(buf, bj)
+                    if not _isclose(cj):
+                        break
                     j += 1
+                    bj += wj
                 length += j - i
-                k = _keep(k, n, first, j, first_b, b, length, ws, top, top_ws)
+                k = _keep(k, n, first, j, first_b, bj, length, ws, top, top_ws)
                 first = -1
                 length = 0
                 run = 0
                 run_odd = False
                 ws = False
                 i = j
+                b = bj
                 continue
-            else:
-                w = _utf8_width(c)
-                if c == 0x2E and not latin[d]:
-                    j = i + 1
-                    while j < end and _islatinclose(cps[j]):
-                        j += 1
-                    if j < end and _isspace(cps[j]):
+            elif c == 0x2E and not latin[d]:
+                j = i + 1
+                bj = b + 1
+                while j < end:
+                    cj, wj = _decode(buf, bj)
+                    if not _islatinclose(cj):
+                        break
+                    j += 1
+                    bj += wj
+                if j < end:
+                    cj, wj = _decode(buf, bj)
+                    if _isspace(cj):
                         latin[d] = True
             # an ordinary character
             if first < 0:
                 first = i
                 first_b = b
             elif run > 0:
-                length += 1
-                if run > 1 or run_odd:
+                if prev < 0x80 and c < 0x80:
+                    length += 1
+                    if run > 1 or run_odd:
+                        ws = True
+                else:
                     ws = True
             run = 0
             run_odd = False
             length += 1
+            prev = c
             i += 1
             b += w
             last = i
             last_b = b
         if first >= 0:
             k = _keep(k, n, first, last, first_b, last_b, length, ws, top, top_ws)
-        if not latin[d]:
-            for j in range(k):
-                if top[j, 4] < min_chars:
-                    break
-                out[nout, :] = top[j, :4]
-                out_ws[nout] = top_ws[j]
-                nout += 1
-                kept[d] += 1
-    return out[:nout], out_ws[:nout], kept, latin
+        if latin[d]:
+            continue
+        for j in range(k):
+            if top[j, 4] < min_chars:
+                break
+            out[nout, :] = top[j, :4]
+            out_ws[nout] = top_ws[j]
+            if do_md5:
+                if top_ws[j]:
+                    m = _normalize_into(buf, top[j, 2], top[j, 3], scratch)
+                    out_h[nout] = _md5_64(scratch, 0, m, tail, state, words)
+                else:
+                    out_h[nout] = _md5_64(buf, top[j, 2], top[j, 3], tail, state, words)
+            nout += 1
+            kept[d] += 1
+    return out[:nout], out_ws[:nout], out_h[: nout if do_md5 else 0], kept, latin
+
+
+def _normalize(s: str) -> str:
+    """The Python twin of the scanner's normalization: whitespace runs -> one space, kept only
+    between two ASCII characters ("中 文" -> "中文", "a  b" -> "a b")."""
+    return _CJK_SPACE.sub("", " ".join(s.split()))
 
 
 class _Keyer:
-    """Texts to nshash keys, a batch at a time: one numba pass over all code points finds every
-    document's n longest sentences; Python only hashes those (sliced from the UTF-8 bytes)."""
+    """Texts to nshash keys, a batch at a time: one numba pass over the UTF-8 of all texts finds
+    every document's n longest sentences (and, for md5, hashes them); Python handles the rest."""
 
     def __init__(self, n: int, hashfunc: str, min_chars: int) -> None:
         self.n = n
@@ -328,37 +489,40 @@ class _Keyer:
         self.hashfunc = hashfunc
         self.hash = _hasher(hashfunc)
 
-    def _scan(self, texts: Sequence[object]) -> tuple[list[str], str, bytes, Any, Any, list[int], list[bool]]:
+    def _run(
+        self, texts: Sequence[object], do_md5: bool
+    ) -> tuple[list[str], str, bytes, Any, Any, Any, list[int]]:
         strs = [t if type(t) is str else _to_text(t) for t in texts]
         big = "".join(strs)
-        cps = np.frombuffer(big.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+        raw = big.encode("utf-8", "surrogatepass")
         bounds = np.zeros(len(strs) + 1, np.int64)
         np.cumsum(np.fromiter(map(len, strs), np.int64, len(strs)), out=bounds[1:])
-        spans, ws, kept, latin = _top_pieces(cps, bounds, self.n, self.min_chars)
-        return strs, big, big.encode("utf-8", "surrogatepass"), spans, ws, kept.tolist(), latin.tolist()
+        spans, ws, hashes, kept, _latin = _scan(
+            np.frombuffer(raw, np.uint8), bounds, self.n, self.min_chars, do_md5
+        )
+        return strs, big, raw, spans, ws, hashes, kept.tolist()
 
     def _slow(self, text: str) -> list[str]:
-        """The sentences to hash of a text the kernel left out: Latin sentence ends, or none long enough."""
-        sents = split_sentences(_WS.sub(" ", text))
+        """A text the scanner left out (a Latin sentence end, or no sentence long enough)."""
+        sents = [_normalize(s) for s in split_sentences(_WS.sub(" ", text))]
         sents.sort(key=len, reverse=True)
         picked = [x for x in sents[: self.n] if len(x) >= self.min_chars]
         if picked:
             return picked
-        whole = " ".join(text.split())
+        whole = _normalize(text)
         if not whole:
             raise InputError("text is empty (or only whitespace); nshash needs some text")
         return [whole]
 
     def sentences_many(self, texts: Sequence[object]) -> list[list[str]]:
         """``longest_sentences`` of each text (whole-text fallback included)."""
-        strs, big, _, spans, ws, kept, _latin = self._scan(texts)
-        cs, ce = spans[:, 0].tolist(), spans[:, 1].tolist()
-        pieces = [big[a:z] for a, z in zip(cs, ce, strict=False)]
+        strs, big, _, spans, ws, _, kept = self._run(texts, False)
+        pieces = [big[a:z] for a, z in zip(spans[:, 0].tolist(), spans[:, 1].tolist(), strict=True)]
         for j in np.flatnonzero(ws).tolist():
-            pieces[j] = _WS.sub(" ", pieces[j])
+            pieces[j] = _normalize(pieces[j])
         out: list[list[str]] = []
         pos = 0
-        for text, c in zip(strs, kept, strict=False):
+        for text, c in zip(strs, kept, strict=True):
             if c:
                 out.append(pieces[pos : pos + c])
                 pos += c
@@ -368,27 +532,22 @@ class _Keyer:
 
     def keys_many(self, texts: Sequence[object]) -> list[list[Key]]:
         """The keys of each text: 64-bit hashes of its sentences to hash, longest first."""
-        strs, big, raw, spans, ws, kept, _latin = self._scan(texts)
-        bs, be = spans[:, 2].tolist(), spans[:, 3].tolist()
-        if self.hashfunc == "md5":
-            md5, fb = hashlib.md5, int.from_bytes
-            hashes = [fb(md5(raw[a:z]).digest()[:8], "big") for a, z in zip(bs, be, strict=False)]
+        md5 = self.hashfunc == "md5"
+        strs, big, raw, spans, ws, hashes, kept = self._run(texts, md5)
+        h = self.hash
+        if md5:
+            flat: list[int] = hashes.tolist()
         else:
-            h = self.hash
-            hashes = [h(raw[a:z]) for a, z in zip(bs, be, strict=False)]
-        if ws.any():
-            h = self.hash
+            flat = [h(raw[a:z]) for a, z in zip(spans[:, 2].tolist(), spans[:, 3].tolist(), strict=True)]
             for j in np.flatnonzero(ws).tolist():
-                piece = _WS.sub(" ", big[spans[j, 0] : spans[j, 1]])
-                hashes[j] = h(piece.encode("utf-8", "surrogatepass"))
+                flat[j] = h(_normalize(big[spans[j, 0] : spans[j, 1]]).encode("utf-8", "surrogatepass"))
         out: list[list[Key]] = []
         pos = 0
-        for text, c in zip(strs, kept, strict=False):
+        for text, c in zip(strs, kept, strict=True):
             if c:
-                out.append(hashes[pos : pos + c])  # type: ignore[arg-type]
+                out.append(flat[pos : pos + c])  # type: ignore[arg-type]
                 pos += c
             else:
-                h = self.hash
                 out.append([h(s.encode("utf-8", "surrogatepass")) for s in self._slow(text)])
         return out
 

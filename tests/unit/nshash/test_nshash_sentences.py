@@ -17,11 +17,20 @@ from neardup.text.sentences import split_sentences
 _WS = re.compile(r"[^\S\n]+")
 
 
+def norm(s: str) -> str:
+    """Whitespace runs -> one space; a space survives only between two ASCII characters."""
+    out = " ".join(s.split())
+    return "".join(
+        ch for i, ch in enumerate(out) if ch != " " or (out[i - 1].isascii() and out[i + 1].isascii())
+    )
+
+
 def reference(text: str, n: int, min_chars: int) -> list[str]:
-    """The definition, written plainly: split_sentences on whitespace-collapsed text, n longest."""
-    sents = sorted(split_sentences(_WS.sub(" ", text)), key=len, reverse=True)[:n]
+    """The definition, written plainly: split_sentences, normalized, n longest (ties in order)."""
+    sents = [norm(s) for s in split_sentences(_WS.sub(" ", text))]
+    sents = sorted(sents, key=len, reverse=True)[:n]
     picked = [s for s in sents if len(s) >= min_chars]
-    return picked or [" ".join(text.split())]
+    return picked or [norm(text)]
 
 
 ALPHABET = st.sampled_from(
@@ -52,17 +61,35 @@ def test_batch_keys_equal_per_text_keys(texts: list[str], hashfunc: str) -> None
         assert keys == [h(s.encode("utf-8", "surrogatepass")) for s in reference(text, 3, 2)]
 
 
-def test_whitespace_is_collapsed_before_hashing() -> None:
+def test_whitespace_is_normalized_before_hashing() -> None:
     a = "这是一个用于测试空白字符处理的相当长的句子，它必须超过最小长度。"
     b = "这是一个用于测试空白字符  处理的相当长的句子，\t它必须超过最小长度。"
-    c = "这是一个用于测试空白字符 处理的相当长的句子， 它必须超过最小长度。"
-    assert sentence_hashes(b) == sentence_hashes(c) != sentence_hashes(a)
-    assert longest_sentences(b) == ["这是一个用于测试空白字符 处理的相当长的句子， 它必须超过最小长度。"]
+    c = "这是一个用于测试空白字符 处理的相当长的句子，\u3000它必须超过最小长度。"
+    assert sentence_hashes(a) == sentence_hashes(b) == sentence_hashes(c)  # spaces in Chinese carry nothing
+    assert longest_sentences(b) == [a]
+    e1 = "The quick brown fox jumps over the lazy dog again!"
+    e2 = "The  quick brown\u3000fox jumps over the lazy dog again!"
+    assert longest_sentences(e2) == [e1]
+    assert sentence_hashes(e1) == sentence_hashes(e2) != sentence_hashes(e1.replace(" ", ""))
 
 
 def test_md5_keys_are_the_first_8_bytes_of_md5_of_utf8() -> None:
     s = "央视网消息：这是一个足够长的句子，用来检查哈希值是否与标准库的md5一致。"
     assert sentence_hashes(s) == [int.from_bytes(hashlib.md5(s.encode()).digest()[:8], "big")]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.binary(max_size=300))
+def test_numba_md5_equals_hashlib(data: bytes) -> None:
+    import numpy as np
+
+    from neardup.fingerprint.nshash import _md5_64
+
+    buf = np.frombuffer(b"xx" + data + b"yy", np.uint8)
+    got = _md5_64(
+        buf, 2, 2 + len(data), np.empty(128, np.uint8), np.empty(4, np.int64), np.empty(16, np.int64)
+    )
+    assert int(got) == int.from_bytes(hashlib.md5(data).digest()[:8], "big")
 
 
 @pytest.mark.parametrize("hashfunc", ["md5", "farmhash", "xxh3", "murmur3"])
@@ -86,7 +113,7 @@ def test_n_longest_longest_first_ties_in_text_order() -> None:
 
 
 def test_short_text_falls_back_to_the_whole_text() -> None:
-    assert longest_sentences("你好。  谢谢！\n再见") == ["你好。 谢谢！ 再见"]
+    assert longest_sentences("你好。  谢谢！\n再见 ok  go") == ["你好。谢谢！再见ok go"]
     # two short texts sharing a stock phrase do not collide
     assert sentence_hashes("谢谢。你好。") != sentence_hashes("谢谢。再见。")
 
