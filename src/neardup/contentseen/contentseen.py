@@ -42,7 +42,6 @@ from neardup.fingerprint.nshash import DEFAULT_MIN_SENTENCE_CHARS, longest_sente
 from neardup.fingerprint.simhash import SimHasher, hamming
 from neardup.index import HammingIndex
 from neardup.stores import KeyValueStore, open_store
-from neardup.text import normalize
 
 __all__ = ["ContentSeen"]
 
@@ -53,7 +52,7 @@ _WAL = "docs.wal"
 _INDEX = "index.hx"
 _LOCK = ".lock"
 _KIND_CODE = {k: i for i, k in enumerate(KINDS)}
-_TOP_FEATURES = 16  # heaviest features kept per document, to explain near-duplicates
+_TOP_FEATURES = 10  # shared features listed in a verdict's reasons
 
 
 @dataclass
@@ -69,7 +68,6 @@ class _Doc:
     raw: int
     text: int
     sents: tuple[int, ...]
-    feats: tuple[str, ...]
     ts: float
     members: list[int] = field(default_factory=list)  # later documents of its group (roots only)
 
@@ -86,7 +84,6 @@ class _Doc:
                     "h": self.raw,
                     "t": self.text,
                     "s": list(self.sents),
-                    "w": list(self.feats),
                     "ts": self.ts,
                 }
             )
@@ -105,7 +102,6 @@ class _Doc:
             d["h"],
             d["t"],
             tuple(d["s"]),
-            tuple(d["w"]),
             d["ts"],
         )
 
@@ -149,6 +145,8 @@ class ContentSeen:
             sentence-hash maps, shared by every ContentSeen using it; default: kept with the state.
         fsync: fsync the journal after every added page (survives power loss), not only write it
             (survives a crash of the process). Default False.
+        explain: list the heaviest shared SimHash features in a duplicate's reasons (costs one
+            more feature extraction per duplicate; shared sentences are always listed).
 
     ``check`` is thread-safe (one lock). Every page added is written to the journal
     (``docs.wal``) before ``check`` returns, so an acknowledged page survives a crash; ``flush``
@@ -170,6 +168,7 @@ class ContentSeen:
         min_near_chars: int = 50,
         nshash_store: str | KeyValueStore | None = None,
         fsync: bool = False,
+        explain: bool = True,
     ) -> None:
         self.max_distance = _check_int(
             "max_distance", max_distance, 0, 8, "; 3 is usual for 64-bit SimHash of web pages"
@@ -188,6 +187,7 @@ class ContentSeen:
         self._sent_hash = get_hash64(nshash_hash)
         self._h64 = get_hash64("xxh3")
         self.fsync = bool(fsync)
+        self.explain = bool(explain)
         self._hasher = SimHasher(self.config)
         self._lock = threading.RLock()
         self._closed = False
@@ -344,7 +344,8 @@ class ContentSeen:
             probe = _Probe(raw=self._h64(normalize_html(html).encode("utf-8", "surrogatepass")))
         else:
             assert text is not None
-            probe = _Probe(raw=self._h64(" ".join(text.split()).encode("utf-8", "surrogatepass")))
+            # text only: "exact" is the same text as given, "content" the same text whitespace aside
+            probe = _Probe(raw=self._h64(b"text:" + text.strip().encode("utf-8", "surrogatepass")))
         return probe
 
     def _analyse(self, probe: _Probe, html: str | None, text: str | None) -> None:
@@ -352,7 +353,9 @@ class ContentSeen:
             assert html is not None
             text = extract_main_text(html, self.extractor)
         probe.text = text
-        norm = normalize(text)
+        # whitespace-collapsed text: cheap, and what "the same main text" means; case, width and
+        # Unicode-form variants are caught as near duplicates at distance 0
+        norm = " ".join(text.split())
         if norm:
             probe.text_key = self._h64(norm.encode("utf-8", "surrogatepass"))
             probe.fp = self._hasher.fingerprint(text)
@@ -498,13 +501,16 @@ class ContentSeen:
             out["shared_sentences"] = [
                 s for s in probe.sents if self._sent_hash(s.encode("utf-8", "surrogatepass")) in theirs
             ]
-            if odoc.feats and probe.text:
-                wanted = set(odoc.feats)
-                out["shared_features"] = [
-                    [f, round(w, 3)] for f, w in self._hasher.features(probe.text) if f in wanted
-                ][:10]
+            if self.explain and probe.text:
+                # near/content: the texts are (almost) the same, so the heaviest features of the
+                # page's longest sentences are shared; layout/partial: those of the shared sentences
+                basis = "\n".join(probe.sents if kind in ("content", "near") else out["shared_sentences"])
+                if basis:
+                    out["shared_features"] = [
+                        [f, round(w, 3)] for f, w in self._hasher.features(basis)[:_TOP_FEATURES]
+                    ]
         if kind == "content":
-            out["why"] = f"the same main text (after normalization) as document {other}, in other HTML"
+            out["why"] = f"the same main text (whitespace aside) as document {other}, in other HTML"
         elif kind == "near":
             out["why"] = (
                 f"main-text SimHash {distance} bits from document {other} (max_distance {self.max_distance})"
@@ -523,11 +529,6 @@ class ContentSeen:
         doc_id = self._kv.incr("contentseen_doc_id") if self._shared else self._last_id + 1
         if kind not in ("exact", "content") and page is not None:
             self._layout(probe, page)
-        feats: tuple[str, ...] = ()
-        if kind not in ("exact", "content") and probe.text and len(probe.text) >= self.min_near_chars:
-            feats = tuple(f for f, _ in self._hasher.features(probe.text)[:_TOP_FEATURES])
-        elif root is not None and root in self._docs:
-            feats = self._docs[root].feats
         doc = _Doc(
             id=doc_id,
             url=url,
@@ -538,7 +539,6 @@ class ContentSeen:
             raw=probe.raw,
             text=probe.text_key or 0,
             sents=tuple(probe.sent_keys),
-            feats=feats,
             ts=round(time.time(), 3),
         )
         if self._wal is not None:
@@ -631,10 +631,7 @@ class ContentSeen:
             self._kv.flush()
             if self.path is not None:
                 self._index.metadata["contentseen_upto"] = self._last_id
-                try:
-                    self._index.save(self.path / _INDEX)
-                except ModuleNotFoundError:  # index files not available yet: the journal suffices
-                    return
+                self._index.save(self.path / _INDEX)
                 self._indexed_upto = self._last_id
 
     def close(self) -> None:

@@ -112,7 +112,9 @@ def test_contentseen_text_input_without_html(cs: ContentSeen) -> None:
     text = "\n".join(RAILWAY[1])
     assert cs.check("t1", text=text).kind == "new"
     assert cs.check("t2", text=text).kind == "exact"
-    assert cs.check("t3", text=text.replace("，", ",")).kind == "content"  # same after NFKC
+    assert cs.check("t3", text=text.replace("\n", "\n\n  ")).kind == "content"  # whitespace aside
+    v = cs.check("t3b", text=text.replace("，", ","))  # width variants: same after NFKC
+    assert (v.kind, v.distance) == ("near", 0)
     v = cs.check("t4", text="\n".join([*RIVER[1][:3], *HARVEST[1][:3]]))
     assert v.kind == "partial"  # no HTML: no template to compare
     assert v.layout_distance is None
