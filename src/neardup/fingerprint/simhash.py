@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 import os
+import sys
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
@@ -23,9 +24,9 @@ import numpy as np
 
 from neardup.config import SimHashConfig
 from neardup.exceptions import ConfigError
-from neardup.fingerprint import _kernels
+from neardup.fingerprint import _fast, _kernels
 from neardup.fingerprint.hashing import get_hash64
-from neardup.text.normalize import normalize
+from neardup.text.normalize import normalize, strip_tags
 from neardup.text.segment import char_shingles, cut, is_word, shingle_text, word_ngrams
 from neardup.text.stopwords import stopwords
 from neardup.text.weights import IDFTable, auto_top_n, load_idf
@@ -220,6 +221,19 @@ class SimHasher:
         self._boost = frozenset(normalize(w) for w in cfg.boost) if cfg.normalize else frozenset(cfg.boost)
         self._vocab = _Vocab(self)
         self._mask = (1 << cfg.bits) - 1
+        # character shingles weighted 1 each, hashed with xxh3: the numba path applies
+        self._shingle_fast = (
+            cfg.features == "shingles"
+            and cfg.hash == "xxh3"
+            and self._idf is None
+            and cfg.levels == 0
+            and cfg.top_n is None
+            and not cfg.boost
+        )
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # rebuilt from its config in another process (the feature cache is not shipped)
+        return (_rebuild, (self.config.to_dict(), self.engine))
 
     # -- features -------------------------------------------------------------------------------
     def _prepare(self, text: str) -> str:
@@ -227,21 +241,29 @@ class SimHasher:
         if cfg.normalize:
             return normalize(text, cfg.strip_html)
         if cfg.strip_html:
-            from neardup.text.normalize import strip_tags
-
             return strip_tags(text)
         return text
 
     def _tokens(self, text: str) -> list[str]:
         """The feature occurrences of ``text`` (words mode: raw pieces; weight 0 drops the rest)."""
+        return self._tokens_of_prepared(self._prepare(text))
+
+    def _tokens_of_prepared(self, text: str) -> list[str]:
         cfg = self.config
-        text = self._prepare(text)
         if cfg.features == "words":
             return cut(text, self.engine)
         if cfg.features == "shingles":
             return char_shingles(shingle_text(text), cfg.ngram, cfg.step)
         words = [t for t in cut(text, self.engine) if is_word(t) and t not in self._stop]
         return word_ngrams(words, cfg.ngram)
+
+    def _prepare_many(self, texts: Sequence[str]) -> list[str]:
+        cfg = self.config
+        if cfg.strip_html:
+            texts = [strip_tags(t) for t in texts]
+        if cfg.normalize:
+            return _fast.normalize_batch(texts)  # type: ignore[no-any-return]
+        return list(texts)
 
     def _unit_weight(self, feature: str) -> int:
         """Fixed-point weight of one occurrence of ``feature``; 0 drops it."""
@@ -293,17 +315,39 @@ class SimHasher:
         return int(self._batch([text])[0])
 
     def _batch(self, texts: Sequence[str]) -> np.ndarray:
+        if self._shingle_fast:
+            return self._batch_shingles(texts)
+        return self._batch_tokens(self._prepare_many(texts), [len(t) for t in texts])
+
+    def _batch_tokens(self, prepared: Sequence[str], lengths: Sequence[int]) -> np.ndarray:
         cfg = self.config
         self._vocab.reset_if_big()
-        token_lists = [self._tokens(t) for t in texts]
-        offsets = np.zeros(len(texts) + 1, np.int64)
+        token_lists = [self._tokens_of_prepared(t) for t in prepared]
+        offsets = np.zeros(len(prepared) + 1, np.int64)
         np.cumsum([len(x) for x in token_lists], out=offsets[1:])
         flat: list[str] = [t for toks in token_lists for t in toks]
         ids = self._vocab.lookup(flat)
-        top = np.array([self._top_n(len(t)) for t in texts], np.int64)
+        top = np.array([self._top_n(n) for n in lengths], np.int64)
         return _kernels.batch_fingerprints(
             ids, offsets, self._vocab.vh, self._vocab.vw, cfg.bits, cfg.weighting == "binary", top, cfg.levels
         )
+
+    def _batch_shingles(self, texts: Sequence[str]) -> np.ndarray:
+        """Shingles in numba from code points (exactly the reference result, see ``_fast``)."""
+        cfg = self.config
+        src = [strip_tags(t) for t in texts] if cfg.strip_html else texts
+        if cfg.normalize:
+            cps, offsets = _fast.normalize_batch(src, as_codepoints=True)
+        else:
+            cps, offsets = _fast.to_codepoints(src)
+        fps, ok = _fast.shingle_fingerprints(
+            cps, offsets, cfg.ngram, cfg.step, cfg.bits, cfg.weighting == "binary"
+        )
+        if not ok.all():
+            bad = np.flatnonzero(~ok)
+            redo = [texts[i] for i in bad.tolist()]
+            fps[bad] = self._batch_tokens([self._prepare(t) for t in redo], [len(t) for t in redo])
+        return fps  # type: ignore[no-any-return]
 
     def fingerprint_many(self, texts: Iterable[str], workers: int = 1) -> np.ndarray:
         """Fingerprints of many texts as a uint64 array, in order. ``workers > 1`` uses processes."""
@@ -318,12 +362,16 @@ class SimHasher:
         return out
 
 
+def _rebuild(config: dict[str, Any], engine: str) -> SimHasher:
+    return SimHasher(SimHashConfig.from_dict(config), engine=engine)
+
+
 _WORKER: SimHasher | None = None
 
 
-def _init_worker(config: dict[str, Any], engine: str) -> None:
+def _init_worker(hasher: SimHasher) -> None:
     global _WORKER
-    _WORKER = SimHasher(SimHashConfig.from_dict(config), engine=engine)
+    _WORKER = hasher
 
 
 def _work(texts: list[str]) -> np.ndarray:
@@ -335,11 +383,17 @@ def _parallel(hasher: SimHasher, docs: list[str], workers: int) -> np.ndarray:
     import multiprocessing as mp
 
     workers = min(workers, os.cpu_count() or 1, max(1, len(docs) // _CHUNK))
-    ctx = mp.get_context("forkserver" if "forkserver" in mp.get_all_start_methods() else "spawn")
+    # fork shares the loaded IDF table and dictionaries; elsewhere the hasher is rebuilt from its config
+    methods = mp.get_all_start_methods()
+    ctx = mp.get_context(
+        "fork"
+        if "fork" in methods and sys.version_info < (3, 12)
+        else "forkserver"
+        if "forkserver" in methods
+        else "spawn"
+    )
     chunks = [docs[i : i + _CHUNK] for i in range(0, len(docs), _CHUNK)]
-    with ProcessPoolExecutor(
-        workers, mp_context=ctx, initializer=_init_worker, initargs=(hasher.config.to_dict(), hasher.engine)
-    ) as pool:
+    with ProcessPoolExecutor(workers, mp_context=ctx, initializer=_init_worker, initargs=(hasher,)) as pool:
         parts = list(pool.map(_work, chunks))
     return np.concatenate(parts) if parts else np.empty(0, np.uint64)
 
