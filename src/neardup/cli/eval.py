@@ -19,6 +19,7 @@ import click
 import orjson
 
 from neardup.cli._common import add_options, echo_err, input_options
+from neardup.eval.sweep import main_text
 from neardup.exceptions import ConfigError, InputError
 
 __all__ = ["eval_cmd", "parse_range", "report_cmd", "synth_cmd"]
@@ -87,25 +88,9 @@ def _records(
             d["text"] = rec.text
         else:
             d["html"] = rec.html or ""
-            d["text"] = _main_text(rec.html or "")
+            d["text"] = main_text(rec.html or "")
         out.append(d)
     return out
-
-
-def _main_text(html: str) -> str:
-    """The article of a page, as a dedup run would see it (ContentSeen's extractor, else tags stripped)."""
-    try:
-        from neardup.contentseen.extract import extract_main_text
-    except ImportError:
-        from neardup.text import strip_tags
-
-        return strip_tags(html)
-    try:
-        return extract_main_text(html)
-    except Exception:  # a missing optional extractor: fall back to stripping tags
-        from neardup.text import strip_tags
-
-        return strip_tags(html)
 
 
 # --------------------------------------------------------------------------------------------- synth
@@ -143,7 +128,7 @@ def _main_text(html: str) -> str:
 @click.option(
     "--copy-rate", type=float, default=0.7, show_default=True, help="Share of sources given copies."
 )
-@add_options(input_options)
+@add_options(input_options)  # type: ignore[untyped-decorator]
 def synth_cmd(
     inputs: tuple[str, ...],
     out: str,
@@ -170,10 +155,10 @@ def synth_cmd(
     from neardup.eval.synth import SynthConfig, synthesize
 
     cfg = SynthConfig(
-        lang=lang,
+        lang=lang,  # type: ignore[arg-type]
         seed=seed,
         n_sources=n_sources,
-        hard_negatives=hard_negatives,  # type: ignore[arg-type]
+        hard_negatives=hard_negatives,
         min_chars=min_chars,
         html_rate=html_rate,
         copy_rate=copy_rate,
@@ -286,7 +271,7 @@ def _table(rows: list[dict[str, Any]], kinds: list[str]) -> str:
 )
 @click.option("--json", "as_json", is_flag=True, help="Print machine-readable JSON instead of a table.")
 @click.option("-o", "--out", "out", type=click.Path(dir_okay=False), help="Also write the JSON here.")
-@add_options(input_options)
+@add_options(input_options)  # type: ignore[untyped-decorator]
 def eval_cmd(
     inputs: tuple[str, ...],
     truth_path: str | None,
@@ -468,7 +453,7 @@ def _graded_table(g: dict[str, Any]) -> str:
 )
 @click.option("--max-pairs", type=int, default=500, show_default=True, help="Pairs listed with their texts.")
 @click.option("--title", default="neardup report", show_default=True)
-@add_options(input_options)
+@add_options(input_options)  # type: ignore[untyped-decorator]
 def report_cmd(
     output: str,
     out: str,

@@ -326,10 +326,7 @@ def evaluate(pred: Mapping[str, Hashable], truth: Truth) -> Evaluation:
         }
         hn_ids = [d.id for d in truth.docs.values() if d.group in hn_groups and d.kind != "partial"]
         hard = score_clusters(labels, groups, hn_ids)
-        merged = sum(
-            labels[d.id] == labels[d.negative_of]
-            for d in hn_docs  # type: ignore[index]
-        ) / len(hn_docs)
+        merged = sum(labels[d.id] == labels[str(d.negative_of)] for d in hn_docs) / len(hn_docs)
 
     caught: dict[str, int] = {}
     count: dict[str, int] = {}

@@ -24,18 +24,21 @@ from neardup.exceptions import ConfigError
 
 __all__ = [
     "METHODS",
+    "RECOMMENDED",
     "SweepRow",
     "choose_default",
     "clusters_from_pairs",
     "graded_separation",
     "hamming_pairs",
+    "main_text",
+    "recommended_pairs",
     "sweep",
 ]
 
 # name -> what it is; "+" confirms the SimHash pairs by a second test, "|" adds the second method's pairs
 METHODS: dict[str, str] = {
     "simhash-words": "SimHash of TF-IDF weighted words, pairs within k bits",
-    "simhash-shingles": "SimHash of character 4-gram shingles (English: word 3-grams), pairs within k bits",
+    "simhash-shingles": "SimHash of binary char 6-gram shingles (English: word 3-grams), pairs within k bits",
     "nshash": "documents sharing one of their n longest sentences (n = 1..5)",
     "simhash-words+sentence": "SimHash words within k, confirmed by one shared long sentence (top 5)",
     "simhash-words+cosine": "SimHash words within k, confirmed by TF-IDF cosine >= 0.8",
@@ -45,6 +48,17 @@ METHODS: dict[str, str] = {
 }
 DEFAULT_METHODS: tuple[str, ...] = tuple(METHODS)
 COSINE_THRESHOLDS: tuple[float, ...] = (0.5, 0.6, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95)
+# the setting docs/quality.md recommends, chosen by the rule of issue 8 (best F1 on the Chinese synthetic
+# set with precision >= 0.99 on hard negatives) among methods that scale (cosine is the reference only)
+RECOMMENDED: dict[str, Any] = {
+    "method": "simhash-shingles",
+    "features": "shingles",
+    "ngram": 6,
+    "weighting": "binary",
+    "k": 10,
+    "n": 1,
+    "label": "SimHash of binary char 6-gram shingles, k <= 10",
+}
 CONFIRM_COSINE = 0.8
 UNION_N = 1
 
@@ -75,6 +89,20 @@ class SweepRow:
             "overall": e.overall.to_dict(),
             **self.extra,
         }
+
+
+def main_text(html: str) -> str:
+    """The article of a page as a dedup run sees it: ContentSeen's extractor, else tags stripped."""
+    from neardup.text import strip_tags
+
+    try:
+        from neardup.contentseen.extract import extract_main_text
+    except ImportError:
+        return strip_tags(html)
+    try:
+        return extract_main_text(html) or strip_tags(html)
+    except Exception:  # an optional extractor that is not installed: fall back, never fail the evaluation
+        return strip_tags(html)
 
 
 def hamming_pairs(
@@ -192,8 +220,11 @@ class _Tfidf:
 def _default_configs(lang: str) -> dict[str, Any]:
     from neardup.config import SimHashConfig
 
+    # zh: the recommended shingles (docs/quality.md); en: word 3-grams
     shingles = (
-        SimHashConfig(features="shingles", ngram=4)
+        SimHashConfig(
+            features="shingles", ngram=int(RECOMMENDED["ngram"]), weighting=RECOMMENDED["weighting"]
+        )
         if lang == "zh"
         else SimHashConfig(features="word_ngrams", ngram=3)
     )
@@ -246,20 +277,20 @@ def sweep(
         return cache[key]  # type: ignore[no-any-return]
 
     def fps(kind: str) -> tuple[np.ndarray, float]:
-        return timed(f"fp-{kind}", lambda: SimHasher(cfgs[kind]).fingerprint_many(list(texts)))  # type: ignore[no-any-return]
+        return timed(f"fp-{kind}", lambda: SimHasher(cfgs[kind]).fingerprint_many(list(texts)))
 
     def hpairs(kind: str) -> tuple[tuple[np.ndarray, np.ndarray, np.ndarray], float]:
         def run() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
             return hamming_pairs(fps(kind)[0], max(ks))
 
-        return timed(f"pairs-{kind}", run)  # type: ignore[no-any-return]
+        return timed(f"pairs-{kind}", run)
 
     def shashes(nn: int) -> tuple[list[list[int]], float]:
-        return timed(f"ns-{nn}", lambda: [sentence_hashes(t, n=nn) for t in texts])  # type: ignore[no-any-return]
+        return timed(f"ns-{nn}", lambda: [sentence_hashes(t, n=nn) for t in texts])
 
     def tfidf() -> tuple[_Tfidf, float]:
         hasher = SimHasher(cfgs["words"])
-        return timed("tfidf", lambda: _Tfidf([hasher.features(t) for t in texts]))  # type: ignore[no-any-return]
+        return timed("tfidf", lambda: _Tfidf([hasher.features(t) for t in texts]))
 
     for m in methods:
         note(m)
@@ -320,6 +351,23 @@ def sweep(
                 sel = v >= th
                 score(m, th, clusters_from_pairs(n, a[sel], b[sel]), t_all)
     return rows
+
+
+def recommended_pairs(
+    texts: Sequence[str], setting: Mapping[str, Any] | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """The pairs the recommended setting (:data:`RECOMMENDED`) finds among ``texts``: ``(i, j)``."""
+    from neardup.config import SimHashConfig
+    from neardup.fingerprint.nshash import sentence_hashes
+    from neardup.fingerprint.simhash import SimHasher
+
+    s = dict(RECOMMENDED if setting is None else setting)
+    cfg = SimHashConfig(features=s["features"], ngram=int(s["ngram"]), weighting=s.get("weighting", "tfidf"))
+    i, j, _ = hamming_pairs(SimHasher(cfg).fingerprint_many(list(texts)), int(s["k"]))
+    if str(s["method"]).endswith("|nshash"):
+        a, b = _sentence_pairs([sentence_hashes(t, n=int(s["n"])) for t in texts])
+        i, j = np.concatenate([i, a]), np.concatenate([j, b])
+    return i, j
 
 
 def choose_default(
