@@ -38,7 +38,7 @@ from neardup.contentseen.extract import (
 from neardup.contentseen.verdict import KINDS, Verdict
 from neardup.exceptions import ConfigError, FormatError, InputError, StoreError
 from neardup.fingerprint.hashing import get_hash64
-from neardup.fingerprint.nshash import DEFAULT_MIN_SENTENCE_CHARS, longest_sentences
+from neardup.fingerprint.nshash import DEFAULT_MIN_SENTENCE_CHARS, longest_sentences, sentence_hashes
 from neardup.fingerprint.simhash import SimHasher, hamming
 from neardup.index import HammingIndex
 from neardup.stores import KeyValueStore, open_store
@@ -359,11 +359,9 @@ class ContentSeen:
         if norm:
             probe.text_key = self._h64(norm.encode("utf-8", "surrogatepass"))
             probe.fp = self._hasher.fingerprint(text)
-            sents = longest_sentences(text, self.nshash_n, self.min_sentence_chars)
-            probe.sents = sents
-            probe.sent_keys = list(
-                dict.fromkeys(self._sent_hash(s.encode("utf-8", "surrogatepass")) for s in sents)
-            )
+            # nshash's own keys (the same as NSHash.get_nshash); the sentences themselves are
+            # read again only to explain a duplicate
+            probe.sent_keys = sentence_hashes(text, self.nshash_n, self.nshash_hash, self.min_sentence_chars)
 
     def _layout(self, probe: _Probe, html: str | None) -> int | None:
         if html is None:
@@ -496,6 +494,8 @@ class ContentSeen:
         layout_distance: int | None,
     ) -> dict[str, Any]:
         out: dict[str, Any] = {}
+        if probe.text and not probe.sents:
+            probe.sents = longest_sentences(probe.text, self.nshash_n, self.min_sentence_chars)
         if odoc is not None:
             theirs = set(odoc.sents)
             out["shared_sentences"] = [

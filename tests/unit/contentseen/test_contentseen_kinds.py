@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
+import numpy as np
 import pytest
 from _cs_articles import HARVEST, RAILWAY, RIVER
 
@@ -200,8 +201,11 @@ def test_contentseen_state_dir_restart_gives_same_answers(tmp_path: Path) -> Non
         cs.check("a", html=page(RIVER))
         cs.check("b", html=page(HARVEST))
         before = [cs.check("p", html=h, add=False) for h in probes]
+        cs._add_fingerprints(np.array([10**9], np.int64), np.array([12345], np.uint64))
+    assert (state / "index.hx").exists()
     with ContentSeen(state) as cs:
         assert len(cs) == 2
+        assert 10**9 in cs._index and len(cs._index) == 3  # the snapshot, not the journal twice
         after = [cs.check("p", html=h, add=False) for h in probes]
         assert cs.check("c", html=page(RAILWAY)).doc_id == 3  # ids continue
     assert [(v.kind, v.duplicate_of, v.distance) for v in after] == [
