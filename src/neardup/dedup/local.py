@@ -32,7 +32,15 @@ from neardup.dedup.index import CorpusIndex
 from neardup.dedup.plan import BatchTables, PlanStats, first_of_groups, forest_edges, min_merge
 from neardup.io import Record
 
-__all__ = ["DedupResult", "against_corpus", "dedup_fingerprints", "dedup_records", "within_batch_edges"]
+__all__ = [
+    "CorpusMatches",
+    "DedupResult",
+    "against_corpus",
+    "assemble",
+    "dedup_fingerprints",
+    "dedup_records",
+    "within_batch_edges",
+]
 
 I64 = npt.NDArray[np.int64]
 U64 = npt.NDArray[np.uint64]
@@ -217,7 +225,7 @@ def dedup_fingerprints(
     matches = None
     if corpus is not None and n:
         matches = against_corpus(fps, config, corpus, on_corpus_chunk)
-    result = assemble(fps, config, (sa, sb), (na, nb), matches, corpus)
+    result = assemble(fps, config, (sa, sb), (na, nb), matches, corpus.lookup if corpus else None)
     st_d = st.to_dict()
     result.stats.update(
         {
@@ -239,7 +247,7 @@ def assemble(
     sim_edges: Edges,
     ns_edges: Edges,
     matches: CorpusMatches | None,
-    corpus: CorpusIndex | None,
+    lookup: Callable[[I64], tuple[list[str], U64, U64]] | None,
 ) -> DedupResult:
     """Number the nodes (matched corpus documents first), cluster, and name clusters by id."""
     n = len(fps)
@@ -249,7 +257,7 @@ def assemble(
     prefix_fp = np.empty(0, np.uint64)
     prefix_exact = np.empty(0, np.uint64)
     n_prefix = 0
-    if matches is not None and corpus is not None:
+    if matches is not None and lookup is not None:
         cols = [
             matches.exact,
             matches.simhash if config.uses_simhash else None,
@@ -259,7 +267,7 @@ def assemble(
         matched = np.unique(np.concatenate([c[c >= 0] for c in used])) if used else _EMPTY
         n_prefix = int(matched.size)
         if n_prefix:
-            prefix_ids, prefix_fp, prefix_exact = corpus.lookup(matched)
+            prefix_ids, prefix_fp, prefix_exact = lookup(matched)
             docs = np.arange(n, dtype=np.int64) + n_prefix
 
             def link(col: I64) -> Edges:
@@ -285,7 +293,7 @@ def assemble(
         fps=fps,
         assignment=a,
         prefix_ids=prefix_ids,
-        stats={"corpus_matched": n_prefix} if corpus is not None else {},
+        stats={"corpus_matched": n_prefix} if matches is not None else {},
     )
 
 

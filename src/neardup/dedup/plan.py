@@ -48,6 +48,7 @@ __all__ = [
     "first_of_groups",
     "forest_edges",
     "group_by_key",
+    "grouped_forest_edges",
     "hamming_u64",
     "min_merge",
     "table_design",
@@ -509,3 +510,57 @@ def min_merge(rows: I64) -> I64:
     big = np.iinfo(np.int64).max
     m = np.where(rows < 0, big, rows).min(axis=0)
     return np.where(m == big, -1, m).astype(np.int64)
+
+
+def grouped_forest_edges(
+    group: I64, fps: U64, pos: I64, k: int, *, cap: int = DEFAULT_CAP, stats: PlanStats | None = None
+) -> tuple[I64, I64]:
+    """Spanning-forest edges inside each group of rows already sorted by ``group`` (a table key).
+
+    The reduce side of the within-batch step when the tables were exploded and shuffled elsewhere
+    (the Spark job): the same kernel and the same big-group re-splits as ``forest_edges``.
+
+    >>> g = np.array([0, 0, 1, 1]); f = np.array([1, 3, 0, 0xFFFF << 40], np.uint64)
+    >>> a, b = grouped_forest_edges(g, f, np.array([5, 6, 7, 8]), 3)
+    >>> list(zip(a.tolist(), b.tolist()))
+    [(5, 6)]
+    """
+    _check_k(k)
+    st = stats if stats is not None else PlanStats()
+    group = np.asarray(group, np.int64)
+    fps = np.ascontiguousarray(fps, dtype=np.uint64)
+    pos = np.ascontiguousarray(pos, dtype=np.int64)
+    n = group.size
+    if n < 2:
+        return np.empty(0, np.int64), np.empty(0, np.int64)
+    sel, starts = _multi_groups(group.view(np.uint64))
+    if sel.size == 0:
+        return np.empty(0, np.int64), np.empty(0, np.int64)
+    f = fps[sel]
+    p = pos[sel]
+    sizes = np.diff(starts)
+    st.groups += int(sizes.size)
+    st.largest_group = max(st.largest_group, int(sizes.max()))
+    parts_a: list[I64] = []
+    parts_b: list[I64] = []
+    active = np.ones(sizes.size, dtype=np.bool_)
+    for bi in np.flatnonzero(sizes > LEAF_MAX).tolist():
+        s, e = int(starts[bi]), int(starts[bi + 1])
+        uniq = f[s:e]
+        active[bi] = False
+        st.resplits += 1
+        _recurse(uniq, p[s:e], k, 1, max(cap, 0), parts_a, parts_b, st)
+    m = int(starts[-1])
+    out_a = np.empty(m, np.int64)
+    out_b = np.empty(m, np.int64)
+    counts = np.empty(sizes.size, np.int64)
+    _forest_kernel(f, p, starts, active, k, 0, out_a, out_b, counts)
+    if counts.any():
+        slots = _slot_mask(starts, counts, m)
+        parts_a.append(out_a[slots])
+        parts_b.append(out_b[slots])
+    if not parts_a:
+        return np.empty(0, np.int64), np.empty(0, np.int64)
+    a, b = np.concatenate(parts_a), np.concatenate(parts_b)
+    st.edges += int(a.size)
+    return a, b
