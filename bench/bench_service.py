@@ -115,7 +115,7 @@ class Server:
             self.proc = subprocess.Popen(args, stdout=fh, stderr=subprocess.STDOUT)
         import httpx
 
-        deadline = time.monotonic() + 120
+        deadline = time.monotonic() + 300
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
                 raise RuntimeError(f"server exited: {log.read_text()[-2000:]}")
@@ -125,7 +125,7 @@ class Server:
             except httpx.TransportError:
                 time.sleep(0.2)
         self.stop()
-        raise RuntimeError("server did not start in 120 s")
+        raise RuntimeError(f"server did not start in 300 s: {log.read_text()[-2000:]}")
 
     def stop(self) -> None:
         if self.proc.poll() is None:
@@ -392,15 +392,12 @@ def main() -> None:
         p50 = statistics.median(r["p50"] for r in runs)
         p99 = statistics.median(r["p99"] for r in runs)
         errors = sum(r["errors"] for r in runs)
-        met = rps >= TARGET_RPS and p99 <= TARGET_P99_MS
-        verdict = (
-            "met"
-            if met
-            else (
-                f"missed: {rps / TARGET_RPS:.0%} of the rate"
-                + (f", p99 {p99 / TARGET_P99_MS:.1f}x" if p99 > TARGET_P99_MS else "")
-            )
-        )
+        missed = []
+        if rps < TARGET_RPS:
+            missed.append(f"rate at {rps / TARGET_RPS:.0%} of 500/s")
+        if p99 > TARGET_P99_MS:
+            missed.append(f"p99 {p99 / TARGET_P99_MS:.1f}x the 50 ms")
+        verdict = "met" if not missed else "missed: " + ", ".join(missed)
         peer_rate = statistics.median(peer_rates[name]) if name in peer_rates else None
         peer_txt = f"{peer_rate:.0f}/s ({rps / peer_rate:.0%})" if peer_rate else "-"
         rows.append(f"| {name} | {rps:.0f} | {p50:.1f} | {p99:.1f} | {errors} | {peer_txt} | {verdict} |")

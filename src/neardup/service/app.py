@@ -17,6 +17,7 @@ token is configured. Bad input always gets a 4xx JSON answer ``{"error": code, "
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import re
@@ -53,7 +54,8 @@ log = logging.getLogger("neardup.service")
 
 API_PREFIX = "/v1"
 JOB_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
-_BAD_URL_CHARS = re.compile(r"[\s\x00-\x1f\x7f]")
+_BAD_URL_CHARS = re.compile(r"[\s\x00-\x1f\x7f\ud800-\udfff]")
+_SURROGATE = re.compile(r"[\ud800-\udfff]")
 Message = MutableMapping[str, Any]
 ASGIApp = Callable[
     [MutableMapping[str, Any], Callable[[], Awaitable[Message]], Callable[[Message], Awaitable[None]]],
@@ -66,7 +68,7 @@ def _url_problem(url: str, max_chars: int) -> str | None:
     if not url or len(url) > max_chars:
         return f"expected 1..{max_chars} characters, got {len(url)}"
     if _BAD_URL_CHARS.search(url):
-        return "contains whitespace or control characters"
+        return "contains whitespace, control characters or lone surrogates"
     try:
         parts = urlsplit(url)
     except ValueError as exc:
@@ -116,6 +118,16 @@ class DocumentCheck(_Strict):
     text: StrictStr | None = Field(default=None, description="the document's text, when there is no HTML")
     add: StrictBool = Field(default=True, description="false only asks; true also remembers the document")
 
+    @field_validator("html", "text")
+    @classmethod
+    def _valid_unicode(cls, v: str | None) -> str | None:
+        # JSON allows "\ud800" escapes, which are not Unicode text and could not be answered back
+        if v is not None and (m := _SURROGATE.search(v)):
+            raise ValueError(
+                f"contains a lone surrogate {m.group()!r} at character {m.start()}: send valid Unicode"
+            )
+        return v
+
     @model_validator(mode="after")
     def _has_content(self) -> DocumentCheck:
         if self.html is None and self.text is None:
@@ -156,7 +168,7 @@ class _Guard:
         self.max_body = max_body
 
     async def _refuse(self, send: Callable[[Message], Awaitable[None]], err: ApiError) -> None:
-        body = JSONResponse(err.body()).body
+        body = _ErrorJSON(err.body()).body
         await send(
             {
                 "type": "http.response.start",
@@ -248,10 +260,17 @@ class _Guard:
 
 
 # -- error answers -------------------------------------------------------------------------------
+class _ErrorJSON(JSONResponse):
+    """Errors are rendered ASCII-only: they may quote user input, which may hold lone surrogates."""
+
+    def render(self, content: Any) -> bytes:
+        return json.dumps(content, ensure_ascii=True, separators=(",", ":")).encode("ascii")
+
+
 def _json_error(
     status: int, code: str, detail: str, headers: dict[str, str] | None = None, **extra: Any
 ) -> JSONResponse:
-    return JSONResponse({"error": code, "detail": detail, **extra}, status_code=status, headers=headers)
+    return _ErrorJSON({"error": code, "detail": detail, **extra}, status_code=status, headers=headers)
 
 
 def _loc(loc: tuple[Any, ...] | list[Any]) -> str:

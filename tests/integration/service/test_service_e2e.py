@@ -145,10 +145,16 @@ def test_service_refuses_public_bind_without_token(tmp_path: Path) -> None:
 
 
 @pytest.mark.redis
-def test_service_e2e_two_services_share_url_state_through_redis(tmp_path: Path, redis_url: str) -> None:
+def test_service_e2e_two_services_share_state_through_redis(
+    tmp_path: Path, redis_url: str, items: list[dict[str, object]]
+) -> None:
     a = ServiceProcess(tmp_path / "a", tmp_path / "a.log", redis=redis_url)
     b = ServiceProcess(tmp_path / "b", tmp_path / "b.log", redis=redis_url)
     with a, b, Client(a.url) as ca, Client(b.url) as cb:
         assert ca.check_urls("shared", ["https://a.example/1"]) == [False]
         assert cb.check_urls("shared", ["https://a.example/1", "https://a.example/2"]) == [True, False]
         assert ca.check_urls("shared", ["https://a.example/2"]) == [True]
+        first = ca.check(page_url(items[5]), html=page(items[5]))
+        other = cb.check(page_url(items[5], 1), html=page(items[5]))  # same page, another URL, other service
+        assert other["kind"] == "exact" and other["duplicate_of"] == first["doc_id"]
+        assert other["doc_id"] != first["doc_id"]  # ids come from one shared counter

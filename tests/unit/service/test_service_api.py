@@ -97,6 +97,9 @@ def test_service_url_batch_reports_seen_in_order(client: ASGIClient) -> None:
         (b'{"url": "https:///nohost", "text": "x"}', 422, "invalid", "host"),
         (b'{"url": "https://a.example/\\n1", "text": "x"}', 422, "invalid", "whitespace"),
         (b'{"url": "https://a.example/1", "text": "boom-input"}', 422, "invalid", "no main text"),
+        (b'{"url": "https://a.example/1", "text": "ab\\ud800cd"}', 422, "invalid", "lone surrogate"),
+        (b'{"url": "https://a.example/\\udfff", "text": "x"}', 422, "invalid", "surrogates"),
+        (b'{"url": "https://a.example/1", "text": "x", "\\ud800": 1}', 422, "invalid", "unicode"),
         (b'{"url": "https://a.example/1", "text": "boom-store"}', 503, "store_unavailable", "redis"),
     ],
 )
