@@ -5,11 +5,10 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from test_eval_synth import _corpus  # type: ignore[import-not-found]
 
 from neardup.cli.main import cli
 from neardup.eval.metrics import Truth
-
-from test_eval_synth import _corpus  # type: ignore[import-not-found]
 
 
 def _write(path: Path, rows: list[dict[str, object]]) -> None:
@@ -72,14 +71,14 @@ def test_eval_sweeps_methods_on_documents(labelled: tuple[Path, Path]) -> None:
     got = json.loads(res.output)
     methods = {(r["method"], r["param"]) for r in got["rows"]}
     assert ("simhash-words", 3) in methods and ("nshash", 3) in methods
-    exact = [r for r in got["rows"] if r["method"] == "simhash-words" and r["param"] == 0][0]
+    exact = next(r for r in got["rows"] if r["method"] == "simhash-words" and r["param"] == 0)
     assert exact["recall_by_kind"].get("exact", 1.0) == 1.0  # identical texts always collide
     recall = [r["recall"] for r in got["rows"] if r["method"] == "simhash-words"]
     assert recall == sorted(recall)  # a larger k never loses a pair
 
 
 def test_eval_errors_are_one_line(labelled: tuple[Path, Path], tmp_path: Path) -> None:
-    out, truth = labelled
+    out, _truth = labelled
     res = CliRunner().invoke(cli, ["eval", str(out), "--k", "x..y"])
     assert res.exit_code != 0
     bad = tmp_path / "bad.jsonl"
