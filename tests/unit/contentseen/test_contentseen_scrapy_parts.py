@@ -90,3 +90,26 @@ def test_scrapy_pipeline_not_configured_and_bad_kinds() -> None:
         ContentSeenPipeline.from_crawler(_crawler(NEARDUP_CONTENTSEEN_ENABLED=False))
     with pytest.raises(ConfigError, match="unknown kinds"):
         ContentSeenPipeline.from_crawler(_crawler(NEARDUP_DROP_KINDS=["exact", "similar"]))
+
+
+def test_scrapy_pipeline_keeps_items_when_the_service_is_down() -> None:
+    # a loopback port nobody listens on
+    import socket
+
+    from neardup.integrations.scrapy._settings import service_client
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    crawler = _crawler(NEARDUP_SERVICE_URL=f"http://127.0.0.1:{port}", NEARDUP_SERVICE_TIMEOUT=2)
+    assert service_client(crawler.settings) is not None
+    pipe = ContentSeenPipeline.from_crawler(crawler)
+    item = {"url": "https://a/1", "html": render_page(*RIVER, template="portal")}
+    assert pipe.process_item(item) is item
+    assert crawler.stats.get_value("neardup/items/service_errors") == 1
+    pipe.fail_open = False
+    from neardup.exceptions import StoreError
+
+    with pytest.raises(StoreError):
+        pipe.process_item(item)
+    pipe.close_spider()

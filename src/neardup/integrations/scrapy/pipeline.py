@@ -13,7 +13,9 @@ NEARDUP_HTML_FIELD (``html``) and NEARDUP_TEXT_FIELD (``text``). A duplicate of 
 NEARDUP_DROP_KINDS raises ``DropItem`` (logged once at INFO, then at DEBUG; all with NEARDUP_DEBUG);
 with NEARDUP_VERDICT_FIELD set, kept items get the verdict dict in that field. Stats:
 ``neardup/items/checked``, ``neardup/items/new``, ``neardup/items/dropped``,
-``neardup/items/dropped/<kind>``, ``neardup/items/kept_duplicate/<kind>``, ``neardup/items/no_content``.
+``neardup/items/dropped/<kind>``, ``neardup/items/kept_duplicate/<kind>``, ``neardup/items/no_content``,
+``neardup/items/service_errors`` (the service could not be reached: with NEARDUP_FAIL_OPEN, the
+default, the item is kept unchecked; without, the error propagates and Scrapy drops the item).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import logging
 from typing import Any
 
 from neardup.contentseen.verdict import DUPLICATE_KINDS, KINDS
+from neardup.exceptions import StoreError
 from neardup.integrations.scrapy._settings import get_kinds, service_client
 
 __all__ = ["ContentSeenPipeline"]
@@ -44,6 +47,7 @@ class ContentSeenPipeline:
         verdict_field: str | None = None,
         add: bool = True,
         debug: bool = False,
+        fail_open: bool = True,
         crawler: Any = None,
     ) -> None:
         if (contentseen is None) == (client is None):
@@ -58,7 +62,9 @@ class ContentSeenPipeline:
         self.add = add
         self.debug = debug
         self.crawler = crawler
+        self.fail_open = fail_open
         self._logged_drop = False
+        self._logged_error = False
 
     @classmethod
     def from_crawler(cls, crawler: Any) -> ContentSeenPipeline:
@@ -90,6 +96,7 @@ class ContentSeenPipeline:
             verdict_field=s.get("NEARDUP_VERDICT_FIELD") or None,
             add=s.getbool("NEARDUP_ADD", True),
             debug=s.getbool("NEARDUP_DEBUG", False),
+            fail_open=s.getbool("NEARDUP_FAIL_OPEN", True),
             crawler=crawler,
         )
 
@@ -111,9 +118,18 @@ class ContentSeenPipeline:
         url = str(adapter.get(self.url_field) or "")
         self._inc("neardup/items/checked")
         if self.client is not None:
-            verdict: dict[str, Any] = self.client.check(
-                url, html=html or None, text=text or None, add=self.add
-            )
+            try:
+                verdict: dict[str, Any] = self.client.check(
+                    url, html=html or None, text=text or None, add=self.add
+                )
+            except StoreError as exc:  # the service is down or overloaded
+                if not self.fail_open:
+                    raise
+                self._inc("neardup/items/service_errors")
+                if not self._logged_error:
+                    logger.warning("neardup service unavailable, keeping items unchecked: %s", exc)
+                    self._logged_error = True
+                return item
         else:
             verdict = self.contentseen.check(
                 url, html=html or None, text=text or None, add=self.add
