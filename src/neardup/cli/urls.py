@@ -95,7 +95,6 @@ def urls_group() -> None:
     show_default=True,
     help="URLs per round trip; 1 for line-by-line streaming (tail -f).",
 )
-@click.option("--dry-run", is_flag=True, help="Print what is new without recording it (memory copy).")
 def check_cmd(
     job: str,
     store: str,
@@ -110,7 +109,6 @@ def check_cmd(
     print_canonical: bool,
     strict: bool,
     batch_size: int,
-    dry_run: bool,
 ) -> None:
     """Read URLs (one a line) on stdin; print those new to the job (or due for re-crawl), record them.
 
@@ -118,8 +116,6 @@ def check_cmd(
     """
     if batch_size < 1:
         raise ConfigError(f"--batch-size must be >= 1, got {batch_size}")
-    if dry_run:
-        store = "memory://"
     from neardup.exceptions import InputError
 
     seen = _open(

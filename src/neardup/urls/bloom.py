@@ -3,11 +3,12 @@
 A false positive means ``check_and_add`` returns False for a URL that was never fetched: the URL is
 **silently skipped**. With ``capacity`` n and rate p the filter has m = -n ln p / (ln 2)^2 bits and
 k = round(m/n ln 2) hash positions (double hashing from the 64-bit URL hash). Past capacity the
-rate climbs: at 2n it is about p^(1/2)... check ``stats()["fp_rate_now"]``. No ``forget`` and no
+rate climbs fast: at 2n URLs a p = 0.001 filter answers wrongly 5.6% of the time; watch
+``stats()["fp_rate_now"]``. No ``forget`` and no
 ``recrawl_after`` (a Bloom filter cannot remove entries nor keep times); the job-level ``ttl`` works.
 
 Backends: ``memory://?bloom=0.001`` (a numpy bit array, numba loops) and ``redis://...?bloom=0.001``
-(bitmaps of at most 2**31 bits each, SETBIT from a Lua script, one round trip a batch).
+(bitmaps of at most 2**31 bits each, BITFIELD SET from a Lua script, one round trip a batch).
 """
 
 from __future__ import annotations
@@ -186,25 +187,46 @@ local blob = ARGV[6]
 local fmt = '>' .. string.rep('I4', k + 1)
 local rec = 4 * (k + 1)
 local kbase = base .. gen .. ':b'
+local n = #blob / rec
+local per_call = math.max(1, math.floor(1000 / k))
+-- one BITFIELD call per run of up to 1000/k URLs of the same shard (the client sorts by shard):
+-- SET u1 <bit> 1 returns the old bit; a URL is new when any of its k old bits was 0
 local out = {}
 local added = 0
 local touched = {}
-local pos = 1
-for i = 1, #blob / rec do
-  local v = {struct.unpack(fmt, blob, pos)}
-  pos = pos + rec
-  local key = kbase .. v[1]
-  local new = false
-  for j = 2, k + 1 do
-    if redis.call('SETBIT', key, v[j], 1) == 0 then new = true end
+local i = 1
+while i <= n do
+  local first = {struct.unpack(fmt, blob, (i - 1) * rec + 1)}
+  local shard = first[1]
+  local args = {}
+  local j = i
+  while j <= n and j - i < per_call do
+    local v = {struct.unpack(fmt, blob, (j - 1) * rec + 1)}
+    if v[1] ~= shard then break end
+    for t = 2, k + 1 do
+      args[#args + 1] = 'SET'
+      args[#args + 1] = 'u1'
+      args[#args + 1] = v[t]
+      args[#args + 1] = 1
+    end
+    j = j + 1
   end
-  if new then
-    out[i] = '1'
-    added = added + 1
-    touched[key] = true
-  else
-    out[i] = '0'
+  local key = kbase .. shard
+  local old = redis.call('BITFIELD', key, unpack(args))
+  for u = 0, j - i - 1 do
+    local new = false
+    for t = 1, k do
+      if old[u * k + t] == 0 then new = true end
+    end
+    if new then
+      out[i + u] = '1'
+      added = added + 1
+    else
+      out[i + u] = '0'
+    end
   end
+  touched[key] = true
+  i = j
 end
 if ttl then
   local left = math.ceil((created + ttl - now) * 1000)
@@ -274,7 +296,8 @@ class RedisBloomStore:
         shard = np.empty(n, dtype=np.uint32)
         pos = np.empty((n, p.k), dtype=np.uint32)
         _positions(hashes, p.k, p.shard_bits, p.shards, shard, pos)
-        blob = np.concatenate([shard[:, None], pos], axis=1).astype(">u4").tobytes()
+        order = np.argsort(shard, kind="stable")  # runs of one shard: one BITFIELD call each
+        blob = np.concatenate([shard[order, None], pos[order]], axis=1).astype(">u4").tobytes()
         gen = "0" if self.job.ttl is None else f"{int(now * 1000):x}"
         ttl = "" if self.job.ttl is None else repr(float(self.job.ttl))
         args = [
@@ -292,7 +315,8 @@ class RedisBloomStore:
             "120000",
         ]
         res = self._r._call("check_and_add", self._script, keys=[self._r.meta_key], args=args)
-        flags: np.ndarray[Any, Any] = np.frombuffer(res, dtype=np.uint8) == ord("1")
+        flags = np.empty(n, dtype=np.bool_)
+        flags[order] = np.frombuffer(res, dtype=np.uint8) == ord("1")
         return flags
 
     def forget(self, hashes: np.ndarray[Any, Any], now: float) -> int:

@@ -21,7 +21,7 @@ import re
 from collections.abc import Iterable
 from fnmatch import translate
 from functools import lru_cache
-from urllib.parse import unquote_plus, urlsplit, urlunsplit
+from urllib.parse import unquote_plus
 
 from w3lib.url import canonicalize_url as _w3lib_canonicalize
 
@@ -103,12 +103,13 @@ DEFAULT_DROP_PARAMS: frozenset[str] = frozenset(
 #: common servers accept about 8 KiB).
 DEFAULT_MAX_URL_LENGTH = 8192
 
-_DEFAULT_PORTS = {"http": ":80", "https": ":443"}
+_DEFAULT_PORTS = {"http": 80, "https": 443}
 _SCHEMES = frozenset({"http", "https"})
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _TAB_NEWLINE = re.compile(r"[\t\r\n]")  # removed anywhere, as browsers do (WHATWG URL standard)
 _ASCII_LABEL = re.compile(r"^[a-z0-9_](?:[a-z0-9_-]*[a-z0-9_])?$")
 _PORT = re.compile(r"^[0-9]{1,5}$")
+_NETLOC_END = re.compile(r"[/?#\\]")
 _OTHER_SCHEME = re.compile(r"^([a-zA-Z][a-zA-Z0-9+.-]*):")
 
 
@@ -139,43 +140,88 @@ def _bad(url: str, why: str) -> InputError:
     return InputError(f"invalid URL {shown!r}: {why}")
 
 
-def _check_host(host: str, url: str) -> str:
-    """Validate and IDNA-encode a host; return it lower-case ASCII without a trailing dot."""
+@lru_cache(maxsize=1 << 14)
+def _host_ascii(host: str) -> tuple[str, str]:
+    """(lower-case ASCII host without a trailing dot, "") or ("", why it is invalid). Cached: hosts repeat."""
     if host.startswith("["):  # IPv6 literal; w3lib normalizes it
         if not host.endswith("]") or len(host) < 4:
-            raise _bad(url, "malformed IPv6 host")
-        return host.lower()
+            return "", "malformed IPv6 host"
+        return host.lower(), ""
     if not host:
-        raise _bad(url, "no host; expected http(s)://host/path")
+        return "", "no host; expected http(s)://host/path"
     if any(c.isspace() for c in host):
-        raise _bad(url, "the host contains a space")
-    host = host.rstrip(".")
-    labels = host.split(".")
+        return "", "the host contains a space"
     out = []
-    for label in labels:
+    for label in host.rstrip(".").split("."):
         if not label:
-            raise _bad(url, "the host has an empty label ('..')")
+            return "", "the host has an empty label ('..')"
         if label.isascii():
             label = label.lower()
             if label.startswith("xn--"):
                 try:
                     label[4:].encode("ascii").decode("punycode")
                 except (UnicodeError, ValueError):
-                    raise _bad(url, f"invalid IDNA label {label!r}") from None
+                    return "", f"invalid IDNA label {label!r}"
         else:
             try:
                 label = label.encode("idna").decode("ascii")
             except UnicodeError:
-                raise _bad(url, f"invalid IDNA label {label!r}") from None
+                return "", f"invalid IDNA label {label!r}"
         if len(label) > 63:
-            raise _bad(url, f"host label longer than 63 bytes ({len(label)})")
+            return "", f"host label longer than 63 bytes ({len(label)})"
         if not _ASCII_LABEL.match(label):
-            raise _bad(url, f"host label {label!r} has characters not allowed in a host name")
+            return "", f"host label {label!r} has characters not allowed in a host name"
         out.append(label)
     ascii_host = ".".join(out)
     if len(ascii_host) > 253:
-        raise _bad(url, f"host longer than 253 bytes ({len(ascii_host)})")
-    return ascii_host
+        return "", f"host longer than 253 bytes ({len(ascii_host)})"
+    return ascii_host, ""
+
+
+def _parse(url: object, max_length: int) -> tuple[str, tuple[str, str, str], str, str, str]:
+    """Validate; return (cleaned url, (scheme, path, query), "userinfo@", ASCII host, port or "")."""
+    if not isinstance(url, str):
+        raise InputError(f"URL must be a str, got {type(url).__name__}: {url!r:.80}")
+    url = url.strip()
+    if "\t" in url or "\n" in url or "\r" in url:
+        url = _TAB_NEWLINE.sub("", url)
+    if not url:
+        raise InputError("invalid URL '': empty")
+    if len(url) > max_length:
+        raise _bad(url, f"longer than {max_length} characters ({len(url)}); raise max_length to accept it")
+    if not url.isprintable() and _CONTROL.search(url):
+        raise _bad(url, "contains a control character")
+    if "://" not in url:
+        other = _OTHER_SCHEME.match(url)
+        if other and not url[other.end() : other.end() + 1].isdigit():  # not "host:8080/..."
+            raise _bad(url, f"scheme {other.group(1)!r} is not http or https")
+        raise _bad(url, "no scheme; expected http:// or https://")
+    # a plain split (urlsplit costs more and w3lib splits again anyway)
+    i = url.find("://")
+    raw_scheme, rest = url[:i], url[i + 3 :]
+    scheme = raw_scheme.lower()
+    if scheme not in _SCHEMES:
+        raise _bad(url, f"scheme {raw_scheme!r} is not http or https")
+    end = _NETLOC_END.search(rest)
+    netloc, tail = (rest[: end.start()], rest[end.start() :]) if end else (rest, "")
+    tail = tail.partition("#")[0]
+    path, _, query = tail.partition("?")
+    parts = (scheme, path, query)
+    userinfo, at, netloc = netloc.rpartition("@")
+    if netloc.startswith("["):
+        host, _, rest = netloc.partition("]")
+        host += "]"
+        if rest and not rest.startswith(":"):
+            raise _bad(url, "malformed IPv6 host")
+        port = rest[1:]
+    else:
+        host, _, port = netloc.partition(":")
+    ascii_host, why = _host_ascii(host)
+    if why:
+        raise _bad(url, why)
+    if port and not (_PORT.match(port) and int(port) <= 65535):
+        raise _bad(url, f"invalid port {port!r}")
+    return url, parts, userinfo + at, ascii_host, port
 
 
 def check_url(url: object, max_length: int = DEFAULT_MAX_URL_LENGTH) -> str:
@@ -187,40 +233,7 @@ def check_url(url: object, max_length: int = DEFAULT_MAX_URL_LENGTH) -> str:
     >>> check_url("  https://example.com/a\\n")
     'https://example.com/a'
     """
-    if not isinstance(url, str):
-        raise InputError(f"URL must be a str, got {type(url).__name__}: {url!r:.80}")
-    url = _TAB_NEWLINE.sub("", url.strip())
-    if not url:
-        raise InputError("invalid URL '': empty")
-    if len(url) > max_length:
-        raise _bad(url, f"longer than {max_length} characters ({len(url)}); raise max_length to accept it")
-    if _CONTROL.search(url):
-        raise _bad(url, "contains a control character")
-    if "://" not in url:
-        other = _OTHER_SCHEME.match(url)
-        if other and not url[other.end() : other.end() + 1].isdigit():  # not "host:8080/..."
-            raise _bad(url, f"scheme {other.group(1)!r} is not http or https")
-        raise _bad(url, "no scheme; expected http:// or https://")
-    try:
-        parts = urlsplit(url)
-    except ValueError as exc:
-        raise _bad(url, str(exc)) from None
-    scheme = parts.scheme.lower()
-    if scheme not in _SCHEMES:
-        raise _bad(url, f"scheme {parts.scheme!r} is not http or https")
-    netloc = parts.netloc.rpartition("@")[2]
-    if netloc.startswith("["):
-        host, _, rest = netloc.partition("]")
-        host += "]"
-        port = rest[1:] if rest.startswith(":") else ""
-        if rest and not rest.startswith(":"):
-            raise _bad(url, "malformed IPv6 host")
-    else:
-        host, _, port = netloc.partition(":")
-    _check_host(host, url)
-    if port and not (_PORT.match(port) and int(port) <= 65535):
-        raise _bad(url, f"invalid port {port!r}")
-    return url
+    return _parse(url, max_length)[0]
 
 
 def _drop_query_params(query: str, matcher: re.Pattern[str]) -> str:
@@ -236,30 +249,14 @@ def _drop_query_params(query: str, matcher: re.Pattern[str]) -> str:
 
 @lru_cache(maxsize=1 << 16)
 def _canonicalize(url: str, drop_key: frozenset[str], max_length: int) -> str:
-    url = check_url(url, max_length)
-    parts = urlsplit(url)
+    url, (scheme, path, query), userinfo, host, port = _parse(url, max_length)
     matcher = _matcher_for(drop_key)
-    query = parts.query
     if matcher is not None and query:
         query = _drop_query_params(query, matcher)
-    netloc = parts.netloc
-    userinfo, at, hostport = netloc.rpartition("@")
-    if hostport.startswith("["):
-        host, _, rest = hostport.partition("]")
-        host, port = host + "]", rest
-    else:
-        host, colon, port_only = hostport.partition(":")
-        port = colon + port_only
-    host = _check_host(host, url)
-    scheme = parts.scheme.lower()
-    if port in (":", _DEFAULT_PORTS[scheme]):
+    if port and int(port) == _DEFAULT_PORTS[scheme]:
         port = ""
-    elif port:
-        port = ":" + str(int(port[1:]))  # ":0080" -> ":80" is then dropped below
-        if port == _DEFAULT_PORTS[scheme]:
-            port = ""
-    netloc = f"{userinfo}{at}{host}{port}"
-    cleaned = urlunsplit((scheme, netloc, parts.path, query, ""))
+    netloc = f"{userinfo}{host}:{int(port)}" if port else f"{userinfo}{host}"
+    cleaned = f"{scheme}://{netloc}{path}?{query}" if query else f"{scheme}://{netloc}{path}"
     try:
         return str(_w3lib_canonicalize(cleaned))
     except (ValueError, UnicodeError) as exc:

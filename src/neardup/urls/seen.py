@@ -255,11 +255,15 @@ class SeenURLs:
         Within a batch, only the first of equal URLs can be True.
         """
         items = urls if isinstance(urls, list) else list(urls)
+        if self._canon is None:
+            try:  # the fast path: hash as given
+                return self.check_and_add_hashes(url_hashes(items)).tolist()  # type: ignore[no-any-return]
+            except (TypeError, AttributeError):
+                pass  # a non-str item: the slow path below names it
         keys, bad = self._keys(items)
         if bad and self.on_invalid == "raise":
             self._raise_invalid(bad, len(items))
-        hashes = url_hashes(keys)
-        flags = self.check_and_add_hashes(hashes)
+        flags = self.check_and_add_hashes(url_hashes(keys))
         if not bad:
             return flags.tolist()  # type: ignore[no-any-return]
         out = np.zeros(len(items), dtype=np.bool_)
@@ -274,18 +278,21 @@ class SeenURLs:
         """The low-level check on precomputed 64-bit hashes (``url_hashes`` of canonical URLs)."""
         hashes = np.ascontiguousarray(hashes, dtype=np.uint64)
         self._check_open()
-        parts = []
+        n = hashes.shape[0]
         with self._lock:
-            for start in range(0, max(hashes.shape[0], 1), self.batch_size):
-                chunk = hashes[start : start + self.batch_size]
-                if chunk.shape[0] == 0:
-                    break
-                parts.append(self._store.check_and_add(chunk, self._clock()))
-            flags = np.concatenate(parts) if parts else np.zeros(0, dtype=np.bool_)
-            n_true = int(flags.sum())
-            self._counts["checked"] += int(flags.shape[0])
-            self._counts["new"] += n_true
-            self._counts["seen"] += int(flags.shape[0]) - n_true
+            if n <= self.batch_size:
+                flags = self._store.check_and_add(hashes, self._clock())
+            else:
+                parts = [
+                    self._store.check_and_add(hashes[start : start + self.batch_size], self._clock())
+                    for start in range(0, n, self.batch_size)
+                ]
+                flags = np.concatenate(parts)
+            n_true = int(np.count_nonzero(flags))
+            counts = self._counts
+            counts["checked"] += n
+            counts["new"] += n_true
+            counts["seen"] += n - n_true
         return flags
 
     def forget(self, url: str) -> bool:
@@ -403,6 +410,8 @@ def _open_backend(seen: SeenURLs, url: StoreURL, options: dict[str, Any]) -> See
     if url.scheme == "memory":
         from neardup.urls.memory import MemorySeenStore
 
+        if seen.capacity is not None:
+            options.setdefault("initial_capacity", int(seen.capacity / 0.7) + 1)  # no rehash up to capacity
         return MemorySeenStore(clock, **options)
     if url.scheme == "sqlite":
         from neardup.urls.sqlite import SqliteSeenStore
