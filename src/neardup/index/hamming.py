@@ -140,7 +140,7 @@ class HammingIndex:
         return self.design.max_distance
 
     def __len__(self) -> int:
-        return sum(s.live for s in self._segments) + int(self._buf_ids.shape[0])
+        return int(sum(s.live for s in self._segments)) + int(self._buf_ids.shape[0])
 
     def __contains__(self, doc_id: object) -> bool:
         if not isinstance(doc_id, (int, np.integer)):
@@ -381,8 +381,8 @@ _CMP_COST = 3.5
 
 
 def _join_cost(d: Design, n: int, *, build: bool) -> float:
-    group = max(n, 1) / 2 ** min(d.key_bits)
-    return d.n_tables * ((_BUILD_COST if build else 0.0) + _CMP_COST * group / 2)
+    group = float(max(n, 1)) / float(2 ** min(d.key_bits))
+    return float(d.n_tables) * ((_BUILD_COST if build else 0.0) + _CMP_COST * group / 2)
 
 
 def pairs_design(bits: int, max_distance: int, n: int) -> Design:

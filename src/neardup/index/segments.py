@@ -167,7 +167,7 @@ class Segment(SegmentBase):
 
     # --- facts -----------------------------------------------------------------------------------
     def fps(self) -> U64:
-        return self.tables[0]
+        return np.asarray(self.tables[0], dtype=np.uint64)
 
     def nbytes(self) -> dict[str, int]:
         return {
@@ -220,4 +220,4 @@ class Segment(SegmentBase):
             kern.first,
             self.dead,
         )
-        return grow_call(K.self_join_tables, args, (np.int64, np.int64, np.int64), self.n // 8)  # type: ignore[return-value]
+        return grow_call(K.self_join_tables, args, (np.int64, np.int64, np.int64), self.n // 8)
