@@ -261,13 +261,6 @@ def _table_join(unique: Any, config: DedupConfig, n_unique: int, partitions: int
     )
 
 
-def _collect_edges(df: Any) -> tuple[I64, I64]:
-    pdf = df.toPandas()
-    if len(pdf) == 0:
-        return np.empty(0, np.int64), np.empty(0, np.int64)
-    return pdf["a"].to_numpy(np.int64), pdf["b"].to_numpy(np.int64)
-
-
 # --------------------------------------------------------------------------------- against corpus
 def _probe_corpus(spark: Any, corpus: Any, fps: Fingerprints, config: DedupConfig) -> CorpusMatches:
     """Broadcast the batch's tables; stream the corpus past them; min-reduce per batch document."""
@@ -480,21 +473,27 @@ def spark_dedup(
     secs["fingerprint"] = time.perf_counter() - t0
 
     t1 = time.perf_counter()
+    # every edge DataFrame is collected in one job: (type 0 exact/SimHash, 1 nshash, a, b)
     exact_edges, _ = _first_edges(fp.select("pos", "exact"), "exact")
-    sim_parts = [_collect_edges(exact_edges)]
+    edge_dfs = [exact_edges.withColumn("type", F.lit(0))]
     if config.uses_simhash and n:
         same_fp, unique = _first_edges(fp.select("pos", "fp"), "fp")
-        sim_parts.append(_collect_edges(same_fp))
-        unique = unique.persist(StorageLevel.MEMORY_AND_DISK)
-        n_unique = unique.count()
-        sim_parts.append(_collect_edges(_table_join(unique, config, n_unique, parts)))
-        unique.unpersist()
-    sim_edges = (np.concatenate([p[0] for p in sim_parts]), np.concatenate([p[1] for p in sim_parts]))
-    ns_edges: tuple[I64, I64] = (np.empty(0, np.int64), np.empty(0, np.int64))
+        n_unique = int(np.unique(batch.simhash).size)
+        edge_dfs.append(same_fp.withColumn("type", F.lit(0)))
+        edge_dfs.append(_table_join(unique, config, n_unique, parts).withColumn("type", F.lit(0)))
     if config.uses_nshash and n:
         hashes = fp.select("pos", F.explode("ns").alias("h"))
         ns_e, _ = _first_edges(hashes, "h")
-        ns_edges = _collect_edges(ns_e.filter(F.col("a") != F.col("b")).distinct())
+        edge_dfs.append(ns_e.withColumn("type", F.lit(1)))
+    edges = edge_dfs[0]
+    for other in edge_dfs[1:]:
+        edges = edges.unionByName(other)
+    epdf = edges.toPandas()
+    etype = epdf["type"].to_numpy(np.int64)
+    ea = epdf["a"].to_numpy(np.int64)
+    eb = epdf["b"].to_numpy(np.int64)
+    sim_edges = (ea[etype == 0], eb[etype == 0])
+    ns_edges = (ea[etype == 1], eb[etype == 1])
     secs["within_batch"] = time.perf_counter() - t1
 
     t2 = time.perf_counter()
