@@ -20,14 +20,27 @@ from neardup.text.normalize import compat_map, normalize
 
 __all__ = ["normalize_batch", "shingle_fingerprints", "to_codepoints"]
 
-_SPACE, _CASED, _ALNUM = 1, 2, 4
+_SPACE, _CASED, _ALNUM, _INERT = 1, 2, 4, 8
 _F_NONASCII, _F_LOWER, _F_ASTRAL = 1, 2, 4
+
+
+def _composing_marks() -> set[int]:
+    """Code points that may compose with the character before them (NFKC quick check "Maybe")."""
+    out = set(range(0x1161, 0x1176)) | set(range(0x11A8, 0x11C3))  # Hangul vowel and final jamo
+    for cp in range(0x20000):
+        parts = unicodedata.decomposition(chr(cp)).split()
+        if len(parts) == 2 and not parts[0].startswith("<"):
+            out.add(int(parts[1], 16))
+    return out
 
 
 @cache
 def char_table() -> np.ndarray:
-    """Flags of every BMP code point: whitespace, changes when lowercased, letter-or-digit."""
+    """Flags of every BMP code point: whitespace, changes when lowercased, letter-or-digit, and
+    NFKC-inert (normalized alone, combining class 0, composes with nothing before it: a text of
+    such characters is NFKC, so it needs no check)."""
     flags = np.zeros(0x10000, np.uint8)
+    composing = _composing_marks()
     for cp in range(0x10000):
         c = chr(cp)
         f = 0
@@ -37,6 +50,13 @@ def char_table() -> np.ndarray:
             f |= _CASED
         if c.isalnum():
             f |= _ALNUM
+        if (
+            not 0xD800 <= cp < 0xE000
+            and cp not in composing
+            and unicodedata.combining(c) == 0
+            and unicodedata.is_normalized("NFKC", c)
+        ):
+            f |= _INERT
         flags[cp] = f
     return flags
 
@@ -99,6 +119,8 @@ def _normalize_kernel(
                 f = table[cp]
                 space = (f & 1) != 0
                 fl |= f & 2
+                if (f & 8) == 0:
+                    fl |= 1
             else:
                 space = False
                 fl |= 4
@@ -109,8 +131,6 @@ def _normalize_kernel(
                 out[o] = 0x20
                 o += 1
                 pending = False
-            if cp >= 0x80:
-                fl |= 1
             out[o] = cp
             o += 1
             started = True
@@ -128,6 +148,7 @@ def to_codepoints(texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _finish(raw: str, s: str, flags: int) -> str | None:
+    # flags: 1 a character that is not NFKC-inert, 2 a non-ASCII character lowercase changes, 4 beyond the BMP
     """The reference result from the kernel's output ``s``, or None when it is already final."""
     changed = False
     if flags & (_F_LOWER | _F_ASTRAL):

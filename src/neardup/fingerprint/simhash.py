@@ -18,6 +18,7 @@ import sys
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
+from itertools import chain
 from typing import Any
 
 import numpy as np
@@ -181,19 +182,19 @@ class _Vocab:
         return np.fromiter(map(ids.__getitem__, tokens), dtype=np.int64, count=len(tokens))
 
     def _add(self, tokens: list[str]) -> None:
-        need = self.n + len(tokens)
+        start = self.n
+        need = start + len(tokens)
         if need > self.vh.shape[0]:
             cap = max(need, 2 * self.vh.shape[0])
             self.vh = np.resize(self.vh, cap)
             self.vw = np.resize(self.vw, cap)
         h64 = self._hasher._h64
-        unit = self._hasher._unit_weight
-        for t in tokens:
-            i = self.n
-            self.ids[t] = i
-            self.vh[i] = h64(t.encode("utf-8", "surrogatepass"))
-            self.vw[i] = unit(t)
-            self.n += 1
+        self.vh[start:need] = np.fromiter(
+            (h64(t.encode("utf-8", "surrogatepass")) for t in tokens), np.uint64, len(tokens)
+        )
+        self.vw[start:need] = self._hasher._unit_weights(tokens)
+        self.ids.update(zip(tokens, range(start, need), strict=True))
+        self.n = need
 
 
 class SimHasher:
@@ -275,6 +276,22 @@ class SimHasher:
             w *= cfg.boost_factor
         return max(1, _fixed(w)) if w > 0 else 0
 
+    def _unit_weights(self, features: list[str]) -> np.ndarray:
+        """``_unit_weight`` of many features at once (the common case without boost, vectorized)."""
+        if self._boost:
+            return np.fromiter(map(self._unit_weight, features), np.int64, len(features))
+        if self._idf is not None:
+            get, default = self._idf.table.get, self._idf.default
+            w = np.fromiter((get(f, default) for f in features), np.float64, len(features))
+        else:
+            w = np.ones(len(features), np.float64)
+        fixed = np.where(w > 0, np.maximum(1, np.rint(w * WEIGHT_SCALE)), 0).astype(np.int64)
+        if self.config.features == "words":
+            stop = self._stop
+            keep = np.fromiter((is_word(f) and f not in stop for f in features), np.bool_, len(features))
+            fixed[~keep] = 0
+        return fixed
+
     def _top_n(self, text_chars: int) -> int:
         top = self.config.top_n
         if top is None:
@@ -325,7 +342,7 @@ class SimHasher:
         token_lists = [self._tokens_of_prepared(t) for t in prepared]
         offsets = np.zeros(len(prepared) + 1, np.int64)
         np.cumsum([len(x) for x in token_lists], out=offsets[1:])
-        flat: list[str] = [t for toks in token_lists for t in toks]
+        flat: list[str] = list(chain.from_iterable(token_lists))
         ids = self._vocab.lookup(flat)
         top = np.array([self._top_n(n) for n in lengths], np.int64)
         return _kernels.batch_fingerprints(

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from functools import cache, lru_cache
+from functools import cache
 
 from neardup.exceptions import ConfigError
 
@@ -63,10 +63,12 @@ def cut(text: str, engine: str = "auto") -> list[str]:
     return _cutter(engine)(text)
 
 
-@lru_cache(maxsize=1 << 16)
+_ALNUM = re.compile(r"[^\W_]")
+
+
 def is_word(token: str) -> bool:
     """True when the token holds a letter or digit (not only spaces and punctuation)."""
-    return any(c.isalnum() for c in token)
+    return _ALNUM.search(token) is not None
 
 
 def tokenize_words(text: str, *, engine: str = "auto", lower: bool = True) -> list[str]:
