@@ -46,7 +46,6 @@ sys.path.insert(0, str(ROOT / "src"))
 DATA = Path(os.environ.get("NEARDUP_DATA", ROOT.parent / "shared" / "data"))
 
 from _sections import write_section  # noqa: E402
-
 from neardup.fingerprint.nshash import NSHash  # noqa: E402
 
 TARGETS = {"memory": 0.4, "leveldb": 0.8, "redis": 1.5}
@@ -228,13 +227,13 @@ def main() -> None:
         finally:
             redis.stop()
 
-    base_wall, base_cpu, base_ids = results["seed"]
+    base_wall, _base_cpu, base_ids = results["seed"]
     table = [
         "| implementation | store | wall s (median) | CPU s | µs/item | vs seed (wall) | target | met |",
         "|---|---|---:|---:|---:|---:|---:|---|",
     ]
     for name in ("seed", "memory", "leveldb", "redis"):
-        wall, cpu, ids = results[name]
+        wall, cpu, _ids = results[name]
         target = TARGETS.get(name)
         impl = "seed 002, plain Python" if name == "seed" else "neardup NSHash"
         store = {

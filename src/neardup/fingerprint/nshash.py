@@ -204,39 +204,235 @@ _MD5_K = np.array([int(abs(math.sin(i + 1)) * 2**32) & 0xFFFFFFFF for i in range
 _M32 = 0xFFFFFFFF
 
 
-@njit(cache=True, nogil=True, inline="always")
-def _rotl(x: int, s: int) -> int:
-    return ((x << s) | (x >> (32 - s))) & _M32
-
-
 @njit(cache=True, nogil=True)
 def _md5_block(buf: Any, p: int, state: Any, w: Any) -> None:
-    """One 64-byte block of MD5 at buf[p:], 32-bit words held in int64 and masked."""
-    for k in range(16):
-        q = p + 4 * k
-        w[k] = (
-            np.int64(buf[q])
-            | (np.int64(buf[q + 1]) << 8)
-            | (np.int64(buf[q + 2]) << 16)
-            | (np.int64(buf[q + 3]) << 24)
-        )
+    """One 64-byte block of MD5 (RFC 1321) at buf[p:], unrolled (generated) so shifts and
+    constants are literals; 32-bit words held in int64 and masked."""
+    w0 = (
+        np.int64(buf[p + 0])
+        | (np.int64(buf[p + 1]) << 8)
+        | (np.int64(buf[p + 2]) << 16)
+        | (np.int64(buf[p + 3]) << 24)
+    )
+    w1 = (
+        np.int64(buf[p + 4])
+        | (np.int64(buf[p + 5]) << 8)
+        | (np.int64(buf[p + 6]) << 16)
+        | (np.int64(buf[p + 7]) << 24)
+    )
+    w2 = (
+        np.int64(buf[p + 8])
+        | (np.int64(buf[p + 9]) << 8)
+        | (np.int64(buf[p + 10]) << 16)
+        | (np.int64(buf[p + 11]) << 24)
+    )
+    w3 = (
+        np.int64(buf[p + 12])
+        | (np.int64(buf[p + 13]) << 8)
+        | (np.int64(buf[p + 14]) << 16)
+        | (np.int64(buf[p + 15]) << 24)
+    )
+    w4 = (
+        np.int64(buf[p + 16])
+        | (np.int64(buf[p + 17]) << 8)
+        | (np.int64(buf[p + 18]) << 16)
+        | (np.int64(buf[p + 19]) << 24)
+    )
+    w5 = (
+        np.int64(buf[p + 20])
+        | (np.int64(buf[p + 21]) << 8)
+        | (np.int64(buf[p + 22]) << 16)
+        | (np.int64(buf[p + 23]) << 24)
+    )
+    w6 = (
+        np.int64(buf[p + 24])
+        | (np.int64(buf[p + 25]) << 8)
+        | (np.int64(buf[p + 26]) << 16)
+        | (np.int64(buf[p + 27]) << 24)
+    )
+    w7 = (
+        np.int64(buf[p + 28])
+        | (np.int64(buf[p + 29]) << 8)
+        | (np.int64(buf[p + 30]) << 16)
+        | (np.int64(buf[p + 31]) << 24)
+    )
+    w8 = (
+        np.int64(buf[p + 32])
+        | (np.int64(buf[p + 33]) << 8)
+        | (np.int64(buf[p + 34]) << 16)
+        | (np.int64(buf[p + 35]) << 24)
+    )
+    w9 = (
+        np.int64(buf[p + 36])
+        | (np.int64(buf[p + 37]) << 8)
+        | (np.int64(buf[p + 38]) << 16)
+        | (np.int64(buf[p + 39]) << 24)
+    )
+    w10 = (
+        np.int64(buf[p + 40])
+        | (np.int64(buf[p + 41]) << 8)
+        | (np.int64(buf[p + 42]) << 16)
+        | (np.int64(buf[p + 43]) << 24)
+    )
+    w11 = (
+        np.int64(buf[p + 44])
+        | (np.int64(buf[p + 45]) << 8)
+        | (np.int64(buf[p + 46]) << 16)
+        | (np.int64(buf[p + 47]) << 24)
+    )
+    w12 = (
+        np.int64(buf[p + 48])
+        | (np.int64(buf[p + 49]) << 8)
+        | (np.int64(buf[p + 50]) << 16)
+        | (np.int64(buf[p + 51]) << 24)
+    )
+    w13 = (
+        np.int64(buf[p + 52])
+        | (np.int64(buf[p + 53]) << 8)
+        | (np.int64(buf[p + 54]) << 16)
+        | (np.int64(buf[p + 55]) << 24)
+    )
+    w14 = (
+        np.int64(buf[p + 56])
+        | (np.int64(buf[p + 57]) << 8)
+        | (np.int64(buf[p + 58]) << 16)
+        | (np.int64(buf[p + 59]) << 24)
+    )
+    w15 = (
+        np.int64(buf[p + 60])
+        | (np.int64(buf[p + 61]) << 8)
+        | (np.int64(buf[p + 62]) << 16)
+        | (np.int64(buf[p + 63]) << 24)
+    )
     a, b, c, d = state[0], state[1], state[2], state[3]
-    for i in range(16):
-        t = (a + (d ^ (b & (c ^ d))) + _MD5_K[i] + w[i]) & _M32
-        a, d, c = d, c, b
-        b = (b + _rotl(t, _MD5_S[i])) & _M32
-    for i in range(16, 32):
-        t = (a + (c ^ (d & (b ^ c))) + _MD5_K[i] + w[(5 * i + 1) & 15]) & _M32
-        a, d, c = d, c, b
-        b = (b + _rotl(t, _MD5_S[i])) & _M32
-    for i in range(32, 48):
-        t = (a + (b ^ c ^ d) + _MD5_K[i] + w[(3 * i + 5) & 15]) & _M32
-        a, d, c = d, c, b
-        b = (b + _rotl(t, _MD5_S[i])) & _M32
-    for i in range(48, 64):
-        t = (a + (c ^ (b | (d ^ _M32))) + _MD5_K[i] + w[(7 * i) & 15]) & _M32
-        a, d, c = d, c, b
-        b = (b + _rotl(t, _MD5_S[i])) & _M32
+    t = (a + (d ^ (b & (c ^ d))) + 0xD76AA478 + w0) & _M32
+    a = (b + (((t << 7) | (t >> 25)) & _M32)) & _M32
+    t = (d + (c ^ (a & (b ^ c))) + 0xE8C7B756 + w1) & _M32
+    d = (a + (((t << 12) | (t >> 20)) & _M32)) & _M32
+    t = (c + (b ^ (d & (a ^ b))) + 0x242070DB + w2) & _M32
+    c = (d + (((t << 17) | (t >> 15)) & _M32)) & _M32
+    t = (b + (a ^ (c & (d ^ a))) + 0xC1BDCEEE + w3) & _M32
+    b = (c + (((t << 22) | (t >> 10)) & _M32)) & _M32
+    t = (a + (d ^ (b & (c ^ d))) + 0xF57C0FAF + w4) & _M32
+    a = (b + (((t << 7) | (t >> 25)) & _M32)) & _M32
+    t = (d + (c ^ (a & (b ^ c))) + 0x4787C62A + w5) & _M32
+    d = (a + (((t << 12) | (t >> 20)) & _M32)) & _M32
+    t = (c + (b ^ (d & (a ^ b))) + 0xA8304613 + w6) & _M32
+    c = (d + (((t << 17) | (t >> 15)) & _M32)) & _M32
+    t = (b + (a ^ (c & (d ^ a))) + 0xFD469501 + w7) & _M32
+    b = (c + (((t << 22) | (t >> 10)) & _M32)) & _M32
+    t = (a + (d ^ (b & (c ^ d))) + 0x698098D8 + w8) & _M32
+    a = (b + (((t << 7) | (t >> 25)) & _M32)) & _M32
+    t = (d + (c ^ (a & (b ^ c))) + 0x8B44F7AF + w9) & _M32
+    d = (a + (((t << 12) | (t >> 20)) & _M32)) & _M32
+    t = (c + (b ^ (d & (a ^ b))) + 0xFFFF5BB1 + w10) & _M32
+    c = (d + (((t << 17) | (t >> 15)) & _M32)) & _M32
+    t = (b + (a ^ (c & (d ^ a))) + 0x895CD7BE + w11) & _M32
+    b = (c + (((t << 22) | (t >> 10)) & _M32)) & _M32
+    t = (a + (d ^ (b & (c ^ d))) + 0x6B901122 + w12) & _M32
+    a = (b + (((t << 7) | (t >> 25)) & _M32)) & _M32
+    t = (d + (c ^ (a & (b ^ c))) + 0xFD987193 + w13) & _M32
+    d = (a + (((t << 12) | (t >> 20)) & _M32)) & _M32
+    t = (c + (b ^ (d & (a ^ b))) + 0xA679438E + w14) & _M32
+    c = (d + (((t << 17) | (t >> 15)) & _M32)) & _M32
+    t = (b + (a ^ (c & (d ^ a))) + 0x49B40821 + w15) & _M32
+    b = (c + (((t << 22) | (t >> 10)) & _M32)) & _M32
+    t = (a + (c ^ (d & (b ^ c))) + 0xF61E2562 + w1) & _M32
+    a = (b + (((t << 5) | (t >> 27)) & _M32)) & _M32
+    t = (d + (b ^ (c & (a ^ b))) + 0xC040B340 + w6) & _M32
+    d = (a + (((t << 9) | (t >> 23)) & _M32)) & _M32
+    t = (c + (a ^ (b & (d ^ a))) + 0x265E5A51 + w11) & _M32
+    c = (d + (((t << 14) | (t >> 18)) & _M32)) & _M32
+    t = (b + (d ^ (a & (c ^ d))) + 0xE9B6C7AA + w0) & _M32
+    b = (c + (((t << 20) | (t >> 12)) & _M32)) & _M32
+    t = (a + (c ^ (d & (b ^ c))) + 0xD62F105D + w5) & _M32
+    a = (b + (((t << 5) | (t >> 27)) & _M32)) & _M32
+    t = (d + (b ^ (c & (a ^ b))) + 0x02441453 + w10) & _M32
+    d = (a + (((t << 9) | (t >> 23)) & _M32)) & _M32
+    t = (c + (a ^ (b & (d ^ a))) + 0xD8A1E681 + w15) & _M32
+    c = (d + (((t << 14) | (t >> 18)) & _M32)) & _M32
+    t = (b + (d ^ (a & (c ^ d))) + 0xE7D3FBC8 + w4) & _M32
+    b = (c + (((t << 20) | (t >> 12)) & _M32)) & _M32
+    t = (a + (c ^ (d & (b ^ c))) + 0x21E1CDE6 + w9) & _M32
+    a = (b + (((t << 5) | (t >> 27)) & _M32)) & _M32
+    t = (d + (b ^ (c & (a ^ b))) + 0xC33707D6 + w14) & _M32
+    d = (a + (((t << 9) | (t >> 23)) & _M32)) & _M32
+    t = (c + (a ^ (b & (d ^ a))) + 0xF4D50D87 + w3) & _M32
+    c = (d + (((t << 14) | (t >> 18)) & _M32)) & _M32
+    t = (b + (d ^ (a & (c ^ d))) + 0x455A14ED + w8) & _M32
+    b = (c + (((t << 20) | (t >> 12)) & _M32)) & _M32
+    t = (a + (c ^ (d & (b ^ c))) + 0xA9E3E905 + w13) & _M32
+    a = (b + (((t << 5) | (t >> 27)) & _M32)) & _M32
+    t = (d + (b ^ (c & (a ^ b))) + 0xFCEFA3F8 + w2) & _M32
+    d = (a + (((t << 9) | (t >> 23)) & _M32)) & _M32
+    t = (c + (a ^ (b & (d ^ a))) + 0x676F02D9 + w7) & _M32
+    c = (d + (((t << 14) | (t >> 18)) & _M32)) & _M32
+    t = (b + (d ^ (a & (c ^ d))) + 0x8D2A4C8A + w12) & _M32
+    b = (c + (((t << 20) | (t >> 12)) & _M32)) & _M32
+    t = (a + (b ^ c ^ d) + 0xFFFA3942 + w5) & _M32
+    a = (b + (((t << 4) | (t >> 28)) & _M32)) & _M32
+    t = (d + (a ^ b ^ c) + 0x8771F681 + w8) & _M32
+    d = (a + (((t << 11) | (t >> 21)) & _M32)) & _M32
+    t = (c + (d ^ a ^ b) + 0x6D9D6122 + w11) & _M32
+    c = (d + (((t << 16) | (t >> 16)) & _M32)) & _M32
+    t = (b + (c ^ d ^ a) + 0xFDE5380C + w14) & _M32
+    b = (c + (((t << 23) | (t >> 9)) & _M32)) & _M32
+    t = (a + (b ^ c ^ d) + 0xA4BEEA44 + w1) & _M32
+    a = (b + (((t << 4) | (t >> 28)) & _M32)) & _M32
+    t = (d + (a ^ b ^ c) + 0x4BDECFA9 + w4) & _M32
+    d = (a + (((t << 11) | (t >> 21)) & _M32)) & _M32
+    t = (c + (d ^ a ^ b) + 0xF6BB4B60 + w7) & _M32
+    c = (d + (((t << 16) | (t >> 16)) & _M32)) & _M32
+    t = (b + (c ^ d ^ a) + 0xBEBFBC70 + w10) & _M32
+    b = (c + (((t << 23) | (t >> 9)) & _M32)) & _M32
+    t = (a + (b ^ c ^ d) + 0x289B7EC6 + w13) & _M32
+    a = (b + (((t << 4) | (t >> 28)) & _M32)) & _M32
+    t = (d + (a ^ b ^ c) + 0xEAA127FA + w0) & _M32
+    d = (a + (((t << 11) | (t >> 21)) & _M32)) & _M32
+    t = (c + (d ^ a ^ b) + 0xD4EF3085 + w3) & _M32
+    c = (d + (((t << 16) | (t >> 16)) & _M32)) & _M32
+    t = (b + (c ^ d ^ a) + 0x04881D05 + w6) & _M32
+    b = (c + (((t << 23) | (t >> 9)) & _M32)) & _M32
+    t = (a + (b ^ c ^ d) + 0xD9D4D039 + w9) & _M32
+    a = (b + (((t << 4) | (t >> 28)) & _M32)) & _M32
+    t = (d + (a ^ b ^ c) + 0xE6DB99E5 + w12) & _M32
+    d = (a + (((t << 11) | (t >> 21)) & _M32)) & _M32
+    t = (c + (d ^ a ^ b) + 0x1FA27CF8 + w15) & _M32
+    c = (d + (((t << 16) | (t >> 16)) & _M32)) & _M32
+    t = (b + (c ^ d ^ a) + 0xC4AC5665 + w2) & _M32
+    b = (c + (((t << 23) | (t >> 9)) & _M32)) & _M32
+    t = (a + (c ^ (b | (d ^ _M32))) + 0xF4292244 + w0) & _M32
+    a = (b + (((t << 6) | (t >> 26)) & _M32)) & _M32
+    t = (d + (b ^ (a | (c ^ _M32))) + 0x432AFF97 + w7) & _M32
+    d = (a + (((t << 10) | (t >> 22)) & _M32)) & _M32
+    t = (c + (a ^ (d | (b ^ _M32))) + 0xAB9423A7 + w14) & _M32
+    c = (d + (((t << 15) | (t >> 17)) & _M32)) & _M32
+    t = (b + (d ^ (c | (a ^ _M32))) + 0xFC93A039 + w5) & _M32
+    b = (c + (((t << 21) | (t >> 11)) & _M32)) & _M32
+    t = (a + (c ^ (b | (d ^ _M32))) + 0x655B59C3 + w12) & _M32
+    a = (b + (((t << 6) | (t >> 26)) & _M32)) & _M32
+    t = (d + (b ^ (a | (c ^ _M32))) + 0x8F0CCC92 + w3) & _M32
+    d = (a + (((t << 10) | (t >> 22)) & _M32)) & _M32
+    t = (c + (a ^ (d | (b ^ _M32))) + 0xFFEFF47D + w10) & _M32
+    c = (d + (((t << 15) | (t >> 17)) & _M32)) & _M32
+    t = (b + (d ^ (c | (a ^ _M32))) + 0x85845DD1 + w1) & _M32
+    b = (c + (((t << 21) | (t >> 11)) & _M32)) & _M32
+    t = (a + (c ^ (b | (d ^ _M32))) + 0x6FA87E4F + w8) & _M32
+    a = (b + (((t << 6) | (t >> 26)) & _M32)) & _M32
+    t = (d + (b ^ (a | (c ^ _M32))) + 0xFE2CE6E0 + w15) & _M32
+    d = (a + (((t << 10) | (t >> 22)) & _M32)) & _M32
+    t = (c + (a ^ (d | (b ^ _M32))) + 0xA3014314 + w6) & _M32
+    c = (d + (((t << 15) | (t >> 17)) & _M32)) & _M32
+    t = (b + (d ^ (c | (a ^ _M32))) + 0x4E0811A1 + w13) & _M32
+    b = (c + (((t << 21) | (t >> 11)) & _M32)) & _M32
+    t = (a + (c ^ (b | (d ^ _M32))) + 0xF7537E82 + w4) & _M32
+    a = (b + (((t << 6) | (t >> 26)) & _M32)) & _M32
+    t = (d + (b ^ (a | (c ^ _M32))) + 0xBD3AF235 + w11) & _M32
+    d = (a + (((t << 10) | (t >> 22)) & _M32)) & _M32
+    t = (c + (a ^ (d | (b ^ _M32))) + 0x2AD7D2BB + w2) & _M32
+    c = (d + (((t << 15) | (t >> 17)) & _M32)) & _M32
+    t = (b + (d ^ (c | (a ^ _M32))) + 0xEB86D391 + w9) & _M32
+    b = (c + (((t << 21) | (t >> 11)) & _M32)) & _M32
     state[0] = (state[0] + a) & _M32
     state[1] = (state[1] + b) & _M32
     state[2] = (state[2] + c) & _M32
@@ -249,7 +445,7 @@ def _bswap32(x: int) -> int:
 
 
 @njit(cache=True, nogil=True)
-def _md5_64(buf: Any, start: int, end: int, tail: Any, state: Any, words: Any) -> np.uint64:
+def _md5_64(buf: Any, start: int, end: int, tail: Any, state: Any, words: Any) -> Any:
     """The first 8 bytes of md5(buf[start:end]) as a big-endian 64-bit int (as get_hash64("md5"))."""
     state[0] = 0x67452301
     state[1] = 0xEFCDAB89
@@ -365,10 +561,31 @@ def _scan(buf: Any, bounds: Any, n: int, min_chars: int, do_md5: bool) -> Any:
         run_odd = False
         ws = False
         while i < end:
+            x = buf[b]
+            if 0xE4 <= x <= 0xE9:
+                # a run of U+4000..U+9FFF (CJK ideographs: the common case), none of them a space,
+                # terminator or closer: take it whole without decoding
+                if first < 0:
+                    first = i
+                    first_b = b
+                elif run > 0:
+                    ws = True  # a space next to a non-ASCII character is dropped
+                run = 0
+                run_odd = False
+                j = i + 1
+                bj = b + 3
+                while j < end and 0xE4 <= buf[bj] <= 0xE9:
+                    j += 1
+                    bj += 3
+                length += j - i
+                prev = 0x4E00
+                i = j
+                b = bj
+                last = i
+                last_b = b
+                continue
             c, w = _decode(buf, b)
-            if 0x4E00 <= c <= 0x9FFF:  # a CJK ideograph: the common case
-                pass
-            elif c == 0x0A:
+            if c == 0x0A:
                 if first >= 0:
                     k = _keep(k, n, first, last, first_b, last_b, length, ws, top, top_ws)
                 first = -1

@@ -96,7 +96,8 @@ class LevelDBStore:
         self.sync = sync
         self._lock = threading.RLock()
         try:
-            self._db: Any = plyvel.DB(self.path, create_if_missing=True)
+            # a bloom filter makes lookups of absent keys (most sentence hashes) cheap
+            self._db: Any = plyvel.DB(self.path, create_if_missing=True, bloom_filter_bits=10)
         except (plyvel.Error, OSError) as exc:
             raise StoreError(
                 f"cannot open store {self.url!r}: {exc} (LevelDB allows one process per "
@@ -177,16 +178,27 @@ class LevelDBStore:
     def _assign_prepared(self, groups: list[list[Key]]) -> list[int]:
         with self._lock:
             db = self._live
-            kv = _Overlay(db, _kv_key)
+            # read every key of the batch once, up front; assign in a plain dict; write back changes
+            dbget = db.get
+            found: dict[Key, int | None] = {}
+            for keys in groups:
+                for k in keys:
+                    if k not in found:
+                        raw = dbget(b"ki" + k.to_bytes(8, "big") if type(k) is int else _kv_key(k))
+                        found[k] = None if raw is None else _dec_int(raw)
+            kv = {k: v for k, v in found.items() if v is not None}
             alias = _Overlay(db, self._alias_key)
             sizes = _Overlay(db, self._size_key)
             ctr_key = b"c" + _IDS.encode()
             raw = db.get(ctr_key)
             first = 0 if raw is None else _dec_int(raw)
             out, last = assign_groups(groups, kv, alias, sizes, first)
+            kv_writes = [(k, v) for k, v in kv.items() if found[k] != v]
             try:
                 with db.write_batch(sync=self.sync, transaction=True) as wb:
-                    for overlay in (kv, alias, sizes):
+                    for k, sid in kv_writes:
+                        wb.put(b"ki" + k.to_bytes(8, "big") if type(k) is int else _kv_key(k), _enc_int(sid))
+                    for overlay in (alias, sizes):
                         enc = overlay._enc
                         for k, v in overlay.writes.items():
                             if v is None:
