@@ -126,6 +126,12 @@ class HammingIndex:
         self.path: str | None = None
         self._mmap: Any = None  # the mapped file of an opened index, kept alive with it
 
+    def __getstate__(self) -> dict[str, Any]:
+        # a memory-mapped index pickles its arrays by value (e.g. to ship it to Spark executors)
+        state = self.__dict__.copy()
+        state["_mmap"] = None
+        return state
+
     def _set_design(self, d: Design) -> None:
         self.design = d
         self._kern = Kernels(d)

@@ -114,3 +114,19 @@ def test_index_int64_fingerprints_are_reinterpreted():
     assert idx.query(2**64 - 1) == [(1, 0)]
     idx.add_many([2], np.array([-2], dtype=np.int64))
     assert idx.query(2**64 - 2)[0] == (2, 0)
+
+
+def test_index_pickles_in_memory_and_opened(tmp_path):
+    import pickle
+
+    rng = np.random.default_rng(4)
+    fps = rng.integers(0, 2**63, 3000).astype(np.uint64)
+    idx = HammingIndex(buffer_size=100)
+    idx.add_many(np.arange(3000), fps)
+    idx.add(5000, int(fps[7]))
+    back = pickle.loads(pickle.dumps(idx))
+    assert back.query(int(fps[7])) == idx.query(int(fps[7]))
+    idx.save(tmp_path / "p.ndx", compress=True)
+    opened = HammingIndex.open(tmp_path / "p.ndx")
+    again = pickle.loads(pickle.dumps(opened))
+    assert again.query(int(fps[7])) == [(7, 0), (5000, 0)]
