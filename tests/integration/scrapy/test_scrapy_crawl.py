@@ -19,6 +19,7 @@ import pytest
 from neardup.contentseen.synth import render_page
 
 HERE = Path(__file__).resolve().parent
+pytestmark = pytest.mark.slow
 SPIDER = HERE / "_neardup_test_spider.py"
 sys.path.insert(0, str(HERE.parents[1] / "unit" / "contentseen"))
 from _cs_articles import HARVEST, RAILWAY, RIVER  # noqa: E402

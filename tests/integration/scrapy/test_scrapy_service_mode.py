@@ -25,6 +25,8 @@ from neardup.integrations.scrapy import ContentSeenPipeline, NeardupDupeFilter  
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "unit" / "contentseen"))
 from _cs_articles import HARVEST, RIVER  # noqa: E402
 
+pytestmark = pytest.mark.slow
+
 
 def _free_port() -> int:
     with socket.socket() as s:

@@ -258,3 +258,13 @@ def test_contentseen_layout_signature_separates_templates() -> None:
         for u, others in sig.items():
             if u != t:
                 assert hamming(sigs[0], others[0]) > 10, (t, u)
+
+
+def test_contentseen_page_without_main_text_is_only_compared_exactly() -> None:
+    cs = ContentSeen("memory://")
+    empty_a = page(("图片", []), "portal", seed=1)
+    empty_b = page(("视频", []), "blog", seed=2)
+    assert cs.check("a", html=empty_a).kind == "new"
+    assert cs.check("a2", html=empty_a).kind == "exact"
+    assert cs.check("b", html=empty_b).kind == "new"  # no text: never content/near/partial
+    assert cs.stats()["indexed"] == 0
