@@ -8,6 +8,8 @@ True
 
 from __future__ import annotations
 
+from typing import Any
+
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 from prometheus_client.exposition import CONTENT_TYPE_LATEST, generate_latest
 
@@ -43,6 +45,26 @@ class ServiceMetrics:
         self.urls = Counter("neardup_urls_checked", "URLs checked, by result", ["result"], registry=r)
         self.url_jobs_open = Gauge("neardup_url_jobs_open", "URL seen-stores open now", registry=r)
         self.in_flight = Gauge("neardup_http_in_flight", "Requests being answered now", registry=r)
+
+        self.urls_new = self.urls.labels(result="new")
+        self.urls_seen = self.urls.labels(result="seen")
+        self._children: dict[tuple[str, ...], Any] = {}
+
+    def observe(self, method: str, route: str, status: int, seconds: float) -> None:
+        """Count one answered request (label children are cached: ``labels()`` is slow per call)."""
+        key = (method, route, str(status))
+        pair = self._children.get(key)
+        if pair is None:
+            pair = self._children[key] = (self.requests.labels(*key), self.latency.labels(route))
+        pair[0].inc()
+        pair[1].observe(seconds)
+
+    def verdict(self, kind: str) -> None:
+        key = ("verdict", kind)
+        child = self._children.get(key)
+        if child is None:
+            child = self._children[key] = self.verdicts.labels(kind)
+        child.inc()
 
     def render(self) -> tuple[bytes, str]:
         """The exposition text and its content type."""

@@ -67,6 +67,7 @@ class ServiceSettings:
     url_ttl: float | None = None  # seconds a URL stays in its job's seen-store
     max_jobs: int = 1024  # URL seen-stores kept open at once (least recently used closed first)
     max_url_chars: int = 8192
+    fast_path: bool = True  # serve the two hot POST endpoints before FastAPI's routing (same answers)
 
     def __post_init__(self) -> None:
         if self.state is not None and not isinstance(self.state, Path):
