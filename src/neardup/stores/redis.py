@@ -22,6 +22,8 @@ import threading
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+import numpy as np
+
 from neardup._deps import require
 from neardup.exceptions import ConfigError, StoreError
 from neardup.stores._url import StoreURL, parse_store_url, redis_client
@@ -32,23 +34,47 @@ __all__ = ["ASSIGN_LUA", "RedisStore"]
 _IDS = "ids"
 _I64_MIN, _I64_MAX = -(1 << 63), (1 << 63) - 1
 
-# KEYS: kv, alias, size, ctr. ARGV[1]: one byte per document = its number of keys; then the keys.
-# Returns the group id of each document, processing them in order exactly as assign_groups does.
+# KEYS: kv, alias, size, ctr. ARGV[1]: "b" when every key is an int and ARGV[3] holds them packed
+# (8 bytes each, big endian), else "a" and the tagged keys follow as ARGV[3..]. ARGV[2]: one byte per
+# document = its number of keys. Returns the group id of each document, processing them in order
+# exactly as assign_groups does. The chunk's keys are read with a few HMGETs up front and written
+# back with a few HSETs at the end (a Lua table holds the chunk's state meanwhile), so a new document
+# costs no Redis call of its own.
 ASSIGN_LUA = """
 local kv, alias, size, ctr = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
-local counts = ARGV[1]
+local counts = ARGV[2]
+local fields = {}
+local nf = 0
+if ARGV[1] == 'b' then
+  local blob = ARGV[3]
+  for p = 1, #blob, 8 do
+    nf = nf + 1
+    fields[nf] = 'i' .. string.sub(blob, p, p + 7)
+  end
+else
+  for a = 3, #ARGV do
+    nf = nf + 1
+    fields[nf] = ARGV[a]
+  end
+end
+local cur = {}
+for s = 1, nf, 1000 do
+  local e = math.min(s + 999, nf)
+  local vals = redis.call('HMGET', kv, unpack(fields, s, e))
+  for i = s, e do cur[fields[i]] = vals[i - s + 1] end
+end
+local last = tonumber(redis.call('HGET', ctr, 'ids') or '0')
+local last0 = last
+local sizes = {}
+local dirty = {}
 local out = {}
-local pos = 2
+local fpos = 0
 for d = 1, #counts do
   local c = string.byte(counts, d)
-  local fields = {}
-  for i = 1, c do fields[i] = ARGV[pos + i - 1] end
-  pos = pos + c
-  local vals = redis.call('HMGET', kv, unpack(fields))
   local sid = nil
   local roots = {}
-  for i = 1, c do
-    local v = vals[i]
+  for i = fpos + 1, fpos + c do
+    local v = cur[fields[i]]
     if v then
       local r = v
       local p = redis.call('HGET', alias, r)
@@ -62,38 +88,54 @@ for d = 1, #counts do
       if sid == nil or rn < sid then sid = rn end
     end
   end
-  local args = {}
+  local s
   if sid == nil then
-    sid = redis.call('HINCRBY', ctr, 'ids', 1)
-    for i = 1, c do
-      args[2 * i - 1] = fields[i]
-      args[2 * i] = sid
-    end
-    redis.call('HSET', size, sid, 1)
+    last = last + 1
+    sid = last
+    s = string.format('%d', sid)
+    sizes[s] = 1
   else
-    local s = tostring(sid)
+    s = string.format('%d', sid)
     local moved = 1
     for r, _ in pairs(roots) do
       if r ~= s then
         redis.call('HSET', alias, r, s)
-        local n = redis.call('HGET', size, r)
-        if n then
-          moved = moved + tonumber(n)
-          redis.call('HDEL', size, r)
-        end
+        local n = sizes[r]
+        if n == nil then n = tonumber(redis.call('HGET', size, r) or '0') end
+        if n then moved = moved + n end
+        sizes[r] = false
       end
     end
-    redis.call('HINCRBY', size, s, moved)
-    for i = 1, c do
-      if vals[i] ~= s then
-        args[#args + 1] = fields[i]
-        args[#args + 1] = s
-      end
+    local n = sizes[s]
+    if n == nil then n = tonumber(redis.call('HGET', size, s) or '0') end
+    sizes[s] = n + moved
+  end
+  for i = fpos + 1, fpos + c do
+    local f = fields[i]
+    if cur[f] ~= s then
+      cur[f] = s
+      dirty[f] = true
     end
   end
-  if #args > 0 then redis.call('HSET', kv, unpack(args)) end
+  fpos = fpos + c
   out[d] = sid
 end
+local args = {}
+local na = 0
+for f, _ in pairs(dirty) do
+  args[na + 1] = f
+  args[na + 2] = cur[f]
+  na = na + 2
+  if na >= 2000 then
+    redis.call('HSET', kv, unpack(args, 1, na))
+    na = 0
+  end
+end
+if na > 0 then redis.call('HSET', kv, unpack(args, 1, na)) end
+for g, n in pairs(sizes) do
+  if n then redis.call('HSET', size, g, n) else redis.call('HDEL', size, g) end
+end
+if last ~= last0 then redis.call('HSET', ctr, 'ids', string.format('%d', last)) end
 return out
 """
 
@@ -238,11 +280,12 @@ class RedisStore:
             pipe = r.pipeline(transaction=False)
             for start in range(0, len(groups), self.chunk):
                 part = groups[start : start + self.chunk]
-                args: list[bytes] = [bytes(len(keys) for keys in part)]
-                for keys in part:
-                    args.extend(
-                        b"i" + k.to_bytes(8, "big") if isinstance(k, int) else encode_key(k) for k in keys
-                    )
+                counts = bytes(len(keys) for keys in part)
+                flat = [k for keys in part for k in keys]
+                if all(type(k) is int for k in flat):
+                    args: list[bytes] = [b"b", counts, np.array(flat, dtype=">u8").tobytes()]
+                else:
+                    args = [b"a", counts, *(encode_key(k) for k in flat)]
                 script(keys=self._keys, args=args, client=pipe)
             out: list[int] = []
             for ids in pipe.execute():
