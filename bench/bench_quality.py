@@ -35,6 +35,7 @@ from neardup.eval.metrics import Evaluation, Truth, evaluate  # noqa: E402
 from neardup.eval.report import svg_curves  # noqa: E402
 from neardup.eval.sweep import (  # noqa: E402
     RECOMMENDED,
+    RECOMMENDED_LONG,
     choose_default,
     clusters_from_pairs,
     main_text,
@@ -100,12 +101,12 @@ def neardup_code_default(texts: list[str]) -> np.ndarray:
     return clusters_from_pairs(len(texts), i, j)
 
 
-def recommended_dedup_config(workers: int = 1) -> Any:
+def recommended_dedup_config(workers: int = 1, setting: dict[str, Any] | None = None) -> Any:
     """DedupConfig for the recommended setting (the lead sets these as the defaults in code)."""
     from neardup.config import SimHashConfig
     from neardup.dedup import DedupConfig
 
-    r = RECOMMENDED
+    r = RECOMMENDED if setting is None else setting
     method = "both" if str(r["method"]).endswith("|nshash") else "simhash"
     return DedupConfig(
         method=method,
@@ -200,6 +201,10 @@ def main() -> None:
             (
                 f"neardup dedup, recommended ({RECOMMENDED['label']})",
                 lambda: neardup_dedup(ids, texts, recommended_dedup_config()),
+            ),
+            (
+                f"neardup dedup, long-article setting ({RECOMMENDED_LONG['label']})",
+                lambda: neardup_dedup(ids, texts, recommended_dedup_config(setting=RECOMMENDED_LONG)),
             ),
             (
                 "neardup dedup, DedupConfig() defaults as in code at this run",
