@@ -52,10 +52,13 @@ _WAL = "docs.wal"
 _INDEX = "index.hx"
 _LOCK = ".lock"
 _KIND_CODE = {k: i for i, k in enumerate(KINDS)}
+# exact and content keys live in the same key map as the sentence keys, XORed into their own space
+_NS_RAW = 0x9E3779B97F4A7C15
+_NS_TEXT = 0xC2B2AE3D27D4EB4F
 _TOP_FEATURES = 10  # shared features listed in a verdict's reasons
 
 
-@dataclass
+@dataclass(slots=True)
 class _Doc:
     """What is remembered of one added page (one WAL line)."""
 
@@ -69,7 +72,7 @@ class _Doc:
     text: int
     sents: tuple[int, ...]
     ts: float
-    members: list[int] = field(default_factory=list)  # later documents of its group (roots only)
+    members: list[int] | None = None  # later documents of its group (roots only)
 
     def record(self) -> bytes:
         return (
@@ -106,7 +109,7 @@ class _Doc:
         )
 
 
-@dataclass
+@dataclass(slots=True)
 class _Probe:
     """Everything ``check`` computes about the page being checked."""
 
@@ -118,6 +121,34 @@ class _Probe:
     layout: int | None = None
     sents: list[str] = field(default_factory=list)
     sent_keys: list[int] = field(default_factory=list)
+
+
+class _LocalKeys:
+    """The key maps of an unshared ContentSeen: a dict (the journal is what persists them)."""
+
+    url = "local://"
+
+    def __init__(self) -> None:
+        self._d: dict[int, int] = {}
+
+    def get(self, key: int) -> int | None:
+        return self._d.get(key)
+
+    def get_many(self, keys: Sequence[int]) -> list[int | None]:
+        get = self._d.get
+        return [get(k) for k in keys]
+
+    def put_many(self, items: Sequence[tuple[int, int]]) -> None:
+        self._d.update(items)
+
+    def incr(self, name: str, amount: int = 1) -> int:  # pragma: no cover - shared stores only
+        raise NotImplementedError
+
+    def flush(self) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
 
 
 def _check_int(name: str, value: object, lo: int, hi: int, hint: str = "") -> int:
@@ -198,7 +229,10 @@ class ContentSeen:
 
         self.path: Path | None = self._parse_state(state)
         self._shared = nshash_store is not None
-        self._kv: KeyValueStore = open_store(nshash_store if nshash_store is not None else "memory://")
+        # the key maps: a shared store (Redis) when given, else a dict rebuilt from the journal
+        self._kv: KeyValueStore | _LocalKeys = (
+            open_store(nshash_store) if nshash_store is not None else _LocalKeys()
+        )
         self._index = HammingIndex(
             self.config.bits, self.max_distance, metadata={"simhash": self.config.to_dict()}
         )
@@ -292,6 +326,7 @@ class ContentSeen:
         good = 0
         ids: list[int] = []
         fps: list[int] = []
+        pending: dict[int, int] = {}  # key -> first document, put into the key map in one batch
         lines = data.split(b"\n")
         for n, line in enumerate(lines):
             if not line:
@@ -304,13 +339,20 @@ class ContentSeen:
                     break
                 raise FormatError(f"{wal}:{n + 1}: damaged journal line ({exc})") from None
             good += len(line) + 1
-            self._remember(doc, put_keys=not self._shared)
+            self._remember(doc, put_keys=False)
+            if not self._shared:
+                for k in self._keys_of(doc):
+                    pending.setdefault(k, doc.id)
             if doc.kind not in ("exact", "content") and doc.id > self._indexed_upto:
                 ids.append(doc.id)
                 fps.append(doc.fp)
         if good < len(data):
             with open(wal, "r+b") as fh:
                 fh.truncate(min(good, len(data)))
+        if pending:
+            keys = list(pending)
+            have = self._kv.get_many(keys)
+            self._kv.put_many([(k, pending[k]) for k, v in zip(keys, have, strict=True) if v is None])
         if ids:
             import numpy as np
 
@@ -323,16 +365,25 @@ class ContentSeen:
         self._kinds[doc.kind] += 1
         root = self._docs.get(doc.root)
         if root is not None and doc.root != doc.id:
+            if root.members is None:
+                root.members = []
             root.members.append(doc.id)
         if put_keys:
-            keys = [f"r{doc.raw:016x}"]
-            if doc.kind != "exact":
-                keys.append(f"t{doc.text:016x}")
-                keys.extend(f"s{s:016x}" for s in doc.sents)
+            keys = self._keys_of(doc)
             have = self._kv.get_many(keys)
             new = [(k, doc.id) for k, v in zip(keys, have, strict=False) if v is None]
             if new:
                 self._kv.put_many(new)
+
+    @staticmethod
+    def _keys_of(doc: _Doc) -> list[int]:
+        """The key-map entries of a document: its exact key, and unless it is an exact copy its
+        content key and sentence keys (int keys; the namespaces differ by a XOR constant)."""
+        keys = [doc.raw ^ _NS_RAW]
+        if doc.kind != "exact":
+            keys.append(doc.text ^ _NS_TEXT)
+            keys.extend(doc.sents)
+        return keys
 
     def _root_of(self, doc_id: int) -> int:
         doc = self._docs.get(doc_id)
@@ -393,12 +444,12 @@ class ContentSeen:
         with self._lock:
             self._live()
             self._checks += 1
-            hit = self._kv.get(f"r{probe.raw:016x}")
+            hit = self._kv.get(probe.raw ^ _NS_RAW)
             if hit is not None:
                 return self._finish(url, "exact", hit, probe, page, text, add)
             self._analyse(probe, page, text)
             if probe.text_key is not None:
-                hit = self._kv.get(f"t{probe.text_key:016x}")
+                hit = self._kv.get(probe.text_key ^ _NS_TEXT)
                 if hit is not None:
                     return self._finish(url, "content", hit, probe, page, text, add)
             if probe.fp is not None and len(probe.text) >= self.min_near_chars:
@@ -427,7 +478,7 @@ class ContentSeen:
         """The earliest document sharing most of the page's longest-sentence hashes, and how many."""
         if not probe.sent_keys:
             return None
-        hits = self._kv.get_many([f"s{k:016x}" for k in probe.sent_keys])
+        hits = self._kv.get_many(probe.sent_keys)
         counts = Counter(self._root_of(h) for h in hits if h is not None)
         if not counts:
             return None
@@ -585,7 +636,7 @@ class ContentSeen:
             if doc is None:
                 raise InputError(f"no document with id {doc_id!r} was added")
             root = self._docs.get(doc.root, doc)
-            members = [root.id, *root.members]
+            members = [root.id, *(root.members or ())]
             return {
                 **(self.document(did) or {}),
                 "duplicates": [self.document(m) for m in members if m != did],
