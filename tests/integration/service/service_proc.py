@@ -73,7 +73,7 @@ class ServiceProcess:
             a += ["--redis", self.redis]
         return a
 
-    def start(self, timeout: float = 60.0) -> None:
+    def start(self, timeout: float = 180.0) -> None:
         env = dict(os.environ)
         env.pop("NEARDUP_TOKEN", None)
         if self.token_env is not None:
@@ -97,7 +97,7 @@ class ServiceProcess:
         self.stop(sig=signal.SIGKILL)
         raise RuntimeError(f"neardup serve did not answer within {timeout}s:\n{self.log()[-3000:]}")
 
-    def stop(self, sig: int = signal.SIGTERM, timeout: float = 30.0) -> int:
+    def stop(self, sig: int = signal.SIGTERM, timeout: float = 90.0) -> int:
         """Signal the server and wait; returns its exit code, 0 for a clean stop by ``sig`` (uvicorn
         re-raises the signal after its graceful shutdown, so -SIGTERM is clean; SIGINT exits 130)."""
         if self.proc is None:

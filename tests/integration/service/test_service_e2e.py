@@ -16,7 +16,7 @@ from service_proc import ServiceProcess
 from neardup.client import Client, NotFound, ServiceAuthError
 from neardup.exceptions import InputError
 
-pytestmark = pytest.mark.timeout(120)
+pytestmark = pytest.mark.timeout(400)
 
 TOKEN = "e2e-token-0123456789abcdef"
 DUP_KINDS = {"exact", "content", "near", "layout", "partial"}
