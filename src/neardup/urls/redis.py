@@ -1,24 +1,25 @@
-"""Redis seen-store, shared by many crawl workers: 64-bit URL hashes grouped into many small hashes.
+"""Redis seen-store, shared by many crawl workers: 64-bit URL hashes packed into many small strings.
 
 Layout of job ``108`` with the default prefix ``neardup:u:``::
 
     neardup:u:108:meta            hash: v, mode, gen, bits, created, ttl, n (URLs), recrawled
-    neardup:u:108:<gen>:<bucket>  hash: field = low 56 (or 48) bits of the URL hash as 7 (6) raw
-                                  bytes, value = last-fetch second ('' when recrawl is off)
+    neardup:u:108:<gen>:<bucket>  string of fixed-size records: the low 56 (48 when bits >= 16)
+                                  bits of the URL hash as 7 (6) bytes, then the last-fetch second
+                                  as 4 bytes (big-endian)
 
-``bucket`` is the top ``bits`` bits of the hash (2**bits bucket keys), so the bucket plus the field
-hold all 64 bits. Buckets are sized to hold about 60% of ``hash-max-listpack-entries`` (128 by
-default) at the job's ``capacity``, so Redis keeps them listpack-encoded: about 11 bytes per URL
-plus the key's share. Past capacity, full buckets turn into regular hash tables (still correct,
-~5x the memory).
+``bucket`` is the top ``bits`` bits of the hash (2**bits bucket keys), so the bucket plus the
+record's key bytes hold all 64 bits. Buckets are sized to hold about 1,024 records at the job's
+``capacity``: 11 bytes a URL plus APPEND's spare room and the key's share.
 
 Each batch is one EVALSHA of a Lua script (atomic): it reads the job's meta (starting a new
-generation when the job-level ttl has passed); the client sorts the batch by bucket, and per
-bucket the script does one HMGET of the batch's fields and one HSET of the new or due ones
-(comparing last-fetch seconds when ``recrawl_after`` is set); it returns the flags as a string of
-'0'/'1'. Equal URLs within a batch are collapsed by the client (only the first can be True). Its result is
-kept for 120 s under a batch token, so a retry after a lost reply (Redis restarted, connection
-dropped) returns the same flags instead of reporting the URLs as already seen.
+generation when the job-level ttl has passed); the client has sorted the batch by bucket, and per
+bucket the script GETs the string once, finds each URL's record with a plain substring search
+(aligned to the record size), APPENDs the new records in one call and SETRANGEs the fetch time
+of URLs due for re-crawl. No Redis call per URL: that is what makes a batch cheap. It returns the
+flags as a string of '0'/'1'. Equal URLs within a batch are collapsed by the client (only the
+first can be True). The result is kept for 120 s under a batch token, so a retry after a lost
+reply (Redis restarted, connection dropped) returns the same flags instead of reporting the URLs
+as already seen. APPEND and SETRANGE propagate only the new bytes to the AOF and replicas.
 """
 
 from __future__ import annotations
@@ -40,14 +41,15 @@ __all__ = ["DEFAULT_PREFIX", "RedisSeenStore", "bucket_bits_for"]
 
 DEFAULT_PREFIX = "neardup:u:"
 DEFAULT_CAPACITY = 1_000_000
-_BUCKET_FILL = 0.6  # target mean entries per bucket, as a share of hash-max-listpack-entries
+_PER_BUCKET = 1024  # target records per bucket string at the job's capacity
+_VERSION = "2"
 _TOKEN_TTL_MS = 120_000
 
 # KEYS[1] meta
-# ARGV 1 base, 2 now, 3 now_s, 4 recrawl, 5 ttl, 6 bits, 7 gen candidate, 8 token, 9 fields blob,
-#      10 groups blob (bucket u32, count u32, big-endian), 11 store ts '1'/'0', 12 token ttl ms
-# The client sorts a batch by bucket; per bucket: one HMGET of its fields, one HSET of the new/due ones.
-_CHECK = """
+# ARGV 1 base, 2 now, 3 now_s, 4 recrawl, 5 ttl, 6 bits, 7 gen candidate, 8 token, 9 keys blob,
+#      10 groups blob (bucket u32, count u32, big-endian), 11 token ttl ms
+_CHECK = (
+    """
 local meta = KEYS[1]
 local base = ARGV[1]
 local tokkey = base .. 'ack:' .. ARGV[8]
@@ -56,29 +58,36 @@ if done then return done end
 local now = tonumber(ARGV[2])
 local now_s = tonumber(ARGV[3])
 local recrawl = tonumber(ARGV[4])
-local m = redis.call('HMGET', meta, 'gen', 'bits', 'created', 'ttl')
+local m = redis.call('HMGET', meta, 'gen', 'bits', 'created', 'ttl', 'v')
 local gen, bits, created, ttl = m[1], m[2], tonumber(m[3]), tonumber(m[4])
-if gen and bits ~= ARGV[6] then
-  return redis.error_reply('job meta ' .. meta .. ' has bits=' .. bits .. ', this client sent ' .. ARGV[6])
+if gen and (bits ~= ARGV[6] or m[5] ~= '"""
+    + _VERSION
+    + """') then
+  return redis.error_reply('job meta ' .. meta .. ' has bits=' .. tostring(bits) .. ' v=' .. tostring(m[5]) ..
+                           ', this client sent bits=' .. ARGV[6] .. ' v="""
+    + _VERSION
+    + """')
 end
 if (not gen) or (ttl and now >= created + ttl) then
   gen = ARGV[7]
   created = now
   ttl = tonumber(ARGV[5])
   redis.call('DEL', meta)
-  redis.call('HSET', meta, 'v', '1', 'mode', 'exact', 'gen', gen, 'bits', ARGV[6], 'created', ARGV[2],
-             'n', '0', 'recrawled', '0')
+  redis.call('HSET', meta, 'v', '"""
+    + _VERSION
+    + """', 'mode', 'exact', 'gen', gen, 'bits', ARGV[6],
+             'created', ARGV[2], 'n', '0', 'recrawled', '0')
   if ttl then
     redis.call('HSET', meta, 'ttl', ARGV[5])
     redis.call('PEXPIRE', meta, math.ceil(ttl * 1000))
   end
 end
-local fblob = ARGV[9]
+local kblob = ARGV[9]
 local gblob = ARGV[10]
-local val = ''
-if ARGV[11] == '1' then val = ARGV[3] end
-local fb = 7
-if tonumber(ARGV[6]) >= 16 then fb = 6 end
+local kb = 7
+if tonumber(ARGV[6]) >= 16 then kb = 6 end
+local rec = kb + 4
+local tsb = struct.pack('>I4', now_s)
 local kbase = base .. gen .. ':'
 local left = 0
 if ttl then
@@ -87,80 +96,92 @@ if ttl then
 end
 local out = {}
 local o = 0
-local fpos = 1
+local kpos = 1
 local added, due = 0, 0
+local find, sub = string.find, string.sub
 for g = 1, #gblob / 8 do
   local bucket, cnt = struct.unpack('>I4I4', gblob, g * 8 - 7)
   local key = kbase .. bucket
-  local fields = {}
+  local blob = redis.call('GET', key) or ''
+  local add = {}
+  local na = 0
   for j = 1, cnt do
-    fields[j] = string.sub(fblob, fpos, fpos + fb - 1)
-    fpos = fpos + fb
-  end
-  local vals = redis.call('HMGET', key, unpack(fields))
-  local put = {}
-  local np = 0
-  for j = 1, cnt do
-    local v = vals[j]
+    local k = sub(kblob, kpos, kpos + kb - 1)
+    kpos = kpos + kb
+    local p = find(blob, k, 1, true)
+    while p and (p - 1) % rec ~= 0 do p = find(blob, k, p + 1, true) end
     local flag = '0'
-    if not v then
+    if not p then
       flag = '1'
-      added = added + 1
-    elseif recrawl and now_s - (tonumber(v) or math.floor(created)) >= recrawl then
+      na = na + 1
+      add[na] = k .. tsb
+    elseif recrawl and now_s - struct.unpack('>I4', blob, p + kb) >= recrawl then
       flag = '1'
       due = due + 1
-    end
-    if flag == '1' then
-      put[np + 1] = fields[j]
-      put[np + 2] = val
-      np = np + 2
+      redis.call('SETRANGE', key, p - 1 + kb, tsb)
     end
     out[o + j] = flag
   end
   o = o + cnt
-  if np > 0 then
-    redis.call('HSET', key, unpack(put))
-    if ttl then redis.call('PEXPIRE', key, left) end
+  if na > 0 then
+    redis.call('APPEND', key, table.concat(add))
+    added = added + na
   end
+  if ttl and (na > 0 or due > 0) then redis.call('PEXPIRE', key, left) end
 end
 if added > 0 then redis.call('HINCRBY', meta, 'n', added) end
 if due > 0 then redis.call('HINCRBY', meta, 'recrawled', due) end
 local res = table.concat(out)
-redis.call('SET', tokkey, res, 'PX', ARGV[12])
+redis.call('SET', tokkey, res, 'PX', ARGV[11])
 return res
 """
+)
 
-# KEYS[1] meta; ARGV 1 base, 2 now, 3 blob
+# KEYS[1] meta; ARGV 1 base, 2 now, 3 keys blob, 4 groups blob
 _FORGET = """
 local meta = KEYS[1]
 local m = redis.call('HMGET', meta, 'gen', 'bits', 'created', 'ttl')
 local gen, bits, created, ttl = m[1], tonumber(m[2]), tonumber(m[3]), tonumber(m[4])
 local now = tonumber(ARGV[2])
 if (not gen) or (ttl and now >= created + ttl) then return 0 end
-local blob = ARGV[3]
-local div = 2 ^ (24 - bits)
-local fstart = 2
-if bits >= 16 then fstart = 3 end
+local kb = 7
+if bits >= 16 then kb = 6 end
+local rec = kb + 4
+local kblob, gblob = ARGV[3], ARGV[4]
 local kbase = ARGV[1] .. gen .. ':'
 local removed = 0
-for i = 0, #blob / 8 - 1 do
-  local o = i * 8
-  local b1, b2, b3 = string.byte(blob, o + 1, o + 3)
-  local key = kbase .. math.floor((b1 * 65536 + b2 * 256 + b3) / div)
-  removed = removed + redis.call('HDEL', key, string.sub(blob, o + fstart, o + 8))
+local kpos = 1
+for g = 1, #gblob / 8 do
+  local bucket, cnt = struct.unpack('>I4I4', gblob, g * 8 - 7)
+  local key = kbase .. bucket
+  local blob = redis.call('GET', key) or ''
+  local changed = false
+  for j = 1, cnt do
+    local k = string.sub(kblob, kpos, kpos + kb - 1)
+    kpos = kpos + kb
+    local p = string.find(blob, k, 1, true)
+    while p and (p - 1) % rec ~= 0 do p = string.find(blob, k, p + 1, true) end
+    if p then
+      blob = string.sub(blob, 1, p - 1) .. string.sub(blob, p + rec)
+      removed = removed + 1
+      changed = true
+    end
+  end
+  if changed then
+    if #blob == 0 then redis.call('DEL', key) else redis.call('SET', key, blob, 'KEEPTTL') end
+  end
 end
 if removed > 0 then redis.call('HINCRBY', meta, 'n', -removed) end
 return removed
 """
 
 
-def bucket_bits_for(capacity: int, max_entries: int = 128) -> int:
-    """Bucket bits so that ``capacity`` URLs fill buckets to ~60% of ``max_entries`` (8..24).
+def bucket_bits_for(capacity: int, per_bucket: int = _PER_BUCKET) -> int:
+    """Bucket bits so that ``capacity`` URLs make about ``per_bucket`` records a bucket (8..24).
 
     >>> bucket_bits_for(1_000_000)
-    14
+    10
     """
-    per_bucket = max(1.0, max_entries * _BUCKET_FILL)
     return int(min(24, max(8, math.ceil(math.log2(max(capacity, 1) / per_bucket)))))
 
 
@@ -174,9 +195,6 @@ def _without_our_params(raw: str) -> str:
     return urlunsplit(parts._replace(query=query))
 
 
-_MAX_GROUP = 1000  # fields per HMGET/HSET call (Lua's unpack has a stack limit near 8000)
-
-
 def _group(hashes: np.ndarray[Any, Any], bits: int) -> tuple[bytes, bytes, np.ndarray[Any, Any]]:
     """Sort a batch by bucket: (fields blob, (bucket, count) pairs blob, the sort order)."""
     buckets = (hashes >> np.uint64(64 - bits)).astype(np.uint32)
@@ -185,13 +203,6 @@ def _group(hashes: np.ndarray[Any, Any], bits: int) -> tuple[bytes, bytes, np.nd
     fb = 6 if bits >= 16 else 7
     fields = hashes[order].astype(">u8").view(np.uint8).reshape(-1, 8)[:, 8 - fb :].tobytes()
     uniq, counts = np.unique(sb, return_counts=True)
-    if counts.size and counts.max() > _MAX_GROUP:
-        reps = (counts + _MAX_GROUP - 1) // _MAX_GROUP
-        uniq = np.repeat(uniq, reps)
-        split = []
-        for c in counts.tolist():
-            split.extend([_MAX_GROUP] * (c // _MAX_GROUP) + ([c % _MAX_GROUP] if c % _MAX_GROUP else []))
-        counts = np.asarray(split)
     groups = np.stack([uniq, counts.astype(np.uint32)], axis=1).astype(">u4").tobytes()
     return fields, groups, order
 
@@ -241,7 +252,7 @@ class RedisSeenStore:
         self._forget_script: Any = None
         self._owns_client = client is None
         self._connect()
-        self.bits = self._explicit_bits or bucket_bits_for(self.capacity, self._max_listpack_entries())
+        self.bits = self._explicit_bits or bucket_bits_for(self.capacity)
         self._check_meta()
 
     # -- connection --------------------------------------------------------------------------------
@@ -281,16 +292,6 @@ class RedisSeenStore:
             except redis.exceptions.RedisError as exc:
                 raise StoreError(f"Redis at {self.url.redacted()} failed {what}: {exc}") from exc
 
-    def _max_listpack_entries(self) -> int:
-        try:
-            for name in ("hash-max-listpack-entries", "hash-max-ziplist-entries"):
-                got = self._client.config_get(name)
-                if got:
-                    return int(next(iter(got.values())))
-        except Exception:  # CONFIG may be disabled on managed Redis: assume the default
-            pass
-        return 128
-
     def _meta(self) -> dict[str, str]:
         raw = self._call("reading the job meta", self._client.hgetall, self.meta_key)
         return {k.decode(): v.decode() for k, v in raw.items()}
@@ -299,10 +300,11 @@ class RedisSeenStore:
         meta = self._meta()
         if not meta:
             return
-        if meta.get("v") != "1" or meta.get("mode") != "exact":
+        if meta.get("v") != _VERSION or meta.get("mode") != "exact":
             raise ConfigError(
                 f"job {self.job_id!r} at {self.url.redacted()} holds {meta.get('mode')!r} data of version "
-                f"{meta.get('v')!r}; this client expects exact mode version 1. Use the same mode or another job"
+                f"{meta.get('v')!r}; this client expects exact mode version {_VERSION}. Use the same mode "
+                "or another job"
             )
         bits = int(meta["bits"])
         if self._explicit_bits is not None and bits != self._explicit_bits:
@@ -344,7 +346,6 @@ class RedisSeenStore:
             token,
             fields,
             groups,
-            "1" if self.job.recrawl_after is not None else "0",
             str(_TOKEN_TTL_MS),
         ]
         res = self._call("check_and_add", self._check_script, keys=[self.meta_key], args=args)
@@ -357,8 +358,8 @@ class RedisSeenStore:
         return out
 
     def forget(self, hashes: np.ndarray[Any, Any], now: float) -> int:
-        blob = hashes.astype(">u8").tobytes()
-        args = [self.base, repr(float(now)), blob]
+        fields, groups, _ = _group(np.unique(hashes), self.bits)
+        args = [self.base, repr(float(now)), fields, groups]
         return int(self._call("forget", self._forget_script, keys=[self.meta_key], args=args))
 
     def forget_job(self) -> None:

@@ -54,18 +54,30 @@ def test_urls_redis_check_and_add(redis_url: str) -> None:
         assert not other.check_and_add("https://example.com/a")  # forget_job left job 109 alone
 
 
-def test_urls_redis_keys_are_small_listpack_hashes_of_binary_fields(redis_url: str) -> None:
+def test_urls_redis_buckets_are_strings_of_fixed_size_records(redis_url: str) -> None:
     r = _redis(redis_url)
-    with SeenURLs("lay", redis_url + "?prefix=t:&buckets=256", canonicalize=False) as seen:
+    clock = Clock(1_700_000_000.0)
+    with SeenURLs("lay", redis_url + "?prefix=t:&buckets=256", canonicalize=False, clock=clock) as seen:
         seen.check_and_add_many([f"https://a.com/{i}" for i in range(5000)])
-    keys = [k for k in r.scan_iter(match="t:lay:0:*")]
+    keys = list(r.scan_iter(match="t:lay:0:*"))
     assert 250 <= len(keys) <= 256
-    key = keys[0]
-    assert r.object("encoding", key) == b"listpack"
-    field, value = next(iter(r.hgetall(key).items()))
-    assert len(field) == 7 and value == b""
+    assert r.type(keys[0]) == b"string"
+    total = sum(r.strlen(k) for k in keys)
+    assert total == 5000 * 11  # 7 bytes of hash + 4 bytes of fetch time per URL
+    blob = r.get(keys[0])
+    assert int.from_bytes(blob[7:11], "big") == 1_700_000_000
     meta = r.hgetall("t:lay:meta")
     assert meta[b"bits"] == b"8" and meta[b"n"] == b"5000" and meta[b"mode"] == b"exact"
+
+
+def test_urls_redis_forget_many_in_one_bucket(redis_url: str) -> None:
+    with SeenURLs("fg", redis_url + "?buckets=256", canonicalize=False) as seen:
+        urls = [f"https://a.com/{i}" for i in range(3000)]
+        seen.check_and_add_many(urls)
+        assert sum(seen.forget(u) for u in urls[:1000:7]) == len(urls[:1000:7])
+        flags = seen.check_and_add_many(urls)
+        assert [i for i, f in enumerate(flags) if f] == list(range(0, 1000, 7))
+        assert seen.stats()["urls"] == 3000
 
 
 def test_urls_redis_bucket_count_fixed_at_creation(redis_url: str) -> None:
@@ -98,12 +110,12 @@ def test_urls_redis_recrawl_after(redis_url: str) -> None:
         assert seen.check_and_add("https://x.com/a")
 
 
-def test_urls_redis_recrawl_applies_to_urls_added_without_times(redis_url: str) -> None:
+def test_urls_redis_recrawl_applies_to_urls_added_by_workers_without_it(redis_url: str) -> None:
     clock = Clock()
-    SeenURLs(8, redis_url, clock=clock).check_and_add("https://x.com/a")  # stored with no time
+    SeenURLs(8, redis_url, clock=clock).check_and_add("https://x.com/a")  # the fetch time is kept anyway
     later = SeenURLs(8, redis_url, recrawl_after=100, clock=clock)
     clock.t += 50
-    assert not later.check_and_add("https://x.com/a")  # counted from the job's start
+    assert not later.check_and_add("https://x.com/a")
     clock.t += 50
     assert later.check_and_add("https://x.com/a")
 
