@@ -359,18 +359,30 @@ class HammingIndex:
         return np.concatenate(ids), np.concatenate(fps)
 
     # --- files -----------------------------------------------------------------------------------
-    def save(self, path: str | os.PathLike[str], *, compress: bool = False, block_size: int = 64) -> None:
+    def save(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        compress: bool = False,
+        block_size: int = 64,
+        codec: str = "gap",
+    ) -> None:
         """Write the index to one file atomically (compacting first); see docs/index.md for the format.
 
         ``compress=True`` stores the tables Huffman-compressed (seed 004): about 5-6 bytes per
         fingerprint per table instead of 8; an index opened from it queries the compressed tables.
+        ``codec="xor"`` codes each entry exactly as seed 004 (highest bit differing from the
+        previous entry); ``"gap"`` (default) codes the highest bit of the difference instead,
+        ~1.8 bits per entry smaller. ``block_size`` entries share one block-index entry.
         """
         from neardup.index.store import save_index
 
         if isinstance(block_size, bool) or not isinstance(block_size, int) or not 2 <= block_size <= 4096:
             raise ConfigError(f"block_size must be an integer between 2 and 4096, got {block_size!r}")
         self.compact()
-        save_index(self, path, compress=compress, block_size=block_size)
+        if codec not in ("gap", "xor"):
+            raise ConfigError(f"codec must be 'gap' or 'xor', got {codec!r}")
+        save_index(self, path, compress=compress, block_size=block_size, codec=codec)
 
     @classmethod
     def open(cls, path: str | os.PathLike[str], *, verify: bool = True) -> HammingIndex:

@@ -56,7 +56,12 @@ def _digest(arr: npt.NDArray[Any]) -> str:
 
 
 def save_index(
-    index: HammingIndex, path: str | os.PathLike[str], *, compress: bool = False, block_size: int = 64
+    index: HammingIndex,
+    path: str | os.PathLike[str],
+    *,
+    compress: bool = False,
+    block_size: int = 64,
+    codec: str = "gap",
 ) -> None:
     """Write a compacted index (one segment or none) to ``path`` atomically."""
     from neardup.index.codec import CompressedSegment
@@ -70,7 +75,7 @@ def save_index(
     if segs:
         seg = segs[0]
         if compress and not isinstance(seg, CompressedSegment):
-            seg = CompressedSegment.from_segment(seg, block_size=block_size)
+            seg = CompressedSegment.from_segment(seg, block_size=block_size, codec=codec)
         elif not compress and isinstance(seg, CompressedSegment):
             seg = seg.plain()
         arrays, params = seg.to_arrays()

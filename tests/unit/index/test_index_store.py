@@ -38,15 +38,15 @@ def _same(a, b):
     return all(np.array_equal(x, y) for x, y in zip(a, b, strict=True))
 
 
-@pytest.mark.parametrize("compress", [False, True])
+@pytest.mark.parametrize(("compress", "codec"), [(False, "gap"), (True, "gap"), (True, "xor")])
 @pytest.mark.parametrize(("design", "bits"), [("4x16", 64), ("16,12,12,12,12", 64), ("4x8", 32)])
-def test_index_save_open_round_trip(tmp_path, compress, design, bits):
+def test_index_save_open_round_trip(tmp_path, compress, codec, design, bits):
     idx, fps = _index(design=design, bits=bits)
     idx.remove(0)
     q = _queries(fps, bits)
     want_q, want_p = idx.query_many(q), idx.pairs()
     path = tmp_path / "a.ndx"
-    idx.save(path, compress=compress, block_size=32)
+    idx.save(path, compress=compress, block_size=32, codec=codec)
     got = HammingIndex.open(path)
     assert len(got) == len(idx) and got.metadata == idx.metadata and got.design == idx.design
     assert _same(got.query_many(q), want_q)
@@ -124,9 +124,11 @@ def test_index_save_is_atomic_leaves_no_temp_files(tmp_path):
     assert [f.name for f in tmp_path.iterdir()] == ["a.ndx"]
 
 
-def test_index_bad_block_size():
+def test_index_bad_block_size_and_codec():
     with pytest.raises(ConfigError, match="block_size"):
         HammingIndex().save("/tmp/never.ndx", block_size=1)
+    with pytest.raises(ConfigError, match="codec"):
+        HammingIndex().save("/tmp/never.ndx", codec="zip")
 
 
 def test_index_compression_is_smaller_than_raw():
@@ -135,6 +137,9 @@ def test_index_compression_is_smaller_than_raw():
     enc = encode_table(v, block_size=128)
     assert np.array_equal(decode_table(enc), v)
     assert enc.nbytes / len(v) < 6.5  # ~64 - 17 + 2 bits
+    gap = encode_table(v, block_size=128, codec="gap")
+    assert np.array_equal(decode_table(gap), v)
+    assert gap.nbytes < enc.nbytes
 
 
 def test_index_huffman_lengths_are_prefix_free_and_limited():
@@ -149,10 +154,11 @@ def test_index_huffman_lengths_are_prefix_free_and_limited():
     vals=st.lists(st.integers(0, 2**64 - 1), min_size=1, max_size=300),
     dup=st.integers(0, 20),
     block=st.sampled_from([2, 3, 16, 64]),
+    codec=st.sampled_from(["xor", "gap"]),
 )
-def test_index_codec_round_trips(vals, dup, block):
+def test_index_codec_round_trips(vals, dup, block, codec):
     v = np.sort(np.array(vals + vals[:dup], dtype=np.uint64))
-    assert np.array_equal(decode_table(encode_table(v, block_size=block)), v)
+    assert np.array_equal(decode_table(encode_table(v, block_size=block, codec=codec)), v)
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -160,8 +166,9 @@ def test_index_codec_round_trips(vals, dup, block):
     fps=st.lists(st.integers(0, 2**64 - 1), min_size=1, max_size=40),
     flips=st.lists(st.tuples(st.integers(0, 39), st.lists(st.integers(0, 63), max_size=4)), max_size=30),
     design=st.sampled_from(["4x16", "16,12,12,12,12", "11,11,11,11,10,10"]),
+    codec=st.sampled_from(["xor", "gap"]),
 )
-def test_index_compressed_queries_match_plain(tmp_path_factory, fps, flips, design):
+def test_index_compressed_queries_match_plain(tmp_path_factory, fps, flips, design, codec):
     base = list(fps)
     for src, bitlist in flips:
         f = base[src % len(base)]
@@ -172,6 +179,6 @@ def test_index_compressed_queries_match_plain(tmp_path_factory, fps, flips, desi
     idx = HammingIndex(64, 3, design)
     idx.add_many(np.arange(len(arr)), arr)
     p = tmp_path_factory.mktemp("c") / "c.ndx"
-    idx.save(p, compress=True, block_size=4)
+    idx.save(p, compress=True, block_size=4, codec=codec)
     c = HammingIndex.open(p)
     assert _same(c.query_many(arr), idx.query_many(arr))
