@@ -20,10 +20,11 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
-from typing import Any, Literal
+from typing import Literal
 
 from neardup._deps import require
 from neardup.exceptions import ConfigError
+from neardup.fingerprint.simhash import simhash_from_features
 
 __all__ = [
     "EXTRACTORS",
@@ -207,6 +208,9 @@ def layout_features(html: str | bytes) -> tuple[str, ...]:
         c = _CLASS.search(attrs) if "lass" in attrs or "LASS" in attrs else None
         cls = (c.group(1) or c.group(2) or c.group(3)) if c else None
         tokens.append(f"{tag}.{cls}" if cls else tag)
+    # runs of one tag (p p p: the paragraphs of an article) count once, so pages of one template
+    # with short and long articles give the same sequence
+    tokens = [t for i, t in enumerate(tokens) if i == 0 or t != tokens[i - 1]]
     if len(tokens) < 3:
         return tuple(dict.fromkeys(tokens))
     return tuple(
@@ -219,8 +223,7 @@ def layout_signature(html: str | bytes | tuple[str, ...], *, bits: int = 64, has
     feats = html if isinstance(html, tuple) else layout_features(html)
     if not feats:
         return 0
-    simhash: Any = require("neardup.fingerprint.simhash", "html", purpose="layout signatures")
-    return int(simhash.simhash_from_features([(f, 1.0) for f in feats], bits=bits, hash=hash))
+    return simhash_from_features([(f, 1.0) for f in feats], bits=bits, hash=hash)
 
 
 def parse_page(html: str | bytes, extractor: str = "resiliparse") -> Page:
