@@ -105,6 +105,7 @@ def serve_cmd(
     access_log: bool,
 ) -> None:
     """Run the HTTP service: URL seen-checks and ContentSeen verdicts for crawler workers."""
+    require("fastapi", "service", purpose="neardup serve")
     uvicorn = require("uvicorn", "service", purpose="neardup serve")
     from neardup.service.app import create_app
 
