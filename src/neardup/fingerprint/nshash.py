@@ -18,8 +18,9 @@ How a text becomes keys (``sentence_hashes``):
 4. each is hashed to 64 bits: md5 by default as the seed (the first 8 bytes of the digest, big
    endian, as ``get_hash64("md5")``), or farmhash, xxh3, murmur3.
 
-One numba pass over the UTF-8 of a whole batch cuts, measures, ranks and (md5) hashes; texts with
-an English sentence end go through ``split_sentences`` itself. Both paths are tested equal.
+One numba pass over the UTF-8 of a whole batch cuts, measures and ranks; only the kept sentences
+are hashed, sliced from the UTF-8 bytes. Texts with an English sentence end go through
+``split_sentences`` itself. Both paths are tested equal.
 
 ``NSHash`` maps those keys to integer ids in a store (``neardup.stores``): memory, a snapshot
 file, LevelDB or Redis. Ids come from a counter kept in the store, so they survive restarts; when a
@@ -34,10 +35,11 @@ True
 
 from __future__ import annotations
 
+import hashlib
 import json
-import math
 import re
 from collections.abc import Callable, Iterable, Sequence
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -48,7 +50,7 @@ from neardup.fingerprint.hashing import HASH_NAMES, get_hash64
 from neardup.stores.base import Key, KeyValueStore, open_store, prepare_groups
 from neardup.text.sentences import split_sentences
 
-__all__ = ["NSHash", "longest_sentences", "sentence_hashes"]
+__all__ = ["NSHash", "longest_sentences", "sentence_hashes", "sentence_hashes_many"]
 
 DEFAULT_N = 5
 DEFAULT_MIN_SENTENCE_CHARS = 30
@@ -100,8 +102,7 @@ def longest_sentences(
     >>> longest_sentences("太短。也短。", n=2)
     ['太短。也短。']
     """
-    _check_args(n, min_sentence_chars)
-    return _Keyer(n, "xxh3", min_sentence_chars).sentences_many([text])[0]
+    return _keyer(n, "xxh3", min_sentence_chars).sentences_many([text])[0]
 
 
 def _hasher(hashfunc: str) -> Callable[[bytes], int]:
@@ -121,8 +122,28 @@ def sentence_hashes(
     >>> len(sentence_hashes("这是第一个足够长的句子，它有很多很多很多很多很多个字。短句。", n=5, min_sentence_chars=10))
     1
     """
+    return list(dict.fromkeys(_keyer(n, hashfunc, min_sentence_chars).keys_many([text])[0]))  # type: ignore[arg-type]
+
+
+def sentence_hashes_many(
+    texts: Sequence[str | bytes],
+    n: int = DEFAULT_N,
+    hashfunc: str = "md5",
+    min_sentence_chars: int = DEFAULT_MIN_SENTENCE_CHARS,
+) -> list[list[int]]:
+    """``sentence_hashes`` of each text, in one pass (much faster than one call per text).
+
+    >>> [len(h) for h in sentence_hashes_many(["一句。", "另一句。"])]
+    [1, 1]
+    """
+    keyer = _keyer(n, hashfunc, min_sentence_chars)
+    return [list(dict.fromkeys(keys)) for keys in keyer.keys_many(texts)]  # type: ignore[arg-type]
+
+
+@lru_cache(maxsize=32, typed=True)
+def _keyer(n: int, hashfunc: str, min_sentence_chars: int) -> _Keyer:
     _check_args(n, min_sentence_chars)
-    return list(dict.fromkeys(_Keyer(n, hashfunc, min_sentence_chars).keys_many([text])[0]))  # type: ignore[arg-type]
+    return _Keyer(n, hashfunc, min_sentence_chars)
 
 
 @njit(cache=True, nogil=True)
@@ -196,281 +217,6 @@ def _decode(buf: Any, b: int) -> tuple[int, int]:
     )
 
 
-# MD5 (RFC 1321) constants
-_MD5_S = np.array(
-    [7, 12, 17, 22] * 4 + [5, 9, 14, 20] * 4 + [4, 11, 16, 23] * 4 + [6, 10, 15, 21] * 4, np.int64
-)
-_MD5_K = np.array([int(abs(math.sin(i + 1)) * 2**32) & 0xFFFFFFFF for i in range(64)], np.int64)
-_M32 = 0xFFFFFFFF
-
-
-@njit(cache=True, nogil=True)
-def _md5_block(buf: Any, p: int, state: Any, w: Any) -> None:
-    """One 64-byte block of MD5 (RFC 1321) at buf[p:], unrolled (generated) so shifts and
-    constants are literals; 32-bit words held in int64 and masked."""
-    w0 = (
-        np.int64(buf[p + 0])
-        | (np.int64(buf[p + 1]) << 8)
-        | (np.int64(buf[p + 2]) << 16)
-        | (np.int64(buf[p + 3]) << 24)
-    )
-    w1 = (
-        np.int64(buf[p + 4])
-        | (np.int64(buf[p + 5]) << 8)
-        | (np.int64(buf[p + 6]) << 16)
-        | (np.int64(buf[p + 7]) << 24)
-    )
-    w2 = (
-        np.int64(buf[p + 8])
-        | (np.int64(buf[p + 9]) << 8)
-        | (np.int64(buf[p + 10]) << 16)
-        | (np.int64(buf[p + 11]) << 24)
-    )
-    w3 = (
-        np.int64(buf[p + 12])
-        | (np.int64(buf[p + 13]) << 8)
-        | (np.int64(buf[p + 14]) << 16)
-        | (np.int64(buf[p + 15]) << 24)
-    )
-    w4 = (
-        np.int64(buf[p + 16])
-        | (np.int64(buf[p + 17]) << 8)
-        | (np.int64(buf[p + 18]) << 16)
-        | (np.int64(buf[p + 19]) << 24)
-    )
-    w5 = (
-        np.int64(buf[p + 20])
-        | (np.int64(buf[p + 21]) << 8)
-        | (np.int64(buf[p + 22]) << 16)
-        | (np.int64(buf[p + 23]) << 24)
-    )
-    w6 = (
-        np.int64(buf[p + 24])
-        | (np.int64(buf[p + 25]) << 8)
-        | (np.int64(buf[p + 26]) << 16)
-        | (np.int64(buf[p + 27]) << 24)
-    )
-    w7 = (
-        np.int64(buf[p + 28])
-        | (np.int64(buf[p + 29]) << 8)
-        | (np.int64(buf[p + 30]) << 16)
-        | (np.int64(buf[p + 31]) << 24)
-    )
-    w8 = (
-        np.int64(buf[p + 32])
-        | (np.int64(buf[p + 33]) << 8)
-        | (np.int64(buf[p + 34]) << 16)
-        | (np.int64(buf[p + 35]) << 24)
-    )
-    w9 = (
-        np.int64(buf[p + 36])
-        | (np.int64(buf[p + 37]) << 8)
-        | (np.int64(buf[p + 38]) << 16)
-        | (np.int64(buf[p + 39]) << 24)
-    )
-    w10 = (
-        np.int64(buf[p + 40])
-        | (np.int64(buf[p + 41]) << 8)
-        | (np.int64(buf[p + 42]) << 16)
-        | (np.int64(buf[p + 43]) << 24)
-    )
-    w11 = (
-        np.int64(buf[p + 44])
-        | (np.int64(buf[p + 45]) << 8)
-        | (np.int64(buf[p + 46]) << 16)
-        | (np.int64(buf[p + 47]) << 24)
-    )
-    w12 = (
-        np.int64(buf[p + 48])
-        | (np.int64(buf[p + 49]) << 8)
-        | (np.int64(buf[p + 50]) << 16)
-        | (np.int64(buf[p + 51]) << 24)
-    )
-    w13 = (
-        np.int64(buf[p + 52])
-        | (np.int64(buf[p + 53]) << 8)
-        | (np.int64(buf[p + 54]) << 16)
-        | (np.int64(buf[p + 55]) << 24)
-    )
-    w14 = (
-        np.int64(buf[p + 56])
-        | (np.int64(buf[p + 57]) << 8)
-        | (np.int64(buf[p + 58]) << 16)
-        | (np.int64(buf[p + 59]) << 24)
-    )
-    w15 = (
-        np.int64(buf[p + 60])
-        | (np.int64(buf[p + 61]) << 8)
-        | (np.int64(buf[p + 62]) << 16)
-        | (np.int64(buf[p + 63]) << 24)
-    )
-    a, b, c, d = state[0], state[1], state[2], state[3]
-    t = (a + (d ^ (b & (c ^ d))) + 0xD76AA478 + w0) & _M32
-    a = (b + (((t << 7) | (t >> 25)) & _M32)) & _M32
-    t = (d + (c ^ (a & (b ^ c))) + 0xE8C7B756 + w1) & _M32
-    d = (a + (((t << 12) | (t >> 20)) & _M32)) & _M32
-    t = (c + (b ^ (d & (a ^ b))) + 0x242070DB + w2) & _M32
-    c = (d + (((t << 17) | (t >> 15)) & _M32)) & _M32
-    t = (b + (a ^ (c & (d ^ a))) + 0xC1BDCEEE + w3) & _M32
-    b = (c + (((t << 22) | (t >> 10)) & _M32)) & _M32
-    t = (a + (d ^ (b & (c ^ d))) + 0xF57C0FAF + w4) & _M32
-    a = (b + (((t << 7) | (t >> 25)) & _M32)) & _M32
-    t = (d + (c ^ (a & (b ^ c))) + 0x4787C62A + w5) & _M32
-    d = (a + (((t << 12) | (t >> 20)) & _M32)) & _M32
-    t = (c + (b ^ (d & (a ^ b))) + 0xA8304613 + w6) & _M32
-    c = (d + (((t << 17) | (t >> 15)) & _M32)) & _M32
-    t = (b + (a ^ (c & (d ^ a))) + 0xFD469501 + w7) & _M32
-    b = (c + (((t << 22) | (t >> 10)) & _M32)) & _M32
-    t = (a + (d ^ (b & (c ^ d))) + 0x698098D8 + w8) & _M32
-    a = (b + (((t << 7) | (t >> 25)) & _M32)) & _M32
-    t = (d + (c ^ (a & (b ^ c))) + 0x8B44F7AF + w9) & _M32
-    d = (a + (((t << 12) | (t >> 20)) & _M32)) & _M32
-    t = (c + (b ^ (d & (a ^ b))) + 0xFFFF5BB1 + w10) & _M32
-    c = (d + (((t << 17) | (t >> 15)) & _M32)) & _M32
-    t = (b + (a ^ (c & (d ^ a))) + 0x895CD7BE + w11) & _M32
-    b = (c + (((t << 22) | (t >> 10)) & _M32)) & _M32
-    t = (a + (d ^ (b & (c ^ d))) + 0x6B901122 + w12) & _M32
-    a = (b + (((t << 7) | (t >> 25)) & _M32)) & _M32
-    t = (d + (c ^ (a & (b ^ c))) + 0xFD987193 + w13) & _M32
-    d = (a + (((t << 12) | (t >> 20)) & _M32)) & _M32
-    t = (c + (b ^ (d & (a ^ b))) + 0xA679438E + w14) & _M32
-    c = (d + (((t << 17) | (t >> 15)) & _M32)) & _M32
-    t = (b + (a ^ (c & (d ^ a))) + 0x49B40821 + w15) & _M32
-    b = (c + (((t << 22) | (t >> 10)) & _M32)) & _M32
-    t = (a + (c ^ (d & (b ^ c))) + 0xF61E2562 + w1) & _M32
-    a = (b + (((t << 5) | (t >> 27)) & _M32)) & _M32
-    t = (d + (b ^ (c & (a ^ b))) + 0xC040B340 + w6) & _M32
-    d = (a + (((t << 9) | (t >> 23)) & _M32)) & _M32
-    t = (c + (a ^ (b & (d ^ a))) + 0x265E5A51 + w11) & _M32
-    c = (d + (((t << 14) | (t >> 18)) & _M32)) & _M32
-    t = (b + (d ^ (a & (c ^ d))) + 0xE9B6C7AA + w0) & _M32
-    b = (c + (((t << 20) | (t >> 12)) & _M32)) & _M32
-    t = (a + (c ^ (d & (b ^ c))) + 0xD62F105D + w5) & _M32
-    a = (b + (((t << 5) | (t >> 27)) & _M32)) & _M32
-    t = (d + (b ^ (c & (a ^ b))) + 0x02441453 + w10) & _M32
-    d = (a + (((t << 9) | (t >> 23)) & _M32)) & _M32
-    t = (c + (a ^ (b & (d ^ a))) + 0xD8A1E681 + w15) & _M32
-    c = (d + (((t << 14) | (t >> 18)) & _M32)) & _M32
-    t = (b + (d ^ (a & (c ^ d))) + 0xE7D3FBC8 + w4) & _M32
-    b = (c + (((t << 20) | (t >> 12)) & _M32)) & _M32
-    t = (a + (c ^ (d & (b ^ c))) + 0x21E1CDE6 + w9) & _M32
-    a = (b + (((t << 5) | (t >> 27)) & _M32)) & _M32
-    t = (d + (b ^ (c & (a ^ b))) + 0xC33707D6 + w14) & _M32
-    d = (a + (((t << 9) | (t >> 23)) & _M32)) & _M32
-    t = (c + (a ^ (b & (d ^ a))) + 0xF4D50D87 + w3) & _M32
-    c = (d + (((t << 14) | (t >> 18)) & _M32)) & _M32
-    t = (b + (d ^ (a & (c ^ d))) + 0x455A14ED + w8) & _M32
-    b = (c + (((t << 20) | (t >> 12)) & _M32)) & _M32
-    t = (a + (c ^ (d & (b ^ c))) + 0xA9E3E905 + w13) & _M32
-    a = (b + (((t << 5) | (t >> 27)) & _M32)) & _M32
-    t = (d + (b ^ (c & (a ^ b))) + 0xFCEFA3F8 + w2) & _M32
-    d = (a + (((t << 9) | (t >> 23)) & _M32)) & _M32
-    t = (c + (a ^ (b & (d ^ a))) + 0x676F02D9 + w7) & _M32
-    c = (d + (((t << 14) | (t >> 18)) & _M32)) & _M32
-    t = (b + (d ^ (a & (c ^ d))) + 0x8D2A4C8A + w12) & _M32
-    b = (c + (((t << 20) | (t >> 12)) & _M32)) & _M32
-    t = (a + (b ^ c ^ d) + 0xFFFA3942 + w5) & _M32
-    a = (b + (((t << 4) | (t >> 28)) & _M32)) & _M32
-    t = (d + (a ^ b ^ c) + 0x8771F681 + w8) & _M32
-    d = (a + (((t << 11) | (t >> 21)) & _M32)) & _M32
-    t = (c + (d ^ a ^ b) + 0x6D9D6122 + w11) & _M32
-    c = (d + (((t << 16) | (t >> 16)) & _M32)) & _M32
-    t = (b + (c ^ d ^ a) + 0xFDE5380C + w14) & _M32
-    b = (c + (((t << 23) | (t >> 9)) & _M32)) & _M32
-    t = (a + (b ^ c ^ d) + 0xA4BEEA44 + w1) & _M32
-    a = (b + (((t << 4) | (t >> 28)) & _M32)) & _M32
-    t = (d + (a ^ b ^ c) + 0x4BDECFA9 + w4) & _M32
-    d = (a + (((t << 11) | (t >> 21)) & _M32)) & _M32
-    t = (c + (d ^ a ^ b) + 0xF6BB4B60 + w7) & _M32
-    c = (d + (((t << 16) | (t >> 16)) & _M32)) & _M32
-    t = (b + (c ^ d ^ a) + 0xBEBFBC70 + w10) & _M32
-    b = (c + (((t << 23) | (t >> 9)) & _M32)) & _M32
-    t = (a + (b ^ c ^ d) + 0x289B7EC6 + w13) & _M32
-    a = (b + (((t << 4) | (t >> 28)) & _M32)) & _M32
-    t = (d + (a ^ b ^ c) + 0xEAA127FA + w0) & _M32
-    d = (a + (((t << 11) | (t >> 21)) & _M32)) & _M32
-    t = (c + (d ^ a ^ b) + 0xD4EF3085 + w3) & _M32
-    c = (d + (((t << 16) | (t >> 16)) & _M32)) & _M32
-    t = (b + (c ^ d ^ a) + 0x04881D05 + w6) & _M32
-    b = (c + (((t << 23) | (t >> 9)) & _M32)) & _M32
-    t = (a + (b ^ c ^ d) + 0xD9D4D039 + w9) & _M32
-    a = (b + (((t << 4) | (t >> 28)) & _M32)) & _M32
-    t = (d + (a ^ b ^ c) + 0xE6DB99E5 + w12) & _M32
-    d = (a + (((t << 11) | (t >> 21)) & _M32)) & _M32
-    t = (c + (d ^ a ^ b) + 0x1FA27CF8 + w15) & _M32
-    c = (d + (((t << 16) | (t >> 16)) & _M32)) & _M32
-    t = (b + (c ^ d ^ a) + 0xC4AC5665 + w2) & _M32
-    b = (c + (((t << 23) | (t >> 9)) & _M32)) & _M32
-    t = (a + (c ^ (b | (d ^ _M32))) + 0xF4292244 + w0) & _M32
-    a = (b + (((t << 6) | (t >> 26)) & _M32)) & _M32
-    t = (d + (b ^ (a | (c ^ _M32))) + 0x432AFF97 + w7) & _M32
-    d = (a + (((t << 10) | (t >> 22)) & _M32)) & _M32
-    t = (c + (a ^ (d | (b ^ _M32))) + 0xAB9423A7 + w14) & _M32
-    c = (d + (((t << 15) | (t >> 17)) & _M32)) & _M32
-    t = (b + (d ^ (c | (a ^ _M32))) + 0xFC93A039 + w5) & _M32
-    b = (c + (((t << 21) | (t >> 11)) & _M32)) & _M32
-    t = (a + (c ^ (b | (d ^ _M32))) + 0x655B59C3 + w12) & _M32
-    a = (b + (((t << 6) | (t >> 26)) & _M32)) & _M32
-    t = (d + (b ^ (a | (c ^ _M32))) + 0x8F0CCC92 + w3) & _M32
-    d = (a + (((t << 10) | (t >> 22)) & _M32)) & _M32
-    t = (c + (a ^ (d | (b ^ _M32))) + 0xFFEFF47D + w10) & _M32
-    c = (d + (((t << 15) | (t >> 17)) & _M32)) & _M32
-    t = (b + (d ^ (c | (a ^ _M32))) + 0x85845DD1 + w1) & _M32
-    b = (c + (((t << 21) | (t >> 11)) & _M32)) & _M32
-    t = (a + (c ^ (b | (d ^ _M32))) + 0x6FA87E4F + w8) & _M32
-    a = (b + (((t << 6) | (t >> 26)) & _M32)) & _M32
-    t = (d + (b ^ (a | (c ^ _M32))) + 0xFE2CE6E0 + w15) & _M32
-    d = (a + (((t << 10) | (t >> 22)) & _M32)) & _M32
-    t = (c + (a ^ (d | (b ^ _M32))) + 0xA3014314 + w6) & _M32
-    c = (d + (((t << 15) | (t >> 17)) & _M32)) & _M32
-    t = (b + (d ^ (c | (a ^ _M32))) + 0x4E0811A1 + w13) & _M32
-    b = (c + (((t << 21) | (t >> 11)) & _M32)) & _M32
-    t = (a + (c ^ (b | (d ^ _M32))) + 0xF7537E82 + w4) & _M32
-    a = (b + (((t << 6) | (t >> 26)) & _M32)) & _M32
-    t = (d + (b ^ (a | (c ^ _M32))) + 0xBD3AF235 + w11) & _M32
-    d = (a + (((t << 10) | (t >> 22)) & _M32)) & _M32
-    t = (c + (a ^ (d | (b ^ _M32))) + 0x2AD7D2BB + w2) & _M32
-    c = (d + (((t << 15) | (t >> 17)) & _M32)) & _M32
-    t = (b + (d ^ (c | (a ^ _M32))) + 0xEB86D391 + w9) & _M32
-    b = (c + (((t << 21) | (t >> 11)) & _M32)) & _M32
-    state[0] = (state[0] + a) & _M32
-    state[1] = (state[1] + b) & _M32
-    state[2] = (state[2] + c) & _M32
-    state[3] = (state[3] + d) & _M32
-
-
-@njit(cache=True, nogil=True)
-def _bswap32(x: int) -> int:
-    return ((x & 0xFF) << 24) | ((x & 0xFF00) << 8) | ((x >> 8) & 0xFF00) | ((x >> 24) & 0xFF)
-
-
-@njit(cache=True, nogil=True)
-def _md5_64(buf: Any, start: int, end: int, tail: Any, state: Any, words: Any) -> Any:
-    """The first 8 bytes of md5(buf[start:end]) as a big-endian 64-bit int (as get_hash64("md5"))."""
-    state[0] = 0x67452301
-    state[1] = 0xEFCDAB89
-    state[2] = 0x98BADCFE
-    state[3] = 0x10325476
-    p = start
-    while end - p >= 64:
-        _md5_block(buf, p, state, words)
-        p += 64
-    rem = end - p
-    for k in range(rem):
-        tail[k] = buf[p + k]
-    tail[rem] = 0x80
-    total = 64 if rem < 56 else 128
-    for k in range(rem + 1, total - 8):
-        tail[k] = 0
-    bits = np.int64(end - start) * 8
-    for k in range(8):
-        tail[total - 8 + k] = (bits >> (8 * k)) & 0xFF
-    _md5_block(tail, 0, state, words)
-    if total == 128:
-        _md5_block(tail, 64, state, words)
-    return np.uint64((_bswap32(state[0]) << 32) | _bswap32(state[1]))
-
-
 @njit(cache=True, nogil=True)
 def _keep(
     k: int, n: int, s: int, e: int, bs: int, be: int, length: int, ws: bool, top: Any, top_ws: Any
@@ -494,55 +240,24 @@ def _keep(
 
 
 @njit(cache=True, nogil=True)
-def _normalize_into(buf: Any, bs: int, be: int, out: Any) -> int:
-    """Write the normalized UTF-8 of the trimmed piece buf[bs:be] into ``out``; return its length.
-
-    Whitespace runs become one space, kept only between two ASCII characters."""
-    n = 0
-    run = False
-    prev = -1
-    p = bs
-    while p < be:
-        c, w = _decode(buf, p)
-        if _isspace(c):
-            run = True
-        else:
-            if run and 0 <= prev < 0x80 and c < 0x80:
-                out[n] = 0x20
-                n += 1
-            run = False
-            for k in range(w):
-                out[n + k] = buf[p + k]
-            n += w
-            prev = c
-        p += w
-    return n
-
-
-@njit(cache=True, nogil=True)
-def _scan(buf: Any, bounds: Any, n: int, min_chars: int, do_md5: bool) -> Any:
+def _scan(buf: Any, bounds: Any, n: int, min_chars: int) -> Any:
     """Each document's n longest sentences, in one pass over the UTF-8 bytes ``buf``.
 
     Document d is code points [bounds[d], bounds[d+1]). Sentences are cut as split_sentences cuts
     them (a run of CJK terminators plus closing quotes, or a newline), trimmed, and measured after
     normalization (whitespace runs -> one space, dropped unless between two ASCII characters).
     Returns, for the kept sentences (at least ``min_chars`` long, longest first, document by
-    document): code point and byte bounds, whether normalization changes them, and (``do_md5``) their
-    md5 keys; per document the number kept, and whether a Latin sentence end (". ") means it must go
-    through split_sentences itself (then none are kept).
+    document): code point and byte bounds, and whether normalization changes them; per document the
+    number kept, and whether a Latin sentence end (". ") means it must go through split_sentences
+    itself (then none are kept).
     """
     ndocs = bounds.shape[0] - 1
     out = np.empty((ndocs * n, 4), np.int64)
     out_ws = np.empty(ndocs * n, np.bool_)
-    out_h = np.empty(ndocs * n if do_md5 else 0, np.uint64)
     kept = np.zeros(ndocs, np.int64)
     latin = np.zeros(ndocs, np.bool_)
     top = np.zeros((n, 5), np.int64)
     top_ws = np.zeros(n, np.bool_)
-    scratch = np.empty(buf.shape[0] + 1 if do_md5 else 0, np.uint8)
-    tail = np.empty(128, np.uint8)
-    state = np.empty(4, np.int64)
-    words = np.empty(16, np.int64)
     nout = 0
     i = 0  # code point index
     b = 0  # byte offset of code point i
@@ -679,15 +394,9 @@ def _scan(buf: Any, bounds: Any, n: int, min_chars: int, do_md5: bool) -> Any:
                 break
             out[nout, :] = top[j, :4]
             out_ws[nout] = top_ws[j]
-            if do_md5:
-                if top_ws[j]:
-                    m = _normalize_into(buf, top[j, 2], top[j, 3], scratch)
-                    out_h[nout] = _md5_64(scratch, 0, m, tail, state, words)
-                else:
-                    out_h[nout] = _md5_64(buf, top[j, 2], top[j, 3], tail, state, words)
             nout += 1
             kept[d] += 1
-    return out[:nout], out_ws[:nout], out_h[: nout if do_md5 else 0], kept, latin
+    return out[:nout], out_ws[:nout], kept, latin
 
 
 def _normalize(s: str) -> str:
@@ -698,7 +407,7 @@ def _normalize(s: str) -> str:
 
 class _Keyer:
     """Texts to nshash keys, a batch at a time: one numba pass over the UTF-8 of all texts finds
-    every document's n longest sentences (and, for md5, hashes them); Python handles the rest."""
+    every document's n longest sentences; Python only hashes those (sliced from the UTF-8 bytes)."""
 
     def __init__(self, n: int, hashfunc: str, min_chars: int) -> None:
         self.n = n
@@ -706,18 +415,14 @@ class _Keyer:
         self.hashfunc = hashfunc
         self.hash = _hasher(hashfunc)
 
-    def _run(
-        self, texts: Sequence[object], do_md5: bool
-    ) -> tuple[list[str], str, bytes, Any, Any, Any, list[int]]:
+    def _run(self, texts: Sequence[object]) -> tuple[list[str], str, bytes, Any, Any, list[int]]:
         strs = [t if type(t) is str else _to_text(t) for t in texts]
         big = "".join(strs)
         raw = big.encode("utf-8", "surrogatepass")
         bounds = np.zeros(len(strs) + 1, np.int64)
         np.cumsum(np.fromiter(map(len, strs), np.int64, len(strs)), out=bounds[1:])
-        spans, ws, hashes, kept, _latin = _scan(
-            np.frombuffer(raw, np.uint8), bounds, self.n, self.min_chars, do_md5
-        )
-        return strs, big, raw, spans, ws, hashes, kept.tolist()
+        spans, ws, kept, _latin = _scan(np.frombuffer(raw, np.uint8), bounds, self.n, self.min_chars)
+        return strs, big, raw, spans, ws, kept.tolist()
 
     def _slow(self, text: str) -> list[str]:
         """A text the scanner left out (a Latin sentence end, or no sentence long enough)."""
@@ -733,7 +438,7 @@ class _Keyer:
 
     def sentences_many(self, texts: Sequence[object]) -> list[list[str]]:
         """``longest_sentences`` of each text (whole-text fallback included)."""
-        strs, big, _, spans, ws, _, kept = self._run(texts, False)
+        strs, big, _, spans, ws, kept = self._run(texts)
         pieces = [big[a:z] for a, z in zip(spans[:, 0].tolist(), spans[:, 1].tolist(), strict=True)]
         for j in np.flatnonzero(ws).tolist():
             pieces[j] = _normalize(pieces[j])
@@ -749,15 +454,16 @@ class _Keyer:
 
     def keys_many(self, texts: Sequence[object]) -> list[list[Key]]:
         """The keys of each text: 64-bit hashes of its sentences to hash, longest first."""
-        md5 = self.hashfunc == "md5"
-        strs, big, raw, spans, ws, hashes, kept = self._run(texts, md5)
+        strs, big, raw, spans, ws, kept = self._run(texts)
         h = self.hash
-        if md5:
-            flat: list[int] = hashes.tolist()
+        bounds = zip(spans[:, 2].tolist(), spans[:, 3].tolist(), strict=True)
+        if self.hashfunc == "md5":  # inline get_hash64("md5"): no Python call per sentence
+            md5, from_bytes = hashlib.md5, int.from_bytes
+            flat = [from_bytes(md5(raw[a:z]).digest()[:8], "big") for a, z in bounds]
         else:
-            flat = [h(raw[a:z]) for a, z in zip(spans[:, 2].tolist(), spans[:, 3].tolist(), strict=True)]
-            for j in np.flatnonzero(ws).tolist():
-                flat[j] = h(_normalize(big[spans[j, 0] : spans[j, 1]]).encode("utf-8", "surrogatepass"))
+            flat = [h(raw[a:z]) for a, z in bounds]
+        for j in np.flatnonzero(ws).tolist():
+            flat[j] = h(_normalize(big[spans[j, 0] : spans[j, 1]]).encode("utf-8", "surrogatepass"))
         out: list[list[Key]] = []
         pos = 0
         for text, c in zip(strs, kept, strict=True):
@@ -804,7 +510,7 @@ class NSHash:
         self.n = n
         self.min_sentence_chars = min_sentence_chars
         self.batch_size = batch_size
-        self._keyer = _Keyer(n, hashfunc, min_sentence_chars)
+        self._keyer = _keyer(n, hashfunc, min_sentence_chars)
         self._owned = True
         if isinstance(hashdb, str) and hashdb == "memory":
             self.store: KeyValueStore = open_store(f"file://{name}.hashdb.snap")
@@ -828,6 +534,18 @@ class NSHash:
         except BaseException:
             self.close()
             raise
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickle the settings and the store (a Redis store drops its client and reconnects), so an
+        NSHash can be shipped to worker processes or Spark executors."""
+        state = self.__dict__.copy()
+        del state["_keyer"], state["_assign"]
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._keyer = _keyer(self.n, self.hashfunc, self.min_sentence_chars)
+        self._assign = getattr(self.store, "_assign_prepared", self.store.assign_many)
 
     def settings(self) -> dict[str, Any]:
         """What decides the keys; stored in the store and checked when it is reopened."""

@@ -113,3 +113,14 @@ def test_cli_file_mode_and_stats_on_redis(redis_url: str, tmp_path: Path) -> Non
     info = json.loads(res.stdout)
     assert info["backend"] == "redis" and info["settings"]["n"] == 5
     assert sum(info["group_sizes"].values()) == info["groups"]
+
+
+def test_nshash_on_redis_pickles_and_reconnects(redis_url: str) -> None:
+    import pickle
+
+    docs = _corpus(10)
+    with NSHash(hashdb=f"{redis_url}?prefix=pk") as nsh:
+        first = nsh.get_similar_many(docs)
+        copy = pickle.loads(pickle.dumps(nsh))
+    assert copy.get_similar_many(docs) == copy.resolve(first)
+    copy.close()

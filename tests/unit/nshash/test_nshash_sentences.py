@@ -78,20 +78,6 @@ def test_md5_keys_are_the_first_8_bytes_of_md5_of_utf8() -> None:
     assert sentence_hashes(s) == [int.from_bytes(hashlib.md5(s.encode()).digest()[:8], "big")]
 
 
-@settings(max_examples=200, deadline=None)
-@given(st.binary(max_size=300))
-def test_numba_md5_equals_hashlib(data: bytes) -> None:
-    import numpy as np
-
-    from neardup.fingerprint.nshash import _md5_64
-
-    buf = np.frombuffer(b"xx" + data + b"yy", np.uint8)
-    got = _md5_64(
-        buf, 2, 2 + len(data), np.empty(128, np.uint8), np.empty(4, np.int64), np.empty(16, np.int64)
-    )
-    assert int(got) == int.from_bytes(hashlib.md5(data).digest()[:8], "big")
-
-
 @pytest.mark.parametrize("hashfunc", ["md5", "farmhash", "xxh3", "murmur3"])
 def test_every_hash_function_gives_64_bit_ints(hashfunc: str) -> None:
     keys = sentence_hashes(
@@ -169,3 +155,17 @@ def test_real_corpus_matches_the_reference(data_dir: object) -> None:
         texts = [orjson.loads(line)["text"] for line in itertools.islice(fh, 0, 20000, 10)]
     got = _Keyer(5, "md5", 30).sentences_many(texts)
     assert got == [reference(t, 5, 30) for t in texts]
+
+
+def test_sentence_hashes_many_equals_one_call_per_text() -> None:
+    from neardup.fingerprint.nshash import sentence_hashes_many
+
+    texts = [
+        "短。",
+        "这是一个足够长的句子，长度超过三十个字符，用来检查批量接口的结果。重复。重复。",
+        b"bytes ok.",
+    ]
+    assert sentence_hashes_many(texts, n=3) == [sentence_hashes(t, n=3) for t in texts]
+    assert sentence_hashes_many([]) == []
+    with pytest.raises(ConfigError):
+        sentence_hashes_many(["x"], n=True)  # type: ignore[arg-type]
