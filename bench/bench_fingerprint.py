@@ -67,7 +67,7 @@ def throughput(quick: bool) -> tuple[list[dict[str, Any]], dict[str, dict[str, f
 
     jieba.setLogLevel(60)
     jieba.initialize()
-    n_ours, n_peer = (800, 150) if quick else (4000, 400)
+    n_ours, n_peer = (800, 150) if quick else (2000, 250)
     rows: list[dict[str, Any]] = []
     breakdown: dict[str, dict[str, float]] = {}
     for corpus in ("zh-xwlb", "en-20news"):
@@ -82,7 +82,9 @@ def throughput(quick: bool) -> tuple[list[dict[str, Any]], dict[str, dict[str, f
             # the same run with the feature cache warm (a long-running process)
             results[mode + "_warm"] = measure(lambda h=hasher, d=docs: h.fingerprint_many(d), b)
         results["simhash(text)"] = measure(lambda p=peer_docs: [simhash.Simhash(t) for t in p], pb)
-        results["simhash(jieba)"] = measure(lambda p=peer_docs: [simhash.Simhash(jieba.lcut(t)) for t in p], pb)
+        results["simhash(jieba)"] = measure(
+            lambda p=peer_docs: [simhash.Simhash(jieba.lcut(t)) for t in p], pb
+        )
         for name, r in results.items():
             rows.append({"corpus": corpus, "mode": name, **r})
         breakdown[corpus] = word_breakdown(docs)
@@ -155,7 +157,7 @@ def repost(text: str, rnd: random.Random) -> str:
 
 def quality(quick: bool) -> dict[str, Any]:
     rnd = random.Random(7)
-    docs = [t for t in load("zh-xwlb", 1500 if quick else 6000) if len(t) >= 200][: 400 if quick else 2000]
+    docs = [t for t in load("zh-xwlb", 1500 if quick else 6000) if len(t) >= 200][: 400 if quick else 1200]
     variants = [repost(t, rnd) for t in docs]
     out: dict[str, Any] = {"pairs": len(docs)}
     for mode in ("words", "shingles"):

@@ -9,10 +9,10 @@ neardup idf build corpus.jsonl.gz -o idf.txt && neardup fingerprint corpus.jsonl
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from itertools import islice
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar, cast
 
 import click
 import orjson
@@ -25,6 +25,11 @@ from neardup.io import ReadStats, Record, atomic_write, iter_records
 __all__ = ["compare_cmd", "config_from_options", "config_options", "fingerprint_cmd", "idf_group"]
 
 _BATCH = 4096
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _opts(options: list[Any]) -> Callable[[F], F]:
+    return cast(Callable[[F], F], add_options(options))
 
 
 def _top_n(value: str | None) -> int | str | None:
@@ -165,8 +170,8 @@ def _finish(stats: ReadStats, skip_bad: bool) -> None:
 
 @click.command("fingerprint")
 @click.argument("files", nargs=-1, required=True)
-@add_options(input_options)
-@add_options(config_options)
+@_opts(input_options)
+@_opts(config_options)
 @click.option(
     "--format",
     "fmt",
@@ -280,7 +285,7 @@ def _read_arg(value: str) -> tuple[str, str]:
 @click.command("compare")
 @click.argument("a")
 @click.argument("b")
-@add_options(config_options)
+@_opts(config_options)
 @click.option("--top", type=int, default=10, show_default=True, help="How many shared features to show.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def compare_cmd(a: str, b: str, top: int, as_json: bool, **opts: Any) -> None:
@@ -325,7 +330,7 @@ def idf_group() -> None:
 
 @idf_group.command("build")
 @click.argument("files", nargs=-1, required=True)
-@add_options(input_options)
+@_opts(input_options)
 @click.option("-o", "--output", type=click.Path(dir_okay=False), required=True, help="IDF table to write.")
 @click.option(
     "--features", type=click.Choice(["words", "shingles", "word_ngrams"]), default="words", show_default=True
@@ -353,10 +358,10 @@ def idf_build_cmd(
     from neardup.text.weights import fit_idf
 
     cfg = SimHashConfig(
-        features=features,
+        features=cast(Any, features),
         ngram=ngram,
         step=step,
-        stopwords=False,  # type: ignore[arg-type]
+        stopwords=False,
         weighting="tf",
     )
     hasher = SimHasher(cfg)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Sequence
 from functools import cache
+from typing import Any
 
 import numpy as np
 from numba import njit
@@ -82,7 +83,7 @@ def _normalize_kernel(
     mstart: np.ndarray,
     mlen: np.ndarray,
     mflat: np.ndarray,
-):  # type: ignore[no-untyped-def]  # pragma: no cover
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # pragma: no cover
     n = offsets.shape[0] - 1
     cap = 0
     for i in range(cps.shape[0]):
@@ -159,7 +160,7 @@ def _finish(raw: str, s: str, flags: int) -> str | None:
     return s if changed else None
 
 
-def normalize_batch(texts: Sequence[str], *, as_codepoints: bool = False):  # type: ignore[no-untyped-def]
+def normalize_batch(texts: Sequence[str], *, as_codepoints: bool = False) -> Any:
     """``[normalize(t) for t in texts]``, fast. With ``as_codepoints``: (cps, offsets) instead."""
     if not as_codepoints:
         out_strings: list[str] = [" ".join(t.lower().split()) if t.isascii() else "" for t in texts]
@@ -224,7 +225,7 @@ def _shingle_kernel(
     bits: int,
     binary: bool,
     sec: np.ndarray,
-):  # type: ignore[no-untyped-def]  # pragma: no cover
+) -> tuple[np.ndarray, np.ndarray]:  # pragma: no cover
     nd = offsets.shape[0] - 1
     out = np.zeros(nd, np.uint64)
     ok = np.ones(nd, np.bool_)
@@ -326,4 +327,4 @@ def shingle_fingerprints(
 
     Returns (fingerprints, ok); documents with ok False must be done by the reference path.
     """
-    return _shingle_kernel(cps, offsets, char_table(), n, step, bits, binary, secret())  # type: ignore[no-any-return]
+    return _shingle_kernel(cps, offsets, char_table(), n, step, bits, binary, secret())

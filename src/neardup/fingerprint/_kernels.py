@@ -6,6 +6,8 @@ the order features are added in: the same features give the same fingerprint eve
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from numba import njit
 
@@ -28,7 +30,7 @@ def accumulate(hashes: np.ndarray, weights: np.ndarray, bits: int) -> np.ndarray
 
 
 @njit(cache=True, nogil=True)
-def sums_to_fp(sums: np.ndarray) -> np.uint64:  # pragma: no cover
+def sums_to_fp(sums: np.ndarray) -> Any:  # pragma: no cover
     fp = np.uint64(0)
     for b in range(sums.shape[0]):
         if sums[b] > 0:

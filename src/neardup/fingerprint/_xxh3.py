@@ -7,6 +7,8 @@ and the caller falls back to the xxhash package.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from numba import njit
 
@@ -36,37 +38,37 @@ _PMX2 = np.uint64(0x9FB21C651E98DF25)
 _M32 = np.uint64(0xFFFFFFFF)
 
 
-@njit(cache=True, inline="always")
-def _r64(buf: np.ndarray, i: int) -> np.uint64:  # pragma: no cover
+@njit(cache=True)
+def _r64(buf: np.ndarray, i: int) -> Any:  # pragma: no cover
     v = np.uint64(0)
     for k in range(8):
         v |= np.uint64(buf[i + k]) << np.uint64(8 * k)
     return v
 
 
-@njit(cache=True, inline="always")
-def _r32(buf: np.ndarray, i: int) -> np.uint64:  # pragma: no cover
+@njit(cache=True)
+def _r32(buf: np.ndarray, i: int) -> Any:  # pragma: no cover
     v = np.uint64(0)
     for k in range(4):
         v |= np.uint64(buf[i + k]) << np.uint64(8 * k)
     return v
 
 
-@njit(cache=True, inline="always")
-def _rotl(x: np.uint64, r: int) -> np.uint64:  # pragma: no cover
+@njit(cache=True)
+def _rotl(x: np.uint64, r: int) -> Any:  # pragma: no cover
     return (x << np.uint64(r)) | (x >> np.uint64(64 - r))
 
 
-@njit(cache=True, inline="always")
-def _swap64(x: np.uint64) -> np.uint64:  # pragma: no cover
+@njit(cache=True)
+def _swap64(x: np.uint64) -> Any:  # pragma: no cover
     v = np.uint64(0)
     for k in range(8):
         v = (v << np.uint64(8)) | ((x >> np.uint64(8 * k)) & np.uint64(0xFF))
     return v
 
 
-@njit(cache=True, inline="always")
-def _mulfold(a: np.uint64, b: np.uint64) -> np.uint64:  # pragma: no cover
+@njit(cache=True)
+def _mulfold(a: np.uint64, b: np.uint64) -> Any:  # pragma: no cover
     a_lo = a & _M32
     a_hi = a >> np.uint64(32)
     b_lo = b & _M32
@@ -81,8 +83,8 @@ def _mulfold(a: np.uint64, b: np.uint64) -> np.uint64:  # pragma: no cover
     return lower ^ upper
 
 
-@njit(cache=True, inline="always")
-def _xxh64_avalanche(h: np.uint64) -> np.uint64:  # pragma: no cover
+@njit(cache=True)
+def _xxh64_avalanche(h: np.uint64) -> Any:  # pragma: no cover
     h ^= h >> np.uint64(33)
     h *= _P64_2
     h ^= h >> np.uint64(29)
@@ -91,16 +93,16 @@ def _xxh64_avalanche(h: np.uint64) -> np.uint64:  # pragma: no cover
     return h
 
 
-@njit(cache=True, inline="always")
-def _avalanche(h: np.uint64) -> np.uint64:  # pragma: no cover
+@njit(cache=True)
+def _avalanche(h: np.uint64) -> Any:  # pragma: no cover
     h ^= h >> np.uint64(37)
     h *= _PMX1
     h ^= h >> np.uint64(32)
     return h
 
 
-@njit(cache=True, inline="always")
-def _mix16(buf: np.ndarray, i: int, s: np.ndarray, j: int) -> np.uint64:  # pragma: no cover
+@njit(cache=True)
+def _mix16(buf: np.ndarray, i: int, s: np.ndarray, j: int) -> Any:  # pragma: no cover
     return _mulfold(_r64(buf, i) ^ _r64(s, j), _r64(buf, i + 8) ^ _r64(s, j + 8))
 
 

@@ -18,7 +18,7 @@ import sys
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
-from itertools import chain
+from itertools import chain, repeat
 from typing import Any
 
 import numpy as np
@@ -176,10 +176,13 @@ class _Vocab:
     def lookup(self, tokens: Sequence[str]) -> np.ndarray:
         """Ids of ``tokens``, adding the ones not seen before."""
         ids = self.ids
-        missing = set(tokens).difference(ids)
-        if missing:
-            self._add(list(missing))
-        return np.fromiter(map(ids.__getitem__, tokens), dtype=np.int64, count=len(tokens))
+        out = np.fromiter(map(ids.get, tokens, repeat(-1)), dtype=np.int64, count=len(tokens))
+        missing = np.flatnonzero(out < 0)
+        if missing.shape[0]:
+            new = list(dict.fromkeys(tokens[i] for i in missing.tolist()))
+            self._add(new)
+            out[missing] = [ids[tokens[i]] for i in missing.tolist()]
+        return out
 
     def _add(self, tokens: list[str]) -> None:
         start = self.n
@@ -364,7 +367,7 @@ class SimHasher:
             bad = np.flatnonzero(~ok)
             redo = [texts[i] for i in bad.tolist()]
             fps[bad] = self._batch_tokens([self._prepare(t) for t in redo], [len(t) for t in redo])
-        return fps  # type: ignore[no-any-return]
+        return fps
 
     def fingerprint_many(self, texts: Iterable[str], workers: int = 1) -> np.ndarray:
         """Fingerprints of many texts as a uint64 array, in order. ``workers > 1`` uses processes."""

@@ -42,7 +42,7 @@ def _cutter(engine: str) -> Callable[[str], list[str]]:
         try:
             import rjieba
 
-            return rjieba.cut  # type: ignore[no-any-return]
+            return rjieba.cut
         except ImportError:
             if engine == "rjieba":
                 from neardup._deps import require

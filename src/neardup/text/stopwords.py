@@ -18,7 +18,7 @@ STOPWORD_LANGUAGES = ("zh", "en")
 
 @cache
 def _load(lang: str) -> frozenset[str]:
-    text = resources.files("neardup").joinpath("data", f"stopwords_{lang}.txt").read_text("utf-8")
+    text = resources.files("neardup").joinpath(f"data/stopwords_{lang}.txt").read_text("utf-8")
     return frozenset(w.strip() for w in text.splitlines() if w.strip() and not w.startswith("#"))
 
 
