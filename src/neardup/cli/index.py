@@ -34,13 +34,13 @@ def index_group() -> None:
     type=click.Path(file_okay=False),
     help="The index directory to create.",
 )
-@add_options(input_options)
-@add_options(fingerprint_options)
+@add_options(input_options)  # type: ignore[untyped-decorator]
+@add_options(fingerprint_options)  # type: ignore[untyped-decorator]
 @click.option(
     "--dedup",
     "dedup_first",
     is_flag=True,
-    help="Keep only each cluster's first document (SimHash, distance --max-distance).",
+    help="Keep only each cluster's first document (SimHash within --max-distance, or nshash).",
 )
 @click.option("--max-distance", "-k", type=int, default=3, show_default=True, help="With --dedup.")
 @click.option("--force", is_flag=True, help="Replace an existing index at --output.")

@@ -74,7 +74,8 @@ class DedupResult:
     def keep(self) -> npt.NDArray[np.bool_]:
         """True for documents to keep: each cluster's first document, unless that is in the corpus."""
         a = self.assignment
-        return a.rep == np.arange(a.n_prefix, a.n_prefix + len(self.fps))
+        keep: npt.NDArray[np.bool_] = a.rep == np.arange(a.n_prefix, a.n_prefix + len(self.fps))
+        return keep
 
     def cluster_ids(self) -> list[str]:
         a = self.assignment

@@ -93,7 +93,7 @@ def _ctpop(typingctx, x):  # type: ignore[no-untyped-def]  # pragma: no cover - 
 
 @numba.njit(cache=True, inline="always")
 def _popcount(x: np.uint64) -> int:  # pragma: no cover - compiled
-    return int(_ctpop(x))
+    return int(_ctpop(x))  # type: ignore[call-arg]
 
 
 @numba.njit(cache=True, inline="always")
@@ -183,7 +183,7 @@ def block_ranges(bit_positions: list[int], nblocks: int) -> list[tuple[int, int]
 Table = tuple[tuple[int, int], ...]  # the (lowest bit, span) blocks whose values form a table's key
 
 
-def table_design(bit_positions: list[int], k: int, n: int) -> list[Table]:
+def table_design(bit_positions: list[int], k: int, n: int, max_per_key: float = 8) -> list[Table]:
     """The permuted tables for ``n`` fingerprints that may differ only at ``bit_positions``.
 
     Seed 001's design is ``k + 1`` blocks, one table per block. When that leaves more than about 8
@@ -198,7 +198,7 @@ def table_design(bit_positions: list[int], k: int, n: int) -> list[Table]:
     """
     nbits = len(bit_positions)
     nblocks = k + 1
-    if nbits >= k + 2 and n / 2.0 ** (nbits / (k + 1)) > 8:
+    if nbits >= k + 2 and n / 2.0 ** (nbits / (k + 1)) > max_per_key:
         nblocks = k + 2
     blocks = block_ranges(bit_positions, nblocks)
     return [tuple(blocks[i] for i in combo) for combo in combinations(range(len(blocks)), len(blocks) - k)]
@@ -438,6 +438,7 @@ class BatchTables:
     """
 
     MAX_DIRECT_BITS = 20
+    PROBE_MAX_PER_KEY = 64
 
     def __init__(self, fps: U64, k: int, *, cap: int = DEFAULT_CAP) -> None:
         _check_k(k)
@@ -445,7 +446,8 @@ class BatchTables:
         self.k = k
         self.cap = max(cap, 0)
         self.n = n = int(fps.size)
-        tables = table_design(list(range(64)), k, n)
+        # probing favours few tables with cache-resident offsets over many tables of tiny buckets
+        tables = table_design(list(range(64)), k, n, max_per_key=self.PROBE_MAX_PER_KEY)
         nblk = max(len(t) for t in tables)
         self.lows = np.zeros((len(tables), nblk), np.int64)
         self.widths = np.zeros((len(tables), nblk), np.int64)
