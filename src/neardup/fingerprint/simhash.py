@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 import os
 import sys
+import threading
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
@@ -224,6 +225,7 @@ class SimHasher:
         self._stop = stopwords("all") if cfg.stopwords else frozenset()
         self._boost = frozenset(normalize(w) for w in cfg.boost) if cfg.normalize else frozenset(cfg.boost)
         self._vocab = _Vocab(self)
+        self._lock = threading.Lock()
         self._mask = (1 << cfg.bits) - 1
         # character shingles weighted 1 each, hashed with xxh3: the numba path applies
         self._shingle_fast = (
@@ -341,16 +343,24 @@ class SimHasher:
 
     def _batch_tokens(self, prepared: Sequence[str], lengths: Sequence[int]) -> np.ndarray:
         cfg = self.config
-        self._vocab.reset_if_big()
         token_lists = [self._tokens_of_prepared(t) for t in prepared]
         offsets = np.zeros(len(prepared) + 1, np.int64)
         np.cumsum([len(x) for x in token_lists], out=offsets[1:])
         flat: list[str] = list(chain.from_iterable(token_lists))
-        ids = self._vocab.lookup(flat)
         top = np.array([self._top_n(n) for n in lengths], np.int64)
-        return _kernels.batch_fingerprints(
-            ids, offsets, self._vocab.vh, self._vocab.vw, cfg.bits, cfg.weighting == "binary", top, cfg.levels
-        )
+        with self._lock:  # the feature cache is shared by threads (a web service's thread pool)
+            self._vocab.reset_if_big()
+            ids = self._vocab.lookup(flat)
+            return _kernels.batch_fingerprints(
+                ids,
+                offsets,
+                self._vocab.vh,
+                self._vocab.vw,
+                cfg.bits,
+                cfg.weighting == "binary",
+                top,
+                cfg.levels,
+            )
 
     def _batch_shingles(self, texts: Sequence[str]) -> np.ndarray:
         """Shingles in numba from code points (exactly the reference result, see ``_fast``)."""

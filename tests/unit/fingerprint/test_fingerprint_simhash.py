@@ -251,3 +251,14 @@ def test_small_edit_of_long_text_moves_few_bits(rnd: random.Random, features: st
     assert (
         hamming(fingerprint(" ".join(words), cfg), fingerprint(" ".join(edited), cfg)) <= 10
     )  # unrelated texts: ~32
+
+
+def test_one_hasher_shared_by_threads_gives_the_same_fingerprints() -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    texts = [f"{TEXTS[0]} 第{i}篇 编号{i * 13} 词{i % 7}" for i in range(200)]
+    expected = SimHasher().fingerprint_many(texts).tolist()
+    shared = SimHasher()
+    with ThreadPoolExecutor(4) as pool:
+        got = list(pool.map(shared.fingerprint, texts))
+    assert got == expected
