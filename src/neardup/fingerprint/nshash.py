@@ -457,9 +457,10 @@ class _Keyer:
         strs, big, raw, spans, ws, kept = self._run(texts)
         h = self.hash
         bounds = zip(spans[:, 2].tolist(), spans[:, 3].tolist(), strict=True)
-        if self.hashfunc == "md5":  # inline get_hash64("md5"): no Python call per sentence
-            md5, from_bytes = hashlib.md5, int.from_bytes
-            flat = [from_bytes(md5(raw[a:z]).digest()[:8], "big") for a, z in bounds]
+        if self.hashfunc == "md5":  # get_hash64("md5") inlined: digests joined, read by numpy
+            md5 = hashlib.md5
+            digests = b"".join([md5(raw[a:z]).digest() for a, z in bounds])
+            flat: list[int] = np.frombuffer(digests, dtype=">u8")[::2].tolist()
         else:
             flat = [h(raw[a:z]) for a, z in bounds]
         for j in np.flatnonzero(ws).tolist():

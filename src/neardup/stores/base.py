@@ -160,48 +160,50 @@ def decode_key(data: bytes) -> Key:
 
 
 def assign_groups(
-    groups: Sequence[Sequence[Key]], kv: Any, alias: Any, sizes: Any, last_id: int
+    groups: Sequence[Sequence[Key]], kv: dict[Key, int], alias: Any, sizes: Any, last_id: int
 ) -> tuple[list[int], int]:
-    """The union-find assignment over mapping-like ``kv`` (key -> id), ``alias`` (id -> parent id)
-    and ``sizes`` (live id -> assignments): returns the ids and the new last id.
+    """The union-find assignment over the dict ``kv`` (key -> id) and the mapping-likes ``alias``
+    (id -> parent id) and ``sizes`` (live id -> assignments): returns the ids and the new last id.
 
-    The mappings need ``get``, ``__setitem__`` and (``sizes``) ``pop``: dicts, or a write-back
-    overlay over a database. Each key list must be non-empty and free of duplicates.
+    ``alias`` and ``sizes`` need ``get``, ``__setitem__`` and (``sizes``) ``pop``: dicts, or a
+    write-back overlay over a database. Key lists must be non-empty; repeated keys are harmless.
     """
     out: list[int] = []
+    append = out.append
     kv_get = kv.get
+    disjoint = kv.keys().isdisjoint
+    update = kv.update
+    fromkeys = dict.fromkeys
     alias_get = alias.get
     for keys in groups:
-        vals = [kv_get(k) for k in keys]
-        hits = {v for v in vals if v is not None}
-        if not hits:
+        if disjoint(keys):  # the common case, all in C: nothing known, a fresh id
             last_id += 1
-            sid = last_id
-            for k in keys:
-                kv[k] = sid
-            sizes[sid] = 1
-        else:
-            roots = set()
-            for v in hits:
-                r = v
+            update(fromkeys(keys, last_id))
+            sizes[last_id] = 1
+            append(last_id)
+            continue
+        vals = [kv_get(k) for k in keys]
+        roots = set()
+        for x in {v for v in vals if v is not None}:
+            r = x
+            p = alias_get(r)
+            while p is not None:
+                r = p
                 p = alias_get(r)
-                while p is not None:
-                    r = p
-                    p = alias_get(r)
-                if r != v and alias_get(v) != r:
-                    alias[v] = r  # path compression
-                roots.add(r)
-            sid = min(roots)
-            moved = 1
-            for r in roots:
-                if r != sid:
-                    alias[r] = sid
-                    moved += sizes.pop(r, 0)
-            sizes[sid] = sizes.get(sid, 0) + moved
-            for k, v in zip(keys, vals, strict=False):
-                if v != sid:
-                    kv[k] = sid
-        out.append(sid)
+            if r != x and alias_get(x) != r:
+                alias[x] = r  # path compression
+            roots.add(r)
+        sid = min(roots)
+        moved = 1
+        for r in roots:
+            if r != sid:
+                alias[r] = sid
+                moved += sizes.pop(r, 0)
+        sizes[sid] = sizes.get(sid, 0) + moved
+        for k, v in zip(keys, vals, strict=True):
+            if v != sid:
+                kv[k] = sid
+        append(sid)
     return out, last_id
 
 
