@@ -174,8 +174,9 @@ class ContentSeen:
             make SimHash collide); exact and content checks still apply.
         nshash_store: a store URL (``redis://host:6379/0?prefix=cs``) holding the exact, content and
             sentence-hash maps, shared by every ContentSeen using it; default: kept with the state.
-        fsync: fsync the journal after every added page (survives power loss), not only write it
-            (survives a crash of the process). Default False.
+        fsync: fsync the journal after every added page (default: an acknowledged page survives
+            power loss; about 0.4 ms per add here); False only writes it (survives a crash of the
+            process, not of the machine).
         explain: list the heaviest shared SimHash features in a duplicate's reasons (costs one
             more feature extraction per duplicate; shared sentences are always listed).
 
@@ -198,7 +199,7 @@ class ContentSeen:
         min_shared: int = 2,
         min_near_chars: int = 50,
         nshash_store: str | KeyValueStore | None = None,
-        fsync: bool = False,
+        fsync: bool = True,
         explain: bool = True,
     ) -> None:
         self.max_distance = _check_int(

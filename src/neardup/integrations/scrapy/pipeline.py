@@ -84,7 +84,7 @@ class ContentSeenPipeline:
                 max_distance=s.getint("NEARDUP_MAX_DISTANCE", 3),
                 extractor=s.get("NEARDUP_EXTRACTOR") or "resiliparse",
                 nshash_store=s.get("NEARDUP_NSHASH_STORE") or None,
-                fsync=s.getbool("NEARDUP_FSYNC", False),
+                fsync=s.getbool("NEARDUP_FSYNC", True),
             )
         return cls(
             contentseen=contentseen,
