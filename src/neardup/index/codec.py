@@ -459,7 +459,7 @@ class CompressedSegment(SegmentBase):
         self._plain: Any = None
 
     @classmethod
-    def from_segment(cls, seg: Any, block_size: int = 64, codec: str = "gap") -> CompressedSegment:
+    def from_segment(cls, seg: Any, block_size: int = 128, codec: str = "gap") -> CompressedSegment:
         kern = seg.kern
         T, n = seg.tables.shape
         nb = max((n + block_size - 1) // block_size, 1)

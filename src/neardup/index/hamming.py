@@ -364,7 +364,7 @@ class HammingIndex:
         path: str | os.PathLike[str],
         *,
         compress: bool = False,
-        block_size: int = 64,
+        block_size: int = 128,
         codec: str = "gap",
     ) -> None:
         """Write the index to one file atomically (compacting first); see docs/index.md for the format.

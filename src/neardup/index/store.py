@@ -60,7 +60,7 @@ def save_index(
     path: str | os.PathLike[str],
     *,
     compress: bool = False,
-    block_size: int = 64,
+    block_size: int = 128,
     codec: str = "gap",
 ) -> None:
     """Write a compacted index (one segment or none) to ``path`` atomically."""
