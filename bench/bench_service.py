@@ -330,6 +330,7 @@ def main() -> None:
     every = read_items(2 * n_items)
     items, asks = every[:n_items], every[n_items:]  # pages to add; texts only asked about (never added)
     started = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    load_before = os.getloadavg()[0]
 
     with tempfile.TemporaryDirectory(prefix="neardup-bench-service-") as d:
         work = Path(d)
@@ -402,6 +403,7 @@ def main() -> None:
         peer_txt = f"{peer_rate:.0f}/s ({rps / peer_rate:.0%})" if peer_rate else "-"
         rows.append(f"| {name} | {rps:.0f} | {p50:.1f} | {p99:.1f} | {errors} | {peer_txt} | {verdict} |")
     docs = health.get("contentseen", {}).get("documents")
+    load_after = os.getloadavg()[0]
     table = "\n".join(
         [
             "| scenario | requests/s | p50 ms | p99 ms | non-2xx | in-process ContentSeen (service/in-process) | target >= 500/s, p99 <= 50 ms |",
@@ -424,7 +426,20 @@ run right after each service run (same machine load; its own state).
 
 {table}
 
-`urls-100` sends 100 URLs a request: URLs/s = 100 x requests/s.
+`urls-100` sends 100 URLs a request: URLs/s = 100 x requests/s. Load average (1 min) of the shared
+machine: {load_before:.1f} before the run, {load_after:.1f} after (2 cores; other helpers' tests and
+benchmarks were running): absolute figures and above all p99 are dominated by CPU starvation here;
+compare p50 and the service/in-process ratio, which are measured side by side.
+
+Reading the table. The HTTP layer (health) and one-URL seen-checks clear 500 requests/s; their p99
+is where this machine's noise shows. Document checks are bound by ContentSeen's CPU per page:
+with one worker (the index lives in the process) the service cannot pass the in-process rate of one
+core, and it delivers the share shown in the peer column (the rest is HTTP, JSON and the fast
+path's validation). 500 page checks/s with p99 <= 50 ms at 8 clients would need <= 2 ms of CPU per
+page on one core, or the stateless part of a check (HTML parsing, main-text extraction, word
+segmentation, SimHash, layout signature: most of its CPU) run in a process pool with only the index
+lookup and journal write in the server process; that needs a prepare/commit split in ContentSeen,
+not yet there. `urls-100` is bound by URL canonicalization (w3lib, per URL) in `SeenURLs`.
 """
     print(table)
     if not args.no_write:
