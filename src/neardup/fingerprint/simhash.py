@@ -179,6 +179,9 @@ class _Vocab:
         ids = self.ids
         out = np.fromiter(map(ids.get, tokens, repeat(-1)), dtype=np.int64, count=len(tokens))
         missing = np.flatnonzero(out < 0)
+        if missing.shape[0] * 8 > len(tokens):  # a cold cache: set operations beat a Python loop
+            self._add(list(set(tokens).difference(ids)))
+            return np.fromiter(map(ids.__getitem__, tokens), dtype=np.int64, count=len(tokens))
         if missing.shape[0]:
             new = list(dict.fromkeys(tokens[i] for i in missing.tolist()))
             self._add(new)
