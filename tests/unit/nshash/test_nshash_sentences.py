@@ -45,7 +45,7 @@ ALPHABET = st.sampled_from(
 TEXTS = st.text(ALPHABET, min_size=1, max_size=80).filter(lambda t: t.strip() != "")
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=250, deadline=None)
 @given(TEXTS, st.integers(1, 6), st.integers(0, 6))
 def test_scanner_matches_split_sentences(text: str, n: int, min_chars: int) -> None:
     assert longest_sentences(text, n, min_chars) == reference(text, n, min_chars)
