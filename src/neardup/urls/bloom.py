@@ -170,7 +170,9 @@ local gen, created, ttl = m[1], tonumber(m[2]), tonumber(m[3])
 if gen and (m[4] ~= 'bloom' or m[5] ~= ARGV[7] or m[6] ~= ARGV[8]) then
   return redis.error_reply('job meta ' .. meta .. ' disagrees with this client (mode/bloom size)')
 end
+local fresh = false
 if (not gen) or (ttl and now >= created + ttl) then
+  fresh = true
   gen = ARGV[4]
   created = now
   ttl = tonumber(ARGV[3])
@@ -187,6 +189,13 @@ local blob = ARGV[6]
 local fmt = '>' .. string.rep('I4', k + 1)
 local rec = 4 * (k + 1)
 local kbase = base .. gen .. ':b'
+if fresh then
+  -- allocate each bitmap at its full size once: grown bit by bit, Redis would keep up to 2x spare room
+  for sh = 0, tonumber(ARGV[9]) - 1 do
+    redis.call('SETBIT', kbase .. sh, tonumber(ARGV[8]) - 1, 0)
+    if ttl then redis.call('PEXPIRE', kbase .. sh, math.ceil(ttl * 1000)) end
+  end
+end
 local n = #blob / rec
 local per_call = math.max(1, math.floor(1000 / k))
 -- one BITFIELD call per run of up to 1000/k URLs of the same shard (the client sorts by shard):

@@ -18,13 +18,12 @@ w3lib lacks:
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from fnmatch import translate
 from functools import lru_cache
 from urllib.parse import unquote_plus
 
-from w3lib.url import canonicalize_url as _w3lib_canonicalize
-
+from neardup._deps import require
 from neardup.exceptions import InputError
 
 __all__ = [
@@ -111,6 +110,13 @@ _ASCII_LABEL = re.compile(r"^[a-z0-9_](?:[a-z0-9_-]*[a-z0-9_])?$")
 _PORT = re.compile(r"^[0-9]{1,5}$")
 _NETLOC_END = re.compile(r"[/?#\\]")
 _OTHER_SCHEME = re.compile(r"^([a-zA-Z][a-zA-Z0-9+.-]*):")
+
+
+@lru_cache(maxsize=1)
+def _w3lib_canonicalize() -> Callable[[str], str]:
+    """w3lib's canonicalize_url, imported on first use (a MissingDependency names the extra)."""
+    w3lib_url = require("w3lib.url", "urls", purpose="URL canonicalization")
+    return w3lib_url.canonicalize_url  # type: ignore[no-any-return]
 
 
 def drop_params_matcher(patterns: Iterable[str]) -> re.Pattern[str] | None:
@@ -258,7 +264,7 @@ def _canonicalize(url: str, drop_key: frozenset[str], max_length: int) -> str:
     netloc = f"{userinfo}{host}:{int(port)}" if port else f"{userinfo}{host}"
     cleaned = f"{scheme}://{netloc}{path}?{query}" if query else f"{scheme}://{netloc}{path}"
     try:
-        return str(_w3lib_canonicalize(cleaned))
+        return str(_w3lib_canonicalize()(cleaned))
     except (ValueError, UnicodeError) as exc:
         raise _bad(url, f"cannot be canonicalized: {exc}") from None
 
