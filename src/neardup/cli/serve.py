@@ -66,7 +66,7 @@ __all__ = ["serve_cmd"]
     "--max-distance",
     default=3,
     show_default=True,
-    type=click.IntRange(0, 16),
+    type=click.IntRange(0, 8),
     help="SimHash Hamming distance for the 'near' verdict.",
 )
 @click.option(

@@ -82,8 +82,8 @@ class ServiceSettings:
             raise ConfigError(f"max_batch must be >= 1, got {self.max_batch}")
         if self.max_jobs < 1:
             raise ConfigError(f"max_jobs must be >= 1, got {self.max_jobs}")
-        if not 0 <= self.max_distance <= 16:
-            raise ConfigError(f"max_distance must be between 0 and 16, got {self.max_distance}")
+        if not 0 <= self.max_distance <= 8:
+            raise ConfigError(f"max_distance must be between 0 and 8, got {self.max_distance}")
         for name in ("recrawl_after", "url_ttl"):
             value = getattr(self, name)
             if value is not None and value <= 0:
