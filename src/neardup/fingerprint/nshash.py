@@ -514,9 +514,13 @@ class NSHash:
         self._keyer = _keyer(n, hashfunc, min_sentence_chars)
         self._owned = True
         if isinstance(hashdb, str) and hashdb == "memory":
-            self.store: KeyValueStore = open_store(f"file://{name}.hashdb.snap")
+            from neardup.stores.memory import MemoryStore
+
+            self.store: KeyValueStore = MemoryStore(f"{name}.hashdb.snap")
         elif isinstance(hashdb, str) and hashdb == "leveldb":
-            self.store = open_store(f"leveldb://{name}.hashdb")
+            from neardup.stores.leveldb import LevelDBStore
+
+            self.store = LevelDBStore(f"{name}.hashdb")
         elif isinstance(hashdb, str) and "://" in hashdb:
             self.store = open_store(hashdb)
         elif isinstance(hashdb, KeyValueStore):

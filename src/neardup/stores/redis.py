@@ -199,12 +199,28 @@ class RedisStore:
         if self._client_obj is None:
             with self._lock:
                 if self._client_obj is None:
-                    self._client_obj = redis_client(self._parsed, socket_timeout=self.socket_timeout)
+                    self._client_obj = self._connect()
                     self._scripts = {
                         "assign": self._client_obj.register_script(ASSIGN_LUA),
                         "resolve": self._client_obj.register_script(RESOLVE_LUA),
                     }
         return self._client_obj
+
+    def _connect(self) -> Any:
+        try:
+            if self._parsed.scheme == "unix":
+                # redis_client rebuilds the URL and loses unix:///path's slashes: connect directly
+                db = int(self._parsed.params.get("db", "0"))
+                return self._redis.Redis(
+                    unix_socket_path=self._parsed.path,
+                    db=db,
+                    password=self._parsed.params.get("password"),
+                    socket_connect_timeout=5,
+                    socket_timeout=self.socket_timeout,
+                )
+            return redis_client(self._parsed, socket_timeout=self.socket_timeout)
+        except ValueError as exc:  # a malformed URL (port, db) found by redis-py
+            raise ConfigError(f"store URL {self.url!r} is malformed: {exc}") from None
 
     def _call(self, fn: Any, what: str) -> Any:
         try:

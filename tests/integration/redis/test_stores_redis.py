@@ -178,3 +178,32 @@ def test_server_killed_mid_batch_raises_and_the_retry_is_idempotent(persistent_r
         assert all(ids[i] == a for i, a in before.items())  # landed documents keep their ids
         assert len(set(ids)) == len(groups)  # and no id collides
     watcher.close()
+
+
+def test_unix_socket_url(tmp_path: Any) -> None:
+    import shutil
+    import subprocess
+
+    binary = shutil.which("redis-server")
+    if binary is None:
+        pytest.skip("redis-server is not installed")
+    sock = tmp_path / "r.sock"
+    proc = subprocess.Popen(
+        [binary, "--port", "0", "--unixsocket", str(sock), "--dir", str(tmp_path), "--save", "",
+         "--appendonly", "no"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 10
+        while not sock.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        with open_store(f"unix://{sock}?db=2&prefix=u") as s:
+            assert s.assign_many([[1], [1, 2]]) == [1, 1]
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+def test_malformed_redis_url_is_a_config_error() -> None:
+    with pytest.raises(ConfigError, match="malformed"):
+        open_store("redis://127.0.0.1:notaport/0")
