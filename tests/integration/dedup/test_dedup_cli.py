@@ -109,3 +109,18 @@ def test_user_errors_exit_2_with_one_line(tmp_path: Path) -> None:
     )
     assert res.returncode == 2 and "--merge needs --against" in res.stderr
     assert not (tmp_path / "o.jsonl").exists()
+
+
+def test_parquet_and_directory_inputs_give_the_same_rows(tmp_path: Path, docs: list[dict[str, str]]) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    d = tmp_path / "in"
+    d.mkdir()
+    write_jsonl(d / "a.jsonl", docs[:20])
+    pq.write_table(pa.Table.from_pylist(docs[20:]), d / "b.parquet")
+    whole = write_jsonl(tmp_path / "all.jsonl", docs)
+    code, _, _ = run("dedup", str(d), "--out", str(tmp_path / "dir.jsonl"), "-j", "1")
+    assert code == 0
+    code, _, _ = run("dedup", str(whole), "--out", str(tmp_path / "one.jsonl"), "-j", "1")
+    assert read_jsonl(tmp_path / "dir.jsonl") == read_jsonl(tmp_path / "one.jsonl")
