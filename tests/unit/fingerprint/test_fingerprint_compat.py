@@ -7,14 +7,23 @@ from neardup.fingerprint.compat import Simhash, package_md5
 
 simhash = pytest.importorskip("simhash")
 
-STR0 = "The Apache Hadoop software library is a framework that allows for the distributed processing large data"
+STR0 = (
+    "The Apache Hadoop software library is a framework that allows for the distributed processing large data"
+)
 STR1 = "The Apache Hadoop software library is a framework that allows for the distributed processing big data"
 FEATURES = [("Apache", 10), ("Hadoop", 15), ("framework", 3), ("distributed", 10), ("data", 6)]
 
 
 @pytest.mark.parametrize(
     "value",
-    [STR0, "和世界交手这么多年，你是否兴致盎然、风采依旧", "ab", ["apache", "hadoop", "apache"], FEATURES, dict(FEATURES)],
+    [
+        STR0,
+        "和世界交手这么多年，你是否兴致盎然、风采依旧",
+        "ab",
+        ["apache", "hadoop", "apache"],
+        FEATURES,
+        dict(FEATURES),
+    ],
     ids=["en-text", "zh-text", "short", "tokens", "pairs", "dict"],
 )
 @pytest.mark.parametrize("f", [64, 32])
