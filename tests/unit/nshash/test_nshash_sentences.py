@@ -154,7 +154,10 @@ def test_real_corpus_matches_the_reference(data_dir: object) -> None:
     with gzip.open(Path(str(data_dir)) / "zh-xwlb.jsonl.gz") as fh:
         texts = [orjson.loads(line)["text"] for line in itertools.islice(fh, 0, 20000, 10)]
     got = _Keyer(5, "md5", 30).sentences_many(texts)
-    assert got == [reference(t, 5, 30) for t in texts]
+    want = [reference(t, 5, 30) for t in texts]
+    assert got == want
+    h = get_hash64("md5")
+    assert _Keyer(5, "md5", 30).keys_many(texts) == [[h(s.encode()) for s in ss] for ss in want]
 
 
 def test_sentence_hashes_many_equals_one_call_per_text() -> None:
