@@ -469,15 +469,17 @@ medians of {repeats} runs. One client; Redis 7 on loopback started by the script
 {body}
 
 {chr(10).join("- " + x for x in notes)}
-Why targets are missed where they are: every rate here is measured on a 2-core machine that other
-jobs were loading at the same time (load average {load0:.1f} at the start, {load1:.1f} at the end), so
-wall-clock figures are several times below what the same code does on an idle machine. The
+Reading the figures: every rate here is measured on a 2-core machine that other jobs were loading
+at the same time (load average {load0:.1f} at the start, {load1:.1f} at the end), so wall-clock figures
+swing by 2-5x between runs (earlier runs today at load ~10: memory 0.25-0.8M/s, Redis 35-156k/s). The
 "per CPU-second" figures divide by the CPU time actually used (of this process, or of
 redis-server from INFO cpu), which contention does not inflate: they are what one free core
 delivers. {cpu_note} The memory
 store spends most of its time in one Python call per URL to xxh3 (the numba table alone does
 ~3M/s). A Redis batch is one Lua call whose work per URL is a substring search in its bucket
-string (no Redis command per URL); the server shares the 2 cores with the client. The
+string (no Redis command per URL); the server shares the 2 cores with the client. That search is
+linear in the bucket's length, so a job gets slower as it fills: the 1,000,000-URL row ends at
+~1,000 records a bucket (its `capacity`); give a larger `capacity` or `buckets=` for speed. The
 scrapy-redis peer (one SADD per URL, pipelined from Python) is slower and ~5x bigger.
 """
     if not args.no_write:
