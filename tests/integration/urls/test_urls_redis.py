@@ -261,7 +261,9 @@ def test_urls_redis_restart_loses_nothing_acknowledged(persistent_redis: Any) ->
     t.start()
     while len(acked) < 5_000 and t.is_alive():
         time.sleep(0.01)
+    at_restart = len(acked)
     persistent_redis.restart(kill=True)  # SIGKILL mid-run
+    assert at_restart < len(urls), "the crawl finished before the restart: make it longer"
     t.join(120)
     assert not t.is_alive()
     assert len(acked) == len(urls)
