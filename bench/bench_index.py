@@ -70,8 +70,15 @@ def make_data(n: int, nq: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray, n
     return fps, q, src
 
 
+def popcount(x: np.ndarray) -> np.ndarray:
+    x = np.ascontiguousarray(np.atleast_1d(x).astype(np.uint64, copy=False))
+    if hasattr(np, "bitwise_count"):  # numpy >= 2
+        return np.bitwise_count(x)
+    return np.unpackbits(x.view(np.uint8).reshape(-1, 8), axis=1).sum(axis=1)
+
+
 def brute(fps: np.ndarray, q: np.ndarray) -> list[set[int]]:
-    return [set(np.flatnonzero(np.bitwise_count(fps ^ x) <= K).tolist()) for x in q]
+    return [set(np.flatnonzero(popcount(fps ^ x) <= K).tolist()) for x in q]
 
 
 def check(fps: np.ndarray, q: np.ndarray, sample: int, results: list[set[int]]) -> tuple[float, int]:
@@ -249,16 +256,16 @@ def bench_pairs(n: int, design: str, reps: int) -> dict[str, Any]:
     (a, b, d), pw, pc = median_run(idx.pairs, reps)
     # checks: every returned distance is exact and <= k; every planted pair within k is found;
     # brute force for a sample of rows
-    real = np.bitwise_count(fps[a] ^ fps[b])
+    real = popcount(fps[a] ^ fps[b])
     beyond = int((real > K).sum() + (real != d).sum())
-    planted_d = np.bitwise_count(near ^ base[src])
+    planted_d = popcount(near ^ base[src])
     want = {(int(s), int(n - n_near + i)) for i, s in enumerate(src) if planted_d[i] <= K}
     got = set(zip(a.tolist(), b.tolist(), strict=True))
     planted_recall = len(want & got) / max(len(want), 1)
     rows = rng.integers(0, n, 30)
     ok = tot = 0
     for r in rows.tolist():
-        nb = set(np.flatnonzero(np.bitwise_count(fps ^ fps[r]) <= K).tolist()) - {r}
+        nb = set(np.flatnonzero(popcount(fps ^ fps[r]) <= K).tolist()) - {r}
         mine = set(b[a == r].tolist()) | set(a[b == r].tolist())
         tot += len(nb)
         ok += len(nb & mine)

@@ -14,7 +14,10 @@ DESIGNS_32 = ["4x8", "8,6,6,6,6", "auto"]
 
 
 def popcount(x: np.ndarray) -> np.ndarray:
-    return np.bitwise_count(np.asarray(x, dtype=np.uint64)).astype(np.int64)
+    x = np.ascontiguousarray(np.atleast_1d(np.asarray(x, dtype=np.uint64)))
+    if hasattr(np, "bitwise_count"):  # numpy >= 2
+        return np.bitwise_count(x).astype(np.int64)
+    return np.unpackbits(x.view(np.uint8).reshape(-1, 8), axis=1).sum(axis=1).astype(np.int64)
 
 
 def brute_query(ids, fps, q, k):
