@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterable, Iterator
+from collections.abc import Callable
 from typing import Any, TypeVar
 
 import click
 
 T = TypeVar("T")
+F = TypeVar("F", bound=Callable[..., Any])
 
 input_options = [
     click.option("--id-field", default="id", show_default=True, help="JSON field holding the document id."),
@@ -19,8 +21,10 @@ input_options = [
 ]
 
 
-def add_options(options: list[Any]) -> Any:
-    def wrap(func: Any) -> Any:
+def add_options(options: list[Any]) -> Callable[[F], F]:
+    """Apply a list of click options to a command function, in order."""
+
+    def wrap(func: F) -> F:
         for opt in reversed(options):
             func = opt(func)
         return func

@@ -70,9 +70,17 @@ def redis_client(url: StoreURL | str, **kwargs: Any) -> Any:
     redis = require("redis", "redis", purpose="Redis stores")
     raw = url.raw if isinstance(url, StoreURL) else url
     parts = urlsplit(raw)
-    ours = {"prefix", "job", "ttl", "recrawl_after", "bloom", "buckets"}
+    ours = {"prefix", "job", "ttl", "recrawl_after", "bloom", "buckets", "capacity", "sync"}
     query = "&".join(f"{k}={v}" for k, v in parse_qsl(parts.query) if k not in ours)
-    clean = urlunsplit(parts._replace(query=query))
+    # rebuild by hand: urlunsplit turns unix:///path into unix:/path, which redis-py refuses
+    clean = f"{parts.scheme}://{parts.netloc}{parts.path}" + (f"?{query}" if query else "")
+    try:
+        parts.port  # noqa: B018 - raises ValueError for a malformed port
+    except ValueError:
+        raise ConfigError(f"store URL {raw!r} has a malformed port; expected redis://host:6379/0") from None
     kwargs.setdefault("socket_connect_timeout", 5)
     kwargs.setdefault("health_check_interval", 30)
-    return redis.Redis.from_url(clean, **kwargs)
+    try:
+        return redis.Redis.from_url(clean, **kwargs)
+    except ValueError as exc:
+        raise ConfigError(f"store URL {raw!r} is not a valid Redis URL: {exc}") from None
