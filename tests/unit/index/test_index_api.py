@@ -130,3 +130,22 @@ def test_index_pickles_in_memory_and_opened(tmp_path):
     opened = HammingIndex.open(tmp_path / "p.ndx")
     again = pickle.loads(pickle.dumps(opened))
     assert again.query(int(fps[7])) == [(7, 0), (5000, 0)]
+
+
+def test_index_large_batches_match_small_batches():
+    # batches of >= 4096 queries are looked up in sorted order and mapped back
+    rng = np.random.default_rng(9)
+    fps = rng.integers(0, 2**63, 4000).astype(np.uint64)
+    idx = HammingIndex(buffer_size=500)
+    idx.add_many(np.arange(3800), fps[:3800])
+    idx.add_many(np.arange(3800, 4000), fps[3800:])  # in the buffer
+    q = fps[rng.integers(0, 4000, 5000)] ^ (np.uint64(1) << rng.integers(0, 64, 5000).astype(np.uint64))
+    big = idx.query_many(q)
+    parts = [idx.query_many(q[i : i + 1000]) for i in range(0, 5000, 1000)]
+    small = (
+        np.concatenate([p[0] + 1000 * n for n, p in enumerate(parts)]),
+        np.concatenate([p[1] for p in parts]),
+        np.concatenate([p[2] for p in parts]),
+    )
+    assert all(np.array_equal(a, b) for a, b in zip(big, small, strict=True))
+    assert len(big[0]) >= 5000
