@@ -89,7 +89,20 @@ def _decode(raw: bytes, source: str, line: int) -> str:
                          source=source, line=line) from None
 
 
-def _iter_jsonl(path: Path, id_field: str, text_field: str, html_field: str | None) -> Iterator[Record]:
+def _parse_json_line(raw: bytes, src: str, lineno: int, id_field: str, text_field: str,
+                     html_field: str | None) -> Record:
+    try:
+        obj = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        _decode(raw, src, lineno)  # report encoding problems as such
+        raise InputError("is not valid JSON", source=src, line=lineno) from None
+    if not isinstance(obj, dict):
+        raise InputError(f"expected a JSON object, got {type(obj).__name__}", source=src, line=lineno)
+    return _record_from_obj(obj, src, lineno, id_field, text_field, html_field)
+
+
+def _iter_jsonl(path: Path, id_field: str, text_field: str,
+                html_field: str | None) -> Iterator[Record | InputError]:
     src = str(path)
     try:
         with _open_text(path) as fh:
@@ -97,14 +110,9 @@ def _iter_jsonl(path: Path, id_field: str, text_field: str, html_field: str | No
                 if not raw.strip():
                     continue
                 try:
-                    obj = orjson.loads(raw)
-                except orjson.JSONDecodeError:
-                    _decode(raw, src, lineno)  # report encoding problems as such
-                    raise InputError("is not valid JSON", source=src, line=lineno) from None
-                if not isinstance(obj, dict):
-                    raise InputError(f"expected a JSON object, got {type(obj).__name__}", source=src,
-                                     line=lineno)
-                yield _record_from_obj(obj, src, lineno, id_field, text_field, html_field)
+                    yield _parse_json_line(raw, src, lineno, id_field, text_field, html_field)
+                except InputError as err:
+                    yield err  # a bad line is handed on, so the caller may skip it and go on
     except (OSError, EOFError, gzip.BadGzipFile) as exc:
         raise InputError(f"cannot read: {exc}", source=src) from None
 
@@ -130,19 +138,24 @@ def _record_from_obj(obj: dict[str, Any], src: str, lineno: int, id_field: str, 
     return Record(id=doc_id, text=text, html=html, source=src, line=lineno, extra=extra)
 
 
-def _iter_text_lines(path: Path) -> Iterator[Record]:
+def _iter_text_lines(path: Path) -> Iterator[Record | InputError]:
     src = str(path)
     try:
         with _open_text(path) as fh:
             for lineno, raw in enumerate(fh, 1):
-                text = _decode(raw, src, lineno).strip()
+                try:
+                    text = _decode(raw, src, lineno).strip()
+                except InputError as err:
+                    yield err
+                    continue
                 if text:
                     yield Record(id=f"{path.name}:{lineno}", text=text, source=src, line=lineno)
     except OSError as exc:
         raise InputError(f"cannot read: {exc}", source=src) from None
 
 
-def _iter_parquet(path: Path, id_field: str, text_field: str, html_field: str | None) -> Iterator[Record]:
+def _iter_parquet(path: Path, id_field: str, text_field: str,
+                  html_field: str | None) -> Iterator[Record | InputError]:
     pq = require("pyarrow.parquet", "parquet", purpose="reading Parquet input")
     src = str(path)
     try:
@@ -153,7 +166,10 @@ def _iter_parquet(path: Path, id_field: str, text_field: str, html_field: str | 
     for batch in pfile.iter_batches(batch_size=4096):
         for obj in batch.to_pylist():
             lineno += 1
-            yield _record_from_obj(obj, src, lineno, id_field, text_field, html_field)
+            try:
+                yield _record_from_obj(obj, src, lineno, id_field, text_field, html_field)
+            except InputError as err:
+                yield err
 
 
 def iter_records(paths: Iterable[str | os.PathLike[str]], *, id_field: str = "id", text_field: str = "text",
@@ -168,20 +184,16 @@ def iter_records(paths: Iterable[str | os.PathLike[str]], *, id_field: str = "id
     for path in expand_inputs(paths):
         name = path.name
         if name.endswith(".parquet"):
-            it: Iterator[Record] = _iter_parquet(path, id_field, text_field, html_field)
+            it: Iterator[Record | InputError] = _iter_parquet(path, id_field, text_field, html_field)
         elif name.endswith((".txt", ".txt.gz")):
             it = _iter_text_lines(path)
         else:
             it = _iter_jsonl(path, id_field, text_field, html_field)
-        while True:
-            try:
-                rec = next(it)
-            except StopIteration:
-                break
-            except InputError as err:
-                if not skip_bad or err.line is None:
-                    raise
-                stats.skip(err)
+        for rec in it:
+            if isinstance(rec, InputError):
+                if not skip_bad:
+                    raise rec
+                stats.skip(rec)
                 continue
             stats.read += 1
             yield rec

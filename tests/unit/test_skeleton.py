@@ -49,3 +49,14 @@ def test_cli_version_and_unknown_command_exit_codes() -> None:
     assert out.returncode == 0 and "neardup" in out.stdout
     bad = subprocess.run([sys.executable, "-m", "neardup.cli.main", "nosuch"], capture_output=True, text=True)
     assert bad.returncode == 2 and "Traceback" not in bad.stderr
+
+
+def test_skip_bad_counts_bad_lines_and_reads_the_rest(tmp_path) -> None:
+    from neardup.io import ReadStats
+
+    p = tmp_path / "a.jsonl"
+    p.write_bytes(b'{"id": 1, "text": "ok"}\nnot json\n{"id": 3}\n\xff\xfe\n{"id": 5, "text": "fine"}\n')
+    stats = ReadStats()
+    got = [r.id for r in iter_records([p], skip_bad=True, stats=stats)]
+    assert got == ["1", "5"]
+    assert stats.read == 2 and stats.skipped == 3 and "a.jsonl:2" in (stats.first_error or "")
