@@ -21,23 +21,44 @@ from neardup.dedup.config import METHODS, DedupConfig
 from neardup.exceptions import ConfigError, InputError
 from neardup.io import ReadStats, Record, atomic_write, iter_records
 
-__all__ = ["build_config", "dedup_cmd", "format_summary", "read_records", "write_keep", "write_rows"]
+__all__ = [
+    "DEFAULTS",
+    "build_config",
+    "dedup_cmd",
+    "format_summary",
+    "read_records",
+    "write_keep",
+    "write_rows",
+]
+
+DEFAULTS = DedupConfig()  # the CLI's defaults are the library's (chosen in docs/quality.md)
 
 fingerprint_options = [
     click.option(
         "--features",
         type=click.Choice(["words", "shingles", "word_ngrams"]),
-        default="words",
+        default=DEFAULTS.simhash.features,
         show_default=True,
         help="SimHash features (with --against: the index's).",
     ),
     click.option(
-        "--ngram", type=int, default=4, show_default=True, help="Characters per shingle / words per n-gram."
+        "--ngram",
+        type=int,
+        default=DEFAULTS.simhash.ngram,
+        show_default=True,
+        help="Characters per shingle / words per n-gram.",
+    ),
+    click.option(
+        "--weighting",
+        type=click.Choice(["tfidf", "tf", "binary"]),
+        default=DEFAULTS.simhash.weighting,
+        show_default=True,
+        help="Feature weights: TF-IDF, term frequency, or each feature once.",
     ),
     click.option(
         "--nshash-n",
         type=int,
-        default=5,
+        default=DEFAULTS.nshash_n,
         show_default=True,
         help="nshash: how many longest sentences are hashed.",
     ),
@@ -61,11 +82,12 @@ fingerprint_options = [
 
 def build_config(
     *,
-    method: str = "simhash",
-    max_distance: int = 3,
-    features: str = "words",
-    ngram: int = 4,
-    nshash_n: int = 5,
+    method: str = DEFAULTS.method,
+    max_distance: int = DEFAULTS.max_distance,
+    features: str = DEFAULTS.simhash.features,
+    ngram: int = DEFAULTS.simhash.ngram,
+    weighting: str = DEFAULTS.simhash.weighting,
+    nshash_n: int = DEFAULTS.nshash_n,
     workers: int = 0,
     duplicate_ids: str = "error",
     bucket_cap: int = 20_000,
@@ -82,7 +104,7 @@ def build_config(
     if settings is not None:
         return DedupConfig.from_fingerprint_settings(settings, **common)
     return DedupConfig(
-        simhash=SimHashConfig(features=features, ngram=ngram),  # type: ignore[arg-type]
+        simhash=SimHashConfig(features=features, ngram=ngram, weighting=weighting),  # type: ignore[arg-type]
         nshash_n=nshash_n,
         **common,
     )
@@ -196,7 +218,7 @@ def format_summary(s: dict[str, Any], seconds: float, what: str = "dedup") -> st
     "--max-distance",
     "-k",
     type=int,
-    default=3,
+    default=DEFAULTS.max_distance,
     show_default=True,
     help="SimHash: at most this many differing bits of 64 is a near duplicate.",
 )
@@ -229,6 +251,7 @@ def dedup_cmd(
     skip_bad: bool,
     features: str,
     ngram: int,
+    weighting: str,
     nshash_n: int,
     workers: int,
     duplicate_ids: str,
@@ -256,6 +279,7 @@ def dedup_cmd(
         max_distance=max_distance,
         features=features,
         ngram=ngram,
+        weighting=weighting,
         nshash_n=nshash_n,
         workers=workers,
         duplicate_ids=duplicate_ids,

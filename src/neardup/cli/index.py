@@ -13,7 +13,7 @@ import numpy as np
 import orjson
 
 from neardup.cli._common import add_options, echo_err, input_options
-from neardup.cli.dedup import build_config, fingerprint_options, format_summary, read_records
+from neardup.cli.dedup import DEFAULTS, build_config, fingerprint_options, format_summary, read_records
 from neardup.io import ReadStats
 
 __all__ = ["index_group"]
@@ -42,7 +42,9 @@ def index_group() -> None:
     is_flag=True,
     help="Keep only each cluster's first document (SimHash within --max-distance, or nshash).",
 )
-@click.option("--max-distance", "-k", type=int, default=3, show_default=True, help="With --dedup.")
+@click.option(
+    "--max-distance", "-k", type=int, default=DEFAULTS.max_distance, show_default=True, help="With --dedup."
+)
 @click.option("--force", is_flag=True, help="Replace an existing index at --output.")
 @click.option("--quiet", "-q", is_flag=True)
 def build_cmd(
@@ -54,6 +56,7 @@ def build_cmd(
     skip_bad: bool,
     features: str,
     ngram: int,
+    weighting: str,
     nshash_n: int,
     workers: int,
     duplicate_ids: str,
@@ -73,6 +76,7 @@ def build_cmd(
         max_distance=max_distance,
         features=features,
         ngram=ngram,
+        weighting=weighting,
         nshash_n=nshash_n,
         workers=workers,
         duplicate_ids=duplicate_ids,

@@ -12,7 +12,7 @@ import time
 import click
 
 from neardup.cli._common import add_options, echo_err, input_options
-from neardup.cli.dedup import build_config, fingerprint_options, format_summary
+from neardup.cli.dedup import DEFAULTS, build_config, fingerprint_options, format_summary
 from neardup.dedup.config import METHODS
 
 __all__ = ["spark_group"]
@@ -33,7 +33,7 @@ def spark_group() -> None:
     help="A local .jsonl file (written atomically), or a directory/URI for Spark's JSON writer.",
 )
 @click.option("--method", type=click.Choice(METHODS), default="simhash", show_default=True)
-@click.option("--max-distance", "-k", type=int, default=3, show_default=True)
+@click.option("--max-distance", "-k", type=int, default=DEFAULTS.max_distance, show_default=True)
 @add_options(input_options)  # type: ignore[untyped-decorator]
 @add_options(fingerprint_options)  # type: ignore[untyped-decorator]
 @click.option("--against", help="A corpus index directory (local path, hdfs://, s3a://).")
@@ -58,6 +58,7 @@ def spark_dedup_cmd(
     skip_bad: bool,
     features: str,
     ngram: int,
+    weighting: str,
     nshash_n: int,
     workers: int,
     duplicate_ids: str,
@@ -101,6 +102,7 @@ def spark_dedup_cmd(
             max_distance=max_distance,
             features=features,
             ngram=ngram,
+            weighting=weighting,
             nshash_n=nshash_n,
             workers=workers,
             duplicate_ids=duplicate_ids,

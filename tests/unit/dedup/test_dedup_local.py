@@ -60,7 +60,7 @@ def test_exact_and_near_copies_are_found() -> None:
         ("near", "a"),
         ("unique", None),
     ]
-    assert rows[1]["distance"] == 0 and 0 < rows[2]["distance"] <= 3
+    assert rows[1]["distance"] == 0 and 0 < rows[2]["distance"] <= CFG.max_distance
 
 
 def test_nshash_catches_shared_longest_sentences() -> None:
