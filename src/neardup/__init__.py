@@ -1,9 +1,17 @@
 """neardup: duplicate and near-duplicate detection for texts and web pages, Chinese first.
 
-The public API is re-exported here; ``__all__`` is tested.
+The public API is re-exported here. Names load on first use, so ``import neardup`` stays light
+(numba kernels, jieba and the optional extras are imported only by what needs them).
+
+>>> import neardup
+>>> neardup.hamming(0b1011, 0b0001)
+2
 """
 
 from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
 
 from neardup._version import __version__
 from neardup.config import SimHashConfig
@@ -16,6 +24,63 @@ from neardup.exceptions import (
     StoreError,
 )
 
+# public name -> module that defines it
+_LAZY: dict[str, str] = {
+    # text and fingerprints
+    "normalize": "neardup.text",
+    "split_sentences": "neardup.text",
+    "tokenize_words": "neardup.text",
+    "char_shingles": "neardup.text",
+    "word_ngrams": "neardup.text",
+    "SimHasher": "neardup.fingerprint.simhash",
+    "fingerprint": "neardup.fingerprint.simhash",
+    "fingerprint_many": "neardup.fingerprint.simhash",
+    "hamming": "neardup.fingerprint.simhash",
+    "hamming_many": "neardup.fingerprint.simhash",
+    "similarity": "neardup.fingerprint.simhash",
+    "simhash_from_features": "neardup.fingerprint.simhash",
+    "cosine": "neardup.fingerprint.simhash",
+    "Simhash": "neardup.fingerprint.compat",
+    # nshash and stores
+    "NSHash": "neardup.fingerprint.nshash",
+    "sentence_hashes": "neardup.fingerprint.nshash",
+    "sentence_hashes_many": "neardup.fingerprint.nshash",
+    "longest_sentences": "neardup.fingerprint.nshash",
+    "open_store": "neardup.stores",
+    "KeyValueStore": "neardup.stores",
+    # Hamming index
+    "HammingIndex": "neardup.index",
+    "self_join": "neardup.index",
+    "join": "neardup.index",
+    # URLs
+    "SeenURLs": "neardup.urls",
+    "canonicalize_url": "neardup.urls",
+    "DEFAULT_DROP_PARAMS": "neardup.urls",
+    # ContentSeen
+    "ContentSeen": "neardup.contentseen",
+    "Verdict": "neardup.contentseen",
+    "extract_main_text": "neardup.contentseen",
+    # corpus dedup
+    "DedupConfig": "neardup.dedup",
+    "dedup_records": "neardup.dedup",
+    "CorpusIndex": "neardup.dedup",
+    # service client
+    "Client": "neardup.client",
+    "AsyncClient": "neardup.client",
+    "ServiceError": "neardup.client",
+    # evaluation
+    "Truth": "neardup.eval",
+    "evaluate": "neardup.eval",
+    "score_clusters": "neardup.eval",
+    "adjusted_rand_index": "neardup.eval",
+    "SynthConfig": "neardup.eval",
+    "synthesize": "neardup.eval",
+    "natural_truth": "neardup.eval",
+    "sweep": "neardup.eval",
+    "build_report": "neardup.eval",
+    "write_report": "neardup.eval",
+}
+
 __all__ = [
     "ConfigError",
     "FormatError",
@@ -25,4 +90,52 @@ __all__ = [
     "SimHashConfig",
     "StoreError",
     "__version__",
+    *sorted(_LAZY),
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'neardup' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value  # later lookups skip __getattr__
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)
+
+
+if TYPE_CHECKING:  # let type checkers and IDEs see the lazy names
+    from neardup.client import AsyncClient, Client, ServiceError
+    from neardup.contentseen import ContentSeen, Verdict, extract_main_text
+    from neardup.dedup import CorpusIndex, DedupConfig, dedup_records
+    from neardup.eval import (
+        SynthConfig,
+        Truth,
+        adjusted_rand_index,
+        build_report,
+        evaluate,
+        natural_truth,
+        score_clusters,
+        sweep,
+        synthesize,
+        write_report,
+    )
+    from neardup.fingerprint.compat import Simhash
+    from neardup.fingerprint.nshash import NSHash, longest_sentences, sentence_hashes, sentence_hashes_many
+    from neardup.fingerprint.simhash import (
+        SimHasher,
+        cosine,
+        fingerprint,
+        fingerprint_many,
+        hamming,
+        hamming_many,
+        simhash_from_features,
+        similarity,
+    )
+    from neardup.index import HammingIndex, join, self_join
+    from neardup.stores import KeyValueStore, open_store
+    from neardup.text import char_shingles, normalize, split_sentences, tokenize_words, word_ngrams
+    from neardup.urls import DEFAULT_DROP_PARAMS, SeenURLs, canonicalize_url
