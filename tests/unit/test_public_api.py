@@ -26,3 +26,17 @@ def test_import_neardup_does_not_load_heavy_modules() -> None:
     code = "import sys, neardup; print(sorted(m for m in ('numba', 'jieba', 'fastapi', 'pyspark') if m in sys.modules))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_all_lists_exactly_the_lazy_names_and_the_core_ones() -> None:
+    core = {
+        "ConfigError",
+        "FormatError",
+        "InputError",
+        "MissingDependency",
+        "NeardupError",
+        "SimHashConfig",
+        "StoreError",
+        "__version__",
+    }
+    assert set(neardup.__all__) == core | set(neardup._LAZY)
