@@ -82,12 +82,12 @@ _LAZY: dict[str, str] = {
 }
 
 __all__ = [
+    "DEFAULT_DROP_PARAMS",
     "AsyncClient",
     "Client",
     "ConfigError",
     "ContentSeen",
     "CorpusIndex",
-    "DEFAULT_DROP_PARAMS",
     "DedupConfig",
     "FormatError",
     "HammingIndex",
