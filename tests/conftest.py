@@ -104,6 +104,12 @@ def persistent_redis(tmp_path: Path) -> Iterator[RedisServer]:
     server.stop()
 
 
+@pytest.fixture
+def free_tcp_port() -> int:
+    """A TCP port free on 127.0.0.1 right now (for servers a test starts itself)."""
+    return free_port()
+
+
 @pytest.fixture(scope="session")
 def data_dir() -> Path:
     if not DATA_DIR.is_dir():

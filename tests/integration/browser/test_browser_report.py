@@ -135,10 +135,8 @@ class _CDP:
 
 
 @pytest.fixture
-def devtools(chromium: str, tmp_path: Path) -> Iterator[str]:
-    from conftest import free_port  # type: ignore[import-not-found]
-
-    port = free_port()
+def devtools(chromium: str, tmp_path: Path, free_tcp_port: int) -> Iterator[str]:
+    port = free_tcp_port
     proc = subprocess.Popen(
         [
             chromium,
