@@ -222,8 +222,8 @@ def format_summary(s: dict[str, Any], seconds: float, what: str = "dedup") -> st
     show_default=True,
     help="SimHash: at most this many differing bits of 64 is a near duplicate.",
 )
-@add_options(input_options)  # type: ignore[untyped-decorator]
-@add_options(fingerprint_options)  # type: ignore[untyped-decorator]
+@add_options(input_options)
+@add_options(fingerprint_options)
 @click.option("--keep-out", help="Also write the documents to keep (first of each cluster) as JSONL.")
 @click.option(
     "--against",

@@ -128,7 +128,7 @@ def _records(
 @click.option(
     "--copy-rate", type=float, default=0.7, show_default=True, help="Share of sources given copies."
 )
-@add_options(input_options)  # type: ignore[untyped-decorator]
+@add_options(input_options)
 def synth_cmd(
     inputs: tuple[str, ...],
     out: str,
@@ -271,7 +271,7 @@ def _table(rows: list[dict[str, Any]], kinds: list[str]) -> str:
 )
 @click.option("--json", "as_json", is_flag=True, help="Print machine-readable JSON instead of a table.")
 @click.option("-o", "--out", "out", type=click.Path(dir_okay=False), help="Also write the JSON here.")
-@add_options(input_options)  # type: ignore[untyped-decorator]
+@add_options(input_options)
 def eval_cmd(
     inputs: tuple[str, ...],
     truth_path: str | None,
@@ -453,7 +453,7 @@ def _graded_table(g: dict[str, Any]) -> str:
 )
 @click.option("--max-pairs", type=int, default=500, show_default=True, help="Pairs listed with their texts.")
 @click.option("--title", default="neardup report", show_default=True)
-@add_options(input_options)  # type: ignore[untyped-decorator]
+@add_options(input_options)
 def report_cmd(
     output: str,
     out: str,

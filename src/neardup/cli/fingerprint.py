@@ -29,7 +29,7 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 def _opts(options: list[Any]) -> Callable[[F], F]:
-    return cast(Callable[[F], F], add_options(options))
+    return add_options(options)
 
 
 def _top_n(value: str | None) -> int | str | None:

@@ -34,8 +34,8 @@ def index_group() -> None:
     type=click.Path(file_okay=False),
     help="The index directory to create.",
 )
-@add_options(input_options)  # type: ignore[untyped-decorator]
-@add_options(fingerprint_options)  # type: ignore[untyped-decorator]
+@add_options(input_options)
+@add_options(fingerprint_options)
 @click.option(
     "--dedup",
     "dedup_first",

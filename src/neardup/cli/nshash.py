@@ -83,7 +83,7 @@ def nshash_group() -> None:
     help="Write ids as they are assigned (constant memory). Default: buffer and write the merged "
     "(final) id of every document at the end.",
 )
-@add_options(input_options)  # type: ignore[untyped-decorator]
+@add_options(input_options)
 def run_cmd(
     files: tuple[str, ...],
     store_url: str,

@@ -34,8 +34,8 @@ def spark_group() -> None:
 )
 @click.option("--method", type=click.Choice(METHODS), default="simhash", show_default=True)
 @click.option("--max-distance", "-k", type=int, default=DEFAULTS.max_distance, show_default=True)
-@add_options(input_options)  # type: ignore[untyped-decorator]
-@add_options(fingerprint_options)  # type: ignore[untyped-decorator]
+@add_options(input_options)
+@add_options(fingerprint_options)
 @click.option("--against", help="A corpus index directory (local path, hdfs://, s3a://).")
 @click.option("--merge", is_flag=True, help="With --against: add the batch's non-duplicates to the index.")
 @click.option("--bucket-cap", type=int, default=20_000, show_default=True)
