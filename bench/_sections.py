@@ -1,6 +1,6 @@
 """Write a benchmark's section into a docs file between its markers, leaving the others alone.
 
-    python bench/_sections.py docs/benchmarks.md index < section.md
+python bench/_sections.py docs/benchmarks.md index < section.md
 """
 
 from __future__ import annotations

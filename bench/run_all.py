@@ -1,7 +1,7 @@
 """Run every benchmark in bench/ one after another (each writes its section of docs/benchmarks.md).
 
-    python bench/run_all.py            # full runs (tens of minutes on 2 cores)
-    python bench/run_all.py --quick    # smoke runs
+python bench/run_all.py            # full runs (tens of minutes on 2 cores)
+python bench/run_all.py --quick    # smoke runs
 """
 
 from __future__ import annotations

@@ -62,8 +62,10 @@ class SimHashConfig:
             )
         if self.levels not in (0,) and not 2 <= self.levels <= 16:
             raise ConfigError(f"levels must be 0 (raw weights) or between 2 and 16, got {self.levels}")
-        if self.top_n is not None and self.top_n != "auto" and (
-            isinstance(self.top_n, bool) or not isinstance(self.top_n, int) or self.top_n < 1
+        if (
+            self.top_n is not None
+            and self.top_n != "auto"
+            and (isinstance(self.top_n, bool) or not isinstance(self.top_n, int) or self.top_n < 1)
         ):
             raise ConfigError(f"top_n must be a positive integer, 'auto' or None, got {self.top_n!r}")
         if self.boost_factor <= 0:

@@ -33,8 +33,9 @@ class ConfigError(NeardupError, ValueError):
 class InputError(NeardupError, ValueError):
     """User input is unusable. Carries the place (file, line, field) when there is one."""
 
-    def __init__(self, message: str, *, source: str | None = None, line: int | None = None,
-                 field: str | None = None) -> None:
+    def __init__(
+        self, message: str, *, source: str | None = None, line: int | None = None, field: str | None = None
+    ) -> None:
         self.source = source
         self.line = line
         self.field = field

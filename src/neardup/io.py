@@ -61,8 +61,9 @@ def expand_inputs(paths: Iterable[str | os.PathLike[str]]) -> list[Path]:
         elif p.is_dir():
             found = sorted(f for f in p.rglob("*") if f.is_file() and f.name.endswith(_SUFFIXES))
             if not found:
-                raise InputError(f"directory has no input files (expected {', '.join(_SUFFIXES)})",
-                                 source=str(p))
+                raise InputError(
+                    f"directory has no input files (expected {', '.join(_SUFFIXES)})", source=str(p)
+                )
             out.extend(found)
         elif not p.exists():
             raise InputError("no such file", source=str(p))
@@ -85,12 +86,14 @@ def _decode(raw: bytes, source: str, line: int) -> str:
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise InputError(f"is not UTF-8 (bad byte at offset {exc.start}); convert it with iconv",
-                         source=source, line=line) from None
+        raise InputError(
+            f"is not UTF-8 (bad byte at offset {exc.start}); convert it with iconv", source=source, line=line
+        ) from None
 
 
-def _parse_json_line(raw: bytes, src: str, lineno: int, id_field: str, text_field: str,
-                     html_field: str | None) -> Record:
+def _parse_json_line(
+    raw: bytes, src: str, lineno: int, id_field: str, text_field: str, html_field: str | None
+) -> Record:
     try:
         obj = orjson.loads(raw)
     except orjson.JSONDecodeError:
@@ -101,8 +104,9 @@ def _parse_json_line(raw: bytes, src: str, lineno: int, id_field: str, text_fiel
     return _record_from_obj(obj, src, lineno, id_field, text_field, html_field)
 
 
-def _iter_jsonl(path: Path, id_field: str, text_field: str,
-                html_field: str | None) -> Iterator[Record | InputError]:
+def _iter_jsonl(
+    path: Path, id_field: str, text_field: str, html_field: str | None
+) -> Iterator[Record | InputError]:
     src = str(path)
     try:
         with _open_text(path) as fh:
@@ -117,19 +121,28 @@ def _iter_jsonl(path: Path, id_field: str, text_field: str,
         raise InputError(f"cannot read: {exc}", source=src) from None
 
 
-def _record_from_obj(obj: dict[str, Any], src: str, lineno: int, id_field: str, text_field: str,
-                     html_field: str | None) -> Record:
+def _record_from_obj(
+    obj: dict[str, Any], src: str, lineno: int, id_field: str, text_field: str, html_field: str | None
+) -> Record:
     text = obj.get(text_field)
     html = obj.get(html_field) if html_field else None
     if text is None and html is None:
         want = f"{text_field!r}" + (f" or {html_field!r}" if html_field else "")
         raise InputError(f"has no field {want}", source=src, line=lineno, field=text_field)
     if text is not None and not isinstance(text, str):
-        raise InputError(f"field {text_field!r} must be a string, got {type(text).__name__}",
-                         source=src, line=lineno, field=text_field)
+        raise InputError(
+            f"field {text_field!r} must be a string, got {type(text).__name__}",
+            source=src,
+            line=lineno,
+            field=text_field,
+        )
     if html is not None and not isinstance(html, str):
-        raise InputError(f"field {html_field!r} must be a string, got {type(html).__name__}",
-                         source=src, line=lineno, field=html_field)
+        raise InputError(
+            f"field {html_field!r} must be a string, got {type(html).__name__}",
+            source=src,
+            line=lineno,
+            field=html_field,
+        )
     if not (text or html or "").strip():
         raise InputError(f"field {text_field!r} is empty", source=src, line=lineno, field=text_field)
     doc_id = obj.get(id_field)
@@ -154,8 +167,9 @@ def _iter_text_lines(path: Path) -> Iterator[Record | InputError]:
         raise InputError(f"cannot read: {exc}", source=src) from None
 
 
-def _iter_parquet(path: Path, id_field: str, text_field: str,
-                  html_field: str | None) -> Iterator[Record | InputError]:
+def _iter_parquet(
+    path: Path, id_field: str, text_field: str, html_field: str | None
+) -> Iterator[Record | InputError]:
     pq = require("pyarrow.parquet", "parquet", purpose="reading Parquet input")
     src = str(path)
     try:
@@ -172,9 +186,15 @@ def _iter_parquet(path: Path, id_field: str, text_field: str,
                 yield err
 
 
-def iter_records(paths: Iterable[str | os.PathLike[str]], *, id_field: str = "id", text_field: str = "text",
-                 html_field: str | None = "html", skip_bad: bool = False,
-                 stats: ReadStats | None = None) -> Iterator[Record]:
+def iter_records(
+    paths: Iterable[str | os.PathLike[str]],
+    *,
+    id_field: str = "id",
+    text_field: str = "text",
+    html_field: str | None = "html",
+    skip_bad: bool = False,
+    stats: ReadStats | None = None,
+) -> Iterator[Record]:
     """Yield the documents of the given files and directories, in order.
 
     Bad records raise InputError naming file, line and field; with ``skip_bad`` they are counted

@@ -45,7 +45,9 @@ def test_atomic_write_leaves_no_file_on_error(tmp_path) -> None:
 
 
 def test_cli_version_and_unknown_command_exit_codes() -> None:
-    out = subprocess.run([sys.executable, "-m", "neardup.cli.main", "--version"], capture_output=True, text=True)
+    out = subprocess.run(
+        [sys.executable, "-m", "neardup.cli.main", "--version"], capture_output=True, text=True
+    )
     assert out.returncode == 0 and "neardup" in out.stdout
     bad = subprocess.run([sys.executable, "-m", "neardup.cli.main", "nosuch"], capture_output=True, text=True)
     assert bad.returncode == 2 and "Traceback" not in bad.stderr

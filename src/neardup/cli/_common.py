@@ -14,8 +14,12 @@ F = TypeVar("F", bound=Callable[..., Any])
 input_options = [
     click.option("--id-field", default="id", show_default=True, help="JSON field holding the document id."),
     click.option("--text-field", default="text", show_default=True, help="JSON field holding the text."),
-    click.option("--html-field", default="html", show_default=True,
-                 help="JSON field holding HTML (main text is extracted)."),
+    click.option(
+        "--html-field",
+        default="html",
+        show_default=True,
+        help="JSON field holding HTML (main text is extracted).",
+    ),
     click.option("--skip-bad", is_flag=True, help="Count and skip bad records instead of stopping."),
 ]
 
@@ -31,8 +35,9 @@ def add_options(options: list[Any]) -> Callable[[F], F]:
     return wrap
 
 
-def progress(items: Iterable[T], *, description: str, total: int | None = None,
-             enabled: bool | None = None) -> Iterator[T]:
+def progress(
+    items: Iterable[T], *, description: str, total: int | None = None, enabled: bool | None = None
+) -> Iterator[T]:
     """Wrap an iterable with a progress bar on stderr; off when stderr is not a terminal."""
     if enabled is None:
         enabled = sys.stderr.isatty()

@@ -41,7 +41,9 @@ def parse_store_url(url: str, valid_schemes: tuple[str, ...]) -> StoreURL:
     '/tmp/db'
     """
     if not isinstance(url, str) or not url.strip():
-        raise ConfigError(f"store URL must be a non-empty string such as {valid_schemes[0]}://..., got {url!r}")
+        raise ConfigError(
+            f"store URL must be a non-empty string such as {valid_schemes[0]}://..., got {url!r}"
+        )
     if "://" not in url:
         file_like = [s for s in valid_schemes if s not in ("memory", "redis", "rediss", "unix")]
         if not file_like:
