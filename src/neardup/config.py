@@ -83,6 +83,23 @@ class SimHashConfig:
         return config_from_dict(cls, data)
 
 
+#: k for the recommended fingerprint: docs/quality.md (k = 10 merged short templated items on the full corpus)
+RECOMMENDED_MAX_DISTANCE = 8
+
+
+def recommended_simhash() -> SimHashConfig:
+    """The fingerprint for deduplicating news-like text: SimHash of binary character 6-gram shingles.
+
+    Chosen in docs/quality.md: the best F1 on labelled Chinese reposts at precision >= 0.99 on templated
+    look-alikes (TF-IDF word features merge yearly look-alikes already at k = 4). Used with
+    ``RECOMMENDED_MAX_DISTANCE`` by ``neardup dedup`` and ContentSeen.
+
+    >>> recommended_simhash().features
+    'shingles'
+    """
+    return SimHashConfig(features="shingles", ngram=6, weighting="binary")
+
+
 def config_from_dict(cls: type[T], data: dict[str, Any]) -> T:
     """Build a config dataclass from a dict, refusing keys it does not know."""
     known = {f.name for f in fields(cls)}  # type: ignore[arg-type]

@@ -11,25 +11,22 @@ import os
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
-from neardup.config import HASH_NAMES, SimHashConfig, config_from_dict
+from neardup.config import (
+    HASH_NAMES,
+    RECOMMENDED_MAX_DISTANCE,
+    SimHashConfig,
+    config_from_dict,
+    recommended_simhash,
+)
 from neardup.exceptions import ConfigError
 
-__all__ = ["KINDS", "METHODS", "DedupConfig", "default_simhash"]
+__all__ = ["KINDS", "METHODS", "DedupConfig"]
 
 Method = Literal["simhash", "nshash", "both"]
 IdPolicy = Literal["error", "suffix"]
 METHODS: tuple[str, ...] = ("simhash", "nshash", "both")
 #: the ``kind`` of an output line: a cluster's first document is "unique" (alone) or "first"
 KINDS: tuple[str, ...] = ("unique", "first", "exact", "near", "nshash")
-
-
-def default_simhash() -> SimHashConfig:
-    """Dedup's fingerprint: SimHash of binary character 6-gram shingles.
-
-    Chosen in docs/quality.md: the best F1 on labelled Chinese reposts at precision >= 0.99 on
-    templated look-alikes (TF-IDF words merge yearly look-alikes already at k = 4).
-    """
-    return SimHashConfig(features="shingles", ngram=6, weighting="binary")
 
 
 @dataclass(frozen=True)
@@ -41,8 +38,8 @@ class DedupConfig:
     """
 
     method: Method = "simhash"
-    max_distance: int = 8  # docs/quality.md: k = 10 merges short templated items on the full corpus
-    simhash: SimHashConfig = field(default_factory=default_simhash)
+    max_distance: int = RECOMMENDED_MAX_DISTANCE  # docs/quality.md
+    simhash: SimHashConfig = field(default_factory=recommended_simhash)
     nshash_n: int = 1  # docs/quality.md: n >= 2 merges templated stories (seed 002's NSHash keeps n = 5)
     nshash_hashfunc: str = "md5"
     nshash_min_sentence_chars: int = 30
