@@ -13,11 +13,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numba
 import numpy as np
 import numpy.typing as npt
 
 from neardup.dedup.plan import hamming_u64
+from neardup.index.kernels import union_find_labels
 
 __all__ = ["KIND_NAMES", "Assignment", "assign", "components"]
 
@@ -28,27 +28,6 @@ KIND_NAMES = ("unique", "first", "exact", "near", "nshash")
 UNIQUE, FIRST, EXACT, NEAR, NSHASH = range(5)
 
 
-@numba.njit(cache=True)
-def _components(n: int, a: I64, b: I64) -> I64:  # pragma: no cover - compiled
-    parent = np.arange(n)
-    for e in range(a.size):
-        x = a[e]
-        while parent[x] != x:
-            parent[x] = parent[parent[x]]
-            x = parent[x]
-        y = b[e]
-        while parent[y] != y:
-            parent[y] = parent[parent[y]]
-            y = parent[y]
-        if x < y:
-            parent[y] = x
-        elif y < x:
-            parent[x] = y
-    for i in range(n):  # parents always point to smaller nodes: one pass in order resolves roots
-        parent[i] = parent[parent[i]]
-    return parent
-
-
 def components(n: int, a: I64, b: I64) -> I64:
     """The smallest node of each node's connected component, for edges ``a[i] -- b[i]``."""
     a = np.ascontiguousarray(a, dtype=np.int64)
@@ -57,7 +36,7 @@ def components(n: int, a: I64, b: I64) -> I64:
         raise ValueError(f"edge arrays differ in length: {a.size} vs {b.size}")
     if a.size and (min(a.min(), b.min()) < 0 or max(a.max(), b.max()) >= n):
         raise ValueError(f"edge endpoints must be in [0, {n})")
-    return _components(n, a, b)
+    return union_find_labels(n, a, b)  # type: ignore[no-any-return]
 
 
 @dataclass
