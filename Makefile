@@ -31,6 +31,8 @@ demo: $(STAMP)
 	$(PY) -m neardup.cli.main dedup examples/news.jsonl --out demo-out/clusters.jsonl --keep-out demo-out/kept.jsonl
 	@echo; echo "one line per document in demo-out/clusters.jsonl; duplicates:"; \
 	grep -v '"duplicate_of":null' demo-out/clusters.jsonl | head -20
+	@echo; echo "scored against the shipped ground truth (examples/news.truth.jsonl):"
+	$(PY) -m neardup.cli.main eval --truth examples/news.truth.jsonl demo-out/clusters.jsonl
 
 test: $(STAMP) sysdeps
 	$(PY) -m pytest -q -p no:cacheprovider tests
