@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from neardup.fingerprint.nshash import NSHash
+from neardup_testing import partition as _partition
 
 pytestmark = pytest.mark.redis
 
@@ -28,13 +29,6 @@ def _corpus(ndocs: int = 240, pool: int = 300, seed: int = 3) -> list[str]:
         picks = rng.sample(range(pool), rng.randint(1, 3))
         docs.append("".join(_sentence(k) for k in picks) + f"短尾{i}。")
     return docs
-
-
-def _partition(labels: list[int]) -> set[frozenset[int]]:
-    out: dict[int, set[int]] = {}
-    for i, g in enumerate(labels):
-        out.setdefault(g, set()).add(i)
-    return {frozenset(v) for v in out.values()}
 
 
 def _worker(url: str, docs: list[str], seed: int, queue: Any) -> None:

@@ -13,38 +13,10 @@ import pytest
 from neardup.exceptions import ConfigError, StoreError
 from neardup.stores import KeyValueStore, open_store
 from neardup.stores.redis import RedisStore
+from neardup_testing import components as _components
+from neardup_testing import partition as _partition
 
 pytestmark = pytest.mark.redis
-
-
-def _components(groups: list[list[int]]) -> set[frozenset[int]]:
-    parent = list(range(len(groups)))
-
-    def find(i: int) -> int:
-        while parent[i] != i:
-            parent[i] = parent[parent[i]]
-            i = parent[i]
-        return i
-
-    owner: dict[int, int] = {}
-    for i, keys in enumerate(groups):
-        for k in keys:
-            if k in owner:
-                a, b = find(owner[k]), find(i)
-                parent[max(a, b)] = min(a, b)
-            else:
-                owner[k] = i
-    out: dict[int, set[int]] = {}
-    for i in range(len(groups)):
-        out.setdefault(find(i), set()).add(i)
-    return {frozenset(v) for v in out.values()}
-
-
-def _partition(ids: list[int]) -> set[frozenset[int]]:
-    out: dict[int, set[int]] = {}
-    for i, g in enumerate(ids):
-        out.setdefault(g, set()).add(i)
-    return {frozenset(v) for v in out.values()}
 
 
 def test_open_store_picks_redis_and_keys_carry_the_prefix(redis_url: str) -> None:

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from neardup.exceptions import ConfigError, StoreError
 from neardup.stores import KeyValueStore, open_store
 from neardup.stores.base import assign_groups
+from neardup_testing import components, partition
 
 
 @pytest.fixture(params=["memory", "file", "leveldb"])
@@ -27,37 +28,6 @@ def store(store_url: str) -> Iterator[KeyValueStore]:
     s = open_store(store_url)
     yield s
     s.close()
-
-
-def components(groups: list[list[int]]) -> set[frozenset[int]]:
-    """Reference partition of document indexes: documents sharing a key are in one group."""
-    parent = list(range(len(groups)))
-
-    def find(i: int) -> int:
-        while parent[i] != i:
-            parent[i] = parent[parent[i]]
-            i = parent[i]
-        return i
-
-    owner: dict[int, int] = {}
-    for i, keys in enumerate(groups):
-        for k in keys:
-            if k in owner:
-                a, b = find(owner[k]), find(i)
-                parent[max(a, b)] = min(a, b)
-            else:
-                owner[k] = i
-    out: dict[int, set[int]] = {}
-    for i in range(len(groups)):
-        out.setdefault(find(i), set()).add(i)
-    return {frozenset(v) for v in out.values()}
-
-
-def partition(ids: list[int]) -> set[frozenset[int]]:
-    out: dict[int, set[int]] = {}
-    for i, g in enumerate(ids):
-        out.setdefault(g, set()).add(i)
-    return {frozenset(v) for v in out.values()}
 
 
 def test_store_is_a_keyvaluestore(store: KeyValueStore) -> None:
