@@ -427,8 +427,8 @@ run right after each service run (same machine load; its own state).
 {table}
 
 `urls-100` sends 100 URLs a request: URLs/s = 100 x requests/s. Load average (1 min) of the shared
-machine: {load_before:.1f} before the run, {load_after:.1f} after (2 cores; other helpers' tests and
-benchmarks were running): absolute figures and above all p99 are dominated by CPU starvation here;
+machine: {load_before:.1f} before the run, {load_after:.1f} after (2 cores; a load near 2 means
+another job shared the machine): absolute figures, and above all p99, suffer from CPU contention;
 compare p50 and the service/in-process ratio, which are measured side by side.
 
 Reading the table. The HTTP layer (health) and one-URL seen-checks clear 500 requests/s; their p99
