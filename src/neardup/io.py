@@ -23,7 +23,7 @@ import orjson
 from neardup._deps import require
 from neardup.exceptions import InputError
 
-__all__ = ["ReadStats", "Record", "atomic_write", "expand_inputs", "iter_records"]
+__all__ = ["ReadStats", "Record", "atomic_write", "expand_inputs", "iter_json_objects", "iter_records"]
 
 _SUFFIXES = (".jsonl", ".jsonl.gz", ".json.gz", ".ndjson", ".parquet", ".txt", ".txt.gz")
 
@@ -91,9 +91,7 @@ def _decode(raw: bytes, source: str, line: int) -> str:
         ) from None
 
 
-def _parse_json_line(
-    raw: bytes, src: str, lineno: int, id_field: str, text_field: str, html_field: str | None
-) -> Record:
+def _load_object(raw: bytes, src: str, lineno: int) -> dict[str, Any]:
     try:
         obj = orjson.loads(raw)
     except orjson.JSONDecodeError:
@@ -101,7 +99,28 @@ def _parse_json_line(
         raise InputError("is not valid JSON", source=src, line=lineno) from None
     if not isinstance(obj, dict):
         raise InputError(f"expected a JSON object, got {type(obj).__name__}", source=src, line=lineno)
-    return _record_from_obj(obj, src, lineno, id_field, text_field, html_field)
+    return obj
+
+
+def _parse_json_line(
+    raw: bytes, src: str, lineno: int, id_field: str, text_field: str, html_field: str | None
+) -> Record:
+    return _record_from_obj(_load_object(raw, src, lineno), src, lineno, id_field, text_field, html_field)
+
+
+def iter_json_objects(path: str | os.PathLike[str]) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(line number, object) for each non-blank line of a JSONL or JSONL.gz file of any fields.
+
+    A bad line raises InputError naming the file and line.
+    """
+    src = str(path)
+    try:
+        with _open_text(Path(path)) as fh:
+            for lineno, raw in enumerate(fh, 1):
+                if raw.strip():
+                    yield lineno, _load_object(raw, src, lineno)
+    except (OSError, EOFError, gzip.BadGzipFile) as exc:
+        raise InputError(f"cannot read: {exc}", source=src) from None
 
 
 def _iter_jsonl(

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import gzip
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +20,7 @@ import orjson
 from neardup.cli._common import add_options, echo_err, input_options
 from neardup.eval.sweep import main_text
 from neardup.exceptions import ConfigError, InputError
+from neardup.io import iter_json_objects
 
 __all__ = ["eval_cmd", "parse_range", "report_cmd", "synth_cmd"]
 
@@ -42,24 +42,6 @@ def parse_range(spec: str, what: str = "k") -> list[int]:
     if not out:
         raise ConfigError(f"--{what} {spec!r} holds no values: use e.g. 0..8")
     return out
-
-
-def _read_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
-    opener: Any = gzip.open if path.name.endswith(".gz") else open
-    try:
-        with opener(path, "rb") as fh:
-            for lineno, raw in enumerate(fh, 1):
-                if not raw.strip():
-                    continue
-                try:
-                    obj = orjson.loads(raw)
-                except orjson.JSONDecodeError:
-                    raise InputError("is not valid JSON", source=str(path), line=lineno) from None
-                if not isinstance(obj, dict):
-                    raise InputError("expected a JSON object", source=str(path), line=lineno)
-                yield lineno, obj
-    except OSError as exc:
-        raise InputError(f"cannot read: {exc}", source=str(path)) from None
 
 
 def _write_jsonl(path: Path, rows: list[dict[str, Any]]) -> None:
@@ -306,7 +288,7 @@ def eval_cmd(
 
         for p in expand_inputs(paths):
             if p.name.endswith((".jsonl", ".jsonl.gz", ".ndjson", ".json.gz")):
-                first = next((obj for _, obj in _read_jsonl(p)), {})
+                first = next((obj for _, obj in iter_json_objects(p)), {})
             break
 
     if graded:
@@ -321,7 +303,7 @@ def eval_cmd(
         from neardup.io import expand_inputs
 
         for p in expand_inputs(paths):
-            for lineno, obj in _read_jsonl(p):
+            for lineno, obj in iter_json_objects(p):
                 if id_field not in obj or "cluster" not in obj:
                     raise InputError(
                         f"dedup output line needs {id_field!r} and 'cluster'", source=str(p), line=lineno
@@ -472,7 +454,7 @@ def report_cmd(
     if max_pairs < 0:
         raise ConfigError(f"--max-pairs must be >= 0, got {max_pairs}")
     recs = []
-    for lineno, obj in _read_jsonl(Path(output)):
+    for lineno, obj in iter_json_objects(Path(output)):
         if "id" not in obj or "cluster" not in obj:
             raise InputError("dedup output line needs 'id' and 'cluster'", source=output, line=lineno)
         recs.append(obj)

@@ -230,31 +230,11 @@ class Truth:
     @classmethod
     def load(cls, path: str | os.PathLike[str]) -> Truth:
         """Read a truth JSONL (or .jsonl.gz) file."""
-        from neardup.io import expand_inputs
+        from neardup.io import expand_inputs, iter_json_objects
 
         p = expand_inputs([path])[0]
-        opener: Any
-        if p.name.endswith(".gz"):
-            import gzip
-
-            opener = gzip.open
-        else:
-            opener = open
-
-        def rows() -> Iterable[Mapping[str, Any]]:
-            with opener(p, "rb") as fh:
-                for lineno, raw in enumerate(fh, 1):
-                    if not raw.strip():
-                        continue
-                    try:
-                        obj = orjson.loads(raw)
-                    except orjson.JSONDecodeError:
-                        raise InputError("is not valid JSON", source=str(p), line=lineno) from None
-                    if not isinstance(obj, dict):
-                        raise InputError("expected a JSON object", source=str(p), line=lineno)
-                    yield obj
-
-        return cls.from_records(rows(), source=str(p))
+        rows = (obj for _, obj in iter_json_objects(p))
+        return cls.from_records(rows, source=str(p))
 
     def save(self, path: str | os.PathLike[str]) -> None:
         from neardup.io import atomic_write
