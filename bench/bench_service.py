@@ -286,13 +286,14 @@ def run_python(
 
 class Peer:
     """ContentSeen.check in this process, one thread, no HTTP: what the service wraps. It gets the
-    same request bodies as the service right after it, so both see the same machine load."""
+    same request bodies as the service right after it (so both see the same machine load), each body
+    once, in order, on a fresh in-memory state (so a page-add run meets the same duplicates)."""
 
     def __init__(self) -> None:
         from neardup.contentseen import ContentSeen
 
-        self.cs = ContentSeen("memory://")
-        self.cs.check(
+        self.new = ContentSeen
+        self.new().check(
             "https://warm.invalid/",
             html=page({"text": "长江是中华民族的母亲河。" * 9, "title": ""}, 9),
             add=False,
@@ -300,11 +301,14 @@ class Peer:
 
     def rate(self, bodies: Path, seconds: float) -> float:
         rows = [json.loads(line) for line in bodies.read_text(encoding="utf-8").splitlines()]
+        cs = self.new()
         done = 0
         t0 = time.perf_counter()
-        while time.perf_counter() - t0 < seconds:
-            self.cs.check(**rows[done % len(rows)])
+        for row in rows:
+            cs.check(**row)
             done += 1
+            if time.perf_counter() - t0 >= seconds:
+                break
         return done / (time.perf_counter() - t0)
 
 

@@ -1,4 +1,5 @@
-"""``neardup serve``: run the HTTP service (uvicorn, one worker: the state lives in this process).
+"""``neardup serve``: run the HTTP service (uvicorn, one server process: the state lives in it; pages
+are analysed in a pool of worker processes beside it).
 
     neardup serve --state ./nd-state                       # loopback, unauthenticated
     NEARDUP_TOKEN=... neardup serve --state ./nd-state --host 0.0.0.0 --port 8000
@@ -15,7 +16,13 @@ from pathlib import Path
 import click
 
 from neardup._deps import require
-from neardup.service.settings import DEFAULT_MAX_BATCH, DEFAULT_MAX_BODY, TOKEN_ENV, ServiceSettings
+from neardup.service.settings import (
+    DEFAULT_MAX_BATCH,
+    DEFAULT_MAX_BODY,
+    TOKEN_ENV,
+    ServiceSettings,
+    default_analysis_processes,
+)
 
 __all__ = ["serve_cmd"]
 
@@ -82,6 +89,13 @@ __all__ = ["serve_cmd"]
     help="Seconds a URL stays in its job's seen-store.",
 )
 @click.option(
+    "--analysis-processes",
+    type=click.IntRange(0, 64),
+    default=None,
+    help="Worker processes that analyse pages (extraction, SimHash, layout) beside the server "
+    "[default: one per CPU; 0 on one CPU]. 0 analyses in the server process.",
+)
+@click.option(
     "--log-level", type=click.Choice(["debug", "info", "warning", "error"]), default="info", show_default=True
 )
 @click.option(
@@ -101,6 +115,7 @@ def serve_cmd(
     max_distance: int,
     recrawl_after: float | None,
     url_ttl: float | None,
+    analysis_processes: int | None,
     log_level: str,
     access_log: bool,
 ) -> None:
@@ -119,6 +134,7 @@ def serve_cmd(
         max_distance=max_distance,
         recrawl_after=recrawl_after,
         url_ttl=url_ttl,
+        analysis_processes=default_analysis_processes() if analysis_processes is None else analysis_processes,
     ).with_token_from_env(token_file)
     settings.check_bind()
     logging.basicConfig(

@@ -8,8 +8,8 @@
 
 from __future__ import annotations
 
-from neardup.contentseen.contentseen import ContentSeen
+from neardup.contentseen.contentseen import ContentSeen, PageAnalysis
 from neardup.contentseen.extract import extract_main_text, layout_signature
 from neardup.contentseen.verdict import KINDS, Verdict
 
-__all__ = ["KINDS", "ContentSeen", "Verdict", "extract_main_text", "layout_signature"]
+__all__ = ["KINDS", "ContentSeen", "PageAnalysis", "Verdict", "extract_main_text", "layout_signature"]

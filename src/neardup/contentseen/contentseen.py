@@ -14,6 +14,7 @@ duplicate of which earlier document, and why. See docs/contentseen.md for the ex
 
 from __future__ import annotations
 
+import copy
 import fcntl
 import os
 import threading
@@ -43,7 +44,7 @@ from neardup.fingerprint.simhash import SimHasher, hamming
 from neardup.index import HammingIndex
 from neardup.stores import KeyValueStore, open_store
 
-__all__ = ["ContentSeen"]
+__all__ = ["ContentSeen", "PageAnalysis"]
 
 FORMAT = "neardup.contentseen"
 VERSION = 1
@@ -110,17 +111,23 @@ class _Doc:
 
 
 @dataclass(slots=True)
-class _Probe:
-    """Everything ``check`` computes about the page being checked."""
+class PageAnalysis:
+    """What ContentSeen reads from one page, before it looks at what it has seen.
 
-    raw: int
-    text: str = ""
-    text_key: int | None = None
-    fp: int | None = None
-    layout_feats: tuple[str, ...] | None = None
-    layout: int | None = None
-    sents: list[str] = field(default_factory=list)
-    sent_keys: list[int] = field(default_factory=list)
+    It depends only on the page and the settings, not on the state, so it can be computed in
+    another process (the service does, in a pool) and handed to :meth:`ContentSeen.check_analysed`.
+    ``complete`` is False while ``check`` computes it lazily (an exact copy needs only ``raw``).
+    """
+
+    raw: int  # xxh3 of the whitespace-collapsed HTML (or of the text when there is no HTML)
+    text: str = ""  # main text
+    text_key: int | None = None  # xxh3 of the whitespace-collapsed main text
+    fp: int | None = None  # main-text SimHash
+    layout: int | None = None  # template signature (HTML only)
+    sent_keys: list[int] = field(default_factory=list)  # nshash keys of the longest sentences
+    sents: list[str] = field(default_factory=list)  # those sentences, read only to explain
+    settings: str = ""  # which settings made it (see ContentSeen.check_analysed)
+    complete: bool = False
 
 
 class _LocalKeys:
@@ -221,7 +228,9 @@ class ContentSeen:
         self.fsync = bool(fsync)
         self.explain = bool(explain)
         self._hasher = SimHasher(self.config)
+        self._settings_key = f"{self._h64(orjson.dumps(self._settings(), option=orjson.OPT_SORT_KEYS)):016x}"
         self._lock = threading.RLock()
+        self._analysis_lock = threading.Lock()
         self._closed = False
         self._docs: dict[int, _Doc] = {}
         self._last_id = 0
@@ -271,6 +280,17 @@ class ContentSeen:
                 "hash": self.nshash_hash,
                 "min_sentence_chars": self.min_sentence_chars,
             },
+        }
+
+    def analyser_settings(self) -> dict[str, Any]:
+        """The settings that shape :meth:`analyse`: ``ContentSeen(None, **these).analyse(...)``, in
+        any process, gives analyses this ContentSeen accepts (all values pickle)."""
+        return {
+            "config": self.config,
+            "extractor": self.extractor,
+            "nshash_n": self.nshash_n,
+            "min_sentence_chars": self.min_sentence_chars,
+            "nshash_hash": self.nshash_hash,
         }
 
     def _open_dir(self, path: Path) -> None:
@@ -391,91 +411,170 @@ class ContentSeen:
         return doc.root if doc is not None else doc_id
 
     # -- the check ---------------------------------------------------------------------------
-    def _probe(self, html: str | None, text: str | None) -> _Probe:
-        if html is not None:
-            probe = _Probe(raw=self._h64(normalize_html(html).encode("utf-8", "surrogatepass")))
-        else:
-            assert text is not None
-            # text only: "exact" is the same text as given, "content" the same text whitespace aside
-            probe = _Probe(raw=self._h64(b"text:" + text.strip().encode("utf-8", "surrogatepass")))
-        return probe
-
-    def _analyse(self, probe: _Probe, html: str | None, text: str | None) -> None:
-        if text is None:
-            assert html is not None
-            text = extract_main_text(html, self.extractor)
-        probe.text = text
-        # whitespace-collapsed text: cheap, and what "the same main text" means; case, width and
-        # Unicode-form variants are caught as near duplicates at distance 0
-        norm = " ".join(text.split())
-        if norm:
-            probe.text_key = self._h64(norm.encode("utf-8", "surrogatepass"))
-            probe.fp = self._hasher.fingerprint(text)
-            # nshash's own keys (the same as NSHash.get_nshash); the sentences themselves are
-            # read again only to explain a duplicate
-            probe.sent_keys = sentence_hashes(text, self.nshash_n, self.nshash_hash, self.min_sentence_chars)
-
-    def _layout(self, probe: _Probe, html: str | None) -> int | None:
-        if html is None:
-            return None
-        if probe.layout is None:
-            probe.layout_feats = layout_features(html)
-            probe.layout = layout_signature(probe.layout_feats, bits=64) if probe.layout_feats else None
-        return probe.layout
-
-    def check(
-        self, url: str, html: str | bytes | None = None, text: str | None = None, add: bool = True
-    ) -> Verdict:
-        """The verdict on one fetched page; with ``add`` (default) the page is remembered.
-
-        Give ``html`` (the page as fetched; bytes are decoded by their declared or detected
-        encoding), or ``text`` (main text you extracted), or both (``text`` is then used as the
-        main text and ``html`` for the exact and layout checks).
-        """
-        if not isinstance(url, str):
-            raise InputError(f"url must be a string, got {type(url).__name__}")
+    @staticmethod
+    def _page_of(html: str | bytes | None, text: str | None) -> str | None:
+        """Validate what a caller gave and decode the HTML."""
         if html is None and text is None:
             raise InputError("give the page's html or its text (or both), got neither")
         if html is not None and not isinstance(html, (str, bytes)):
             raise InputError(f"html must be str or bytes, got {type(html).__name__}")
         if text is not None and not isinstance(text, str):
             raise InputError(f"text must be a string, got {type(text).__name__}")
-        page = decode_html(html) if html is not None else None
+        return decode_html(html) if html is not None else None
+
+    def _probe(self, html: str | None, text: str | None) -> PageAnalysis:
+        if html is not None:
+            probe = PageAnalysis(raw=self._h64(normalize_html(html).encode("utf-8", "surrogatepass")))
+        else:
+            assert text is not None
+            # text only: "exact" is the same text as given, "content" the same text whitespace aside
+            probe = PageAnalysis(raw=self._h64(b"text:" + text.strip().encode("utf-8", "surrogatepass")))
+        return probe
+
+    def _analyse(self, probe: PageAnalysis, html: str | None, text: str | None) -> None:
+        if probe.complete:
+            return
+        with self._analysis_lock:
+            if text is None:
+                assert html is not None
+                text = extract_main_text(html, self.extractor)
+            probe.text = text
+            # whitespace-collapsed text: cheap, and what "the same main text" means; case, width and
+            # Unicode-form variants are caught as near duplicates at distance 0
+            norm = " ".join(text.split())
+            if norm:
+                probe.text_key = self._h64(norm.encode("utf-8", "surrogatepass"))
+                probe.fp = self._hasher.fingerprint(text)
+                # nshash's own keys (the same as NSHash.get_nshash); the sentences themselves are
+                # read again only to explain a duplicate
+                probe.sent_keys = sentence_hashes(
+                    text, self.nshash_n, self.nshash_hash, self.min_sentence_chars
+                )
+
+    def _layout(self, probe: PageAnalysis, html: str | None) -> int | None:
+        if probe.complete or html is None:
+            return probe.layout
+        if probe.layout is None:
+            feats = layout_features(html)
+            probe.layout = layout_signature(feats, bits=64) if feats else None
+        return probe.layout
+
+    def analyse(self, html: str | bytes | None = None, text: str | None = None) -> PageAnalysis:
+        """Everything ``check`` reads from a page, without touching the state (any thread or process).
+
+        ``check(url, html)`` is ``check_analysed(url, analyse(html))``; splitting the two lets the
+        costly, stateless part (main-text extraction, segmentation, SimHash, layout) run in worker
+        processes while one process owns the state, as ``neardup serve`` does.
+
+        >>> cs = ContentSeen("memory://")
+        >>> a = cs.analyse(text="长江是中华民族的母亲河，也是中华民族发展的重要支撑。")
+        >>> cs.check_analysed("https://a.example/1", a).kind
+        'new'
+        """
+        page = self._page_of(html, text)
+        probe = self._probe(page, text)
+        self._analyse(probe, page, text)
+        self._layout(probe, page)
+        if probe.text:
+            probe.sents = longest_sentences(probe.text, self.nshash_n, self.min_sentence_chars)
+        probe.settings = self._settings_key
+        probe.complete = True
+        return probe
+
+    def check(
+        self,
+        url: str,
+        html: str | bytes | None = None,
+        text: str | None = None,
+        add: bool = True,
+        *,
+        sync: bool = True,
+    ) -> Verdict:
+        """The verdict on one fetched page; with ``add`` (default) the page is remembered.
+
+        Give ``html`` (the page as fetched; bytes are decoded by their declared or detected
+        encoding), or ``text`` (main text you extracted), or both (``text`` is then used as the
+        main text and ``html`` for the exact and layout checks). With ``sync=False`` an added page
+        is written to the journal but not fsynced: call :meth:`sync` before you acknowledge it
+        (one fsync for many pages: group commit).
+        """
+        if not isinstance(url, str):
+            raise InputError(f"url must be a string, got {type(url).__name__}")
+        page = self._page_of(html, text)
         probe = self._probe(page, text)
         with self._lock:
-            self._live()
-            self._checks += 1
-            hit = self._kv.get(probe.raw ^ _NS_RAW)
-            if hit is not None:
-                return self._finish(url, "exact", hit, probe, page, text, add)
-            self._analyse(probe, page, text)
-            if probe.text_key is not None:
-                hit = self._kv.get(probe.text_key ^ _NS_TEXT)
-                if hit is not None:
-                    return self._finish(url, "content", hit, probe, page, text, add)
-            if probe.fp is not None and len(probe.text) >= self.min_near_chars:
-                found = self._index.query(probe.fp, self.max_distance)
-                if found:
-                    best_id, _ = min(found, key=lambda x: (x[1], self._root_of(x[0]), x[0]))
-                    return self._finish(url, "near", best_id, probe, page, text, add)
-            similar = self._similar(probe)
-            if similar is not None:
-                other, shared = similar
-                need = min(self.min_shared, len(probe.sent_keys))
-                if shared >= need:
-                    mine = self._layout(probe, page)
-                    doc = self._docs.get(other)
-                    same_template = (
-                        mine is not None
-                        and doc is not None
-                        and doc.layout is not None
-                        and hamming(mine, doc.layout) <= self.layout_distance
-                    )
-                    kind = "layout" if same_template else "partial"
-                    return self._finish(url, kind, other, probe, page, text, add)
-            return self._finish(url, "new", None, probe, page, text, add)
+            return self._decide(url, probe, page, text, add, sync)
 
-    def _similar(self, probe: _Probe) -> tuple[int, int] | None:
+    def check_analysed(
+        self, url: str, analysis: PageAnalysis, add: bool = True, *, sync: bool = True
+    ) -> Verdict:
+        """The verdict on a page analysed by :meth:`analyse` (of a ContentSeen with these settings)."""
+        if not isinstance(url, str):
+            raise InputError(f"url must be a string, got {type(url).__name__}")
+        if not isinstance(analysis, PageAnalysis) or not analysis.complete:
+            raise InputError("analysis must be a PageAnalysis made by ContentSeen.analyse")
+        if analysis.settings != self._settings_key:
+            raise ConfigError(
+                "this analysis was made with other settings (SimHash, extractor or nshash) than "
+                "this ContentSeen's; analyse pages with a ContentSeen of the same settings"
+            )
+        probe = copy.copy(analysis)
+        with self._lock:
+            return self._decide(url, probe, None, None, add, sync)
+
+    def _decide(
+        self, url: str, probe: PageAnalysis, page: str | None, text: str | None, add: bool, sync: bool
+    ) -> Verdict:
+        self._live()
+        self._checks += 1
+        hit = self._kv.get(probe.raw ^ _NS_RAW)
+        if hit is not None:
+            return self._finish(url, "exact", hit, probe, page, add, sync)
+        self._analyse(probe, page, text)
+        if probe.text_key is not None:
+            hit = self._kv.get(probe.text_key ^ _NS_TEXT)
+            if hit is not None:
+                return self._finish(url, "content", hit, probe, page, add, sync)
+        if probe.fp is not None and len(probe.text) >= self.min_near_chars:
+            found = self._index.query(probe.fp, self.max_distance)
+            if found:
+                best_id, _ = min(found, key=lambda x: (x[1], self._root_of(x[0]), x[0]))
+                return self._finish(url, "near", best_id, probe, page, add, sync)
+        similar = self._similar(probe)
+        if similar is not None:
+            other, shared = similar
+            need = min(self.min_shared, len(probe.sent_keys))
+            if shared >= need:
+                mine = self._layout(probe, page)
+                doc = self._docs.get(other)
+                same_template = (
+                    mine is not None
+                    and doc is not None
+                    and doc.layout is not None
+                    and hamming(mine, doc.layout) <= self.layout_distance
+                )
+                kind = "layout" if same_template else "partial"
+                return self._finish(url, kind, other, probe, page, add, sync)
+        return self._finish(url, "new", None, probe, page, add, sync)
+
+    def sync(self) -> None:
+        """fsync the journal: every page added with ``sync=False`` so far becomes durable.
+
+        Safe to call from another thread while checks go on (it does not hold the lock while the
+        disk works), so one fsync can cover the pages of many concurrent requests.
+        """
+        with self._lock:
+            if self._wal is None:
+                return
+            fd = os.dup(self._wal)
+        try:
+            os.fsync(fd)
+        except OSError as exc:
+            raise StoreError(f"could not fsync the ContentSeen journal in {self.path}: {exc}") from exc
+        finally:
+            os.close(fd)
+
+    def _similar(self, probe: PageAnalysis) -> tuple[int, int] | None:
         """The earliest document sharing most of the page's longest-sentence hashes, and how many."""
         if not probe.sent_keys:
             return None
@@ -491,10 +590,10 @@ class ContentSeen:
         url: str,
         kind: str,
         other: int | None,
-        probe: _Probe,
+        probe: PageAnalysis,
         page: str | None,
-        text: str | None,
         add: bool,
+        sync: bool,
     ) -> Verdict:
         odoc = self._docs.get(other) if other is not None else None
         root = self._root_of(other) if other is not None else None
@@ -521,7 +620,7 @@ class ContentSeen:
                 reasons.update(self._reasons(kind, probe, odoc, other, distance, layout_distance))
         doc_id: int | None = None
         if add:
-            doc_id = self._add(url, kind, root, probe, page)
+            doc_id = self._add(url, kind, root, probe, page, sync)
             if similar_id is None and probe.sent_keys:
                 similar_id = doc_id
         return Verdict(
@@ -539,7 +638,7 @@ class ContentSeen:
     def _reasons(
         self,
         kind: str,
-        probe: _Probe,
+        probe: PageAnalysis,
         odoc: _Doc | None,
         other: int | None,
         distance: int | None,
@@ -577,9 +676,11 @@ class ContentSeen:
             )
         return out
 
-    def _add(self, url: str, kind: str, root: int | None, probe: _Probe, page: str | None) -> int:
+    def _add(
+        self, url: str, kind: str, root: int | None, probe: PageAnalysis, page: str | None, sync: bool
+    ) -> int:
         doc_id = self._kv.incr("contentseen_doc_id") if self._shared else self._last_id + 1
-        if kind not in ("exact", "content") and page is not None:
+        if kind not in ("exact", "content"):
             self._layout(probe, page)
         doc = _Doc(
             id=doc_id,
@@ -599,7 +700,7 @@ class ContentSeen:
                 written = os.write(self._wal, rec)
                 while written < len(rec):
                     written += os.write(self._wal, rec[written:])
-                if self.fsync:
+                if self.fsync and sync:
                     os.fsync(self._wal)
             except OSError as exc:
                 raise StoreError(f"could not write the ContentSeen journal in {self.path}: {exc}") from exc

@@ -17,6 +17,7 @@ token is configured. Bad input always gets a 4xx JSON answer ``{"error": code, "
 
 from __future__ import annotations
 
+import inspect
 import json
 import logging
 import os
@@ -56,7 +57,7 @@ from neardup.exceptions import (
 from neardup.service.auth import ApiError, check_bearer
 from neardup.service.backend import Backend, StateBackend
 from neardup.service.metrics import ServiceMetrics
-from neardup.service.settings import ServiceSettings
+from neardup.service.settings import ServiceSettings, default_analysis_processes
 
 __all__ = ["API_PREFIX", "create_app"]
 
@@ -249,7 +250,8 @@ def _error_response(err: ApiError) -> JSONResponse:
 
 
 # -- the body-size guard and request metrics ---------------------------------------------------
-_FastRoute = tuple[type[BaseModel], Callable[[Any, "str | None"], dict[str, Any]]]
+_FastHandler = Callable[[Any, "str | None"], "dict[str, Any] | Awaitable[dict[str, Any]]"]
+_FastRoute = tuple[type[BaseModel], _FastHandler]
 
 
 def _is_json(content_type: bytes) -> bool:
@@ -289,7 +291,10 @@ class _Guard:
     ) -> int:
         model, handler = route
         try:
-            payload = _dumps(handler(model.model_validate_json(body, strict=True), authorization))
+            result = handler(model.model_validate_json(body, strict=True), authorization)
+            if inspect.isawaitable(result):
+                result = await result
+            payload = _dumps(result)
             status, ctype, extra_headers = 200, b"application/json", {}
         except Exception as exc:
             err = _as_api_error(exc, f"{scope['method']} {scope['path']}")
@@ -452,7 +457,7 @@ def create_app(
     """Build the service's ASGI app. The backend (ContentSeen + URL stores) opens now and is flushed
     and closed at lifespan shutdown (uvicorn does that on SIGTERM).
 
-    >>> from neardup.service.settings import ServiceSettings
+    >>> from neardup.service.settings import ServiceSettings, default_analysis_processes
     >>> app = create_app(ServiceSettings(state="/tmp/nd"))  # doctest: +SKIP
     """
     settings = settings or ServiceSettings()
@@ -543,14 +548,20 @@ def create_app(
         metrics.urls_seen.inc(len(seen) - new)
         return {"job": batch.job, "seen": seen, "new": new}
 
-    def do_check_document(doc: DocumentCheck, authorization: str | None) -> dict[str, Any]:
+    acheck_document = getattr(be, "acheck_document", None)
+
+    async def do_check_document(doc: DocumentCheck, authorization: str | None) -> dict[str, Any]:
         if doc.add:
             check_bearer(authorization, token)
         why = _url_problem(doc.url, settings.max_url_chars)
         if why:
             raise ApiError(422, "invalid", f"url: {why}")
-        # inline, not in a thread pool: see neardup.service.backend for why
-        verdict = be.check_document(doc.url, doc.html, doc.text, doc.add)
+        # analysis in worker processes (or inline), never in a thread pool: see neardup.service.backend
+        verdict: dict[str, Any]
+        if acheck_document is not None:
+            verdict = await acheck_document(doc.url, doc.html, doc.text, doc.add)
+        else:
+            verdict = be.check_document(doc.url, doc.html, doc.text, doc.add)
         metrics.verdict(str(verdict.get("kind", "unknown")))
         if doc.add and verdict.get("kind") == "new":
             metrics.documents_added.inc()
@@ -570,7 +581,7 @@ def create_app(
         authorization: Annotated[str | None, Header()] = None,
     ) -> JSONResponse:
         """ContentSeen's verdict on a page; with ``add`` (the default, a write) it is remembered."""
-        return _FastJSON(do_check_document(doc, authorization))
+        return _FastJSON(await do_check_document(doc, authorization))
 
     @app.get(f"{API_PREFIX}/documents/{{doc_id:path}}/duplicates", tags=["documents"], responses=_ERRORS)
     async def duplicates(doc_id: str) -> JSONResponse:
@@ -592,9 +603,18 @@ def create_app(
 
 
 def app_from_env() -> FastAPI:
-    """An app configured from NEARDUP_STATE, NEARDUP_REDIS, NEARDUP_TOKEN (for ``uvicorn --factory``)."""
+    """An app configured from NEARDUP_STATE, NEARDUP_REDIS, NEARDUP_TOKEN and
+    NEARDUP_ANALYSIS_PROCESSES (for ``uvicorn --factory``)."""
+    processes = os.environ.get("NEARDUP_ANALYSIS_PROCESSES")
+    try:
+        analysis_processes = int(processes) if processes else default_analysis_processes()
+    except ValueError:
+        raise ConfigError(
+            f"NEARDUP_ANALYSIS_PROCESSES must be a whole number of processes, got {processes!r}"
+        ) from None
     settings = ServiceSettings(
         state=os.environ.get("NEARDUP_STATE") or None,  # type: ignore[arg-type]
         redis=os.environ.get("NEARDUP_REDIS") or None,
+        analysis_processes=analysis_processes,
     )
     return create_app(settings.with_token_from_env(os.environ.get("NEARDUP_TOKEN_FILE") or None))

@@ -1,10 +1,14 @@
 """What the service serves: one ContentSeen and a URL seen-store per crawl job, behind one lock.
 
 The state lives in this process (the Hamming index is in memory and is snapshotted by
-``ContentSeen.flush``), so the service runs ONE worker. The app calls these methods inline on the
-event loop: the work is CPU-bound Python (GIL), so a thread pool adds no parallelism, only GIL
-hand-offs that multiplied the p99 latency by ~3 in our measurements (docs/service.md). The lock
-still guards against callers that use a backend from several threads.
+``ContentSeen.flush``), so the service runs ONE server process. A document check is split:
+the stateless analysis (``ContentSeen.analyse``: extraction, segmentation, SimHash, layout; most
+of the CPU) runs in a pool of worker processes when ``analysis_processes`` > 0, and the short
+state step runs inline on the event loop; added pages are made durable by group commit (one
+fsync, in a thread, covers every request that wrote while the previous one ran). A thread pool
+would add no parallelism to the CPU work (GIL), only hand-offs that multiplied the p99 latency
+by ~3 in our measurements (docs/service.md). The lock still guards against callers that use a
+backend from several threads.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from typing import Any, Protocol
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from neardup.exceptions import StoreError
+from neardup.service.pool import AnalysisPool, GroupSync
 from neardup.service.settings import ServiceSettings
 
 __all__ = ["Backend", "StateBackend"]
@@ -94,6 +99,14 @@ class StateBackend:
         self.contentseen = ContentSeen(state=state, **kwargs)
         self._closed = False
         self._warm_up()
+        self._group = GroupSync(self.contentseen.sync)
+        self.pool: AnalysisPool | None = None
+        if settings.analysis_processes > 0:
+            try:
+                self.pool = AnalysisPool(self.contentseen.analyser_settings(), settings.analysis_processes)
+            except BaseException:
+                self.contentseen.close()
+                raise
 
     def _warm_up(self) -> None:
         """Load the segmenter's dictionary and compile the kernels now, not on the first request."""
@@ -106,6 +119,24 @@ class StateBackend:
     def check_document(self, url: str, html: str | None, text: str | None, add: bool) -> dict[str, Any]:
         with self._lock:
             verdict = self.contentseen.check(url, html=html, text=text, add=add)
+        out: dict[str, Any] = verdict.to_dict()
+        return out
+
+    async def acheck_document(
+        self, url: str, html: str | None, text: str | None, add: bool
+    ) -> dict[str, Any]:
+        """``check_document`` for the event loop: analysis in the worker pool (when there is one),
+        the state step inline, and an added page acknowledged only once an fsync covers it."""
+        cs = self.contentseen
+        analysis = await self.pool.analyse(html, text) if self.pool is not None else None
+        if analysis is not None:
+            with self._lock:
+                verdict = cs.check_analysed(url, analysis, add, sync=False)
+        else:  # no pool, or its workers are restarting: analyse here
+            with self._lock:
+                verdict = cs.check(url, html=html, text=text, add=add, sync=False)
+        if verdict.doc_id is not None and cs.path is not None and cs.fsync:
+            await self._group.wait()
         out: dict[str, Any] = verdict.to_dict()
         return out
 
@@ -183,5 +214,7 @@ class StateBackend:
                     except Exception:
                         log.exception("closing a URL seen-store failed")
                 self._jobs.clear()
+            if self.pool is not None:
+                self.pool.close()
             self.contentseen.flush()
             self.contentseen.close()

@@ -14,7 +14,14 @@ from pathlib import Path
 
 from neardup.exceptions import ConfigError
 
-__all__ = ["DEFAULT_MAX_BATCH", "DEFAULT_MAX_BODY", "TOKEN_ENV", "ServiceSettings", "read_token_file"]
+__all__ = [
+    "DEFAULT_MAX_BATCH",
+    "DEFAULT_MAX_BODY",
+    "TOKEN_ENV",
+    "ServiceSettings",
+    "default_analysis_processes",
+    "read_token_file",
+]
 
 TOKEN_ENV = "NEARDUP_TOKEN"
 DEFAULT_MAX_BODY = 2 * 1024 * 1024
@@ -29,6 +36,16 @@ def _is_loopback(host: str) -> bool:
         return ipaddress.ip_address(host.strip("[]")).is_loopback
     except ValueError:
         return False
+
+
+def default_analysis_processes() -> int:
+    """Worker processes for page analysis: one per CPU this process may use; none on one CPU
+    (a worker would only compete with the server for it)."""
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not Linux
+        cpus = os.cpu_count() or 1
+    return min(cpus, 16) if cpus > 1 else 0
 
 
 def read_token_file(path: str | Path) -> str:
@@ -68,6 +85,7 @@ class ServiceSettings:
     max_jobs: int = 1024  # URL seen-stores kept open at once (least recently used closed first)
     max_url_chars: int = 8192
     fast_path: bool = True  # serve the two hot POST endpoints before FastAPI's routing (same answers)
+    analysis_processes: int = 0  # worker processes analysing pages (0: in the server process)
 
     def __post_init__(self) -> None:
         if self.state is not None and not isinstance(self.state, Path):
@@ -80,6 +98,8 @@ class ServiceSettings:
             raise ConfigError(f"max_body_bytes must be >= 1024, got {self.max_body_bytes}")
         if self.max_batch < 1:
             raise ConfigError(f"max_batch must be >= 1, got {self.max_batch}")
+        if not 0 <= self.analysis_processes <= 64:
+            raise ConfigError(f"analysis_processes must be between 0 and 64, got {self.analysis_processes}")
         if self.max_jobs < 1:
             raise ConfigError(f"max_jobs must be >= 1, got {self.max_jobs}")
         if not 0 <= self.max_distance <= 8:

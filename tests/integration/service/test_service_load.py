@@ -1,8 +1,10 @@
-"""Load: 8 client threads check-and-add 400 news pages while the service is SIGTERM-restarted mid-way;
-afterwards every acknowledged document is still known."""
+"""Load: 8 client threads check-and-add 400 news pages while the service is restarted mid-way, once
+gracefully (SIGTERM) and once killed (SIGKILL: no shutdown, no flush; only what was fsynced before a
+page was acknowledged survives); afterwards every acknowledged document is still known."""
 
 from __future__ import annotations
 
+import signal
 import threading
 import time
 from pathlib import Path
@@ -22,7 +24,10 @@ DEADLINE_S = 180  # a bound against hangs: the test takes ~30-60 s on a loaded 2
 DUP_KINDS = {"exact", "content", "near", "layout", "partial"}
 
 
-def test_service_load_restart_keeps_every_acknowledged_document(tmp_path: Path, data_dir: Path) -> None:
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL], ids=["sigterm", "sigkill"])
+def test_service_load_restart_keeps_every_acknowledged_document(
+    tmp_path: Path, data_dir: Path, sig: signal.Signals
+) -> None:
     items = read_items(data_dir, N_PAGES // 2)
     # half the pages are originals on site 0, half the same articles mirrored on site 1 or 2
     work = [(page_url(it, 0), page(it, 0)) for it in items]
@@ -67,7 +72,7 @@ def test_service_load_restart_keeps_every_acknowledged_document(tmp_path: Path, 
         time.sleep(0.02)
     with lock:
         before_restart = len(acked)
-    assert svc.stop() == 0, svc.log()[-3000:]
+    assert svc.stop(sig=sig) == 0, svc.log()[-3000:]
     svc.start()
     for t in threads:
         t.join(timeout=max(1.0, t_end - time.monotonic()))
@@ -91,6 +96,6 @@ def test_service_load_restart_keeps_every_acknowledged_document(tmp_path: Path, 
     finally:
         assert svc.stop() == 0
     print(
-        f"load: {N_PAGES} pages, {N_CLIENTS} clients, restart after {before_restart} acks, "
+        f"load: {N_PAGES} pages, {N_CLIENTS} clients, {sig.name} after {before_restart} acks, "
         f"{retries[0]} retries, {elapsed:.1f}s"
     )

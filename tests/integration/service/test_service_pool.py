@@ -1,0 +1,100 @@
+"""The service's page-analysis worker pool (real spawned processes) and its group commit."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import time
+from pathlib import Path
+
+import pytest
+from service_pages import page, page_url, read_items
+
+from neardup.exceptions import InputError, StoreError
+from neardup.service.backend import StateBackend
+from neardup.service.pool import GroupSync
+from neardup.service.settings import ServiceSettings
+
+pytestmark = pytest.mark.timeout(300)
+
+
+def test_group_sync_answers_each_writer_after_a_sync_that_covers_it() -> None:
+    written = 0  # appends so far
+    synced = 0  # appends covered by the last completed fsync
+    calls = 0
+
+    def fsync() -> None:
+        nonlocal synced, calls
+        upto = written  # an fsync covers what was written before it began
+        time.sleep(0.005)
+        synced = upto
+        calls += 1
+
+    async def main() -> None:
+        group = GroupSync(fsync)
+
+        async def writer(i: int) -> None:
+            nonlocal written
+            await asyncio.sleep(i % 7 * 0.001)
+            written += 1
+            mine = written
+            await group.wait()
+            assert synced >= mine, (mine, synced)
+
+        await asyncio.gather(*(writer(i) for i in range(200)))
+
+    asyncio.run(main())
+    assert 1 <= calls < 200  # writers shared fsyncs
+
+
+def test_group_sync_passes_an_fsync_failure_to_its_waiters() -> None:
+    def fsync() -> None:
+        raise StoreError("disk full")
+
+    async def main() -> None:
+        group = GroupSync(fsync)
+        results = await asyncio.gather(group.wait(), group.wait(), return_exceptions=True)
+        assert all(isinstance(r, StoreError) for r in results)
+
+    asyncio.run(main())
+
+
+def test_pool_analyses_pages_and_survives_a_killed_worker(tmp_path: Path, data_dir: Path) -> None:
+    items = read_items(data_dir, 4)
+    be = StateBackend(ServiceSettings(state=tmp_path / "state", analysis_processes=1))
+    try:
+        pool = be.pool
+        assert pool is not None
+
+        async def check(i: int, site: int) -> dict[str, object]:
+            return await be.acheck_document(page_url(items[i], site), page(items[i], site), None, True)
+
+        async def scenario() -> None:
+            assert (await check(0, 0))["kind"] == "new"
+            assert (await check(0, 1))["kind"] == "content"
+            # kill the worker: the page it held fails (the service answers 503), nothing is added
+            os.kill(pool.workers[0].pid, signal.SIGKILL)
+            with pytest.raises(StoreError, match="worker process died"):
+                await check(1, 0)
+            # while a new worker starts, pages are analysed in the server process
+            assert (await check(1, 0))["kind"] == "new"
+            for _ in range(600):
+                if pool.restarts == 1:
+                    break
+                await asyncio.sleep(0.1)
+            assert pool.restarts == 1 and pool.workers[0].alive
+            assert (await check(2, 0))["kind"] == "new"
+            assert (await check(2, 2))["kind"] == "content"
+            # the worker's own errors come back as what they are
+            with pytest.raises(InputError, match="html or its text"):
+                await pool.analyse(None, None)
+
+        asyncio.run(scenario())
+        # a new event loop (as in a second test client) is picked up
+        assert asyncio.run(check(3, 0))["kind"] == "new"
+        workers = [w.proc for w in pool.workers]
+        assert len(be.contentseen) == 6
+    finally:
+        be.close()
+    assert workers and not any(p.is_alive() for p in workers)
