@@ -57,6 +57,8 @@ _KIND_CODE = {k: i for i, k in enumerate(KINDS)}
 _NS_RAW = 0x9E3779B97F4A7C15
 _NS_TEXT = 0xC2B2AE3D27D4EB4F
 _TOP_FEATURES = 10  # shared features listed in a verdict's reasons
+# the journal only grows: fdatasync flushes its data and new length, without the timestamps
+_datasync = getattr(os, "fdatasync", os.fsync)
 
 
 @dataclass(slots=True)
@@ -568,7 +570,7 @@ class ContentSeen:
                 return
             fd = os.dup(self._wal)
         try:
-            os.fsync(fd)
+            _datasync(fd)
         except OSError as exc:
             raise StoreError(f"could not fsync the ContentSeen journal in {self.path}: {exc}") from exc
         finally:
@@ -701,7 +703,7 @@ class ContentSeen:
                 while written < len(rec):
                     written += os.write(self._wal, rec[written:])
                 if self.fsync and sync:
-                    os.fsync(self._wal)
+                    _datasync(self._wal)
             except OSError as exc:
                 raise StoreError(f"could not write the ContentSeen journal in {self.path}: {exc}") from exc
         self._remember(doc, put_keys=True)

@@ -17,7 +17,7 @@ True
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 __all__ = ["DUPLICATE_KINDS", "KINDS", "Kind", "Verdict"]
@@ -56,9 +56,20 @@ class Verdict:
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict (``is_duplicate`` included)."""
-        d = asdict(self)
-        d["is_duplicate"] = self.is_duplicate
-        return d
+        # by hand, not dataclasses.asdict, which deep-copies every value: the service calls this once
+        # per request. ``reasons`` is copied one level deep (its lists are shared with the verdict).
+        return {
+            "kind": self.kind,
+            "doc_id": self.doc_id,
+            "duplicate_of": self.duplicate_of,
+            "distance": self.distance,
+            "similar_id": self.similar_id,
+            "layout_distance": self.layout_distance,
+            "url": self.url,
+            "duplicate_url": self.duplicate_url,
+            "reasons": dict(self.reasons),
+            "is_duplicate": self.is_duplicate,
+        }
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Verdict:

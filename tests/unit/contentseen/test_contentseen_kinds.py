@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 from pathlib import Path
 
@@ -147,6 +148,7 @@ def test_contentseen_verdict_round_trips_through_dict(cs: ContentSeen) -> None:
     d = v.to_dict()
     assert d["is_duplicate"] is True and d["kind"] == "content"
     assert Verdict.from_dict(d) == v
+    assert d == {**dataclasses.asdict(v), "is_duplicate": True}  # every field, nothing else
 
 
 def test_contentseen_checks_from_threads_get_unique_ids() -> None:
