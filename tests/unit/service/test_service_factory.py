@@ -10,6 +10,7 @@ from click.testing import CliRunner
 from service_testkit import ASGIClient
 
 from neardup.cli.serve import serve_cmd
+from neardup.exceptions import ConfigError
 from neardup.service.app import app_from_env, create_app
 from neardup.service.backend import StateBackend
 from neardup.service.settings import ServiceSettings
@@ -64,12 +65,17 @@ def test_service_state_dir_layout_and_reopen(tmp_path: Path) -> None:
 def test_service_app_from_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("NEARDUP_STATE", str(tmp_path / "st"))
     monkeypatch.setenv("NEARDUP_TOKEN", "env-token-0123456789")
+    monkeypatch.setenv("NEARDUP_ANALYSIS_PROCESSES", "0")
     app = app_from_env()
     try:
         assert app.state.settings.token == "env-token-0123456789"
         assert app.state.settings.state == tmp_path / "st"
+        assert app.state.settings.analysis_processes == 0 and app.state.backend.pool is None
     finally:
         app.state.backend.close()
+    monkeypatch.setenv("NEARDUP_ANALYSIS_PROCESSES", "two")
+    with pytest.raises(ConfigError, match="NEARDUP_ANALYSIS_PROCESSES must be a whole number"):
+        app_from_env()
 
 
 @pytest.mark.parametrize(
@@ -78,6 +84,7 @@ def test_service_app_from_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -
         (["--host", "0.0.0.0"], "refusing to listen on '0.0.0.0' without a bearer token"),
         (["--token-file", "/nonexistent/token"], "cannot read the token file"),
         (["--max-batch", "0"], "--max-batch"),
+        (["--analysis-processes", "-1"], "--analysis-processes"),
     ],
 )
 def test_service_cli_refuses_bad_settings(

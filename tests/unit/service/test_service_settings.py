@@ -35,6 +35,8 @@ def test_service_token_from_env_or_file(tmp_path: Path, monkeypatch: pytest.Monk
 def test_service_bad_tokens_and_limits_are_config_errors(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match=">= 16 characters, got 5"):
         ServiceSettings(token="short")
+    with pytest.raises(ConfigError, match="analysis_processes must be between 0 and 64, got 65"):
+        ServiceSettings(analysis_processes=65)
     (tmp_path / "empty").write_text("\n")
     with pytest.raises(ConfigError, match="is empty"):
         read_token_file(tmp_path / "empty")
