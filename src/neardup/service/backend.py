@@ -207,7 +207,11 @@ class StateBackend:
 
     # -- lifecycle ---------------------------------------------------------------------------
     def stats(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"url_jobs_open": len(self._jobs)}
+        out: dict[str, Any] = {
+            "url_jobs_open": len(self._jobs),
+            "analysis_processes": sum(w.alive for w in self.pool.workers) if self.pool else 0,
+            "analysis_restarts": self.pool.restarts if self.pool else 0,
+        }
         stats = getattr(self.contentseen, "stats", None)
         if callable(stats):
             try:
