@@ -17,6 +17,7 @@ True
 from __future__ import annotations
 
 import re
+import string
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
@@ -70,6 +71,66 @@ _LAYOUT_SKIP_TAGS = frozenset(
         "sub",
     }
 )
+
+
+# layout_features scans a page with findall of _LAYOUT_SCAN, which stops where the loop of
+# _layout_tokens_scan stops, in the same order: at a comment (to its "-->" or the page's end), at a
+# raw-text element up to its exact "</script" (whose body may hold "<b"), or at a start tag, whose
+# text (name and attributes, up to the first ">" even inside quotes) is the one group.
+#
+# The regex engine spends ~0.1 us on each "<" of a body (str.find does not), so the regex skips a
+# raw-text body only when it holds at most _RAW_BODY_LT + 1 "<". Past that, the group is the start
+# tag and all the rest of the page up to its last ">", which ends the findall; layout_features then
+# finds the close with str.find and scans on after it. Each such body copies the rest of the page:
+# past _RAW_RESUMES of them, or for a raw-text element without an exact lowercase close (or one
+# matched as a plain start tag, when no ">" follows it), the page is redone by _layout_tokens_scan,
+# whose "</SCRIPT" fallback looks in page.lower(), a string that "İ" makes longer than the page.
+_NAME_CHARS = string.ascii_letters + string.digits + "-"
+_RAW_MARK = "<"  # the token of a raw-text start tag; no layout token is "<"
+_RAW_BODY_LT = 64
+_RAW_RESUMES = 4
+
+
+def _ascii_nocase(s: str) -> str:
+    return "".join(f"[{c}{c.upper()}]" for c in s)
+
+
+def _raw_text_start(tag: str) -> str:
+    # <script ...> after its "s", which the caller matched (the lookbehind tells which element it
+    # was): the name in any ASCII case and not longer, then up to the first ">"
+    return rf"(?<=[{tag[0]}{tag[0].upper()}]){_ascii_nocase(tag[1:])}(?![a-zA-Z0-9-])[^>]*>"
+
+
+def _raw_text_body(tag: str) -> str:
+    # up to the first "</script", if at most _RAW_BODY_LT + 1 other "<" come before it. Each [^<]*
+    # is followed by a "<", so that the engine gives up on a longer body (or one without a close)
+    # by scanning back for a "<", not by trying every place in it
+    other = rf"<(?!/{tag})"
+    return rf"[^<]*<(?:(?!/{tag})(?:[^<]*{other}){{0,{_RAW_BODY_LT}}}[^<]*<)?/{tag}"
+
+
+# the alternatives for raw-text elements start with a set of first letters, which the regex engine
+# tests before entering them (a lookahead would be entered at every tag); so does the group's
+_RAW_FIRST = "".join(sorted({c for t in _RAW_TEXT_TAGS for c in (t[0], t[0].upper())}))
+_OTHER_FIRST = "".join(sorted(set(string.ascii_letters) - set(_RAW_FIRST)))
+_RAW_STARTS = "|".join(_raw_text_start(t) for t in sorted(_RAW_TEXT_TAGS))
+_LAYOUT_SCAN = re.compile(
+    # a comment: up to the first ">" that ends a "-->" after the "<!--" (or the page's end), one
+    # step per ">" (not per "-"); a ">" or "->" right after the "<!--" ends none
+    r"<(?:!--(?:>|->)?(?:[^>]*>(?<!-->))*(?:[^>]*>(?<=-->)|[^>]*)"
+    + f"|[{_RAW_FIRST}](?:"
+    + "|".join(_raw_text_start(t) + _raw_text_body(t) for t in sorted(_RAW_TEXT_TAGS))
+    + ")"  # a raw-text element
+    + f"|((?:[{_OTHER_FIRST}][^>]*|[{_RAW_FIRST}](?:(?:{_RAW_STARTS})(?s:.*)|[^>]*)))>)"  # a start tag
+)
+# start-tag text -> its token ("" for a tag left out), filled by _tag_token; the same tags recur
+# within and across pages, so most tags cost one dict lookup. Also keyed by a tag's text before its
+# first "=" ('a href'), which gives the token of any tag with that start and no "lass"/"LASS" in it
+# (the token is then the name's, and the name ends before the "="). Raw-text tags are left out, so
+# they always reach _tag_token. Bounded: cleared when full.
+_TAG_TOKENS: dict[str, str] = {"": ""}
+_TAG_TOKENS_MAX = 4096
+_TAG_TOKENS_KEY_MAX = 256
 
 
 @dataclass(frozen=True)
@@ -175,15 +236,36 @@ def extract_main_text(html: str | bytes, extractor: str = "resiliparse", *, pros
     return "\n".join(line for line in lines if line)
 
 
-def layout_features(html: str | bytes) -> tuple[str, ...]:
-    """The page template as a set of 3-tag shingles over start tags with their first class.
+def _tag_token(tag: str) -> str:
+    """The token of a start tag's text (name and attributes), remembered in _TAG_TOKENS."""
+    n = len(tag) - len(tag.lstrip(_NAME_CHARS))
+    name = tag[:n].lower()
+    if name in _RAW_TEXT_TAGS:
+        return _RAW_MARK
+    attrs = tag[n:]
+    gated = "lass" in tag or "LASS" in tag
+    if name in _LAYOUT_SKIP_TAGS:
+        tok = name = ""
+    else:
+        c = _CLASS.search(attrs) if "lass" in attrs or "LASS" in attrs else None
+        cls = (c.group(1) or c.group(2) or c.group(3)) if c else None
+        tok = f"{name}.{cls}" if cls else name
+    if len(tag) <= _TAG_TOKENS_KEY_MAX:
+        if len(_TAG_TOKENS) >= _TAG_TOKENS_MAX:
+            _TAG_TOKENS.clear()
+            _TAG_TOKENS[""] = ""
+        _TAG_TOKENS[tag] = tok
+        if not gated:
+            _TAG_TOKENS[tag.partition("=")[0]] = name
+    return tok
 
-    >>> layout_features('<div class="a b"><ul><li><a>x</a></li></ul></div>')
-    ('div.a>ul>li', 'ul>li>a')
-    """
-    page = decode_html(html)
+
+def _layout_tokens_scan(page: str) -> list[str]:
+    """The start-tag tokens of a page, one regex search per tag (see _LAYOUT_SCAN for the fast way)."""
     tokens: list[str] = []
     search = _TAG_OR_COMMENT.search
+    lowered = ""  # page.lower(), made once
+    no_close: set[str] = set()  # raw-text tags with no exact close after pos (pos only grows)
     pos = 0
     while True:
         m = search(page, pos)
@@ -197,9 +279,11 @@ def layout_features(html: str | bytes) -> tuple[str, ...]:
             continue
         tag = tag.lower()
         if tag in _RAW_TEXT_TAGS:  # script/style bodies hold no layout (and may hold "<b")
-            end = page.find(f"</{tag}", pos)
+            end = -1 if tag in no_close else page.find(f"</{tag}", pos)
             if end < 0:
-                end = page.lower().find(f"</{tag}", pos)
+                no_close.add(tag)
+                lowered = lowered or page.lower()
+                end = lowered.find(f"</{tag}", pos)
             pos = len(page) if end < 0 else end
             continue
         if tag in _LAYOUT_SKIP_TAGS:
@@ -210,12 +294,80 @@ def layout_features(html: str | bytes) -> tuple[str, ...]:
         tokens.append(f"{tag}.{cls}" if cls else tag)
     # runs of one tag (p p p: the paragraphs of an article) count once, so pages of one template
     # with short and long articles give the same sequence
-    tokens = [t for i, t in enumerate(tokens) if i == 0 or t != tokens[i - 1]]
+    return [t for i, t in enumerate(tokens) if i == 0 or t != tokens[i - 1]]
+
+
+def _after_raw_text(page: str, rest: str) -> int:
+    """Where the scan goes on after a raw-text element that _LAYOUT_SCAN matched with the rest of
+    the page (rest: from its name to the page's last ">"): after its exact close, or -1 for none."""
+    gt = page.rfind(">") - len(rest) + rest.index(">")
+    close_tag = "</" + rest[: len(rest) - len(rest.lstrip(_NAME_CHARS))].lower()
+    close = page.find(close_tag, gt + 1)
+    return -1 if close < 0 else close + len(close_tag)
+
+
+def layout_features(html: str | bytes) -> tuple[str, ...]:
+    """The page template as a set of 3-tag shingles over start tags with their first class.
+
+    >>> layout_features('<div class="a b"><ul><li><a>x</a></li></ul></div>')
+    ('div.a>ul>li', 'ul>li>a')
+    """
+    page = decode_html(html)
+    tokens: list[str] = []
+    append = tokens.append
+    known = _TAG_TOKENS.get
+    last = prev = ""  # tokens[-1], tokens[-2]
+    run = 0  # how many of the last tokens repeat the one two before (x y x y x: 3)
+    start = 0
+    # no start tag matches after the page's last ">" (only comments, which add nothing), so the scan
+    # stops there: else each "<a" of a tail without ">" would scan to the page's end
+    end = page.rfind(">") + 1
+    for _ in range(_RAW_RESUMES + 1):
+        tags = _LAYOUT_SCAN.findall(page, start, end)
+        while tags and not tags[-1]:  # comments and raw-text elements add nothing
+            tags.pop()
+        # the last match may be a raw-text element with a long body and the rest of the page
+        rest: str | None = tags.pop() if tags and ">" in tags[-1] else ""
+        for tag in tags:
+            tok = known(tag)
+            if tok is None:
+                if "lass" not in tag and "LASS" not in tag:  # no class: the token is the name's
+                    tok = known(tag.partition("=")[0])
+                if tok is None:
+                    tok = _tag_token(tag)
+                    if tok == _RAW_MARK:  # a raw-text element without an exact "</script"
+                        rest = None
+                        break
+            # runs of one tag (p p p: the paragraphs of an article) count once, so pages of one
+            # template with short and long articles give the same sequence
+            if tok != last and tok:
+                if tok != prev:
+                    append(tok)
+                    prev, last, run = last, tok, 0
+                elif run < 3:
+                    append(tok)
+                    prev, last, run = last, tok, run + 1
+                else:
+                    # x y x y x, then y: a run of two tags in turn (li a li a: a menu) keeps two
+                    # rounds, x y x y. The shingles this drops (x>y>x, y>x>y) are repeats of ones
+                    # kept before them, and the run still ends in x y, so the shingles after it
+                    # are the same too
+                    tokens.pop()
+                    prev, last, run = last, prev, 2
+        if not rest:
+            break
+        start = _after_raw_text(page, rest)
+        if start < 0:
+            rest = None
+            break
+    else:
+        rest = None  # more long raw-text bodies than _RAW_RESUMES
+    if rest is None:
+        tokens = _layout_tokens_scan(page)
     if len(tokens) < 3:
-        return tuple(dict.fromkeys(tokens))
-    return tuple(
-        dict.fromkeys(f"{a}>{b}>{c}" for a, b, c in zip(tokens, tokens[1:], tokens[2:], strict=False))
-    )
+        return tuple(tokens)
+    # no token holds ">", so distinct tuples give distinct shingles
+    return tuple(map(">".join, dict.fromkeys(zip(tokens, tokens[1:], tokens[2:], strict=False))))
 
 
 def layout_signature(html: str | bytes | tuple[str, ...], *, bits: int = 64, hash: str = "xxh3") -> int:
