@@ -423,6 +423,8 @@ def main() -> None:
         if p99 > TARGET_P99_MS:
             missed.append(f"p99 {p99 / TARGET_P99_MS:.1f}x the 50 ms")
         verdict = "met" if not missed else "missed: " + ", ".join(missed)
+        if name == "urls-100":  # the target is per page check; a batch of 100 URLs is another unit
+            verdict = f"n/a (batch: {rps * 100:,.0f} URLs/s; {verdict})"
         peer_rate = statistics.median(peer_rates[name]) if name in peer_rates else None
         peer_txt = f"{peer_rate:.0f}/s ({rps / peer_rate:.0%})" if peer_rate else "-"
         srv_ms = statistics.median(r["cpu_server_ms"] for r in runs)
@@ -474,7 +476,10 @@ JSON, the state step, the pipes to the workers, group commit) and {wrk_ms:.2f} m
 two cores give at most about {bound:.0f} requests/s before the load generator takes its share; with
 the analysis in worker processes the service passes what one core does in process (the peer
 column). Tail latency at 8 clients on 2 cores comes from three busy processes sharing two cores.
-`urls-100` is bound by URL canonicalization (w3lib, per URL) in `SeenURLs`.
+`urls-100` (100 URLs a request, another unit than the page-check target) is bound by the SQLite
+seen-store: one upsert of 100 random 64-bit keys dirties about 100 B-tree pages, 6-9 ms per batch
+as the file grows (measured in process), against 1.3 ms for canonicalizing the 100 URLs (w3lib,
+13 us each). A crawler that needs more URLs/s per machine uses `--redis` or a Bloom store.
 """
     print(table)
     if not args.no_write:
