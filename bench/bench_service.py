@@ -477,9 +477,9 @@ two cores give at most about {bound:.0f} requests/s before the load generator ta
 the analysis in worker processes the service passes what one core does in process (the peer
 column). Tail latency at 8 clients on 2 cores comes from three busy processes sharing two cores.
 `urls-100` (100 URLs a request, another unit than the page-check target) is bound by the SQLite
-seen-store: one upsert of 100 random 64-bit keys dirties about 100 B-tree pages, 6-9 ms per batch
-as the file grows (measured in process), against 1.3 ms for canonicalizing the 100 URLs (w3lib,
-13 us each). A crawler that needs more URLs/s per machine uses `--redis` or a Bloom store.
+seen-store: one upsert of 100 random 64-bit keys dirties about 100 B-tree pages, 5-7 ms per batch
+as the file grows (measured in process; 7-9 ms before 1 KiB pages and a bigger page cache), against
+1.3 ms for canonicalizing the 100 URLs (w3lib, 13 us each). A crawler that needs more URLs/s per machine uses `--redis` or a Bloom store.
 """
     print(table)
     if not args.no_write:
