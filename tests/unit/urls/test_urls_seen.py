@@ -195,6 +195,26 @@ def test_urls_sqlite_persists_across_reopen(tmp_path: Path) -> None:
         assert seen.stats()["urls"] == 1000
 
 
+def test_urls_sqlite_file_made_with_4k_pages_keeps_them_and_its_urls(tmp_path: Path) -> None:
+    """Files written before 1 KiB pages (SQLite's default 4 KiB) reopen as they are."""
+    import sqlite3
+
+    path = tmp_path / "old.db"
+    with sqlite3.connect(path) as conn:
+        conn.execute("PRAGMA page_size=4096")
+        conn.execute("VACUUM")
+    with SeenURLs(5, str(path)) as seen:
+        seen.check_and_add_many([f"https://a.com/{i}" for i in range(500)])
+    with SeenURLs(5, str(path)) as seen:
+        assert not any(seen.check_and_add_many([f"https://a.com/{i}" for i in range(500)]))
+    with sqlite3.connect(path) as conn:
+        assert conn.execute("PRAGMA page_size").fetchone()[0] == 4096
+    new = tmp_path / "new.db"
+    SeenURLs(5, str(new)).close()
+    with sqlite3.connect(new) as conn:
+        assert conn.execute("PRAGMA page_size").fetchone()[0] == 1024
+
+
 def test_urls_sqlite_other_version_is_refused(tmp_path: Path) -> None:
     import sqlite3
 
