@@ -479,7 +479,8 @@ column). Tail latency at 8 clients on 2 cores comes from three busy processes sh
 `urls-100` (100 URLs a request, another unit than the page-check target) is bound by the SQLite
 seen-store: one upsert of 100 random 64-bit keys dirties about 100 B-tree pages, 5-7 ms per batch
 as the file grows (measured in process; 7-9 ms before 1 KiB pages and a bigger page cache), against
-1.3 ms for canonicalizing the 100 URLs (w3lib, 13 us each). A crawler that needs more URLs/s per machine uses `--redis` or a Bloom store.
+1.3 ms for canonicalizing the 100 URLs (w3lib, 13 us each). A crawler that needs more URLs/s per
+machine uses `--redis` or a Bloom store.
 """
     print(table)
     if not args.no_write:

@@ -12,8 +12,9 @@ One file holds any number of jobs::
 
 ``h`` is the 64-bit URL hash (stored signed), ``ts`` the last-fetch second. A batch is one
 ``INSERT ... SELECT FROM json_each(?) ... ON CONFLICT DO UPDATE ... WHERE due RETURNING h``.
-WAL journal, 1 KiB pages, a 16 MiB page cache per connection; ``?sync=full`` for fsync on every commit (default ``normal``: safe against a crash
-of the process, may lose the last commits on power loss).
+WAL journal, 1 KiB pages, a 16 MiB page cache per connection; ``?sync=full`` for fsync on every
+commit (default ``normal``: safe against a crash of the process, may lose the last commits on
+power loss).
 """
 
 from __future__ import annotations
