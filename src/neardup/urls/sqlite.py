@@ -77,7 +77,8 @@ class SqliteSeenStore:
             )
             # A batch of random 64-bit keys dirties one B-tree leaf per URL, and every dirty page goes
             # to the WAL at commit: small pages (a new file only; an existing file keeps its size),
-            # a bigger page cache and rarer checkpoints took a 100-URL upsert from 6.7 to 3.8 ms.
+            # a bigger page cache and rarer checkpoints took a 100-URL upsert from 6.7 to under 4 ms
+            # (raw SQLite, 900k keys; through SeenURLs 7.5-9 -> 5-7 ms a batch with canonicalization).
             conn.execute("PRAGMA page_size=1024")
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute(f"PRAGMA synchronous={self.sync.upper()}")
