@@ -43,22 +43,22 @@ from neardup.fingerprint.nshash import DEFAULT_MIN_SENTENCE_CHARS, longest_sente
 from neardup.fingerprint.simhash import SimHasher, hamming
 from neardup.index import HammingIndex
 from neardup.stores import KeyValueStore, open_store
+from neardup.stores.journal import Journal, header_bytes
 
 __all__ = ["ContentSeen", "PageAnalysis"]
 
 FORMAT = "neardup.contentseen"
-VERSION = 1
+VERSION = 2  # 2: framed, checksummed journal records (1: JSON lines)
 _HEADER = "contentseen.json"
 _WAL = "docs.wal"
 _INDEX = "index.hx"
 _LOCK = ".lock"
+_JOURNAL_KIND = "contentseen.docs"
 _KIND_CODE = {k: i for i, k in enumerate(KINDS)}
 # exact and content keys live in the same key map as the sentence keys, XORed into their own space
 _NS_RAW = 0x9E3779B97F4A7C15
 _NS_TEXT = 0xC2B2AE3D27D4EB4F
 _TOP_FEATURES = 10  # shared features listed in a verdict's reasons
-# the journal only grows: fdatasync flushes its data and new length, without the timestamps
-_datasync = getattr(os, "fdatasync", os.fsync)
 
 
 @dataclass(slots=True)
@@ -249,7 +249,7 @@ class ContentSeen:
             self.config.bits, self.max_distance, metadata={"simhash": self.config.to_dict()}
         )
         self._indexed_upto = 0
-        self._wal: int | None = None
+        self._wal: Journal | None = None
         self._lockfd: int | None = None
         if self.path is not None:
             self._open_dir(self.path)
@@ -304,18 +304,44 @@ class ContentSeen:
             os.close(self._lockfd)
             self._lockfd = None
             raise StoreError(f"ContentSeen state {path} is open in another process; close it first") from None
+        try:
+            self._load_dir(path)
+        except BaseException:
+            # a state that does not open must not stay locked for the life of this process
+            if self._wal is not None:
+                self._wal.close()
+                self._wal = None
+            os.close(self._lockfd)
+            self._lockfd = None
+            self._kv.close()
+            raise
+
+    def _load_dir(self, path: Path) -> None:
         header = path / _HEADER
+        wal = path / _WAL
+        index_path = path / _INDEX
         settings = self._settings()
         if header.exists():
             try:
                 meta = orjson.loads(header.read_bytes())
             except orjson.JSONDecodeError as exc:
                 raise FormatError(f"{header} is damaged ({exc}); restore it or start a new state") from None
-            if meta.get("format") != FORMAT or not isinstance(meta.get("version"), int):
+            if (
+                not isinstance(meta, dict)
+                or meta.get("format") != FORMAT
+                or not isinstance(meta.get("version"), int)
+            ):
                 raise FormatError(f"{header} is not a ContentSeen state header")
             if meta["version"] > VERSION:
                 raise FormatError(
-                    f"{header} is version {meta['version']}; this neardup reads up to {VERSION}"
+                    f"{header} is version {meta['version']}; this neardup reads version {VERSION}: "
+                    "upgrade neardup"
+                )
+            if meta["version"] < VERSION:
+                raise FormatError(
+                    f"{header} is version {meta['version']} (a journal without checksums); this neardup "
+                    f"reads version {VERSION}: convert it once with "
+                    f"`python -m neardup.contentseen.upgrade {path}`"
                 )
             for key, want in settings.items():
                 if meta.get(key) != want:
@@ -323,7 +349,27 @@ class ContentSeen:
                         f"the state in {path} was built with {key}={meta.get(key)!r}, not {want!r}; "
                         "open it with the same settings or use another state directory"
                     )
+            if not wal.exists():
+                raise FormatError(
+                    f"{wal} is missing: the journal of every page added to the state in {path} is "
+                    "lost; restore it from a backup, or remove the directory to start a new state"
+                )
+            self._wal = Journal(wal, kind=_JOURNAL_KIND, create=False)
         else:
+            # without its header a state's settings are unknown: never reopen it under the caller's
+            left = [
+                f.name
+                for f in (index_path, wal)
+                if f.exists() and (f == index_path or f.stat().st_size > header_bytes(_JOURNAL_KIND))
+            ]
+            if left:
+                raise FormatError(
+                    f"{header} is missing but {path} holds a state ({', '.join(left)}): the settings it "
+                    "was built with are unknown; restore the header from a backup, or remove the "
+                    "directory to start a new state"
+                )
+            # the journal first, then the header: a header always has its journal beside it
+            self._wal = Journal(wal, kind=_JOURNAL_KIND)
             from neardup.io import atomic_write
 
             with atomic_write(header) as fh:
@@ -332,36 +378,40 @@ class ContentSeen:
                         {"format": FORMAT, "version": VERSION, **settings}, option=orjson.OPT_INDENT_2
                     )
                 )
-        index_path = path / _INDEX
+        records_mark = 0
         if index_path.exists():
             index = HammingIndex.open(index_path)
             if index.metadata.get("simhash") != self.config.to_dict():
                 raise ConfigError(f"{index_path} was built with another SimHash configuration")
             self._index = index
             self._indexed_upto = int(index.metadata.get("contentseen_upto", 0))
-        self._replay(path / _WAL)
-        self._wal = os.open(path / _WAL, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+            records_mark = int(index.metadata.get("contentseen_records", 0))
+        self._replay(self._wal)
+        # the snapshot's high-water mark: the journal must hold at least what the index covers
+        if self._wal.count < records_mark or (not self._shared and self._last_id < self._indexed_upto):
+            raise FormatError(
+                f"{index_path} covers {max(records_mark, self._indexed_upto)} documents but {wal} "
+                f"holds {self._wal.count}: the journal was truncated or replaced; restore it from a "
+                "backup (opening would reuse ids the index still holds)"
+            )
 
-    def _replay(self, wal: Path) -> None:
-        if not wal.exists():
-            return
-        data = wal.read_bytes()
-        good = 0
+    def _replay(self, journal: Journal) -> None:
         ids: list[int] = []
         fps: list[int] = []
         pending: dict[int, int] = {}  # key -> first document, put into the key map in one batch
-        lines = data.split(b"\n")
-        for n, line in enumerate(lines):
-            if not line:
-                good += 1
-                continue
+        for seq, payload in journal.replay():
             try:
-                doc = _Doc.from_record(orjson.loads(line))
-            except (orjson.JSONDecodeError, KeyError, TypeError) as exc:
-                if n == len(lines) - 1:  # a torn last write: it was never acknowledged
-                    break
-                raise FormatError(f"{wal}:{n + 1}: damaged journal line ({exc})") from None
-            good += len(line) + 1
+                doc = _Doc.from_record(orjson.loads(payload))
+            except (orjson.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
+                raise FormatError(
+                    f"{journal.path}: record {seq} has a valid checksum but is not a document ({exc})"
+                ) from None
+            # unshared ids are the journal's own numbering; shared ones come from the store's counter
+            if not self._shared and doc.id != seq + 1:
+                raise FormatError(
+                    f"{journal.path}: record {seq} holds document {doc.id}, expected {seq + 1}: "
+                    "the journal's ids are not contiguous; restore it from a backup"
+                )
             self._remember(doc, put_keys=False)
             if not self._shared:
                 for k in self._keys_of(doc):
@@ -369,9 +419,6 @@ class ContentSeen:
             if doc.kind not in ("exact", "content") and doc.id > self._indexed_upto:
                 ids.append(doc.id)
                 fps.append(doc.fp)
-        if good < len(data):
-            with open(wal, "r+b") as fh:
-                fh.truncate(min(good, len(data)))
         if pending:
             keys = list(pending)
             have = self._kv.get_many(keys)
@@ -566,15 +613,9 @@ class ContentSeen:
         disk works), so one fsync can cover the pages of many concurrent requests.
         """
         with self._lock:
-            if self._wal is None:
-                return
-            fd = os.dup(self._wal)
-        try:
-            _datasync(fd)
-        except OSError as exc:
-            raise StoreError(f"could not fsync the ContentSeen journal in {self.path}: {exc}") from exc
-        finally:
-            os.close(fd)
+            wal = self._wal
+        if wal is not None:
+            wal.sync()
 
     def _similar(self, probe: PageAnalysis) -> tuple[int, int] | None:
         """The earliest document sharing most of the page's longest-sentence hashes, and how many."""
@@ -697,15 +738,8 @@ class ContentSeen:
             ts=round(time.time(), 3),
         )
         if self._wal is not None:
-            rec = doc.record()
-            try:
-                written = os.write(self._wal, rec)
-                while written < len(rec):
-                    written += os.write(self._wal, rec[written:])
-                if self.fsync and sync:
-                    _datasync(self._wal)
-            except OSError as exc:
-                raise StoreError(f"could not write the ContentSeen journal in {self.path}: {exc}") from exc
+            # a failed write is cut back off the journal before the StoreError reaches the caller
+            self._wal.append(doc.record(), sync=self.fsync and sync)
         self._remember(doc, put_keys=True)
         if kind not in ("exact", "content") and probe.fp is not None:
             self._index.add(doc_id, probe.fp)
@@ -782,10 +816,12 @@ class ContentSeen:
         with self._lock:
             self._live()
             if self._wal is not None:
-                os.fsync(self._wal)
+                self._wal.sync()
             self._kv.flush()
             if self.path is not None:
                 self._index.metadata["contentseen_upto"] = self._last_id
+                # the high-water mark checked on open: the journal must hold at least this many
+                self._index.metadata["contentseen_records"] = self._wal.count if self._wal else 0
                 self._index.save(self.path / _INDEX)
                 self._indexed_upto = self._last_id
 
@@ -799,7 +835,7 @@ class ContentSeen:
             finally:
                 self._closed = True
                 if self._wal is not None:
-                    os.close(self._wal)
+                    self._wal.close()
                     self._wal = None
                 self._kv.close()
                 if self._lockfd is not None:

@@ -226,7 +226,7 @@ def test_contentseen_acknowledged_pages_survive_without_close(tmp_path: Path) ->
     import os
 
     assert cs._wal is not None and cs._lockfd is not None
-    os.close(cs._wal)
+    cs._wal.close()
     os.close(cs._lockfd)
     with (state / "docs.wal").open("ab") as fh:
         fh.write(b'{"i": 3, "u": "torn')  # a write that never completed
