@@ -8,9 +8,19 @@ neardup urls canonical < urls.txt
 
 from __future__ import annotations
 
+import fcntl
+import io
 import json
+import os
+import re
+import signal
+import stat
+import struct
 import sys
+import termios
+from collections import deque
 from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any, TextIO
 
 import click
@@ -119,7 +129,7 @@ def check_cmd(
     from neardup.exceptions import InputError
 
     seen = _open(
-        job,
+        _job(job),
         store,
         recrawl_after=recrawl_after,
         ttl=ttl,
@@ -128,30 +138,182 @@ def check_cmd(
         drop_params=_drop_params(drop, keep, no_default_params),
         canonicalize=not no_canonicalize,
     )
-    out = sys.stdout
-    n_in = n_bad = 0
+    out = _Output(sys.stdout)
+    n_in = n_bad = n_new = 0
     first_bad = ""
     try:
-        for batch in _batches(sys.stdin, batch_size):
-            good: list[tuple[str, str]] = []
-            for lineno, url in batch:
-                n_in += 1
-                try:
-                    good.append((url, seen.canonical(url)))
-                except InputError as exc:
-                    if strict:
-                        raise InputError(str(exc), source="<stdin>", line=lineno) from None
-                    n_bad += 1
-                    first_bad = first_bad or f"line {lineno}: {exc}"
-            flags = seen.check_and_add_many([c for _, c in good])
-            for (url, canon), new in zip(good, flags, strict=True):
-                if new:
-                    out.write((canon if print_canonical else url) + "\n")
-            out.flush()
+        with _signals_between_batches() as guard:
+            for batch in _batches(sys.stdin, batch_size):
+                good: list[tuple[str, str]] = []
+                for lineno, url in batch:
+                    n_in += 1
+                    try:
+                        good.append((url, seen.canonical(url)))
+                    except InputError as exc:
+                        if strict:
+                            raise InputError(str(exc), source="<stdin>", line=lineno) from None
+                        n_bad += 1
+                        first_bad = first_bad or f"line {lineno}: {exc}"
+                # the batch is recorded and printed with signals held back: a signal lands between
+                # batches, when every URL recorded so far has been written out
+                with guard:
+                    flags = seen.check_and_add_many([c for _, c in good])
+                    lines = [
+                        (canon, (canon if print_canonical else url) + "\n")
+                        for (url, canon), new in zip(good, flags, strict=True)
+                        if new
+                    ]
+                    try:
+                        out.deliver(lines)
+                    except OSError as exc:
+                        _undo_undelivered(seen, out, exc)
+                    n_new += len(lines)
+    except _Interrupted as stop:
+        name = signal.Signals(stop.signum).name
+        click.echo(
+            f"neardup: stopped by {name} after {n_new} new URL(s); every URL recorded as seen was "
+            "written to the output",
+            err=True,
+        )
+        raise click.exceptions.Exit(128 + stop.signum) from None
     finally:
         seen.close()
     if n_bad:
         click.echo(f"neardup: skipped {n_bad} malformed URL(s) of {n_in} (first: {first_bad})", err=True)
+
+
+_JOB_CLI = re.compile(r"[A-Za-z0-9_.-]{1,200}")
+
+
+def _job(job: str) -> str:
+    """The job id, refused when it is not exactly letters, digits and ``_.-`` (no stray newline)."""
+    if not _JOB_CLI.fullmatch(job):
+        raise ConfigError(f"job_id (--job) must be 1-200 characters of letters, digits and _.-, got {job!r}")
+    return job
+
+
+class _Interrupted(Exception):
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+class _SignalGuard:
+    """SIGINT, SIGTERM and SIGHUP raise ``_Interrupted``, except inside ``with guard:``, where they
+    are held until the block ends (the store's commit and the output's write then both happen)."""
+
+    def __init__(self) -> None:
+        self.inside = False
+        self.pending: int | None = None
+
+    def handler(self, signum: int, frame: object) -> None:
+        if self.inside:
+            self.pending = signum
+        else:
+            raise _Interrupted(signum)
+
+    def __enter__(self) -> _SignalGuard:
+        self.inside = True
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.inside = False
+        if self.pending is not None and exc[0] is None:
+            raise _Interrupted(self.pending)
+
+
+@contextmanager
+def _signals_between_batches() -> Iterator[_SignalGuard]:
+    guard = _SignalGuard()
+    names = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+    try:
+        old = {s: signal.signal(s, guard.handler) for s in names}
+    except ValueError:  # not the main thread: signals stay as they are
+        old = {}
+    try:
+        yield guard
+    finally:
+        for s, h in old.items():
+            signal.signal(s, h)
+
+
+class _Output:
+    """Writes lines to stdout and knows which of them reached the reader.
+
+    Bytes go straight to the file descriptor (no buffer that could hold URLs back). When stdout is a
+    pipe, the bytes still in the pipe (FIONREAD) were written but never read: a reader that closes
+    its end (``| head``) drops them, so they do not count as delivered.
+    """
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+        try:
+            stream.flush()
+            self.fd: int | None = stream.fileno()
+        except (OSError, ValueError, io.UnsupportedOperation):
+            self.fd = None  # an in-memory stream (tests, embedding)
+        self.is_pipe = self.fd is not None and stat.S_ISFIFO(os.fstat(self.fd).st_mode)
+        self.written = 0  # bytes written so far
+        # (end offset, canonical URL) of the lines written lately: enough to cover a full pipe
+        self.recent: deque[tuple[int, str]] = deque()
+        self.keep_bytes = (1 << 20) if self.is_pipe else 0
+        self.pending: list[tuple[int, str]] = []  # the lines of the batch being written
+
+    def deliver(self, lines: list[tuple[str, str]]) -> None:
+        data = "".join(text for _, text in lines).encode("utf-8", "surrogateescape")
+        end = self.written
+        self.pending = []
+        for canon, text in lines:
+            end += len(text.encode("utf-8", "surrogateescape"))
+            self.pending.append((end, canon))
+        if self.fd is None:
+            self.stream.write(data.decode("utf-8", "surrogateescape"))
+            self.stream.flush()
+            self.written = end
+        else:
+            view = memoryview(data)
+            while view:
+                n = os.write(self.fd, view)
+                self.written += n
+                view = view[n:]
+        if self.keep_bytes:
+            self.recent.extend(self.pending)
+            while self.recent and self.recent[0][0] <= self.written - self.keep_bytes:
+                self.recent.popleft()
+        self.pending = []
+
+    def undelivered(self) -> list[str]:
+        """Canonical URLs written (or about to be) but not read: after a failed write."""
+        upto = self.written
+        if self.is_pipe and self.fd is not None:
+            try:
+                buf = fcntl.ioctl(self.fd, termios.FIONREAD, b"\0\0\0\0")
+                upto -= struct.unpack("i", buf)[0]
+            except OSError:
+                upto = self.recent[0][0] if self.recent else upto  # unknown: assume none was read
+        return [canon for end, canon in (*self.recent, *self.pending) if end > upto]
+
+
+def _undo_undelivered(seen: Any, out: _Output, exc: OSError) -> None:
+    """Forget the URLs recorded as seen that never reached the reader, say so, and exit."""
+    lost = out.undelivered()
+    undone = 0
+    why = ""
+    try:
+        for canon in lost:
+            seen.forget(canon)
+            undone += 1
+    except Exception as err:  # Bloom mode cannot forget; a store that went away
+        why = f"; {len(lost) - undone} of them stay recorded ({err})"
+    if isinstance(exc, BrokenPipeError):
+        what, code = "the output was closed (broken pipe)", 141
+    else:
+        what, code = f"cannot write the output ({exc.strerror or exc})", 2
+    click.echo(
+        f"neardup: {what}: {len(lost)} URL(s) not delivered were forgotten so they stay new{why}",
+        err=True,
+    )
+    raise click.exceptions.Exit(code)
 
 
 @urls_group.command("stats")
@@ -163,7 +325,7 @@ def check_cmd(
 @click.option("--capacity", type=int, default=None, help="The job's capacity, if in Bloom mode.")
 def stats_cmd(job: str, store: str, bloom: float | None, capacity: int | None) -> None:
     """Print the job's settings and URL count as JSON."""
-    with _open(job, store, bloom=bloom, capacity=capacity) as seen:
+    with _open(_job(job), store, bloom=bloom, capacity=capacity) as seen:
         stats = seen.stats()
     for key in ("checked", "new", "seen", "invalid"):  # this process's counters: always 0 here
         stats.pop(key, None)
@@ -177,7 +339,7 @@ def stats_cmd(job: str, store: str, bloom: float | None, capacity: int | None) -
 @click.argument("urls", nargs=-1)
 def forget_cmd(job: str, store: str, all_: bool, urls: tuple[str, ...]) -> None:
     """Forget URLs (arguments, or stdin when none) so they count as new again; --all: the whole job."""
-    with _open(job, store) as seen:
+    with _open(_job(job), store) as seen:
         if all_:
             if urls:
                 raise ConfigError("give either --all or URLs, not both")
