@@ -16,9 +16,12 @@ import html as _html
 import random
 from collections.abc import Sequence
 
-__all__ = ["TEMPLATES", "render_page"]
+__all__ = ["ALL_TEMPLATES", "TEMPLATES", "render_page"]
 
+# The templates the extraction tests and benchmarks iterate over; their sets stay as measured.
 TEMPLATES: tuple[str, ...] = ("portal", "blog", "repost", "minimal")
+# Every template render_page knows: "mobile" is a phone site (app banners, "read more", ICP footer).
+ALL_TEMPLATES: tuple[str, ...] = (*TEMPLATES, "mobile")
 
 _NAV_ZH = [
     "首页",
@@ -118,8 +121,8 @@ def render_page(
     The same ``seed`` and arguments give the same bytes; another seed changes ads, counters and link
     targets but not the template's structure.
     """
-    if template not in TEMPLATES:
-        raise ValueError(f"template must be one of {', '.join(TEMPLATES)}, got {template!r}")
+    if template not in ALL_TEMPLATES:
+        raise ValueError(f"template must be one of {', '.join(ALL_TEMPLATES)}, got {template!r}")
     rng = random.Random(seed)
     zh = _is_zh(title + "".join(paragraphs[:3]))
     nav = _NAV_ZH if zh else _NAV_EN
@@ -184,6 +187,22 @@ def render_page(
             f'<div class="morelist"><ul>{_links(rel[:10], rng, "n")}</ul></div></div>'
             f'<div class="right">{ad}<div class="rbox"><ul>{_links(rel[::-1][:8], rng, "r")}</ul></div></div></div>'
             f'<div class="bottom">{" | ".join(foot)}<br>{copyright_}</div>{_script(rng)}</body></html>'
+        )
+    if template == "mobile":
+        icp = f"<p>京ICP备{rng.randrange(10**7, 10**8)}号</p>" if zh else ""
+        tabs = "".join(f'<a href="/m/{i}">{_esc(w)}</a>' for i, w in enumerate(nav[:8]))
+        return (
+            f'{head}<body class="m"><div class="m-top"><a class="logo" href="/">{site}</a>'
+            f'<a class="open-app" href="/app">{"打开APP" if zh else "Open app"}</a></div>'
+            f'<div class="m-tabs">{tabs}</div><div class="m-article"><h1>{t}</h1>'
+            f'<div class="m-info">{site} {date} {"阅读" if zh else "Views"} {views}</div>{body}'
+            f'<div class="m-more">{"展开全文" if zh else "Continue reading"}</div></div>'
+            f'<div class="m-app">{"打开APP，阅读更多精彩内容" if zh else "Get the app for more stories"}</div>'
+            f'<div class="m-share">{share}</div>'
+            f'<div class="m-rec"><h3>{"为你推荐" if zh else "Recommended for you"}</h3><ul>{_links(rel[:10], rng, "m")}</ul></div>'
+            f'<div class="m-hot"><h3>{"热门新闻" if zh else "Trending"}</h3><ol>{_links(rel[::-1][:6], rng, "h")}</ol></div>{ad}'
+            f'<div class="m-foot"><a href="/?pc=1">{"电脑版" if zh else "Desktop site"}</a> | '
+            f"{' | '.join(foot[:4])}<p>{copyright_}</p>{icp}</div>{_script(rng)}</body></html>"
         )
     # minimal: a bare article page, like a print view or an AMP page
     return (

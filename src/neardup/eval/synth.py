@@ -21,6 +21,7 @@ True
 
 from __future__ import annotations
 
+import datetime as _dt
 import random
 import re
 import zlib
@@ -42,6 +43,7 @@ def _escape(text: str) -> str:
 __all__ = ["SynthConfig", "natural_truth", "ngram_jaccard", "synthesize"]
 
 Lang = Literal["zh", "en"]
+Profile = Literal["realistic", "classic"]
 
 
 @dataclass(frozen=True)
@@ -50,6 +52,10 @@ class SynthConfig:
 
     ``kind_weights`` are the relative odds of exact, reformatted, near and partial copies; each source
     that gets copies gets 1..``max_copies`` of them. ``hard_negatives`` defaults to n_sources // 5.
+
+    ``profile="realistic"`` (the default) edits copies as much as real reposts do (5-gram Jaccard with
+    the source mostly .35-.75) and writes each copy's ``jaccard5`` into the truth; ``"classic"`` makes
+    the light edits of the first sets (about ten changed characters), the same bytes for the same seed.
     """
 
     lang: Lang = "zh"
@@ -61,9 +67,12 @@ class SynthConfig:
     hard_negatives: int | None = None
     hn_max_overlap: float = 0.5  # a hard negative shares less than this Jaccard of 5-grams with its pair
     min_chars: int | None = None  # sources shorter than this are not used; None: 300 zh, 1200 en
-    html_rate: float = 0.2  # share of reformatted/near copies given as a site's HTML page (`html` field)
+    # share of reformatted/near copies given as a site's HTML page (`html` field); None: 0.2 classic,
+    # 0.4 realistic
+    html_rate: float | None = None
     title_field: str = "title"
     date_field: str = "date"
+    profile: Profile = "realistic"
     kinds: tuple[str, ...] = field(default=("exact", "reformatted", "near", "partial"), repr=False)
 
     def __post_init__(self) -> None:
@@ -82,14 +91,22 @@ class SynthConfig:
             )
         if not 0 < self.hn_max_overlap < 1:
             raise ConfigError(f"hn_max_overlap must be between 0 and 1, got {self.hn_max_overlap}")
-        if not 0 <= self.html_rate <= 1:
+        if self.html_rate is not None and not 0 <= self.html_rate <= 1:
             raise ConfigError(f"html_rate must be between 0 and 1, got {self.html_rate}")
+        if self.profile not in ("realistic", "classic"):
+            raise ConfigError(f"profile must be 'realistic' or 'classic', got {self.profile!r}")
 
     @property
     def min_length(self) -> int:
         if self.min_chars is not None:
             return self.min_chars
         return 300 if self.lang == "zh" else 1200
+
+    @property
+    def html_share(self) -> float:
+        if self.html_rate is not None:
+            return self.html_rate
+        return 0.2 if self.profile == "classic" else 0.4
 
     @property
     def n_hard_negatives(self) -> int:
@@ -422,6 +439,510 @@ class _Editor:
 
 
 # ---------------------------------------------------------------------------------------------
+# the realistic profile: edits as strong as real reposts make
+
+# Pairs that retyping, OCR and pinyin input methods confuse; a copy's wrong characters come from
+# here first, then from common characters.
+_ZH_CONFUSABLE: tuple[str, ...] = (
+    "己已巳",
+    "在再",
+    "的得地",
+    "做作",
+    "即既",
+    "帐账",
+    "象像",
+    "部步",
+    "以已",
+    "那哪",
+    "他她",
+    "到倒",
+    "座坐",
+    "须需",
+    "竟竞",
+    "辨辩",
+    "历厉",
+    "记纪",
+    "园圆",
+    "带戴",
+    "副付",
+    "侯候",
+    "练炼",
+    "泄泻",
+    "期其",
+    "制治",
+    "利力",
+    "工功",
+    "事是",
+    "式试",
+    "议意",
+    "权全",
+    "届界",
+    "度渡",
+    "型形",
+    "常长",
+    "现显",
+    "线限",
+    "建健",
+    "资姿",
+    "势事",
+    "进近",
+    "做坐",
+    "决绝",
+    "展战",
+    "提题",
+    "实时",
+    "化话",
+)
+_ZH_LOOKALIKE: dict[str, str] = {}
+for _group in _ZH_CONFUSABLE:
+    for _c in _group:
+        _ZH_LOOKALIKE[_c] = _ZH_LOOKALIKE.get(_c, "") + _group.replace(_c, "")
+_ZH_COMMON = (
+    "的一是在不了有和人这中大为上个国我以要他时来用们生到作地于出就分对成会可主发年动同工也能下过子说产种"
+    "面而方后多定行学法所民得经十三之进着等部度家电力里如水化高自二理起小物现实加量都两体制机当使点从业本"
+)
+_ZH_LEADS = (
+    "新华社北京电 ",
+    "人民网北京电 ",
+    "中新网电 ",
+    "本报讯 ",
+    "据央视新闻报道，",
+    "",
+)
+_ZH_BOILER = (
+    "点击关注，获取更多权威资讯。",
+    "本文来自新闻客户端，仅代表作者观点，不代表本平台立场。",
+    "（此处已添加小程序，请到客户端查看）",
+    "欢迎下载新闻客户端，第一时间获取最新消息。",
+    "想了解更多精彩内容，快来关注我们吧！",
+    "声明：本文转载自网络，如有侵权请联系删除。",
+    "本文图片来源于网络。",
+    "推荐阅读：{o}",
+    "相关阅读：{o}",
+    "【延伸阅读】{o}",
+)
+_EN_BOILER = (
+    "Advertisement",
+    "Story continues below advertisement.",
+    "Sign up for our morning newsletter to get the day's top stories.",
+    "Click here to subscribe.",
+    "Read more: {o}",
+    "Related: {o}",
+    "Follow us on Twitter and Facebook for the latest updates.",
+    "This article has been updated.",
+)
+_EN_DATELINES = (
+    "LONDON (Reuters) - ",
+    "LONDON (AP) — ",
+    "NEW YORK (Reuters) - ",
+    "WASHINGTON (AFP) - ",
+    "PARIS (AFP) - ",
+    "BRUSSELS (Reuters) - ",
+    "London, {d} (PA) - ",
+)
+_EN_CREDITS = (
+    "(Reporting by {e}; Editing by {e2})",
+    "(Reporting by {e}; additional reporting by {e2}; editing by {e3})",
+    "(Writing by {e}; Editing by {e2})",
+    "- Additional reporting by {e}",
+)
+_EN_NAMES = (
+    "Kate Holton",
+    "William James",
+    "Paul Sandle",
+    "Guy Faulconbridge",
+    "Alistair Smout",
+    "Estelle Shirbon",
+    "Mark Heinrich",
+    "Andrew Heavens",
+    "Michael Holden",
+    "Sarah Young",
+)
+# British stem, US stem, endings the word may carry: the whole word is matched, so "realism" stays
+_EN_SPELLING: tuple[tuple[str, str, str], ...] = (
+    ("colour", "color", "|s|ed|ful|ing"),
+    ("favour", "favor", "|s|ed|ite|ites|able"),
+    ("honour", "honor", "|s|ed|ing"),
+    ("labour", "labor", "|s|ed|er|ers"),
+    ("neighbour", "neighbor", "|s|ing|hood|hoods"),
+    ("behaviour", "behavior", "|s|al"),
+    ("harbour", "harbor", "|s"),
+    ("rumour", "rumor", "|s|ed"),
+    ("centre", "center", "|s|d"),
+    ("theatre", "theater", "|s"),
+    ("metre", "meter", "|s"),
+    ("organis", "organiz", "e|es|ed|ing|ation|ations|er|ers"),
+    ("realis", "realiz", "e|es|ed|ing|ation"),
+    ("recognis", "recogniz", "e|es|ed|ing"),
+    ("criticis", "criticiz", "e|es|ed|ing"),
+    ("apologis", "apologiz", "e|es|ed|ing"),
+    ("privatis", "privatiz", "e|es|ed|ing|ation"),
+    ("emphasis", "emphasiz", "e|es|ed|ing"),
+    ("minimis", "minimiz", "e|es|ed|ing"),
+    ("maximis", "maximiz", "e|es|ed|ing"),
+    ("summaris", "summariz", "e|es|ed|ing"),
+    ("authoris", "authoriz", "e|es|ed|ing|ation"),
+    ("modernis", "moderniz", "e|es|ed|ing|ation"),
+    ("analys", "analyz", "e|ed|ing"),
+    ("defence", "defense", "|s"),
+    ("licence", "license", "|s"),
+    ("offence", "offense", "|s"),
+    ("programme", "program", "|s"),
+    ("travell", "travel", "ed|ing|er|ers"),
+    ("cancell", "cancel", "ed|ing"),
+    ("catalogue", "catalog", "|s"),
+    ("jewellery", "jewelry", ""),
+    ("aluminium", "aluminum", ""),
+    ("cheque", "check", "|s"),
+    ("tyre", "tire", "|s"),
+    ("grey", "gray", ""),
+    ("whilst", "while", ""),
+    ("amongst", "among", ""),
+)
+
+
+def _spelling_re(uk_to_us: bool) -> tuple[re.Pattern[str], dict[str, str]]:
+    table = {(uk if uk_to_us else us): (us if uk_to_us else uk) for uk, us, _ in _EN_SPELLING}
+    alts = [f"{re.escape(uk if uk_to_us else us)}(?:{ends})" for uk, us, ends in _EN_SPELLING if ends] + [
+        re.escape(uk if uk_to_us else us) for uk, us, ends in _EN_SPELLING if not ends
+    ]
+    return re.compile(r"\b(" + "|".join(alts) + r")\b", re.IGNORECASE), table
+
+
+_TO_US = _spelling_re(True)
+_TO_UK = _spelling_re(False)
+
+
+def _respell(text: str, uk_to_us: bool) -> tuple[str, int]:
+    pattern, table = _TO_US if uk_to_us else _TO_UK
+
+    def sub(m: re.Match[str]) -> str:
+        word = m.group(0)
+        low = word.lower()
+        for stem in sorted(table, key=len, reverse=True):
+            if low.startswith(stem):
+                out = table[stem] + low[len(stem) :]
+                return out.capitalize() if word[0].isupper() else out
+        return word
+
+    return pattern.subn(sub, text)
+
+
+_FULLWIDTH = str.maketrans({chr(c): chr(c + 0xFEE0) for c in range(0x21, 0x7F)})
+_SITES_ZH = ("xinwen", "news163", "ifeng", "sohu", "qq", "toutiao", "eastday", "china")
+_SITES_EN = ("newsdaily", "worldreport", "thewire", "headlines", "dailypost", "metro")
+_ICP_PROVINCES = "京沪粤浙苏鲁川鄂闽湘"
+_TEMPLATE_ODDS = (("portal", 3), ("mobile", 3), ("repost", 2), ("blog", 1), ("minimal", 1))
+
+
+def _is_cjk(c: str) -> bool:
+    return "\u4e00" <= c <= "\u9fff"
+
+
+class _Reposter(_Editor):
+    """Realistic copies: several strong edits at once, as a repost that went through a few sites."""
+
+    def title_of(self, rec: Mapping[str, Any]) -> str:
+        return str(rec.get(self.cfg.title_field) or "")
+
+    def _other_titles(self, k: int, exclude: str) -> list[str]:
+        titles = [
+            t for t in (self.title_of(x) for x in self.rng.sample(self.pool, min(k + 2, len(self.pool)))) if t
+        ]
+        return [t for t in titles if t != exclude][:k]
+
+    def _boiler(self, exclude: str) -> str:
+        line: str = self.rng.choice(_ZH_BOILER if self.lang == "zh" else _EN_BOILER)
+        if "{o}" in line:
+            others = self._other_titles(1, exclude)
+            line = line.format(
+                o=others[0] if others else ("今日热点" if self.lang == "zh" else "Top stories")
+            )
+        return line
+
+    def new_title(self, title: str, edits: list[str]) -> str:
+        r = self.rng
+        if r.random() < 0.2:
+            return title
+        if self.lang == "zh" and r.random() < 0.3:
+            title = re.sub(r"^【[^】]*】", "", title)
+        edits.append("title")
+        return self.title(title)
+
+    # content edits
+    def near(self, paras: list[str], title: str, edits: list[str]) -> list[str]:
+        r = self.rng
+        ops = set(r.sample(["drop", "add", "truncate", "swap"], k=r.randint(1, 3)))
+        if r.random() < 0.85 or len(ops) < 2:  # always two edits or more: one alone is too light
+            ops.add("chars")
+        if "drop" in ops:
+            paras = self._drop(paras, edits)
+        if "swap" in ops and len(paras) > 2:
+            i = r.randrange(len(paras) - 1)
+            paras[i], paras[i + 1] = paras[i + 1], paras[i]
+            edits.append("swap_paragraphs")
+        if "truncate" in ops:
+            paras = self._truncate(paras, edits)
+        if "add" in ops:
+            paras = self._add(paras, title, edits)
+        if "chars" in ops:
+            paras = self.change_chars(paras, r.uniform(0.02, 0.06), edits)
+        return [p for p in paras if p]
+
+    def _drop(self, paras: list[str], edits: list[str]) -> list[str]:
+        sents = _sentences_of(paras)
+        flat = [(i, j) for i, s in enumerate(sents) for j in range(len(s))]
+        if len(flat) < 4:
+            return paras
+        # two of six sentences would be a third of a short article: one at most there
+        n = self.rng.randint(1, 2) if len(flat) >= 8 else 1
+        for i, j in self.rng.sample(flat[1:], k=n):
+            sents[i][j] = ""
+        edits.append(f"drop_sentences:{n}")
+        return [_sjoin(s, self.lang) for s in sents]
+
+    def _add(self, paras: list[str], title: str, edits: list[str]) -> list[str]:
+        """1-2 ad or boilerplate sentences, inside a paragraph or as a paragraph of their own."""
+        r = self.rng
+        n = r.randint(1, 2)
+        for _ in range(n):
+            line = self._boiler(title)
+            pos = r.randint(1, len(paras)) if len(paras) > 1 else len(paras)
+            if r.random() < 0.5 and 0 < pos <= len(paras):
+                joiner = "" if self.lang == "zh" else " "
+                paras[pos - 1] = paras[pos - 1] + joiner + line
+            else:
+                paras.insert(pos, line)
+        edits.append(f"add_boilerplate:{n}")
+        return paras
+
+    def _truncate(self, paras: list[str], edits: list[str]) -> list[str]:
+        """The end cut off, 60-95 % of the characters kept, often with a 'read more' after it.
+
+        The cut falls on the sentence end nearest the drawn share when one lies in 60-95 %, else
+        inside a sentence, as sites that cut at a character count do.
+        """
+        r = self.rng
+        sents = _sentences_of(paras)
+        flat = [(i, j, len(s)) for i, ss in enumerate(sents) for j, s in enumerate(ss)]
+        total = sum(n for _, _, n in flat)
+        if total < 20:
+            return paras
+        share = r.uniform(0.6, 0.95)
+        ends: list[tuple[float, int]] = []
+        kept = 0
+        for k, (_, _, n) in enumerate(flat[:-1]):
+            kept += n
+            if 0.6 <= kept / total <= 0.95:
+                ends.append((abs(kept / total - share), k))
+        if ends:
+            k = min(ends)[1]
+            i_last, j_last, _ = flat[k]
+            out = [_sjoin(s, self.lang) for s in sents[:i_last]]
+            out.append(_sjoin(sents[i_last][: j_last + 1], self.lang))
+            kept = sum(n for _, _, n in flat[: k + 1])
+        else:
+            joined = [_sjoin(s, self.lang) for s in sents]
+            kept, out = round(total * share), []
+            left = kept
+            for p in joined:
+                out.append(p[:left])
+                left -= len(out[-1])
+                if left <= 0:
+                    break
+        if r.random() < 0.6:
+            out.append(r.choice(self.w["more"]))
+        edits.append(f"truncate:{kept / total:.2f}")
+        return [p for p in out if p]
+
+    def change_chars(self, paras: list[str], rate: float, edits: list[str]) -> list[str]:
+        """``rate`` of the characters (zh) or words (en) wrong: look-alikes and typos."""
+        r = self.rng
+        text = "\n".join(paras)
+        if self.lang == "en":
+            return self._typos(text, rate, edits)
+        chars = list(text)
+        cjk = [i for i, c in enumerate(chars) if _is_cjk(c)]
+        n = min(len(cjk), max(1, round(len(cjk) * rate)))
+        confusable = [i for i in cjk if chars[i] in _ZH_LOOKALIKE]
+        picks = r.sample(confusable, k=min(len(confusable), r.randint(n // 3, n)))
+        taken = set(picks)
+        others = r.sample([i for i in cjk if i not in taken], k=min(n - len(picks), len(cjk) - len(taken)))
+        for i in picks:
+            chars[i] = r.choice(_ZH_LOOKALIKE[chars[i]])
+        for i in others:
+            op = r.random()
+            if op < 0.8:
+                chars[i] = r.choice(_ZH_COMMON.replace(chars[i], ""))
+            elif op < 0.9:
+                chars[i] = ""
+            else:
+                chars[i] = chars[i] + r.choice(_ZH_COMMON)
+        edits.append(f"change_chars:{rate:.3f}")
+        return "".join(chars).split("\n")
+
+    def _typos(self, text: str, rate: float, edits: list[str]) -> list[str]:
+        r = self.rng
+        words = text.split(" ")
+        idx = [i for i, w in enumerate(words) if len(w) > 3 and w.isalpha()]
+        n = min(len(idx), max(1, round(len(words) * rate)))
+        for i in r.sample(idx, k=n):
+            w = words[i]
+            k = r.randrange(1, len(w) - 1)
+            op = r.random()
+            if op < 0.4:
+                words[i] = w[:k] + w[k + 1] + w[k] + w[k + 2 :]  # swapped letters
+            elif op < 0.7:
+                words[i] = w[:k] + w[k + 1 :]  # a dropped letter
+            elif op < 0.85:
+                words[i] = w[:k] + w[k] + w[k:]  # a doubled letter
+            else:
+                words[i] = w[:k] + r.choice("aeioustrnl") + w[k + 1 :]  # a wrong key
+        edits.append(f"typos:{rate:.3f}")
+        return " ".join(words).split("\n")
+
+    # formatting: the same words, another dress
+    def restyle(self, paras: list[str], edits: list[str]) -> tuple[list[str], str]:
+        """Plain-text reformatting; returns the paragraphs and the separator they are joined with."""
+        r = self.rng
+        sep = "\n" if self.lang == "zh" else "\n\n"
+        ops = r.sample(["indent", "width", "rewrap", "blank_lines", "lead", "spelling"], k=r.randint(1, 3))
+        for op in ops:
+            if op == "indent":
+                pad = "　　" if self.lang == "zh" and r.random() < 0.7 else " " * r.choice((2, 4))
+                paras = [pad + p for p in paras]
+            elif op == "width" and self.lang == "zh":
+                if r.random() < 0.5:
+                    paras = [p.translate(_HALF) for p in paras]
+                    op = "halfwidth"
+                else:
+                    paras = [p.translate(_FULLWIDTH) for p in paras]
+                    op = "fullwidth"
+            elif op == "width":
+                paras = [p.replace("'", "’").replace(" - ", " — ").replace('"', "“") for p in paras]
+                op = "curly_quotes"
+            elif op == "rewrap":
+                out: list[str] = []
+                for sents in _sentences_of(paras):
+                    if len(sents) > 2 and r.random() < 0.5:
+                        cut = r.randint(1, len(sents) - 1)
+                        out += [_sjoin(sents[:cut], self.lang), _sjoin(sents[cut:], self.lang)]
+                    elif out and r.random() < 0.4:
+                        out[-1] = out[-1] + ("" if self.lang == "zh" else " ") + _sjoin(sents, self.lang)
+                    else:
+                        out.append(_sjoin(sents, self.lang))
+                paras = out
+            elif op == "blank_lines":
+                sep = "\n\n" if self.lang == "zh" else "\n"
+            elif op == "lead" and self.lang == "zh" and paras and paras[0].startswith(self.w["lead"]):
+                paras = [r.choice(_ZH_LEADS) + paras[0][len(self.w["lead"]) :], *paras[1:]]
+            elif op == "lead" and self.lang == "en" and paras:
+                dateline = r.choice(_EN_DATELINES).format(d=r.choice(("Jan 5", "March 12", "Oct 30")))
+                paras = [dateline + paras[0], *paras[1:]]
+                op = "dateline"
+            elif op == "spelling" and self.lang == "en":
+                uk_to_us = r.random() < 0.8
+                changed = [_respell(p, uk_to_us) for p in paras]
+                if not sum(n for _, n in changed):
+                    continue
+                paras = [p for p, _ in changed]
+                op = "spelling_us" if uk_to_us else "spelling_uk"
+            else:
+                continue
+            edits.append(op)
+        return paras, sep
+
+    def dress_lines(
+        self, paras: list[str], title: str, orig_title: str, date: str, edits: list[str]
+    ) -> list[str]:
+        """Title, source, editor and wire-credit lines that survive main-text extraction."""
+        r = self.rng
+        head: list[str] = []
+        tail: list[str] = []
+        if r.random() < 0.35:
+            head.append(title)
+            edits.append("title_line")
+        if r.random() < 0.5:
+            line = self._fill(r.choice(self.w["source_line"]), orig_title, date)
+            (head if r.random() < 0.5 else tail).append(line)
+            edits.append("source_line")
+        if self.lang == "en" and r.random() < 0.4:
+            names = r.sample(_EN_NAMES, 3)
+            tail.append(r.choice(_EN_CREDITS).format(e=names[0], e2=names[1], e3=names[2]))
+            edits.append("wire_credit")
+        if r.random() < 0.6:
+            tail.append(self._fill(r.choice(self.w["editor_line"]), orig_title, date))
+            edits.append("editor_line")
+        if r.random() < 0.25:
+            tail.append(self._fill(r.choice(self.w["footer"]), orig_title, date))
+            edits.append("site_footer")
+        return head + paras + tail
+
+    def page(self, paras: list[str], title: str, edits: list[str]) -> str:
+        """A page of a portal, mobile site, blog or repost farm; its boilerplate lists other articles."""
+        from neardup.contentseen.synth import render_page
+
+        r = self.rng
+        template = r.choices([t for t, _ in _TEMPLATE_ODDS], weights=[w for _, w in _TEMPLATE_ODDS])[0]
+        zh = self.lang == "zh"
+        site = r.choice(_SITES_ZH if zh else _SITES_EN)
+        related = self._other_titles(r.randint(8, 16), title)
+        html = render_page(
+            title, paras, template=template, related=related, seed=r.randrange(2**31), site=site
+        )
+        if zh:
+            legal = (
+                f'<div class="icp"><a href="https://beian.miit.gov.cn/">'
+                f"{r.choice(_ICP_PROVINCES)}ICP备{r.randrange(10**7, 10**8)}号-{r.randint(1, 9)}</a> "
+                f"{r.choice(_ICP_PROVINCES)}公网安备 {r.randrange(10**13, 10**14)}号 "
+                f"违法和不良信息举报电话：010-{r.randrange(10**7, 10**8)} "
+                f"互联网新闻信息服务许可证：{r.randrange(10**10, 10**11)}</div>"
+            )
+        else:
+            legal = (
+                f'<div class="legal">{site.title()} Media Ltd, registered in England and Wales No. '
+                f"{r.randrange(10**6, 10**7)}. Registered office: {r.randint(1, 200)} High Street, London. "
+                f"We use cookies to improve your experience. Manage cookie settings.</div>"
+            )
+        edits.append(f"html:{template}")
+        return html.replace("</body>", legal + "</body>", 1)
+
+    def embed(self, paras: list[str], host: Mapping[str, Any], edits: list[str]) -> list[str]:
+        """A contiguous run of a third to two thirds of the source's characters inside another article."""
+        r = self.rng
+        sents = [s for p in _sentences_of(paras) for s in p]
+        lens = [len(s) for s in sents]
+        total = sum(lens) or 1
+        target = r.uniform(1 / 3, 2 / 3)
+        best: list[tuple[float, int, int]] = []
+        for a in range(len(sents)):
+            acc = 0
+            for b in range(a, len(sents)):
+                acc += lens[b]
+                share = acc / total
+                if 1 / 3 <= share <= 2 / 3:
+                    best.append((abs(share - target), a, b))
+                elif share > 2 / 3:
+                    break
+        if best:
+            gap = min(g for g, _, _ in best)
+            _, a, b = r.choice([x for x in best if x[0] == gap])
+        else:  # no sentence run fits: cut the text itself
+            flat = _sjoin(sents, self.lang)
+            k = round(len(flat) * target)
+            start = r.randint(0, len(flat) - k)
+            sents, a, b = [flat[start : start + k]], 0, 0
+        piece = [_sjoin(sents[a : b + 1], self.lang)]
+        share = len(piece[0]) / total
+        edits.append(f"embedded:{share:.2f}")
+        if r.random() < 0.3:
+            piece = self.change_chars(piece, r.uniform(0.005, 0.015), edits)
+        hparas = _paragraphs(str(host["text"]))
+        pos = r.randint(0, len(hparas))
+        return [*hparas[:pos], *piece, *hparas[pos:]]
+
+
+# ---------------------------------------------------------------------------------------------
 # hard negatives
 
 
@@ -457,6 +978,8 @@ def _hard_negative_pairs(
                     recs[a], cfg.date_field
                 ):
                     cands.add((min(a, b), max(a, b)))
+    if cfg.profile == "realistic":
+        cands |= _adjacent_days(recs, by_title, cfg.date_field)
     cands |= _similar_bodies(recs, rng, words)
     scored: list[tuple[int, int, float]] = []
     grams = {}
@@ -470,6 +993,35 @@ def _hard_negative_pairs(
             scored.append((a, b, j))
     scored.sort(key=lambda x: (-x[2], x[0], x[1]))
     return scored
+
+
+def _day(rec: Mapping[str, Any], date_field: str) -> _dt.date | None:
+    digits = re.sub(r"\D", "", str(rec.get(date_field) or ""))[:8]
+    if len(digits) != 8:
+        return None
+    try:
+        return _dt.date(int(digits[:4]), int(digits[4:6]), int(digits[6:8]))
+    except ValueError:
+        return None
+
+
+def _adjacent_days(
+    recs: Sequence[Mapping[str, Any]], by_title: Mapping[str, list[int]], date_field: str
+) -> set[tuple[int, int]]:
+    """The same templated story (same title without its numbers) on consecutive days."""
+    out: set[tuple[int, int]] = set()
+    one = _dt.timedelta(days=1)
+    for members in by_title.values():
+        by_day: dict[_dt.date, list[int]] = defaultdict(list)
+        for i in members:
+            day = _day(recs[i], date_field)
+            if day is not None:
+                by_day[day].append(i)
+        for day, here in by_day.items():
+            for a in here:
+                for b in by_day.get(day + one, ()):
+                    out.add((min(a, b), max(a, b)))
+    return out
 
 
 def _similar_bodies(
@@ -600,7 +1152,7 @@ def synthesize(
                     paras = editor.content(paras, edits)
                 paras = editor.reformat(paras, edits)
                 paras = editor.dress(paras, new_title, date, edits)
-                page = editor.html(paras, new_title, date, edits) if rng.random() < cfg.html_rate else None
+                page = editor.html(paras, new_title, date, edits) if rng.random() < cfg.html_share else None
                 text = "" if page else _join(paras, cfg.lang)
             doc: dict[str, Any] = {"id": f"{sid}-r{j + 1}", "title": new_title}
             if kind not in ("exact", "partial") and page:
@@ -612,16 +1164,75 @@ def synthesize(
             docs.append(doc)
             truth.append({"id": doc["id"], "group": sid, "kind": kind, "source": sid, "edits": edits})
 
-    for a, b, _ in hn_pairs:
+    words = cfg.lang == "en"
+    reposter = _Reposter(cfg.lang, rng, pool, cfg)
+
+    def emit_reposts(i: int, n_copies: int) -> None:
+        r = recs[i]
+        sid = str(r["id"])
+        title = str(r.get(cfg.title_field) or "")
+        date = str(r.get(cfg.date_field) or "")
+        source_text = str(r["text"])
+        for j in range(n_copies):
+            kind = _pick_kind(rng, cfg.kind_weights)
+            edits: list[str] = []
+            new_title = reposter.new_title(title, edits)
+            paras = _paragraphs(source_text)
+            page: str | None = None
+            extra: dict[str, Any] = {}
+            if kind == "exact":
+                text = source_text
+            elif kind == "partial":
+                host = rng.choice(pool)
+                text = _join(reposter.embed(paras, host, edits), cfg.lang)
+                new_title = str(host.get(cfg.title_field) or new_title)
+                src_grams = _grams(source_text, 5, words)
+                extra["containment5"] = round(
+                    len(src_grams & _grams(text, 5, words)) / max(1, len(src_grams)), 4
+                )
+            else:
+                if kind == "near":
+                    paras = reposter.near(paras, title, edits)
+                paras, sep = reposter.restyle(paras, edits)
+                paras = reposter.dress_lines(paras, new_title, title, date, edits)
+                text = sep.join(paras)
+                if rng.random() < cfg.html_share:
+                    page = reposter.page(paras, new_title, edits)
+            doc: dict[str, Any] = {"id": f"{sid}-r{j + 1}", "title": new_title}
+            if page is not None:
+                doc["html"] = page  # a crawled page: main-text extraction must find the article
+            else:
+                doc["text"] = text
+            if date:
+                doc[cfg.date_field] = date
+            docs.append(doc)
+            jac = round(ngram_jaccard(text, source_text, 5, words=words), 4)
+            truth.append(
+                {"id": doc["id"], "group": sid, "kind": kind, "source": sid, "edits": edits, "jaccard5": jac}
+                | extra
+            )
+
+    def hn_reason(a: int, b: int) -> str:
+        da, db = _day(recs[a], cfg.date_field), _day(recs[b], cfg.date_field)
+        if da is not None and db is not None and abs((da - db).days) == 1:
+            return "adjacent_day"
+        if _year(recs[a], cfg.date_field) != _year(recs[b], cfg.date_field):
+            return "other_year"
+        return "similar_text"
+
+    copies = emit_reposts if cfg.profile == "realistic" else emit_copies
+    for a, b, jab in hn_pairs:
         emit_original(a)
-        emit_copies(a, rng.randint(1, cfg.max_copies))
+        copies(a, rng.randint(1, cfg.max_copies))
         emit_original(b, "hard_negative", negative_of=str(recs[a]["id"]))
+        if cfg.profile == "realistic":
+            truth[-1] |= {"jaccard5": round(jab, 4), "why": hn_reason(a, b)}
         if rng.random() < 0.5:
-            emit_copies(b, rng.randint(1, cfg.max_copies))
+            copies(b, rng.randint(1, cfg.max_copies))
     for i in plain:
         emit_original(i)
         if rng.random() < cfg.copy_rate:
-            emit_copies(i, rng.randint(1, cfg.max_copies))
+            copies(i, rng.randint(1, cfg.max_copies))
 
     order = list(range(len(docs)))
     rng.shuffle(order)
