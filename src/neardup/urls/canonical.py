@@ -11,6 +11,10 @@ w3lib lacks:
 - tracking parameters removed (``utm_*``, ``spm``, ``from``, share ids, click ids:
   :data:`DEFAULT_DROP_PARAMS`), changeable per call or per job.
 
+Batches (:func:`canonicalize_many`, :func:`canonical_hashes`) go through a numba kernel that
+writes the same string for the common URL shapes (plain ASCII hosts, paths and queries) and hands
+every other URL to the exact path above (``neardup.urls._kernels`` lists the shapes).
+
 >>> canonicalize_url("HTTP://Example.COM:80/a/./b/../c?utm_source=x&b=2&a=1#top")
 'http://example.com/a/c?a=1&b=2'
 """
@@ -21,14 +25,25 @@ import re
 from collections.abc import Callable, Iterable
 from fnmatch import translate
 from functools import lru_cache
+from itertools import pairwise
+from typing import Any
 from urllib.parse import unquote_plus
+
+import numpy as np
+import xxhash
 
 from neardup._deps import require
 from neardup.exceptions import InputError
+from neardup.fingerprint._xxh3 import secret as _xxh3_secret
+from neardup.urls._kernels import DROP_GENERAL, canonical_batch
+from neardup.urls._kernels import canonical_one as _canonical_one
 
 __all__ = [
     "DEFAULT_DROP_PARAMS",
     "DEFAULT_MAX_URL_LENGTH",
+    "canonical_hash",
+    "canonical_hashes",
+    "canonicalize_many",
     "canonicalize_url",
     "check_url",
     "drop_params_matcher",
@@ -286,8 +301,7 @@ def canonicalize_url(
     >>> canonicalize_url("https://a.com/?from=20&q=x", drop_params=DEFAULT_DROP_PARAMS - {"from"})
     'https://a.com/?from=20&q=x'
     """
-    key = drop_params if isinstance(drop_params, frozenset) else frozenset(_as_names(drop_params))
-    return _canonicalize(url, key, max_length)
+    return _canonicalize(url, _drop_key(drop_params), max_length)
 
 
 def _as_names(drop_params: Iterable[str]) -> Iterable[str]:
@@ -297,3 +311,149 @@ def _as_names(drop_params: Iterable[str]) -> Iterable[str]:
             f"use [{drop_params!r}]"
         )
     return drop_params
+
+
+_xxh3 = xxhash.xxh3_64_intdigest
+_SECRET = _xxh3_secret()
+
+
+@lru_cache(maxsize=64)
+def _drop_spec(
+    key: frozenset[str],
+) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any], np.ndarray[Any, Any], int]:
+    """The drop list as the kernel reads it: (lower-case names, offsets, is-prefix flags, mode).
+
+    Mode 0: nothing to drop; 1: literal names and ``prefix*`` globs; DROP_GENERAL: other globs
+    (``?``, ``[...]``, an inner ``*``, non-ASCII), which only the regex matches.
+    """
+    pats = sorted({str(p).strip().lower() for p in key if str(p).strip()})
+    names = bytearray()
+    offs = [0]
+    prefix = []
+    mode = 1 if pats else 0
+    for p in pats:
+        stem = p[:-1] if p.endswith("*") else p
+        if not p.isascii() or any(c in stem for c in "*?["):
+            mode = DROP_GENERAL
+            break
+        names += stem.encode("ascii")
+        offs.append(len(names))
+        prefix.append(p.endswith("*"))
+    return (
+        np.frombuffer(bytes(names) or b"\0", dtype=np.uint8),
+        np.array(offs, dtype=np.int64),
+        np.array(prefix or [False], dtype=np.bool_),
+        mode,
+    )
+
+
+def _run_kernel(
+    urls: list[str], drop_key: frozenset[str], max_length: int
+) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any], np.ndarray[Any, Any], np.ndarray[Any, Any]]:
+    """(canonical bytes, their offsets, hashes, status) of a batch; TypeError if an item is not a str."""
+    joined = "".join(urls)
+    n = len(urls)
+    starts = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.fromiter(map(len, urls), dtype=np.int64, count=n), out=starts[1:])
+    if joined.isascii():
+        buf = np.frombuffer(joined.encode("ascii"), dtype=np.uint8)
+    else:  # one slot per character; anything non-ASCII becomes 0xFF, which sends its URL to the exact path
+        cp = np.frombuffer(joined.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+        buf = np.where(cp < 128, cp, 255).astype(np.uint8)
+    names, offs, is_prefix, mode = _drop_spec(drop_key)
+    out = np.empty(4 * buf.shape[0] + n + 8, dtype=np.uint8)
+    out_starts = np.empty(n + 1, dtype=np.int64)
+    hashes = np.empty(n, dtype=np.uint64)
+    status = np.empty(n, dtype=np.int8)
+    canonical_batch(
+        buf, starts, max_length, names, offs, is_prefix, mode, _SECRET, out, out_starts, hashes, status
+    )
+    return out, out_starts, hashes, status
+
+
+def canonical_hash(
+    url: str,
+    *,
+    drop_params: Iterable[str] = DEFAULT_DROP_PARAMS,
+    max_length: int = DEFAULT_MAX_URL_LENGTH,
+) -> int:
+    """XXH3-64 of ``canonicalize_url(url)`` (UTF-8): one URL, no batch set-up. InputError if malformed.
+
+    >>> canonical_hash("HTTPS://A.com:443/x#y") == xxhash.xxh3_64_intdigest(b"https://a.com/x")
+    True
+    """
+    key = _drop_key(drop_params)
+    if url.isascii():
+        names, offs, is_prefix, mode = _drop_spec(key)
+        h, status = _canonical_one(
+            np.frombuffer(url.encode(), dtype=np.uint8), max_length, names, offs, is_prefix, mode, _SECRET
+        )
+        if status == 0:
+            return int(h)
+    return _xxh3(_canonicalize(url, key, max_length).encode())
+
+
+def _drop_key(drop_params: Iterable[str]) -> frozenset[str]:
+    return drop_params if isinstance(drop_params, frozenset) else frozenset(_as_names(drop_params))
+
+
+def canonical_hashes(
+    urls: list[str],
+    *,
+    drop_params: Iterable[str] = DEFAULT_DROP_PARAMS,
+    max_length: int = DEFAULT_MAX_URL_LENGTH,
+) -> tuple[np.ndarray[Any, Any], list[tuple[int, str]]]:
+    """XXH3-64 of each URL's canonical form (UTF-8), and the URLs that are invalid.
+
+    Equal to ``xxh3_64_intdigest(canonicalize_url(u).encode())`` for every valid URL; an invalid
+    one gets hash 0 and appears in the second list as (index, why). Raises TypeError when an item
+    is not a str.
+
+    >>> h, bad = canonical_hashes(["https://A.com:443/x?utm_source=1", "ftp://a"])
+    >>> int(h[0]) == xxhash.xxh3_64_intdigest(b"https://a.com/x"), bad[0][0]
+    (True, 1)
+    """
+    key = _drop_key(drop_params)
+    if not urls:
+        return np.zeros(0, dtype=np.uint64), []
+    out, out_starts, hashes, status = _run_kernel(urls, key, max_length)
+    bad: list[tuple[int, str]] = []
+    for i in np.flatnonzero(status).tolist():
+        if status[i] == 2:
+            hashes[i] = _xxh3(out[out_starts[i] : out_starts[i + 1]].tobytes())
+            continue
+        try:
+            hashes[i] = _xxh3(_canonicalize(urls[i], key, max_length).encode())
+        except InputError as exc:
+            hashes[i] = 0
+            bad.append((i, str(exc)))
+    return hashes, bad
+
+
+def canonicalize_many(
+    urls: Iterable[str],
+    *,
+    drop_params: Iterable[str] = DEFAULT_DROP_PARAMS,
+    max_length: int = DEFAULT_MAX_URL_LENGTH,
+) -> list[str]:
+    """``[canonicalize_url(u) for u in urls]``, the common shapes in one compiled pass.
+
+    Raises InputError for the first malformed URL.
+
+    >>> canonicalize_many(["HTTP://Example.COM:80/a?b=2&a=1#top", "https://例子.测试/"])
+    ['http://example.com/a?a=1&b=2', 'https://xn--fsqu00a.xn--0zwm56d/']
+    """
+    items = urls if isinstance(urls, list) else list(urls)
+    key = _drop_key(drop_params)
+    if not items:
+        return []
+    try:
+        out, out_starts, _, status = _run_kernel(items, key, max_length)
+    except TypeError:
+        return [_canonicalize(u, key, max_length) for u in items]
+    text = out[: out_starts[-1]].tobytes().decode("ascii")
+    bounds = out_starts.tolist()
+    res = [text[a:b] for a, b in pairwise(bounds)]
+    for i in np.flatnonzero(status == 1).tolist():
+        res[i] = _canonicalize(items[i], key, max_length)
+    return res

@@ -38,7 +38,13 @@ import xxhash
 
 from neardup.exceptions import ConfigError, InputError, StoreError
 from neardup.stores._url import StoreURL, parse_store_url
-from neardup.urls.canonical import DEFAULT_DROP_PARAMS, DEFAULT_MAX_URL_LENGTH, canonicalize_url
+from neardup.urls.canonical import (
+    DEFAULT_DROP_PARAMS,
+    DEFAULT_MAX_URL_LENGTH,
+    canonical_hash,
+    canonical_hashes,
+    canonicalize_url,
+)
 
 __all__ = [
     "STORE_SCHEMES",
@@ -214,6 +220,7 @@ class SeenURLs:
         self.drop_params = frozenset(drop_params)
         self.max_url_length = int(max_url_length)
         self._canon: Callable[[str], str] | None
+        self._builtin_canon = canonicalize is True  # batches take the compiled kernel
         if canonicalize is True:
             self._canon = partial(
                 canonicalize_url, drop_params=self.drop_params, max_length=self.max_url_length
@@ -247,7 +254,21 @@ class SeenURLs:
 
         A malformed URL raises InputError (or returns False with ``on_invalid="skip"``).
         """
-        return self.check_and_add_many([url])[0]
+        try:  # one URL: one compiled call for its hash, no batch machinery
+            if self._builtin_canon:
+                hv = canonical_hash(url, drop_params=self.drop_params, max_length=self.max_url_length)
+            else:
+                hv = _xxh3((url if self._canon is None else self._canon(url)).encode())
+            h = np.array([hv], dtype=np.uint64)
+        except (InputError, TypeError, AttributeError):
+            return self.check_and_add_many([url])[0]  # names the problem, or counts it as invalid
+        self._check_open()
+        with self._lock:
+            new = bool(self._store.check_and_add(h, self._clock())[0])
+            counts = self._counts
+            counts["checked"] += 1
+            counts["new" if new else "seen"] += 1
+        return new
 
     def check_and_add_many(self, urls: Iterable[str]) -> list[bool]:
         """One flag per URL, in order; atomic per batch of ``batch_size`` (one round trip each).
@@ -260,10 +281,22 @@ class SeenURLs:
                 return self.check_and_add_hashes(url_hashes(items)).tolist()  # type: ignore[no-any-return]
             except (TypeError, AttributeError):
                 pass  # a non-str item: the slow path below names it
-        keys, bad = self._keys(items)
-        if bad and self.on_invalid == "raise":
-            self._raise_invalid(bad, len(items))
-        flags = self.check_and_add_hashes(url_hashes(keys))
+        built = self._builtin_hashes(items) if self._builtin_canon else None
+        if built is not None:
+            hashes, bad = built
+            if bad:
+                self._note_invalid(bad)
+                if self.on_invalid == "raise":
+                    self._raise_invalid(bad, len(items))
+                keep = np.ones(len(items), dtype=np.bool_)
+                keep[[i for i, _, _ in bad]] = False
+                hashes = hashes[keep]
+        else:
+            keys, bad = self._keys(items)
+            if bad and self.on_invalid == "raise":
+                self._raise_invalid(bad, len(items))
+            hashes = url_hashes(keys)
+        flags = self.check_and_add_hashes(hashes)
         if not bad:
             return flags.tolist()  # type: ignore[no-any-return]
         out = np.zeros(len(items), dtype=np.bool_)
@@ -363,6 +396,25 @@ class SeenURLs:
         if self._closed:
             raise StoreError(f"the seen-store of job {self.job_id!r} is closed")
 
+    def _builtin_hashes(
+        self, items: list[str]
+    ) -> tuple[np.ndarray[Any, Any], list[tuple[int, str, str]]] | None:
+        """Hashes of the built-in canonical forms in one compiled pass; None if an item is not a str."""
+        try:
+            hashes, bad = canonical_hashes(
+                items, drop_params=self.drop_params, max_length=self.max_url_length
+            )
+        except TypeError:
+            return None
+        return hashes, [(i, items[i], why) for i, why in bad]
+
+    def _note_invalid(self, bad: list[tuple[int, str, str]]) -> None:
+        if self.on_invalid == "skip" and not self._first_invalid_logged:
+            self._first_invalid_logged = True
+            log.warning(
+                "job %s: skipping invalid URL (further ones only counted): %s", self.job_id, bad[0][2]
+            )
+
     def _keys(self, items: list[str]) -> tuple[list[str], list[tuple[int, str, str]]]:
         canon = self._canon
         if canon is None:
@@ -378,11 +430,8 @@ class SeenURLs:
                 keys.append(canon(u))
             except InputError as exc:
                 bad.append((i, u if isinstance(u, str) else repr(u), str(exc)))
-        if bad and self.on_invalid == "skip" and not self._first_invalid_logged:
-            self._first_invalid_logged = True
-            log.warning(
-                "job %s: skipping invalid URL (further ones only counted): %s", self.job_id, bad[0][2]
-            )
+        if bad:
+            self._note_invalid(bad)
         return keys, bad
 
     def _raise_invalid(self, bad: list[tuple[int, str, str]], total: int) -> None:
