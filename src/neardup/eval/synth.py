@@ -584,6 +584,35 @@ _EN_SPELLING: tuple[tuple[str, str, str], ...] = (
     ("authoris", "authoriz", "e|es|ed|ing|ation"),
     ("modernis", "moderniz", "e|es|ed|ing|ation"),
     ("analys", "analyz", "e|ed|ing"),
+    ("popularis", "populariz", "e|es|ed|ing|ation"),
+    ("computeris", "computeriz", "e|es|ed|ing|ation"),
+    ("characteris", "characteriz", "e|es|ed|ing|ation"),
+    ("prioritis", "prioritiz", "e|es|ed|ing|ation"),
+    ("mobilis", "mobiliz", "e|es|ed|ing|ation"),
+    ("capitalis", "capitaliz", "e|es|ed|ing|ation"),
+    ("globalis", "globaliz", "e|es|ed|ing|ation"),
+    ("industrialis", "industrializ", "e|es|ed|ing|ation"),
+    ("normalis", "normaliz", "e|es|ed|ing|ation"),
+    ("stabilis", "stabiliz", "e|es|ed|ing|ation"),
+    ("finalis", "finaliz", "e|es|ed|ing|ation"),
+    ("legalis", "legaliz", "e|es|ed|ing|ation"),
+    ("subsidis", "subsidiz", "e|es|ed|ing|ation"),
+    ("utilis", "utiliz", "e|es|ed|ing|ation"),
+    ("symbolis", "symboliz", "e|es|ed|ing|ation"),
+    ("specialis", "specializ", "e|es|ed|ing|ation"),
+    ("visualis", "visualiz", "e|es|ed|ing|ation"),
+    ("hospitalis", "hospitaliz", "e|es|ed|ing|ation"),
+    ("centralis", "centraliz", "e|es|ed|ing|ation"),
+    ("commercialis", "commercializ", "e|es|ed|ing|ation"),
+    ("liberalis", "liberaliz", "e|es|ed|ing|ation"),
+    ("standardis", "standardiz", "e|es|ed|ing|ation"),
+    ("jeopardis", "jeopardiz", "e|es|ed|ing|ation"),
+    ("categoris", "categoriz", "e|es|ed|ing|ation"),
+    ("revolutionis", "revolutioniz", "e|es|ed|ing|ation"),
+    ("sanitis", "sanitiz", "e|es|ed|ing|ation"),
+    ("digitis", "digitiz", "e|es|ed|ing|ation"),
+    ("monetis", "monetiz", "e|es|ed|ing|ation"),
+    ("nationalis", "nationaliz", "e|es|ed|ing|ation"),
     ("defence", "defense", "|s"),
     ("licence", "license", "|s"),
     ("offence", "offense", "|s"),
@@ -890,7 +919,9 @@ class _Reposter(_Editor):
         html = render_page(
             title, paras, template=template, related=related, seed=r.randrange(2**31), site=site
         )
-        if zh:
+        if zh and "ICP备" in html:  # the mobile template has its own licence line
+            legal = ""
+        elif zh:
             legal = (
                 f'<div class="icp"><a href="https://beian.miit.gov.cn/">'
                 f"{r.choice(_ICP_PROVINCES)}ICP备{r.randrange(10**7, 10**8)}号-{r.randint(1, 9)}</a> "
@@ -1213,12 +1244,16 @@ def synthesize(
             )
 
     def hn_reason(a: int, b: int) -> str:
+        """Why two articles look alike: their template (same title bar the numbers), or their text."""
+        ta, tb = (_norm_title(str(recs[i].get(cfg.title_field) or "")) for i in (a, b))
+        if ta != tb or len(ta) < 4:
+            return "similar_text"
         da, db = _day(recs[a], cfg.date_field), _day(recs[b], cfg.date_field)
         if da is not None and db is not None and abs((da - db).days) == 1:
             return "adjacent_day"
         if _year(recs[a], cfg.date_field) != _year(recs[b], cfg.date_field):
             return "other_year"
-        return "similar_text"
+        return "same_title"
 
     copies = emit_reposts if cfg.profile == "realistic" else emit_copies
     for a, b, jab in hn_pairs:
