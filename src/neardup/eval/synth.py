@@ -715,7 +715,9 @@ class _Reposter(_Editor):
         if "add" in ops:
             paras = self._add(paras, title, edits)
         if "chars" in ops:
-            paras = self.change_chars(paras, r.uniform(0.02, 0.06), edits)
+            # zh: 2-6 % of characters; en: 2-5 % of words (a word typo breaks more 5-grams)
+            rate = r.uniform(0.02, 0.06) if self.lang == "zh" else r.uniform(0.02, 0.05)
+            paras = self.change_chars(paras, rate, edits)
         return [p for p in paras if p]
 
     def _drop(self, paras: list[str], edits: list[str]) -> list[str]:
