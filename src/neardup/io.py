@@ -9,21 +9,38 @@ same way everywhere: a one-line error naming the file, the line and the field.
 
 from __future__ import annotations
 
+import functools
 import gzip
 import os
+import signal
+import stat
 import tempfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any, cast
+from typing import IO, Any, TypeVar, cast
 
 import orjson
 
 from neardup._deps import require
 from neardup.exceptions import InputError
 
-__all__ = ["ReadStats", "Record", "atomic_write", "expand_inputs", "iter_json_objects", "iter_records"]
+__all__ = [
+    "OutputGroup",
+    "ReadStats",
+    "Record",
+    "atomic_outputs",
+    "atomic_write",
+    "check_outputs",
+    "expand_inputs",
+    "iter_json_objects",
+    "iter_records",
+    "outputs_together",
+]
+
+F = TypeVar("F", bound=Callable[..., Any])
 
 _SUFFIXES = (".jsonl", ".jsonl.gz", ".json.gz", ".ndjson", ".parquet", ".txt", ".txt.gz")
 
@@ -52,14 +69,43 @@ class ReadStats:
             self.first_error = str(err)
 
 
+def _walk(top: Path) -> list[Path]:
+    """The input files under a directory, sorted; a folder that cannot be read is an error."""
+
+    def fail(err: OSError) -> None:
+        raise InputError(
+            f"cannot read this directory ({err.strerror}); fix its permissions or leave it out",
+            source=err.filename or str(top),
+        )
+
+    found: list[Path] = []
+    for root, _dirs, files in os.walk(top, onerror=fail):
+        for name in files:
+            f = Path(root) / name
+            if name.endswith(_SUFFIXES) and f.is_file():
+                found.append(f)
+    return sorted(found)
+
+
 def expand_inputs(paths: Iterable[str | os.PathLike[str]]) -> list[Path]:
-    """Files named, and the input files found (sorted) in directories named."""
+    """Files named, and the input files found (sorted) in directories named.
+
+    Inside :func:`atomic_outputs` every file is noted as an input, so no output may replace it.
+    """
+    out = _expand_inputs(paths)
+    group = _GROUP.get()
+    if group is not None:
+        group.inputs.extend(p for p in out if str(p) != "-")
+    return out
+
+
+def _expand_inputs(paths: Iterable[str | os.PathLike[str]]) -> list[Path]:
     out: list[Path] = []
     for p in map(Path, paths):
         if str(p) == "-":
             out.append(p)
         elif p.is_dir():
-            found = sorted(f for f in p.rglob("*") if f.is_file() and f.name.endswith(_SUFFIXES))
+            found = _walk(p)
             if not found:
                 raise InputError(
                     f"directory has no input files (expected {', '.join(_SUFFIXES)})", source=str(p)
@@ -196,7 +242,14 @@ def _iter_parquet(
     except Exception as exc:  # pyarrow raises several unrelated types for a bad file
         raise InputError(f"is not a readable Parquet file: {exc}", source=src) from None
     lineno = 0
-    for batch in pfile.iter_batches(batch_size=4096):
+    batches = pfile.iter_batches(batch_size=4096)
+    while True:
+        try:
+            batch = next(batches, None)
+        except Exception as exc:  # a damaged row group: pyarrow's own error types
+            raise InputError(f"is not a readable Parquet file: {exc}", source=src) from None
+        if batch is None:
+            break
         for obj in batch.to_pylist():
             lineno += 1
             try:
@@ -238,16 +291,222 @@ def iter_records(
             yield rec
 
 
+class OutputGroup:
+    """The outputs of one run, replaced together when the run succeeds and not at all otherwise.
+
+    Made by :func:`atomic_outputs`. While it is active, :func:`atomic_write` writes each output to
+    a temp file beside its target and fsyncs it, but renames nothing; :func:`expand_inputs` notes
+    every input file, so an output that is one of them is refused before it is written.
+    """
+
+    def __init__(self) -> None:
+        self.staged: list[tuple[Path, Path]] = []  # (temp file, target)
+        self.inputs: list[Path] = []
+
+    def is_input(self, target: Path) -> Path | None:
+        for p in self.inputs:
+            if _same_file(p, target):
+                return p
+        return None
+
+    def commit(self) -> None:
+        """Rename every staged temp file over its target, rolling back the renames done if one fails.
+
+        SIGINT and SIGTERM are held for the few renames, so Ctrl-C never leaves half a set.
+        """
+        held = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
+        old_mask = signal.pthread_sigmask(signal.SIG_BLOCK, held)
+        done: list[tuple[Path, Path | None]] = []  # (target, backup of the old file or None)
+        try:
+            for tmp, target in self.staged:
+                backup: Path | None = None
+                if target.exists():
+                    backup = target.with_name(f".{target.name}.{os.getpid()}.bak")
+                    backup.unlink(missing_ok=True)
+                    os.link(target, backup)
+                os.replace(tmp, target)
+                done.append((target, backup))
+        except BaseException:
+            for target, backup in reversed(done):
+                if backup is not None:
+                    os.replace(backup, target)
+                else:
+                    target.unlink(missing_ok=True)
+            self.abort()
+            raise
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, old_mask)
+        for _, backup in done:
+            if backup is not None:
+                backup.unlink(missing_ok=True)
+        for parent in {t.parent for t, _ in done}:
+            _fsync_dir(parent)
+        self.staged = []
+
+    def abort(self) -> None:
+        for tmp, _ in self.staged:
+            tmp.unlink(missing_ok=True)
+        self.staged = []
+
+
+_GROUP: ContextVar[OutputGroup | None] = ContextVar("neardup_output_group", default=None)
+
+
 @contextmanager
-def atomic_write(path: str | os.PathLike[str], mode: str = "wb") -> Iterator[IO[Any]]:
+def atomic_outputs(inputs: Iterable[str | os.PathLike[str]] = ()) -> Iterator[OutputGroup]:
+    """Replace every output written inside the block together, once the block succeeds.
+
+    >>> import tempfile
+    >>> d = tempfile.mkdtemp()
+    >>> with atomic_outputs():
+    ...     with atomic_write(d + "/a.jsonl") as fh:
+    ...         _ = fh.write(b"a")
+    ...     os.path.exists(d + "/a.jsonl")  # staged, not yet in place
+    False
+    >>> os.path.exists(d + "/a.jsonl")
+    True
+    """
+    group = OutputGroup()
+    group.inputs.extend(Path(p) for p in inputs if str(p) != "-")
+    token = _GROUP.set(group)
+    try:
+        yield group
+    except BaseException:
+        group.abort()
+        raise
+    else:
+        group.commit()
+    finally:
+        _GROUP.reset(token)
+
+
+def outputs_together(inputs: str, outputs: tuple[str, ...]) -> Callable[[F], F]:
+    """Decorate a command: its outputs (the named parameters) are checked against its inputs first,
+    and written through :func:`atomic_outputs`, so they are replaced together or not at all."""
+
+    def wrap(func: F) -> F:
+        @functools.wraps(func)
+        def run(*args: Any, **kwargs: Any) -> Any:
+            ins = kwargs.get(inputs) or ()
+            outs = [kwargs[o] for o in outputs if kwargs.get(o)]
+            check_outputs(outs, ins)
+            with atomic_outputs(ins):
+                return func(*args, **kwargs)
+
+        return cast(F, run)
+
+    return wrap
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return os.path.realpath(a) == os.path.realpath(b)
+
+
+def check_outputs(
+    outputs: Iterable[str | os.PathLike[str]], inputs: Iterable[str | os.PathLike[str]]
+) -> None:
+    """Refuse an output that is one of the inputs, lies where a directory input would read it, or
+    is named twice.
+
+    >>> check_outputs(["out.jsonl"], ["in.jsonl"])
+    >>> check_outputs(["in.jsonl"], ["in.jsonl"])
+    Traceback (most recent call last):
+    ...
+    neardup.exceptions.InputError: in.jsonl: the output is also an input; write it to another path
+    """
+    ins = [Path(p) for p in inputs if str(p) != "-"]
+    seen: list[Path] = []
+    for out in map(Path, outputs):
+        if str(out) == "-" or _is_stream_path(out):
+            continue
+        for i in ins:
+            if _same_file(i, out):
+                raise InputError("the output is also an input; write it to another path", source=str(out))
+            if i.is_dir() and out.name.endswith(_SUFFIXES):
+                real_dir, real_out = os.path.realpath(i), os.path.realpath(out)
+                if real_out.startswith(real_dir.rstrip("/") + "/"):
+                    raise InputError(
+                        f"the output is inside the input directory {i}, where it would be read as "
+                        "input; write it elsewhere",
+                        source=str(out),
+                    )
+        for other in seen:
+            if _same_file(other, out):
+                raise InputError("two outputs name the same file; give each its own path", source=str(out))
+        seen.append(out)
+
+
+def _is_stream_path(p: Path) -> bool:
+    """Paths written in place, never replaced: under /dev or /proc (e.g. /dev/stdout, /dev/null)."""
+    s = os.path.abspath(p)
+    return s.startswith(("/dev/", "/proc/"))
+
+
+def _fsync_dir(path: Path) -> None:
+    dir_fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(dir_fd)
+    finally:
+        os.close(dir_fd)
+
+
+@contextmanager
+def atomic_write(path: str | os.PathLike[str], mode: str = "wb", *, join: bool = True) -> Iterator[IO[Any]]:
     """Write a file atomically: a temp file beside it, fsync, rename. A crash leaves the old file.
+
+    What the path names decides how:
+
+    * a regular file or a new path: replaced atomically;
+    * a symlink: the file it points to is replaced (the link stays);
+    * a FIFO, a character device, or anything under /dev or /proc (``/dev/stdout``,
+      ``/dev/null``): written in place, as a stream (no atomicity);
+    * a block device, a socket or a directory: refused (InputError).
+
+    Inside :func:`atomic_outputs` (and ``join``), the rename waits for the group's commit. An
+    output that is one of the group's inputs is refused before anything is written.
 
     >>> with atomic_write("/tmp/neardup-doctest.txt", "w") as fh:
     ...     _ = fh.write("ok")
     """
-    target = Path(path)
+    given = Path(path)
+    try:
+        st: os.stat_result | None = os.stat(given)  # follows symlinks
+    except FileNotFoundError:
+        st = None
+    except NotADirectoryError:
+        raise InputError(
+            "a parent of the output path is a file, not a directory", source=str(given)
+        ) from None
+    if st is not None and stat.S_ISDIR(st.st_mode):
+        raise InputError("the output is a directory; name a file", source=str(given))
+    if _is_stream_path(given) or (st is not None and (stat.S_ISFIFO(st.st_mode) or stat.S_ISCHR(st.st_mode))):
+        if st is not None and (stat.S_ISBLK(st.st_mode) or stat.S_ISSOCK(st.st_mode)):
+            raise InputError("the output is a block device or a socket; write to a file", source=str(given))
+        with open(given, mode) as fh:
+            yield fh
+        return
+    if st is not None and not stat.S_ISREG(st.st_mode):
+        raise InputError(
+            "the output is a block device or a socket; write to a file, a FIFO or /dev/stdout",
+            source=str(given),
+        )
+    # a symlink is written through: its target is what gets replaced
+    target = Path(os.path.realpath(given)) if given.is_symlink() else given
+    group = _GROUP.get() if join else None
+    if group is not None:
+        clash = group.is_input(target)
+        if clash is not None:
+            raise InputError(
+                f"the output is also an input ({clash}); write it to another path", source=str(given)
+            )
     target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    except OSError as exc:  # name the file the user asked for, not the temp file
+        raise OSError(exc.errno, exc.strerror, str(given)) from None
     umask = os.umask(0)
     os.umask(umask)
     os.fchmod(fd, 0o666 & ~umask)  # mkstemp makes 0600; a normal file honours the umask
@@ -256,12 +515,11 @@ def atomic_write(path: str | os.PathLike[str], mode: str = "wb") -> Iterator[IO[
             yield fh
             fh.flush()
             os.fsync(fh.fileno())
+        if group is not None:
+            group.staged.append((Path(tmp), target))
+            return
         os.replace(tmp, target)
-        dir_fd = os.open(target.parent, os.O_RDONLY)
-        try:
-            os.fsync(dir_fd)
-        finally:
-            os.close(dir_fd)
+        _fsync_dir(target.parent)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise

@@ -19,7 +19,7 @@ from neardup.cli._common import add_options, echo_err, input_options, progress
 from neardup.config import SimHashConfig
 from neardup.dedup.config import METHODS, DedupConfig
 from neardup.exceptions import ConfigError, InputError
-from neardup.io import ReadStats, Record, atomic_write, iter_records
+from neardup.io import ReadStats, Record, atomic_write, iter_records, outputs_together
 
 __all__ = [
     "DEFAULTS",
@@ -240,6 +240,7 @@ def format_summary(s: dict[str, Any], seconds: float, what: str = "dedup") -> st
     help="Cap on a group of near-identical fingerprints once re-splitting stops (0: none).",
 )
 @click.option("--quiet", "-q", is_flag=True, help="No summary on stderr.")
+@outputs_together(inputs="inputs", outputs=("out", "keep_out"))
 def dedup_cmd(
     inputs: tuple[str, ...],
     out: str,

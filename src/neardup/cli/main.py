@@ -6,6 +6,7 @@ and exit with code 2; they never print a traceback.
 
 from __future__ import annotations
 
+import errno
 import importlib
 import os
 import sys
@@ -83,12 +84,63 @@ def main(argv: list[str] | None = None) -> Any:
         click.echo(f"neardup: error: {exc}", err=True)
         sys.exit(2)
     except BrokenPipeError:
+        _detach_stdout()
         sys.stderr.close()  # the reader went away (| head): not an error
         sys.exit(0)
     except KeyboardInterrupt:
         click.echo("neardup: interrupted", err=True)
         sys.exit(130)
+    except OSError as exc:
+        if debug:
+            raise
+        click.echo(f"neardup: error: {describe_os_error(exc)}", err=True)
+        _detach_stdout()
+        sys.exit(2)
+    try:
+        sys.stdout.flush()  # a full disk under `> out.jsonl` shows here, not at exit
+    except BrokenPipeError:
+        _detach_stdout()
+        sys.exit(0)
+    except OSError as exc:
+        click.echo(f"neardup: error: {describe_os_error(exc)}", err=True)
+        _detach_stdout()
+        sys.exit(2)
     sys.exit(rv if isinstance(rv, int) else 0)
+
+
+_STREAM_ERRNOS = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO, errno.EPIPE}
+
+
+def describe_os_error(exc: OSError) -> str:
+    """One line for an operating-system error: the path, what went wrong, and a fix when there is one.
+
+    >>> describe_os_error(PermissionError(13, "Permission denied", "/out/x.jsonl"))
+    '/out/x.jsonl: Permission denied (check the permissions of the file and its folder)'
+    """
+    what = exc.strerror or str(exc)
+    where = exc.filename
+    if where is None and exc.errno in _STREAM_ERRNOS:
+        where = "standard output"
+    hint = {
+        errno.EACCES: " (check the permissions of the file and its folder)",
+        errno.EPERM: " (check the permissions of the file and its folder)",
+        errno.ENOSPC: " (free some space or write elsewhere)",
+        errno.EDQUOT: " (free some space or write elsewhere)",
+        errno.ENOTDIR: " (a part of the path is a file, not a folder)",
+        errno.EROFS: " (write to another file system)",
+    }.get(exc.errno or 0, "")
+    target = f" -> {exc.filename2}" if exc.filename2 else ""
+    return f"{where}{target}: {what}{hint}" if where is not None else f"{what}{hint}"
+
+
+def _detach_stdout() -> None:
+    """Point stdout at /dev/null so the interpreter's last flush has nowhere to fail."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):
+        pass
 
 
 if __name__ == "__main__":

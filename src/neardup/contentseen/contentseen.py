@@ -372,7 +372,7 @@ class ContentSeen:
             self._wal = Journal(wal, kind=_JOURNAL_KIND)
             from neardup.io import atomic_write
 
-            with atomic_write(header) as fh:
+            with atomic_write(header, join=False) as fh:
                 fh.write(
                     orjson.dumps(
                         {"format": FORMAT, "version": VERSION, **settings}, option=orjson.OPT_INDENT_2

@@ -284,7 +284,7 @@ class CorpusIndex:
         header["segments"] = [*self.segments, seg]
         header["count"] = start + len(fps)
         header["updated"] = time.time()
-        with atomic_write(self.path / HEADER, "wb") as fh:
+        with atomic_write(self.path / HEADER, "wb", join=False) as fh:
             fh.write(orjson.dumps(header, option=orjson.OPT_INDENT_2))
         self.header = header
         return seg

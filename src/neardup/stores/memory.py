@@ -95,7 +95,7 @@ def save_snapshot(path: str | os.PathLike[str], state: _State) -> None:
         sort_keys=True,
     ).encode()
     try:
-        with atomic_write(path, "wb") as fh:
+        with atomic_write(path, "wb", join=False) as fh:
             fh.write(MAGIC + struct.pack("<II", SNAPSHOT_VERSION, len(header)))
             fh.write(header)
             fh.write(payload)
