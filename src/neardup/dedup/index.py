@@ -3,8 +3,10 @@
 ::
 
     INDEX_DIR/
-      header.json            {"format": "neardup-corpus-index", "version": 1, "settings": {...},
-                              "count": N, "segments": [{"name": "seg-00000", "start": 0, "count": n}]}
+      header.json            {"format": "neardup-corpus-index", "version": 2, "settings": {...},
+                              "count": N, "segments": [{"name": "seg-00000", "start": 0, "count": n,
+                              "parts": [{"file": "part-00000.parquet", "rows": n, "bytes": B,
+                                         "xxh3": "<16 hex>"}]}]}
       seg-00000/part-*.parquet   columns pos int64, id string, fp int64 (SimHash bits),
                                  exact int64 (exact-content hash bits), ns list<int64> (nshash)
       seg-00001/...          one more segment per ``--merge``
@@ -14,6 +16,16 @@ each segment), and pyarrow streams it row group by row group on one machine. ``h
 the segments: a segment is visible only once the header naming it has been replaced (atomically),
 so an interrupted merge leaves the index as it was. Headers of another format or a newer version
 are refused; ``settings`` are the fingerprint settings, checked against the batch's.
+
+Integrity: the header lists each segment's part files with their row count, size and the xxh3 of
+their bytes (whatever columns they hold). Opening checks the structure (segments that add up to the
+count, every listed part present with its size: a deleted, renamed or truncated part is a
+FormatError); reading a part checks its checksum first, so flipped bytes are refused rather than read
+as other fingerprints; :meth:`CorpusIndex.verify` checks everything at once (``index info
+--verify``). Segments written without a part list (version 1, or a Spark merge on HDFS/S3) are
+checked by the row counts in their Parquet footers. A merge that finds the index changed since it
+was opened (another ``--merge`` landed meanwhile) is refused, so two runs never both add the same
+documents.
 """
 
 from __future__ import annotations
@@ -31,18 +43,20 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 import orjson
+import xxhash
 
 from neardup._deps import require
 from neardup.dedup.config import DedupConfig
 from neardup.dedup.fingerprints import Fingerprints
-from neardup.exceptions import ConfigError, FormatError
+from neardup.exceptions import ConfigError, FormatError, StoreError
 from neardup.io import atomic_write
 
 __all__ = ["FORMAT", "VERSION", "CorpusChunk", "CorpusIndex"]
 
 FORMAT = "neardup-corpus-index"
-VERSION = 1
+VERSION = 2  # 2: per-part rows, bytes and xxh3 in the header (1: none; still read)
 HEADER = "header.json"
+_CHUNK = 1 << 22
 
 U64 = npt.NDArray[np.uint64]
 I64 = npt.NDArray[np.int64]
@@ -65,6 +79,15 @@ def _pa() -> Any:
 
 def _pq() -> Any:
     return require("pyarrow.parquet", "parquet", purpose="the corpus index (Parquet segments)")
+
+
+def file_xxh3(path: str | os.PathLike[str]) -> str:
+    """The xxh3-64 of a file's bytes, as 16 hex digits (read 4 MiB at a time)."""
+    h = xxhash.xxh3_64()
+    with open(path, "rb") as fh:
+        while chunk := fh.read(_CHUNK):
+            h.update(chunk)
+    return h.hexdigest()
 
 
 def arrow_table(fps: Fingerprints, start: int) -> Any:
@@ -101,6 +124,7 @@ class CorpusIndex:
     def __init__(self, path: str | os.PathLike[str], header: dict[str, Any]) -> None:
         self.path = Path(path)
         self.header = header
+        self._verified: set[Path] = set()
 
     # -- opening -----------------------------------------------------------------------------
     @staticmethod
@@ -131,7 +155,103 @@ class CorpusIndex:
             header = orjson.loads(hp.read_bytes())
         except orjson.JSONDecodeError:
             raise FormatError(f"{hp} is not valid JSON: the header is damaged") from None
-        return cls(p, cls.check_header(header, str(hp)))
+        ix = cls(p, cls.check_header(header, str(hp)))
+        ix.check_structure()
+        return ix
+
+    def check_structure(self) -> None:
+        """The cheap checks made on open: segments add up, listed parts are there with their size."""
+        where = self.path / HEADER
+        total = 0
+        segments = self.header["segments"]
+        if not isinstance(segments, list):
+            raise FormatError(f"{where}: 'segments' is not a list: the header is damaged")
+        for seg in segments:
+            try:
+                name, start, count = str(seg["name"]), int(seg["start"]), int(seg["count"])
+            except (KeyError, TypeError, ValueError):
+                raise FormatError(f"{where}: a segment entry is damaged ({seg!r})") from None
+            if start != total:
+                raise FormatError(
+                    f"{where}: segment {name} starts at {start}, expected {total}: the header is damaged"
+                )
+            total += count
+            seg_dir = self.path / name
+            parts = seg.get("parts")
+            if parts is None:  # version 1 or a remote merge: the footers are checked on read
+                if count and not any(seg_dir.glob("*.parquet")):
+                    raise FormatError(
+                        f"{seg_dir}: segment {name} holds {count} documents but has no part files; "
+                        "restore the directory from a backup or rebuild the index"
+                    )
+                continue
+            try:
+                listed = [
+                    (str(pt["file"]), int(pt["rows"]), int(pt["bytes"]), str(pt["xxh3"])) for pt in parts
+                ]
+            except (KeyError, TypeError, ValueError):
+                raise FormatError(f"{where}: the part list of segment {name} is damaged") from None
+            if sum(rows for _, rows, _, _ in listed) != count:
+                raise FormatError(f"{where}: the parts of segment {name} do not add up to {count} rows")
+            for pt in parts:
+                f = seg_dir / pt["file"]
+                try:
+                    size = f.stat().st_size
+                except OSError:
+                    raise FormatError(
+                        f"{f} is missing (listed in {where}): the index is incomplete; restore the "
+                        "file from a backup or rebuild the index"
+                    ) from None
+                if size != int(pt["bytes"]):
+                    raise FormatError(
+                        f"{f} has {size} bytes, the header says {pt['bytes']}: the part is truncated "
+                        "or was replaced; restore it from a backup or rebuild the index"
+                    )
+        if total != int(self.header["count"]):
+            raise FormatError(
+                f"{where}: the segments hold {total} documents but the header says "
+                f"{self.header['count']}: the header is damaged (a header listing no segments?)"
+            )
+
+    def verify_part(self, seg: dict[str, Any], f: Path) -> None:
+        """Check one part file against the header (its checksum, or its footer's row count)."""
+        if f in self._verified:
+            return
+        parts = {pt["file"]: pt for pt in seg.get("parts") or ()}
+        pt = parts.get(f.name)
+        if pt is not None:
+            got = file_xxh3(f)
+            if got != pt["xxh3"]:
+                raise FormatError(
+                    f"{f}: checksum {got}, the header says {pt['xxh3']}: the part is damaged; restore "
+                    "it from a backup or rebuild the index"
+                )
+        self._verified.add(f)
+
+    def verify(self) -> list[dict[str, Any]]:
+        """Check every part (checksums, and row counts from the Parquet footers); one row per part.
+
+        Raises FormatError at the first damage found.
+        """
+        pq = _pq()
+        report: list[dict[str, Any]] = []
+        for seg in self.segments:
+            rows = 0
+            for f in self._seg_files(seg):
+                self.verify_part(seg, f)
+                try:
+                    n = int(pq.ParquetFile(f).metadata.num_rows)
+                except Exception as exc:  # pyarrow's own error types for an unreadable file
+                    raise FormatError(f"{f} is not a readable Parquet file ({exc})") from None
+                rows += n
+                checked = "xxh3" if seg.get("parts") else "rows only (no checksum in the header)"
+                report.append({"file": str(f), "rows": n, "checked": checked})
+            if rows != int(seg["count"]):
+                raise FormatError(
+                    f"{self.path / seg['name']}: its parts hold {rows} rows, the header says "
+                    f"{seg['count']}; restore the segment from a backup or rebuild the index"
+                )
+        return report
 
     @classmethod
     def create(
@@ -194,10 +314,19 @@ class CorpusIndex:
                 "dedup with the index's settings (the default is to use them) or rebuild it"
             )
 
+    def _seg_files(self, seg: dict[str, Any]) -> list[Path]:
+        seg_dir = self.path / seg["name"]
+        if seg.get("parts") is not None:
+            return [seg_dir / pt["file"] for pt in seg["parts"]]
+        return sorted(seg_dir.glob("*.parquet"))
+
     def files(self) -> list[Path]:
+        """The part files, in position order, each verified (checksum) before it is handed out."""
         out: list[Path] = []
         for seg in self.segments:
-            out.extend(sorted((self.path / seg["name"]).glob("*.parquet")))
+            for f in self._seg_files(seg):
+                self.verify_part(seg, f)
+                out.append(f)
         return out
 
     def disk_bytes(self) -> int:
@@ -209,8 +338,7 @@ class CorpusIndex:
         pq = _pq()
         cols = ["pos", "fp", "exact"] + (["ns"] if ns else [])
         for f in self.files():
-            pf = pq.ParquetFile(f)
-            for rb in pf.iter_batches(batch_size=batch_rows, columns=cols):
+            for rb in _batches(pq, f, batch_rows, cols):
                 pos = rb.column(0).to_numpy().astype(np.int64)
                 fp = rb.column(1).to_numpy().astype(np.int64).view(np.uint64)
                 exact = rb.column(2).to_numpy().astype(np.int64).view(np.uint64)
@@ -235,8 +363,7 @@ class CorpusIndex:
             return [], fp, exact
         pq = _pq()
         for f in self.files():
-            pf = pq.ParquetFile(f)
-            for rb in pf.iter_batches(batch_size=1 << 20, columns=["pos", "id", "fp", "exact"]):
+            for rb in _batches(pq, f, 1 << 20, ["pos", "id", "fp", "exact"]):
                 pos = rb.column(0).to_numpy().astype(np.int64)
                 hit = np.isin(pos, positions)
                 if not hit.any():
@@ -273,14 +400,27 @@ class CorpusIndex:
         try:
             if len(fps):
                 pq.write_table(arrow_table(fps, start), tmp / "part-00000.parquet", row_group_size=1 << 18)
+            parts = [
+                {
+                    "file": f.name,
+                    "rows": int(pq.ParquetFile(f).metadata.num_rows),
+                    "bytes": f.stat().st_size,
+                    "xxh3": file_xxh3(f),
+                }
+                for f in sorted(tmp.glob("*.parquet"))
+            ]
+            for f in tmp.glob("*.parquet"):  # the parts reach the disk before the header names them
+                with open(f, "rb") as fh:
+                    os.fsync(fh.fileno())
             final = self.path / name
             shutil.rmtree(final, ignore_errors=True)  # left by an interrupted merge, never listed
             os.replace(tmp, final)
         except BaseException:
             shutil.rmtree(tmp, ignore_errors=True)
             raise
-        seg = {"name": name, "start": start, "count": len(fps)}
+        seg = {"name": name, "start": start, "count": len(fps), "parts": parts}
         header = dict(self.header)
+        header["version"] = VERSION
         header["segments"] = [*self.segments, seg]
         header["count"] = start + len(fps)
         header["updated"] = time.time()
@@ -290,10 +430,20 @@ class CorpusIndex:
         return seg
 
     def append(self, fps: Fingerprints) -> dict[str, Any]:
-        """Add documents as a new segment (the merge step); the header swap makes it visible."""
+        """Add documents as a new segment (the merge step); the header swap makes it visible.
+
+        The batch was deduplicated against the index as this object opened it: if another merge
+        landed since, some of ``fps`` may now be in the index, so the merge is refused (StoreError)
+        and nothing is written; deduplicate the batch again.
+        """
         with self._locked():
-            fresh = CorpusIndex.open(self.path)  # another merge may have landed meanwhile
-            self.header = fresh.header
+            fresh = CorpusIndex.open(self.path)
+            if fresh.header["segments"] != self.header["segments"]:
+                raise StoreError(
+                    f"another merge added {len(fresh) - len(self)} documents to {self.path} while this "
+                    "batch was being deduplicated against it; nothing was merged: run the dedup again "
+                    "(merges into one index must run one after another)"
+                )
             return self._write_segment(fps)
 
     def info(self) -> dict[str, Any]:
@@ -304,7 +454,21 @@ class CorpusIndex:
             "documents": len(self),
             "segments": len(self.segments),
             "disk_bytes": self.disk_bytes(),
+            "checksums": all(seg.get("parts") is not None for seg in self.segments),
             "settings": self.settings,
             "created": self.header.get("created"),
             "updated": self.header.get("updated"),
         }
+
+
+def _batches(pq: Any, f: Path, rows: int, cols: list[str]) -> Iterator[Any]:
+    """Record batches of one part; pyarrow's errors become a FormatError naming the file."""
+    try:
+        it = pq.ParquetFile(f).iter_batches(batch_size=rows, columns=cols)
+        while True:
+            rb = next(it, None)
+            if rb is None:
+                return
+            yield rb
+    except (OSError, ValueError, KeyError, TypeError) as exc:  # ArrowInvalid is a ValueError
+        raise FormatError(f"{f} is not a readable corpus index part ({exc}); rebuild the index") from None
