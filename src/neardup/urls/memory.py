@@ -52,6 +52,29 @@ def _check_add(keys: Any, vals: Any, hashes: Any, now: int, recrawl: int, out: A
 
 
 @njit(cache=True, nogil=True)
+def _record(keys: Any, vals: Any, hashes: Any, stamp: int) -> int:
+    """Set the last-fetch second of each hash to ``stamp`` (inserting it); return how many were new."""
+    mask = keys.shape[0] - 1
+    n_new = 0
+    for i in range(hashes.shape[0]):
+        h = hashes[i]
+        if h == 0:
+            h = np.uint64(0x9E3779B97F4A7C15)
+        j = np.int64(h & np.uint64(mask))
+        while True:
+            k = keys[j]
+            if k == 0:
+                keys[j] = h
+                n_new += 1
+                break
+            if k == h:
+                break
+            j = (j + 1) & mask
+        vals[j] = stamp
+    return n_new
+
+
+@njit(cache=True, nogil=True)
 def _contains(keys: Any, hashes: Any, out: Any) -> None:
     mask = keys.shape[0] - 1
     for i in range(hashes.shape[0]):
@@ -169,6 +192,13 @@ class MemorySeenStore:
         n_new, _ = _check_add(self._keys, self._vals, hashes, self.job.seconds(now), recrawl, out)
         self._used += n_new
         return out
+
+    def record(self, hashes: np.ndarray[Any, Any], stamp: int) -> None:
+        """Mark ``hashes`` as fetched at second ``stamp`` (a replayed log entry; no ttl roll)."""
+        if self._created is None:
+            self._created = float(stamp)
+        self._grow_for(hashes.shape[0])
+        self._used += int(_record(self._keys, self._vals, hashes, stamp))
 
     def contains(self, hashes: np.ndarray[Any, Any], now: float) -> np.ndarray[Any, Any]:
         self._roll(now)

@@ -346,3 +346,80 @@ def test_urls_bloom_params_follow_the_formula() -> None:
     assert abs(p.fp_rate(1_000_000) - 0.001) < 0.0002
     big = BloomParams(3_000_000_000, 0.001)
     assert big.shards > 1 and big.shard_bits <= 2**31
+
+
+def _v1_file(path: Path, job: str, urls: list[str], stamp: int = 1_000) -> None:
+    """A seen-store as version 1 wrote it: one (job, h, ts) row per URL."""
+    import sqlite3
+
+    from neardup.urls.canonical import canonical_hashes
+
+    with sqlite3.connect(path) as conn:
+        conn.executescript(
+            """
+            CREATE TABLE neardup_urls_meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+            INSERT INTO neardup_urls_meta VALUES ('version', '1');
+            CREATE TABLE jobs(id INTEGER PRIMARY KEY, name TEXT UNIQUE NOT NULL, created REAL, ttl REAL);
+            CREATE TABLE seen(job INTEGER NOT NULL, h INTEGER NOT NULL, ts INTEGER NOT NULL,
+                              PRIMARY KEY(job, h)) WITHOUT ROWID;
+            """
+        )
+        conn.execute("INSERT INTO jobs(id, name, created, ttl) VALUES (1, ?, 0, NULL)", (job,))
+        hashes = canonical_hashes(urls)[0].view(np.int64).tolist()
+        conn.executemany("INSERT INTO seen VALUES (1, ?, ?)", [(h, stamp) for h in hashes])
+
+
+def test_urls_sqlite_version_1_files_stay_readable_and_migrate(tmp_path: Path) -> None:
+    from neardup.urls.sqlite import migrate_v1
+
+    path = tmp_path / "v1.db"
+    old = [f"https://a.com/{i}" for i in range(300)]
+    _v1_file(path, "j", old)
+    with SeenURLs("j", str(path)) as seen:
+        assert seen.stats()["format_version"] == 1
+        assert not any(seen.check_and_add_many(old))
+        assert seen.check_and_add_many(["https://a.com/new", "https://a.com/1"]) == [True, False]
+        assert seen.forget("https://a.com/2")
+    assert migrate_v1(path) == 300  # 300 old - 1 forgotten + 1 new
+    assert migrate_v1(path) == 0  # already version 2
+    with SeenURLs("j", str(path), recrawl_after=60, clock=lambda: 1_030.0) as seen:
+        assert seen.stats()["format_version"] == 2
+        assert seen.stats()["urls"] == 300
+        assert seen.check_and_add_many(["https://a.com/2", "https://a.com/3", "https://a.com/new"]) == [
+            True,
+            False,
+            False,
+        ]
+    with SeenURLs("j", str(path), recrawl_after=60, clock=lambda: 1_061.0) as seen:
+        assert seen.check_and_add("https://a.com/3")  # its migrated fetch second (1,000) is kept
+
+
+def test_urls_sqlite_v2_appends_one_row_per_batch_and_none_when_all_seen(tmp_path: Path) -> None:
+    import sqlite3
+
+    path = tmp_path / "log.db"
+    urls = [f"https://a.com/{i}" for i in range(5000)]
+    with SeenURLs("j", str(path), batch_size=1000) as seen:
+        seen.check_and_add_many(urls)
+        seen.check_and_add_many(urls)
+    with sqlite3.connect(path) as conn:
+        assert conn.execute("SELECT COUNT(*), SUM(length(hashes)) FROM log").fetchone() == (5, 5000 * 8)
+
+
+def test_urls_sqlite_two_handles_see_each_others_adds_forgets_and_restarts(tmp_path: Path) -> None:
+    path = str(tmp_path / "two.db")
+    now = [0.0]
+    a = SeenURLs("j", path, ttl=100, clock=lambda: now[0])
+    b = SeenURLs("j", path, ttl=100, clock=lambda: now[0])
+    assert a.check_and_add_many(["https://a.com/1", "https://a.com/2"]) == [True, True]
+    assert b.check_and_add_many(["https://a.com/2", "https://a.com/3"]) == [False, True]
+    assert b.forget("https://a.com/1")
+    assert a.check_and_add("https://a.com/1") is True
+    assert a.stats()["urls"] == b.stats()["urls"] == 3
+    now[0] = 150.0  # past the job's ttl: the first to check starts the job afresh, for both
+    assert b.check_and_add("https://a.com/3") is True
+    assert a.check_and_add_many(["https://a.com/3", "https://a.com/2"]) == [False, True]
+    b.forget_job()
+    assert a.check_and_add("https://a.com/3") is True
+    a.close()
+    b.close()
