@@ -292,13 +292,76 @@ def render(
     return "\n".join(lines) + "\n"
 
 
+def per_call(quick: bool) -> str:
+    """``Simhash(text)`` one document per call, as a seed user calls it: ours beside the package's."""
+    import simhash
+
+    from neardup.fingerprint.compat import Simhash
+
+    n = 100 if quick else 300
+    lines = [
+        f"One `Simhash(text)` call per document, {n} documents per corpus, median of 5 rounds of CPU time "
+        f"in one process ({dt.date.today().isoformat()}, {platform_line()}): `neardup.fingerprint.compat.Simhash` "
+        "(default: the package's MD5, identical values; `xxh3`: the fast mode) beside `simhash.Simhash` "
+        f"{simhash_version()}. Command: `.venv/bin/python bench/bench_fingerprint.py --per-call`.",
+        "",
+        "| corpus | chars/doc | simhash.Simhash | compat.Simhash (md5) | x | compat.Simhash (xxh3) | x |",
+        "|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    for corpus in ("zh-xwlb", "en-20news"):
+        docs = load(corpus, n)
+        for t in docs[:20]:  # warm both (regex cache, imports)
+            assert Simhash(t).value == simhash.Simhash(t).value
+            Simhash(t, hashfunc="xxh3")
+        fns: dict[str, Callable[[], Any]] = {
+            "peer": lambda d=docs: [simhash.Simhash(t) for t in d],
+            "md5": lambda d=docs: [Simhash(t) for t in d],
+            "xxh3": lambda d=docs: [Simhash(t, hashfunc="xxh3") for t in d],
+        }
+        per: dict[str, list[float]] = {k: [] for k in fns}
+        for _ in range(5):  # interleaved rounds, so machine load hits all three alike
+            for name, fn in fns.items():
+                c0 = time.process_time()
+                fn()
+                per[name].append((time.process_time() - c0) / len(docs) * 1e6)
+        us = {k: statistics.median(v) for k, v in per.items()}
+        chars = sum(map(len, docs)) // len(docs)
+        lines.append(
+            f"| {corpus} | {chars} | {us['peer']:.0f} us | {us['md5']:.0f} us | {us['peer'] / us['md5']:.1f} "
+            f"| {us['xxh3']:.0f} us | {us['peer'] / us['xxh3']:.1f} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def platform_line() -> str:
+    import os
+    import platform
+
+    return f"Python {platform.python_version()}, {os.cpu_count()} cores, shared machine"
+
+
+def simhash_version() -> str:
+    from importlib.metadata import version
+
+    return version("simhash")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--quick", action="store_true", help="smaller samples")
     ap.add_argument("--no-write", action="store_true", help="print only, do not update docs/benchmarks.md")
+    ap.add_argument("--per-call", action="store_true", help="only Simhash(text) per call against the package")
     args = ap.parse_args()
     if not DATA.is_dir():
         sys.exit(f"corpora not found at {DATA}")
+    if args.per_call:
+        text = per_call(args.quick)
+        print(text)
+        if not args.no_write:
+            from _sections import write_section
+
+            write_section(ROOT / "docs" / "benchmarks.md", "fingerprint-per-call", text)
+        return
     rows, breakdown = throughput(args.quick)
     agree = agreement(args.quick)
     qual = quality(args.quick)
