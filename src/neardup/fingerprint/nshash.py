@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 from collections.abc import Callable, Iterable, Sequence
 from functools import lru_cache
@@ -45,7 +46,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from neardup.exceptions import ConfigError, InputError
+from neardup.exceptions import ConfigError, FormatError, InputError
 from neardup.fingerprint.hashing import HASH_NAMES, get_hash64
 from neardup.stores.base import Key, KeyValueStore, open_store, prepare_groups
 from neardup.text.sentences import split_sentences
@@ -476,6 +477,18 @@ class _Keyer:
         return out
 
 
+def _refuse_upstream_pickle(name: str) -> None:
+    """FormatError if veelion/nshash's memory store ``{name}.hashdb.pkl`` is there and ours is not."""
+    pkl, snap = f"{name}.hashdb.pkl", f"{name}.hashdb.snap"
+    if os.path.exists(pkl) and not os.path.exists(snap):
+        raise FormatError(
+            f"{pkl!r} is veelion/nshash's memory store: neardup keeps its own in {snap!r} and never loads "
+            "pickles (its keys are hashes of differently split sentences, so its ids cannot be reused). "
+            f"Re-run your documents to rebuild the groups (NSHash(name={name!r}) then get_similar_many), "
+            f"after moving {pkl!r} aside, or pass another name"
+        )
+
+
 class NSHash:
     """Assign ``similar_id``s to documents by their n longest sentences (the seed's API).
 
@@ -516,6 +529,7 @@ class NSHash:
         if isinstance(hashdb, str) and hashdb == "memory":
             from neardup.stores.memory import MemoryStore
 
+            _refuse_upstream_pickle(name)
             self.store: KeyValueStore = MemoryStore(f"{name}.hashdb.snap")
         elif isinstance(hashdb, str) and hashdb == "leveldb":
             from neardup.stores.leveldb import LevelDBStore
@@ -580,9 +594,19 @@ class NSHash:
                 "use the same settings or another store/prefix"
             )
 
-    def get_nshash(self, text: str | bytes) -> list[int]:
-        """The document's keys: the hashes of its n longest sentences (the seed's ``get_nshash``)."""
-        return list(dict.fromkeys(self._keyer.keys_many([text])[0]))  # type: ignore[arg-type]
+    def get_nshash(self, text: str | bytes, n: int | None = None) -> list[int]:
+        """The document's keys: the hashes of its ``n`` longest sentences (default: this NSHash's n).
+
+        >>> nsh = NSHash(hashdb="memory://", min_sentence_chars=0)
+        >>> len(nsh.get_nshash("第一句话。第二句话要长一些。第三句。", 2))
+        2
+        """
+        if n is None or n == self.n:
+            keyer = self._keyer
+        else:
+            _check_args(n, self.min_sentence_chars)
+            keyer = _keyer(n, self.hashfunc, self.min_sentence_chars)
+        return list(dict.fromkeys(keyer.keys_many([text])[0]))  # type: ignore[arg-type]
 
     def get_similar(self, text: str | bytes) -> int:
         """The document's similar_id: an existing group's if it shares a sentence hash, else a new id."""

@@ -82,6 +82,31 @@ class _Overlay:
         return default if v is None else v
 
 
+def _refuse_foreign(db: Any, url: str) -> None:
+    """Close ``db`` and raise FormatError if it holds keys but no neardup version key."""
+    with db.iterator(include_value=True) as it:
+        sample = [kv for kv, _ in zip(it, range(20), strict=False)]
+    if not sample:
+        return
+    db.close()
+    # veelion/nshash writes md5 hex digests (or farmhash ints) of sentences -> decimal similar ids
+    upstream = all(
+        ((len(k) == 32 and all(c in b"0123456789abcdef" for c in k)) or k.isdigit()) and v.isdigit()
+        for k, v in sample
+    )
+    if upstream:
+        raise FormatError(
+            f"{url!r} is a veelion/nshash LevelDB store (sentence-hash keys, decimal ids), not a neardup "
+            "one: neardup splits and hashes sentences differently, so its ids cannot be reused or "
+            "extended without collisions. Re-run your documents into a new store (neardup nshash "
+            "docs.jsonl --store leveldb:///new/path), or move this folder aside and start afresh"
+        )
+    raise FormatError(
+        f"{url!r} is a LevelDB database with other data (no neardup version key): "
+        "pick an empty or new folder for a neardup store"
+    )
+
+
 def _id_key(tag: bytes) -> Any:
     return lambda i: tag + _enc_int(i)
 
@@ -95,16 +120,25 @@ class LevelDBStore:
         self.url = url or f"leveldb://{self.path}"
         self.sync = sync
         self._lock = threading.RLock()
+        parent = os.path.dirname(os.path.abspath(self.path))
+        if not os.path.isdir(parent):
+            raise StoreError(
+                f"cannot create store {self.url!r}: its parent folder {parent!r} does not exist; "
+                f"create it first (mkdir -p {parent}) or choose another path"
+            )
         try:
             # a bloom filter makes lookups of absent keys (most sentence hashes) cheap
             self._db: Any = plyvel.DB(self.path, create_if_missing=True, bloom_filter_bits=10)
         except (plyvel.Error, OSError) as exc:
-            raise StoreError(
-                f"cannot open store {self.url!r}: {exc} (LevelDB allows one process per "
-                "database; is another process using it?)"
-            ) from exc
+            hint = (
+                "LevelDB allows one process per database; is another process using it?"
+                if "lock" in str(exc).lower()
+                else "check the path and its permissions"
+            )
+            raise StoreError(f"cannot open store {self.url!r}: {exc} ({hint})") from exc
         version = self._db.get(_VERSION_KEY)
         if version is None:
+            _refuse_foreign(self._db, self.url)
             self._db.put(_VERSION_KEY, _VERSION, sync=True)
         elif version != _VERSION:
             self._db.close()

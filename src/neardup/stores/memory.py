@@ -110,6 +110,12 @@ def load_snapshot(path: str | os.PathLike[str]) -> _State:
         data = Path(path).read_bytes()
     except OSError as exc:
         raise StoreError(f"cannot read snapshot {name!r}: {exc}") from exc
+    if data[:1] == b"\x80":  # pickle protocol 2+, e.g. veelion/nshash's {name}.hashdb.pkl
+        raise FormatError(
+            f"{name!r} is a Python pickle (veelion/nshash's memory store?), not a neardup snapshot: "
+            "neardup never loads pickles and keys sentences differently, so its ids cannot be reused; "
+            "re-run your documents into a new store (e.g. neardup nshash docs.jsonl --store file:///new.snap)"
+        )
     if data[:8] != MAGIC or len(data) < 16:
         raise FormatError(
             f"{name!r} is not a neardup store snapshot (bad magic); move it away or pick another path"
