@@ -39,6 +39,7 @@ import hashlib
 import json
 import os
 import re
+import threading
 from collections.abc import Callable, Iterable, Sequence
 from functools import lru_cache
 from typing import Any
@@ -49,7 +50,7 @@ from numba import njit
 from neardup.exceptions import ConfigError, FormatError, InputError
 from neardup.fingerprint.hashing import HASH_NAMES, get_hash64
 from neardup.stores.base import Key, KeyValueStore, open_store, prepare_groups
-from neardup.text.sentences import split_sentences
+from neardup.text.sentences import _LATIN_END, split_sentences
 
 __all__ = ["NSHash", "longest_sentences", "sentence_hashes", "sentence_hashes_many"]
 
@@ -406,6 +407,24 @@ def _normalize(s: str) -> str:
     return _CJK_SPACE.sub("", " ".join(s.split()))
 
 
+# split_sentences' cut (a run of CJK terminators plus closing quotes, or newlines), kept by split()
+_CUT = re.compile(r"([。！？；!?;…]+[”’」』）)\"']*|\n+)")
+_SCANNER_READY = threading.Event()
+_SCANNER_LOADING = threading.Lock()
+
+
+def _load_scanner() -> None:
+    """Load (or compile, in a fresh install) the numba scanner in a daemon thread, once."""
+    if not _SCANNER_LOADING.acquire(blocking=False):
+        return
+
+    def load() -> None:
+        _scan(np.frombuffer("预热。".encode(), np.uint8), np.array([0, 3], np.int64), 1, 1)
+        _SCANNER_READY.set()
+
+    threading.Thread(target=load, name="neardup-nshash-scanner", daemon=True).start()
+
+
 class _Keyer:
     """Texts to nshash keys, a batch at a time: one numba pass over the UTF-8 of all texts finds
     every document's n longest sentences; Python only hashes those (sliced from the UTF-8 bytes)."""
@@ -452,6 +471,46 @@ class _Keyer:
             else:
                 out.append(self._slow(text))
         return out
+
+    def keys_one(self, text: object) -> list[Key]:
+        """``keys_many([text])[0]`` without batch set-up: plain Python until the compiled scanner
+        is loaded (a background thread loads it on first use, so no call waits for numba), then
+        one scanner call on this text's bytes."""
+        if _SCANNER_READY.is_set():
+            return self._keys_compiled(text if type(text) is str else _to_text(text))
+        _load_scanner()
+        return self._keys_python(text if type(text) is str else _to_text(text))
+
+    def _keys_python(self, text: str) -> list[Key]:
+        """The same keys as the scanner, cut with one regex split (a text with a Latin sentence end
+        takes split_sentences itself)."""
+        h = self.hash
+        if not ("." in text and _LATIN_END.search(text)):
+            parts = _CUT.split(text)
+            parts.append("")
+            sents = []
+            for piece in map(str.__add__, parts[::2], parts[1::2]):
+                piece = piece.strip()
+                if piece:
+                    sents.append(_normalize(piece) if " " in piece or not piece.isprintable() else piece)
+            sents.sort(key=len, reverse=True)
+            picked = [x for x in sents[: self.n] if len(x) >= self.min_chars]
+            if picked:
+                return [h(x.encode("utf-8", "surrogatepass")) for x in picked]
+        return [h(x.encode("utf-8", "surrogatepass")) for x in self._slow(text)]
+
+    def _keys_compiled(self, text: str) -> list[Key]:
+        raw = text.encode("utf-8", "surrogatepass")
+        spans, ws, kept, _ = _scan(
+            np.frombuffer(raw, np.uint8), np.array([0, len(text)], np.int64), self.n, self.min_chars
+        )
+        h = self.hash
+        if not kept[0]:
+            return [h(x.encode("utf-8", "surrogatepass")) for x in self._slow(text)]
+        return [
+            h(_normalize(text[a:z]).encode("utf-8", "surrogatepass")) if w else h(raw[b0:b1])
+            for (a, z, b0, b1), w in zip(spans[:, :4].tolist(), ws.tolist(), strict=True)
+        ]
 
     def keys_many(self, texts: Sequence[object]) -> list[list[Key]]:
         """The keys of each text: 64-bit hashes of its sentences to hash, longest first."""
@@ -610,7 +669,7 @@ class NSHash:
 
     def get_similar(self, text: str | bytes) -> int:
         """The document's similar_id: an existing group's if it shares a sentence hash, else a new id."""
-        return self._assign(self._keyer.keys_many([text]))[0]
+        return self._assign([self._keyer.keys_one(text)])[0]
 
     def get_similar_many(self, texts: Iterable[str | bytes]) -> list[int]:
         """``get_similar`` of each text, in order, batched (one store round trip per ``batch_size``)."""
