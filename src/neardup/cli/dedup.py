@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -16,8 +17,7 @@ import numpy as np
 import orjson
 
 from neardup.cli._common import add_options, echo_err, input_options, progress
-from neardup.config import SimHashConfig
-from neardup.dedup.config import METHODS, DedupConfig
+from neardup.dedup.config import DedupConfig
 from neardup.exceptions import ConfigError, InputError
 from neardup.io import ReadStats, Record, atomic_write, iter_records, outputs_together
 
@@ -25,6 +25,7 @@ __all__ = [
     "DEFAULTS",
     "build_config",
     "dedup_cmd",
+    "engine_options",
     "format_summary",
     "read_records",
     "write_keep",
@@ -32,35 +33,50 @@ __all__ = [
 ]
 
 DEFAULTS = DedupConfig()  # the CLI's defaults are the library's (chosen in docs/quality.md)
+MATCH = DEFAULTS.match
 
-fingerprint_options = [
+#: options of the SimHash-only engine and what replaced them (one line, exit 2)
+_REPLACED = {
+    "--method": "the match engine uses every candidate source (keys, sketches, SimHash, passages) at once",
+    "--features": "signatures use token 5-grams (CJK characters, Latin words); see docs/quality.md",
+    "--ngram": "signatures use token 5-grams (CJK characters, Latin words); see docs/quality.md",
+    "--weighting": "signatures use token 5-grams (CJK characters, Latin words); see docs/quality.md",
+    "--nshash-n": "shared passages are found by the sketches; nshash itself is `neardup nshash`",
+    "--bucket-cap": "candidate look-ups skip boilerplate values (--max-posting) instead",
+}
+
+
+def _replaced(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
+    if value is not None:
+        name = param.opts[0]
+        raise ConfigError(f"{name} was replaced by the match engine: {_REPLACED[name]}")
+    return value
+
+
+replaced_options = [
+    click.option(name, hidden=True, default=None, expose_value=False, callback=_replaced)
+    for name in _REPLACED
+]
+
+engine_options = [
     click.option(
-        "--features",
-        type=click.Choice(["words", "shingles", "word_ngrams"]),
-        default=DEFAULTS.simhash.features,
+        "--keep",
+        type=click.Choice(["first", "longest", "newest"]),
+        default=MATCH.keep,
         show_default=True,
-        help="SimHash features (with --against: the index's).",
+        help="Which copy of a cluster is kept: the first seen, the longest, or the newest by --keep-field.",
     ),
     click.option(
-        "--ngram",
+        "--keep-field", default=MATCH.keep_field, show_default=True, help="The field --keep newest compares."
+    ),
+    click.option(
+        "--max-distance",
+        "-k",
         type=int,
-        default=DEFAULTS.simhash.ngram,
+        default=MATCH.candidate_distance,
         show_default=True,
-        help="Characters per shingle / words per n-gram.",
-    ),
-    click.option(
-        "--weighting",
-        type=click.Choice(["tfidf", "tf", "binary"]),
-        default=DEFAULTS.simhash.weighting,
-        show_default=True,
-        help="Feature weights: TF-IDF, term frequency, or each feature once.",
-    ),
-    click.option(
-        "--nshash-n",
-        type=int,
-        default=DEFAULTS.nshash_n,
-        show_default=True,
-        help="nshash: how many longest sentences are hashed.",
+        help="SimHash candidates: fingerprints within this many bits are verified (a candidate source, "
+        "not the decision).",
     ),
     click.option(
         "--workers",
@@ -68,7 +84,7 @@ fingerprint_options = [
         type=int,
         default=0,
         show_default=True,
-        help="Processes for fingerprinting (0: every core).",
+        help="Processes for main-text extraction of HTML records (0: every core).",
     ),
     click.option(
         "--duplicate-ids",
@@ -77,37 +93,25 @@ fingerprint_options = [
         show_default=True,
         help="An id seen twice: stop, or rename repeats id#2, id#3.",
     ),
+    *replaced_options,
 ]
 
 
 def build_config(
     *,
-    method: str = DEFAULTS.method,
-    max_distance: int = DEFAULTS.max_distance,
-    features: str = DEFAULTS.simhash.features,
-    ngram: int = DEFAULTS.simhash.ngram,
-    weighting: str = DEFAULTS.simhash.weighting,
-    nshash_n: int = DEFAULTS.nshash_n,
+    keep: str = MATCH.keep,
+    keep_field: str = MATCH.keep_field,
+    max_distance: int = MATCH.candidate_distance,
     workers: int = 0,
     duplicate_ids: str = "error",
-    bucket_cap: int = 20_000,
     settings: dict[str, Any] | None = None,
 ) -> DedupConfig:
-    """The DedupConfig of a command line; ``settings`` (an index header's) fix the fingerprints."""
-    common: dict[str, Any] = {
-        "method": method,
-        "max_distance": max_distance,
-        "workers": workers,
-        "duplicate_ids": duplicate_ids,
-        "bucket_cap": bucket_cap,
-    }
+    """The DedupConfig of a command line; ``settings`` (an index header's) fix the signatures."""
+    match = replace(MATCH, keep=keep, keep_field=keep_field, candidate_distance=max_distance)
+    common: dict[str, Any] = {"workers": workers, "duplicate_ids": duplicate_ids}
     if settings is not None:
-        return DedupConfig.from_fingerprint_settings(settings, **common)
-    return DedupConfig(
-        simhash=SimHashConfig(features=features, ngram=ngram, weighting=weighting),  # type: ignore[arg-type]
-        nshash_n=nshash_n,
-        **common,
-    )
+        return DedupConfig.from_fingerprint_settings(settings, match=match, **common)
+    return DedupConfig(match=match, **common)
 
 
 def read_records(
@@ -178,26 +182,27 @@ def write_keep(
     return n
 
 
+def _plural(n: int, one: str, many: str | None = None) -> str:
+    return f"{n:,} {one if n == 1 else (many or one + 's')}"
+
+
 def format_summary(s: dict[str, Any], seconds: float, what: str = "dedup") -> str:
-    kinds = ", ".join(f"{k} {s.get('kind_' + k, 0):,}" for k in ("exact", "near", "nshash"))
+    kinds = ", ".join(f"{k} {s.get('kind_' + k, 0):,}" for k in ("exact", "content", "near"))
+    related = s.get("kind_partial", 0) + s.get("kind_layout", 0)
     lines = [
-        f"neardup {what}: {s['documents']:,} documents, {s['clusters']:,} clusters, kept {s['kept']:,}, "
-        f"duplicates {s['duplicates']:,} ({kinds}) in {seconds:.1f} s"
+        f"neardup {what}: {_plural(s['documents'], 'document')}, {_plural(s['clusters'], 'cluster')}, "
+        f"kept {s['kept']:,}, duplicates {s['duplicates']:,} ({kinds}); "
+        f"{_plural(related, 'partial or layout copy', 'partial or layout copies')} reported, not removed; "
+        f"{seconds:.1f} s"
     ]
     if "corpus_matched" in s:
         lines.append(
             f"  against the corpus: {s.get('corpus_documents', 0):,} corpus documents, "
-            f"{s['corpus_matched']:,} of them matched by the batch"
+            f"{s['corpus_matched']:,} of them candidates of the batch"
         )
     if s.get("merged") is not None:
         lines.append(
             f"  merged {s['merged']:,} documents into the index ({s.get('index_documents', 0):,} now)"
-        )
-    if s.get("capped_groups") or s.get("capped_corpus_buckets"):
-        lines.append(
-            f"  warning: {s.get('capped_groups', 0)} huge group(s) of near-identical fingerprints "
-            f"({s.get('capped_documents', 0):,} documents) were capped at --bucket-cap; a few "
-            "duplicates among them may be missed"
         )
     if s.get("skipped"):
         lines.append(f"  skipped {s['skipped']:,} bad records (first: {s.get('first_error')})")
@@ -207,65 +212,41 @@ def format_summary(s: dict[str, Any], seconds: float, what: str = "dedup") -> st
 @click.command("dedup")
 @click.argument("inputs", nargs=-1, required=True)
 @click.option("--out", "-o", "out", required=True, help="Output JSONL: one line per input document.")
-@click.option(
-    "--method",
-    type=click.Choice(METHODS),
-    default="simhash",
-    show_default=True,
-    help="simhash (near duplicates), nshash (shared longest sentences), or both.",
-)
-@click.option(
-    "--max-distance",
-    "-k",
-    type=int,
-    default=DEFAULTS.max_distance,
-    show_default=True,
-    help="SimHash: at most this many differing bits of 64 is a near duplicate.",
-)
 @add_options(input_options)
-@add_options(fingerprint_options)
-@click.option("--keep-out", help="Also write the documents to keep (first of each cluster) as JSONL.")
+@add_options(engine_options)
+@click.option("--keep-out", help="Also write the documents to keep (the kept copy of each cluster) as JSONL.")
 @click.option(
     "--against",
     "against",
     type=click.Path(file_okay=False),
     help="A corpus index (neardup index build): dedup the batch against it too.",
 )
-@click.option("--merge", is_flag=True, help="With --against: add the batch's non-duplicates to the index.")
-@click.option(
-    "--bucket-cap",
-    type=int,
-    default=20_000,
-    show_default=True,
-    help="Cap on a group of near-identical fingerprints once re-splitting stops (0: none).",
-)
+@click.option("--merge", is_flag=True, help="With --against: add the batch's kept documents to the index.")
 @click.option("--quiet", "-q", is_flag=True, help="No summary on stderr.")
 @outputs_together(inputs="inputs", outputs=("out", "keep_out"))
 def dedup_cmd(
     inputs: tuple[str, ...],
     out: str,
-    method: str,
-    max_distance: int,
     id_field: str,
     text_field: str,
     html_field: str,
     skip_bad: bool,
-    features: str,
-    ngram: int,
-    weighting: str,
-    nshash_n: int,
+    keep: str,
+    keep_field: str,
+    max_distance: int,
     workers: int,
     duplicate_ids: str,
     keep_out: str | None,
     against: str | None,
     merge: bool,
-    bucket_cap: int,
     quiet: bool,
 ) -> None:
     """Deduplicate documents: INPUT files (JSONL, JSONL.gz, Parquet) or directories of them.
 
-    Writes one line per document: id, cluster (id of the cluster's first document), duplicate_of
-    (null for a cluster's first document), kind (unique, first, exact, near, nshash) and distance.
+    Writes one line per document: id, cluster (the id of the copy kept for it), duplicate_of (null
+    for kept documents), kind (unique, first, exact, content, near; partial and layout copies are
+    reported with related_to and never removed), distance and evidence (similarity, containment
+    both ways, conflicting numbers) against the document it was verified with.
     """
     from neardup.dedup.fingerprints import fingerprint_records
     from neardup.dedup.index import CorpusIndex
@@ -276,15 +257,11 @@ def dedup_cmd(
         raise ConfigError("--merge needs --against INDEX_DIR (the index to add the batch to)")
     index = CorpusIndex.open(against) if against else None
     config = build_config(
-        method=method,
+        keep=keep,
+        keep_field=keep_field,
         max_distance=max_distance,
-        features=features,
-        ngram=ngram,
-        weighting=weighting,
-        nshash_n=nshash_n,
         workers=workers,
         duplicate_ids=duplicate_ids,
-        bucket_cap=bucket_cap,
         settings=index.settings if index else None,
     )
     if Path(out).is_dir():
@@ -299,17 +276,15 @@ def dedup_cmd(
         stats=stats,
         description="fingerprinting",
     )
-    fps = fingerprint_records(
-        records, config, simhash=True if merge else None, nshash=True if merge else None
-    )
+    fps = fingerprint_records(records, config)
     result = dedup_fingerprints(fps, config, index)
     write_rows(out, result.rows())
-    keep = result.keep
+    kept = result.keep
     if keep_out:
         write_keep(
             keep_out,
             inputs,
-            keep,
+            kept,
             id_field=id_field,
             text_field=text_field,
             html_field=html_field,
@@ -320,8 +295,8 @@ def dedup_cmd(
     if index is not None:
         summary["corpus_documents"] = len(index)
     if merge and index is not None:
-        index.append(fps.take(np.flatnonzero(keep)))
-        summary["merged"] = int(keep.sum())
+        index.append(fps.take(np.flatnonzero(kept)))
+        summary["merged"] = int(kept.sum())
         summary["index_documents"] = len(index)
     summary["skipped"] = stats.skipped
     summary["first_error"] = stats.first_error

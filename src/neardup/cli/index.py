@@ -13,7 +13,7 @@ import numpy as np
 import orjson
 
 from neardup.cli._common import add_options, echo_err, input_options
-from neardup.cli.dedup import DEFAULTS, build_config, fingerprint_options, format_summary, read_records
+from neardup.cli.dedup import build_config, engine_options, format_summary, read_records
 from neardup.io import ReadStats
 
 __all__ = ["index_group"]
@@ -21,7 +21,7 @@ __all__ = ["index_group"]
 
 @click.group("index")
 def index_group() -> None:
-    """Build and inspect a corpus index (fingerprints, ids, nshash, config header)."""
+    """Build and inspect a corpus index (ids and match-engine signatures, config header)."""
 
 
 @index_group.command("build")
@@ -35,15 +35,12 @@ def index_group() -> None:
     help="The index directory to create.",
 )
 @add_options(input_options)
-@add_options(fingerprint_options)
+@add_options(engine_options)
 @click.option(
     "--dedup",
     "dedup_first",
     is_flag=True,
-    help="Keep only each cluster's first document (SimHash within --max-distance, or nshash).",
-)
-@click.option(
-    "--max-distance", "-k", type=int, default=DEFAULTS.max_distance, show_default=True, help="With --dedup."
+    help="Keep only each cluster's kept copy (the match engine, as neardup dedup).",
 )
 @click.option("--force", is_flag=True, help="Replace an existing index at --output.")
 @click.option("--quiet", "-q", is_flag=True)
@@ -54,32 +51,23 @@ def build_cmd(
     text_field: str,
     html_field: str,
     skip_bad: bool,
-    features: str,
-    ngram: int,
-    weighting: str,
-    nshash_n: int,
+    keep: str,
+    keep_field: str,
+    max_distance: int,
     workers: int,
     duplicate_ids: str,
     dedup_first: bool,
-    max_distance: int,
     force: bool,
     quiet: bool,
 ) -> None:
-    """Fingerprint a corpus into a new index directory (SimHash, exact and nshash for every document)."""
+    """Sign a corpus into a new index directory (the match engine's signature of every document)."""
     from neardup.dedup.fingerprints import fingerprint_records
     from neardup.dedup.index import CorpusIndex
     from neardup.dedup.local import dedup_fingerprints
 
     t0 = time.perf_counter()
     config = build_config(
-        method="simhash",
-        max_distance=max_distance,
-        features=features,
-        ngram=ngram,
-        weighting=weighting,
-        nshash_n=nshash_n,
-        workers=workers,
-        duplicate_ids=duplicate_ids,
+        keep=keep, keep_field=keep_field, max_distance=max_distance, workers=workers, duplicate_ids=duplicate_ids
     )
     stats = ReadStats()
     records = read_records(
@@ -91,7 +79,7 @@ def build_cmd(
         stats=stats,
         description="fingerprinting",
     )
-    fps = fingerprint_records(records, config, simhash=True, nshash=True)
+    fps = fingerprint_records(records, config)
     total = len(fps)
     if dedup_first:
         result = dedup_fingerprints(fps, config)
@@ -132,18 +120,16 @@ def info_cmd(index_dir: str, as_json: bool, verify: bool) -> None:
     if as_json:
         click.echo(orjson.dumps(info, option=orjson.OPT_INDENT_2).decode())
         return
-    sim = info["settings"]["simhash"]
-    ns = info["settings"]["nshash"]
+    st = info["settings"]
     click.echo(f"{info['path']}: {info['format']} v{info['version']}")
     click.echo(
         f"  documents  {info['documents']:,} in {info['segments']} segment(s), "
         f"{info['disk_bytes'] / 1e6:.1f} MB"
     )
     click.echo(
-        f"  simhash    {sim['bits']} bits, {sim['features']} (ngram {sim['ngram']}), {sim['weighting']}, "
-        f"{sim['hash']}"
+        f"  signatures {st.get('engine')}: token {st.get('shingle')}-grams, sketch of {st.get('sketch_size')}, "
+        f"{st.get('max_numbers')} number facts, extractor {st.get('extractor')}"
     )
-    click.echo(f"  nshash     n={ns['n']}, {ns['hashfunc']}, sentences >= {ns['min_sentence_chars']} chars")
     if info.get("updated"):
         click.echo(f"  updated    {time.strftime('%Y-%m-%d %H:%M:%S', time.gmtime(info['updated']))} UTC")
     if "verified" in info:

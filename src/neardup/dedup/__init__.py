@@ -1,4 +1,4 @@
-"""Corpus dedup: seed 001's plan (within the batch, against the corpus, merge) on one machine.
+"""Corpus dedup: the match engine over a batch, within itself and against a corpus index (seed 001).
 
 >>> from neardup.io import Record
 >>> rows = list(dedup_records([Record(id="1", text="同一篇新闻。"), Record(id="2", text="同一篇新闻。")],
@@ -6,19 +6,18 @@
 >>> [(r["id"], r["cluster"], r["kind"]) for r in rows]
 [('1', '1', 'first'), ('2', '1', 'exact')]
 
-The Spark version of the same plan is ``neardup.integrations.spark``.
+The Spark version of the same stages is ``neardup.integrations.spark``.
 """
 
 from __future__ import annotations
 
-from neardup.dedup.config import KINDS, METHODS, DedupConfig
+from neardup.dedup.config import KINDS, DedupConfig
 from neardup.dedup.fingerprints import Fingerprints, fingerprint_records, fingerprint_texts
 from neardup.dedup.index import CorpusIndex
-from neardup.dedup.local import DedupResult, dedup_fingerprints, dedup_records, within_batch_edges
+from neardup.dedup.local import DedupResult, dedup_fingerprints, dedup_records
 
 __all__ = [
     "KINDS",
-    "METHODS",
     "CorpusIndex",
     "DedupConfig",
     "DedupResult",
@@ -27,5 +26,4 @@ __all__ = [
     "dedup_records",
     "fingerprint_records",
     "fingerprint_texts",
-    "within_batch_edges",
 ]

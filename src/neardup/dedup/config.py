@@ -1,8 +1,8 @@
-"""One frozen configuration for every dedup stage (fingerprint, within-batch, against-corpus, merge).
+"""One frozen configuration for every dedup stage: the match engine's config plus how work is run.
 
-The CLI, the library and the Spark job build the same ``DedupConfig``; the fingerprint half of it
-(``fingerprint_settings``) is written into every index header so a batch is never compared with a
-corpus fingerprinted another way.
+The CLI, the library and the Spark job build the same ``DedupConfig``; the signature half of it
+(``fingerprint_settings``) is written into every corpus index header, so a batch is never compared
+with a corpus whose signatures were made another way.
 """
 
 from __future__ import annotations
@@ -11,118 +11,70 @@ import os
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
-from neardup.config import (
-    HASH_NAMES,
-    RECOMMENDED_MAX_DISTANCE,
-    SimHashConfig,
-    config_from_dict,
-    recommended_simhash,
-)
+from neardup.config import config_from_dict
 from neardup.exceptions import ConfigError
+from neardup.match.config import MatchConfig
 
-__all__ = ["KINDS", "METHODS", "DedupConfig"]
+__all__ = ["KINDS", "DedupConfig"]
 
-Method = Literal["simhash", "nshash", "both"]
 IdPolicy = Literal["error", "suffix"]
-METHODS: tuple[str, ...] = ("simhash", "nshash", "both")
-#: the ``kind`` of an output line: a cluster's first document is "unique" (alone) or "first"
-KINDS: tuple[str, ...] = ("unique", "first", "exact", "near", "nshash")
+#: the ``kind`` of an output line: a cluster's kept document is "unique" (alone) or "first"; the
+#: others are what the engine found (exact, content, near); partial and layout copies stay alone
+KINDS: tuple[str, ...] = ("unique", "first", "exact", "content", "near", "partial", "layout")
 
 
 @dataclass(frozen=True)
 class DedupConfig:
-    """How ``neardup dedup`` (and the Spark job) decides what is a duplicate.
+    """How ``neardup dedup`` (and the Spark job) runs the match engine.
 
-    >>> DedupConfig(method="both", max_distance=3).uses_simhash
-    True
+    >>> DedupConfig(match=MatchConfig(keep="longest")).match.keep
+    'longest'
     """
 
-    method: Method = "simhash"
-    max_distance: int = RECOMMENDED_MAX_DISTANCE  # docs/quality.md
-    simhash: SimHashConfig = field(default_factory=recommended_simhash)
-    nshash_n: int = 1  # docs/quality.md: n >= 2 merges templated stories (seed 002's NSHash keeps n = 5)
-    nshash_hashfunc: str = "md5"
-    nshash_min_sentence_chars: int = 30
-    workers: int = 0  # 0: every core
-    chunk_size: int = 2000  # documents per fingerprinting task
-    bucket_cap: int = 20_000  # largest group compared in full once re-splitting stops (0: no cap)
+    match: MatchConfig = field(default_factory=MatchConfig)
+    workers: int = 0  # processes for main-text extraction of HTML records (0: every core)
+    chunk_size: int = 4000  # documents per signature batch
     duplicate_ids: IdPolicy = "error"
-    extractor: str = "resiliparse"  # main-text extraction for HTML records
 
     def __post_init__(self) -> None:
-        if self.method not in METHODS:
-            raise ConfigError(f"method must be one of {', '.join(METHODS)}, got {self.method!r}")
-        bits = self.simhash.bits
-        if isinstance(self.max_distance, bool) or not 0 <= self.max_distance < min(bits, 16):
-            raise ConfigError(
-                f"max_distance must be between 0 and 15 (bits differing out of {bits}), got "
-                f"{self.max_distance!r}; 3 is the usual choice for 64-bit SimHash"
-            )
-        if bits != 64:
-            raise ConfigError(f"dedup works on 64-bit fingerprints, got simhash.bits={bits}")
-        if not 1 <= self.nshash_n <= 255:
-            raise ConfigError(f"nshash_n must be between 1 and 255, got {self.nshash_n}")
-        if self.nshash_hashfunc not in HASH_NAMES:
-            raise ConfigError(
-                f"nshash_hashfunc must be one of {', '.join(HASH_NAMES)}, got {self.nshash_hashfunc!r}"
-            )
-        if self.nshash_min_sentence_chars < 0:
-            raise ConfigError(f"nshash_min_sentence_chars must be >= 0, got {self.nshash_min_sentence_chars}")
+        if not isinstance(self.match, MatchConfig):
+            raise ConfigError(f"match must be a MatchConfig, got {type(self.match).__name__}")
         if self.workers < 0:
             raise ConfigError(f"workers must be >= 0 (0 uses every core), got {self.workers}")
         if self.chunk_size < 1:
             raise ConfigError(f"chunk_size must be >= 1, got {self.chunk_size}")
-        if self.bucket_cap < 0:
-            raise ConfigError(f"bucket_cap must be >= 0 (0: never cap), got {self.bucket_cap}")
         if self.duplicate_ids not in ("error", "suffix"):
             raise ConfigError(f"duplicate_ids must be 'error' or 'suffix', got {self.duplicate_ids!r}")
-
-    @property
-    def uses_simhash(self) -> bool:
-        return self.method in ("simhash", "both")
-
-    @property
-    def uses_nshash(self) -> bool:
-        return self.method in ("nshash", "both")
 
     @property
     def n_workers(self) -> int:
         return self.workers or os.cpu_count() or 1
 
     def fingerprint_settings(self) -> dict[str, Any]:
-        """The settings that decide fingerprints (what an index must agree on)."""
-        return {
-            "simhash": self.simhash.to_dict(),
-            "nshash": {
-                "n": self.nshash_n,
-                "hashfunc": self.nshash_hashfunc,
-                "min_sentence_chars": self.nshash_min_sentence_chars,
-            },
-            "exact": "xxh3 of whitespace-collapsed text",
-            "extractor": self.extractor,
-        }
+        """The settings that decide signatures (what a corpus index must agree on)."""
+        return self.match.signature_settings()
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
-        d["simhash"] = self.simhash.to_dict()
+        d["match"] = self.match.to_dict()
         return d
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> DedupConfig:
         data = dict(data)
-        if isinstance(data.get("simhash"), dict):
-            data["simhash"] = SimHashConfig.from_dict(data["simhash"])
+        if isinstance(data.get("match"), dict):
+            data["match"] = MatchConfig.from_dict(data["match"])
         return config_from_dict(cls, data)
 
     @classmethod
     def from_fingerprint_settings(cls, settings: dict[str, Any], **overrides: Any) -> DedupConfig:
-        """The config whose fingerprints match an index header's settings."""
-        ns = settings.get("nshash", {})
-        return cls(
-            simhash=SimHashConfig.from_dict(settings["simhash"]),
-            nshash_n=int(ns.get("n", 1)),
-            nshash_hashfunc=str(ns.get("hashfunc", "md5")),
-            nshash_min_sentence_chars=int(ns.get("min_sentence_chars", 30)),
-            extractor=str(settings.get("extractor", "resiliparse")),
-            **overrides,
-        )
+        """The config whose signatures match an index header's settings (other fields: overrides)."""
+        match = overrides.pop("match", None) or MatchConfig()
+        if settings.get("engine") != "neardup.match/1":
+            raise ConfigError(
+                "the corpus index was built by an older neardup (SimHash-only signatures); rebuild it "
+                "with `neardup index build`"
+            )
+        fixed = {k: settings[k] for k in ("shingle", "sketch_size", "max_numbers", "extractor") if k in settings}
+        match = MatchConfig(**{**match.to_dict(), **fixed})
+        return cls(match=match, **overrides)

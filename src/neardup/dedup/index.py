@@ -3,12 +3,14 @@
 ::
 
     INDEX_DIR/
-      header.json            {"format": "neardup-corpus-index", "version": 2, "settings": {...},
+      header.json            {"format": "neardup-corpus-index", "version": 3, "settings": {...},
                               "count": N, "segments": [{"name": "seg-00000", "start": 0, "count": n,
                               "parts": [{"file": "part-00000.parquet", "rows": n, "bytes": B,
                                          "xxh3": "<16 hex>"}]}]}
-      seg-00000/part-*.parquet   columns pos int64, id string, fp int64 (SimHash bits),
-                                 exact int64 (exact-content hash bits), ns list<int64> (nshash)
+      seg-00000/part-*.parquet   columns pos int64, id string, and the match engine's signature:
+                                 exact, content, simhash, layout (uint64), has_layout (bool),
+                                 size, tokens (int32), sketch (fixed list of uint32),
+                                 numbers (fixed list of uint64)
       seg-00001/...          one more segment per ``--merge``
 
 Parquet because Spark reads the same directory from local disk, HDFS or S3 (``part-*`` files under
@@ -50,27 +52,18 @@ from neardup.dedup.config import DedupConfig
 from neardup.dedup.fingerprints import Fingerprints
 from neardup.exceptions import ConfigError, FormatError, StoreError
 from neardup.io import atomic_write
+from neardup.match import Signatures
 
-__all__ = ["FORMAT", "VERSION", "CorpusChunk", "CorpusIndex"]
+__all__ = ["FORMAT", "VERSION", "CorpusIndex", "arrow_table", "signatures_of"]
 
 FORMAT = "neardup-corpus-index"
-VERSION = 2  # 2: per-part rows, bytes and xxh3 in the header (1: none; still read)
+VERSION = 3  # 3: match-engine signatures; 2: per-part checksums; 1: none (2 and 1 held SimHash only)
+MIN_VERSION = 3
 HEADER = "header.json"
 _CHUNK = 1 << 22
 
 U64 = npt.NDArray[np.uint64]
 I64 = npt.NDArray[np.int64]
-
-
-@dataclass
-class CorpusChunk:
-    """A slice of the corpus as arrays: positions, SimHash, exact hash, flat nshash with owners."""
-
-    pos: I64
-    fp: U64
-    exact: U64
-    ns_hash: U64
-    ns_pos: I64  # corpus position of each sentence hash
 
 
 def _pa() -> Any:
@@ -90,22 +83,55 @@ def file_xxh3(path: str | os.PathLike[str]) -> str:
     return h.hexdigest()
 
 
+_U64_COLS = ("exact", "content", "simhash", "layout")
+_COLS = ("pos", "id", *_U64_COLS, "has_layout", "size", "tokens", "sketch", "numbers")
+
+
 def arrow_table(fps: Fingerprints, start: int) -> Any:
     """The segment table of a batch whose first document gets corpus position ``start``."""
     pa = _pa()
     n = len(fps)
-    counts = np.bincount(fps.ns_doc, minlength=n) if n else np.zeros(0, np.int64)
-    offsets = np.concatenate(([0], np.cumsum(counts))).astype(np.int32)
-    order = np.argsort(fps.ns_doc, kind="stable")
-    ns_values = fps.ns_hash[order].view(np.int64)
-    return pa.table(
-        {
-            "pos": pa.array(np.arange(start, start + n, dtype=np.int64)),
-            "id": pa.array(fps.ids, pa.string()),
-            "fp": pa.array(fps.simhash.view(np.int64) if fps.simhash.size else np.zeros(n, np.int64)),
-            "exact": pa.array(fps.exact.view(np.int64)),
-            "ns": pa.ListArray.from_arrays(pa.array(offsets), pa.array(ns_values, pa.int64())),
-        }
+    s = fps.sigs
+    k = s.sketch.shape[1]
+    m = s.numbers.shape[1]
+    cols: dict[str, Any] = {
+        "pos": pa.array(np.arange(start, start + n, dtype=np.int64)),
+        "id": pa.array(fps.ids, pa.string()),
+    }
+    for name in _U64_COLS:
+        cols[name] = pa.array(getattr(s, name), pa.uint64())
+    cols["has_layout"] = pa.array(s.has_layout, pa.bool_())
+    cols["size"] = pa.array(s.size, pa.int32())
+    cols["tokens"] = pa.array(s.tokens, pa.int32())
+    cols["sketch"] = pa.FixedSizeListArray.from_arrays(pa.array(s.sketch.ravel(), pa.uint32()), k)
+    cols["numbers"] = pa.FixedSizeListArray.from_arrays(pa.array(s.numbers.ravel(), pa.uint64()), m)
+    return pa.table(cols)
+
+
+def signatures_of(rb: Any) -> Signatures:
+    """The signatures in a record batch (or table) of a corpus index part."""
+    names = rb.schema.names
+
+    def col(name: str) -> Any:
+        return rb.column(names.index(name))
+
+    def fixed(name: str, dtype: Any) -> Any:
+        c = col(name)
+        if hasattr(c, "combine_chunks"):
+            c = c.combine_chunks()
+        width = c.type.list_size
+        return c.flatten().to_numpy(zero_copy_only=False).astype(dtype).reshape(-1, width)
+
+    return Signatures(
+        exact=col("exact").to_numpy().astype(np.uint64),
+        content=col("content").to_numpy().astype(np.uint64),
+        simhash=col("simhash").to_numpy().astype(np.uint64),
+        size=col("size").to_numpy().astype(np.int32),
+        tokens=col("tokens").to_numpy().astype(np.int32),
+        sketch=fixed("sketch", np.uint32),
+        numbers=fixed("numbers", np.uint64),
+        layout=col("layout").to_numpy().astype(np.uint64),
+        has_layout=col("has_layout").to_numpy(zero_copy_only=False).astype(np.bool_),
     )
 
 
@@ -136,6 +162,11 @@ class CorpusIndex:
             raise FormatError(
                 f"{where} is a corpus index of version {version!r}; this neardup reads version "
                 f"{VERSION}: upgrade neardup"
+            )
+        if version < MIN_VERSION:
+            raise FormatError(
+                f"{where} is a corpus index of version {version} (SimHash fingerprints only); this "
+                f"neardup matches by signatures (version {VERSION}): rebuild it with `neardup index build`"
             )
         for key in ("settings", "count", "segments"):
             if key not in header:
@@ -333,52 +364,42 @@ class CorpusIndex:
         return sum(f.stat().st_size for f in self.path.rglob("*") if f.is_file())
 
     # -- reading -----------------------------------------------------------------------------
-    def iter_chunks(self, batch_rows: int = 1 << 20, *, ns: bool = True) -> Iterator[CorpusChunk]:
-        """Stream the corpus in position order (per file), a row batch at a time."""
+    def iter_signatures(self, batch_rows: int = 1 << 18) -> Iterator[tuple[I64, Signatures]]:
+        """Stream the corpus in position order (per file): (positions, signatures) a row batch at a time."""
         pq = _pq()
-        cols = ["pos", "fp", "exact"] + (["ns"] if ns else [])
+        cols = [c for c in _COLS if c != "id"]
         for f in self.files():
             for rb in _batches(pq, f, batch_rows, cols):
-                pos = rb.column(0).to_numpy().astype(np.int64)
-                fp = rb.column(1).to_numpy().astype(np.int64).view(np.uint64)
-                exact = rb.column(2).to_numpy().astype(np.int64).view(np.uint64)
-                if ns:
-                    lst = rb.column(3)
-                    vals = lst.flatten().to_numpy(zero_copy_only=False).astype(np.int64).view(np.uint64)
-                    offs = lst.offsets.to_numpy()
-                    counts = np.diff(offs - offs[0])
-                    ns_pos = np.repeat(pos, counts)
-                else:
-                    vals = np.empty(0, np.uint64)
-                    ns_pos = np.empty(0, np.int64)
-                yield CorpusChunk(pos=pos, fp=fp, exact=exact, ns_hash=vals, ns_pos=ns_pos)
+                yield rb.column(0).to_numpy().astype(np.int64), signatures_of(rb)
 
-    def lookup(self, positions: I64) -> tuple[list[str], U64, U64]:
-        """ids, SimHash and exact hash of the documents at ``positions`` (sorted, unique)."""
+    def lookup(self, positions: I64) -> tuple[list[str], Signatures]:
+        """ids and signatures of the documents at ``positions`` (sorted, unique)."""
         positions = np.asarray(positions, np.int64)
         ids: list[str | None] = [None] * positions.size
-        fp = np.zeros(positions.size, np.uint64)
-        exact = np.zeros(positions.size, np.uint64)
-        if positions.size == 0:
-            return [], fp, exact
-        pq = _pq()
-        for f in self.files():
-            for rb in _batches(pq, f, 1 << 20, ["pos", "id", "fp", "exact"]):
-                pos = rb.column(0).to_numpy().astype(np.int64)
-                hit = np.isin(pos, positions)
-                if not hit.any():
-                    continue
-                rows = np.flatnonzero(hit)
-                where = np.searchsorted(positions, pos[rows])
-                id_col = rb.column(1).take(rows).to_pylist()
-                fp[where] = rb.column(2).to_numpy().astype(np.int64)[rows].view(np.uint64)
-                exact[where] = rb.column(3).to_numpy().astype(np.int64)[rows].view(np.uint64)
-                for w, i in zip(where.tolist(), id_col, strict=False):
-                    ids[w] = i
+        parts: list[tuple[I64, Signatures]] = []
+        if positions.size:
+            pq = _pq()
+            for f in self.files():
+                for rb in _batches(pq, f, 1 << 18, list(_COLS)):
+                    pos = rb.column(0).to_numpy().astype(np.int64)
+                    hit = np.isin(pos, positions)
+                    if not hit.any():
+                        continue
+                    rows = np.flatnonzero(hit)
+                    where = np.searchsorted(positions, pos[rows])
+                    for w, i in zip(where.tolist(), rb.column(1).take(rows).to_pylist(), strict=False):
+                        ids[w] = i
+                    parts.append((where, signatures_of(rb).take(rows)))
         missing = [int(p) for p, i in zip(positions.tolist(), ids, strict=False) if i is None]
         if missing:
             raise FormatError(f"{self.path}: corpus positions {missing[:5]} not found: the index is damaged")
-        return [str(i) for i in ids], fp, exact
+        if not parts:
+            from neardup.match import signatures
+
+            return [], signatures([])
+        where_all = np.concatenate([w for w, _ in parts])
+        sigs = Signatures.concat([p for _, p in parts]).take(np.argsort(where_all, kind="stable"))
+        return [str(i) for i in ids], sigs
 
     # -- writing -----------------------------------------------------------------------------
     @contextmanager

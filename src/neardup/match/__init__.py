@@ -1,0 +1,101 @@
+"""The match engine: signatures, candidates, verification with evidence, kinds, clusters.
+
+Every front end composes these stages with one ``MatchConfig``: ``neardup dedup`` (local and on
+Spark), ``ContentSeen`` / ``neardup serve`` / Scrapy, ``neardup compare`` and ``neardup eval``.
+
+>>> texts = ["今天北京天气晴朗，适合出门散步，公园里人很多。", "今天北京天气晴朗，适合出门散步，公园里人很多！",
+...          "完全不同的另一篇文章，讲的是上海的交通。"]
+>>> c = match_texts(texts)
+>>> c.rep.tolist(), [KINDS[k] for k in c.kind]
+([0, 0, 2], ['unique', 'content', 'unique'])
+>>> compare_texts(texts[0], texts[1]).kind
+'content'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from neardup.match.candidates import batch_candidates, boilerplate, cross_candidates
+from neardup.match.cluster import Clusters, cluster
+from neardup.match.config import KEEP_RULES, MatchConfig
+from neardup.match.signature import Signatures, exact_key, signatures
+from neardup.match.verify import KINDS, MERGING, Evidence, evidence
+
+__all__ = [
+    "KEEP_RULES",
+    "KINDS",
+    "MERGING",
+    "Clusters",
+    "Evidence",
+    "MatchConfig",
+    "Signatures",
+    "batch_candidates",
+    "boilerplate",
+    "cluster",
+    "compare_texts",
+    "cross_candidates",
+    "evidence",
+    "exact_key",
+    "match_signatures",
+    "match_texts",
+    "page_signatures",
+    "signatures",
+]
+
+
+def match_signatures(sigs: Signatures, config: MatchConfig | None = None) -> Clusters:
+    """Candidates, verification and clusters of one batch, in row order."""
+    cfg = config or MatchConfig()
+    a, b = batch_candidates(sigs, cfg)
+    return cluster(sigs, a, b, cfg, boiler=boilerplate(sigs.sketch, cfg))
+
+
+def match_texts(texts: Sequence[str], config: MatchConfig | None = None) -> Clusters:
+    """``match_signatures`` of plain texts."""
+    return match_signatures(signatures(texts, config), config)
+
+
+def page_signatures(
+    items: Sequence[tuple[str | None, str | bytes | None]], config: MatchConfig | None = None
+) -> tuple[Signatures, list[str]]:
+    """Signatures of (text, html) items: HTML goes through main-text extraction and gives a layout
+    signature and an exact key of its raw bytes. Returns the signatures and the main texts."""
+    from neardup.contentseen.extract import decode_html, extract_main_text, layout_signature
+
+    cfg = config or MatchConfig()
+    texts: list[str] = []
+    raws: list[str | bytes | None] = []
+    layouts: list[int | None] = []
+    for text, html in items:
+        if html is not None and not text:
+            page = decode_html(html) if isinstance(html, bytes) else html
+            texts.append(extract_main_text(page, cfg.extractor))
+            raws.append(html)
+            layouts.append(layout_signature(page))
+        else:
+            texts.append(text or "")
+            raws.append(html if html is not None else None)
+            layouts.append(None)
+    return signatures(texts, cfg, raw=raws, layouts=layouts), texts
+
+
+def compare_texts(
+    a: str,
+    b: str,
+    config: MatchConfig | None = None,
+    *,
+    html_a: str | bytes | None = None,
+    html_b: str | bytes | None = None,
+) -> Evidence:
+    """The verdict the engine gives the pair (b checked against a), with its evidence.
+
+    The same decision ``neardup dedup`` and ``ContentSeen`` make for these two documents.
+    """
+    cfg = config or MatchConfig()
+    sigs, _ = page_signatures(
+        [(a if html_a is None else None, html_a), (b if html_b is None else None, html_b)], cfg
+    )
+    return evidence(sigs, 1, sigs, 0, cfg, boiler=np.empty(0, np.uint32))

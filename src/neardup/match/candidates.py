@@ -1,0 +1,196 @@
+"""Stage 2, candidates: cheap and wide, so verification sees every true pair.
+
+Three sources, each a list of pairs (earlier document, later document):
+
+- **keys**: the same exact key or the same content key;
+- **sketches**: documents sharing at least ``min_shared`` bottom-k sketch values. Two documents of
+  Jaccard similarity J share about ``J * sketch_size`` of them, and a passage copied into another
+  article brings its own small hashes along, so partial copies are found too. A value held by more
+  than ``max_posting`` documents is boilerplate (a site's footer, a news programme's lead) and
+  links nothing;
+- **SimHash**: fingerprints within ``candidate_distance`` bits (the permuted-table index of Manku
+  et al. 2007, ``neardup.index``).
+
+>>> import numpy as np
+>>> from neardup.match.signature import signatures
+>>> s = signatures(["今天北京天气晴朗，适合出门散步。", "今天北京天气晴朗，适合出门散步！", "完全不同的另一篇文章内容。"])
+>>> a, b = batch_candidates(s)
+>>> list(zip(a.tolist(), b.tolist()))
+[(0, 1)]
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import numpy.typing as npt
+from numba import njit
+
+from neardup.index.hamming import join, self_join
+from neardup.match.config import MatchConfig
+from neardup.match.signature import EMPTY32, Signatures
+
+__all__ = ["batch_candidates", "boilerplate", "cross_candidates", "key_pairs", "sketch_pairs"]
+
+I64 = npt.NDArray[np.int64]
+U64 = npt.NDArray[np.uint64]
+_EMPTY = np.empty(0, np.int64)
+
+
+def key_pairs(keys: U64) -> tuple[I64, I64]:
+    """Each document linked to the first earlier document holding the same key."""
+    if keys.shape[0] < 2:
+        return _EMPTY, _EMPTY
+    order = np.argsort(keys, kind="stable")
+    sk = keys[order]
+    same = np.concatenate(([False], sk[1:] == sk[:-1]))
+    starts = np.flatnonzero(~same)
+    group = np.cumsum(~same) - 1
+    first = order[starts][group]
+    keep = same
+    return first[keep].astype(np.int64), order[keep].astype(np.int64)
+
+
+@njit(cache=True, nogil=True)
+def _posting_pairs(
+    values: np.ndarray, docs: np.ndarray, posted: np.ndarray, max_posting: int
+) -> np.ndarray:  # pragma: no cover
+    """Pairs (earlier doc << 32 | later doc) sharing a value the earlier one posted.
+
+    ``values`` ascending, then ``docs`` ascending within a value. A value posted by more than
+    ``max_posting`` documents is boilerplate and pairs nothing.
+    """
+    n = values.shape[0]
+    total = 0
+    i = 0
+    while i < n:
+        j = i + 1
+        while j < n and values[j] == values[i]:
+            j += 1
+        n_posted = 0
+        for a in range(i, j):
+            if posted[a]:
+                n_posted += 1
+        if n_posted <= max_posting:
+            seen = 0
+            for a in range(i, j):
+                total += seen
+                if posted[a]:
+                    seen += 1
+        i = j
+    out = np.empty(total, np.uint64)
+    k = 0
+    i = 0
+    while i < n:
+        j = i + 1
+        while j < n and values[j] == values[i]:
+            j += 1
+        n_posted = 0
+        for a in range(i, j):
+            if posted[a]:
+                n_posted += 1
+        if n_posted <= max_posting:
+            for b in range(i + 1, j):
+                for a in range(i, b):
+                    if posted[a] and docs[a] != docs[b]:
+                        out[k] = (np.uint64(docs[a]) << np.uint64(32)) | np.uint64(docs[b])
+                        k += 1
+        i = j
+    return out[:k]
+
+
+def _count_pairs(packed: U64, min_count: int) -> tuple[I64, I64]:
+    if packed.shape[0] == 0:
+        return _EMPTY, _EMPTY
+    packed = np.sort(packed)
+    new = np.concatenate(([True], packed[1:] != packed[:-1]))
+    starts = np.flatnonzero(new)
+    counts = np.diff(np.append(starts, packed.shape[0]))
+    keep = packed[starts[counts >= min_count]]
+    a = (keep >> np.uint64(32)).astype(np.int64)
+    b = (keep & np.uint64(0xFFFFFFFF)).astype(np.int64)
+    ok = a != b
+    return a[ok], b[ok]
+
+
+def sketch_pairs(sketch: npt.NDArray[np.uint32], config: MatchConfig) -> tuple[I64, I64]:
+    """Pairs (i < j) where j's sketch holds at least ``min_shared`` of the values i posted.
+
+    A document posts its ``posted`` smallest sketch values (what a stream keeps in its postings)
+    and is looked up with all of them, so a batch and a stream see the same candidates.
+    """
+    n, k = sketch.shape
+    if n < 2:
+        return _EMPTY, _EMPTY
+    flat = sketch.ravel()
+    rows = np.repeat(np.arange(n, dtype=np.uint64), k)
+    slots = np.tile(np.arange(k), n)
+    valid = flat != EMPTY32
+    keys = (flat[valid].astype(np.uint64) << np.uint64(32)) | rows[valid]
+    posted_slot = slots[valid] < config.posted
+    order = np.argsort(keys, kind="stable")
+    keys = keys[order]
+    values = keys >> np.uint64(32)
+    docs = (keys & np.uint64(0xFFFFFFFF)).astype(np.int64)
+    return _count_pairs(
+        _posting_pairs(values, docs, posted_slot[order], config.max_posting), config.min_shared
+    )
+
+
+def boilerplate(sketch: npt.NDArray[np.uint32], config: MatchConfig) -> npt.NDArray[np.uint32]:
+    """Values posted by more than ``max_posting`` documents, sorted: boilerplate, not evidence.
+
+    A news programme's lead line, a site's footer or a stock phrase is in the sketch of thousands
+    of documents; counting it would make every two short documents of one site look alike.
+    """
+    flat = sketch[:, : config.posted].ravel()
+    flat = flat[flat != EMPTY32]
+    if flat.size == 0:
+        return np.empty(0, np.uint32)
+    values, counts = np.unique(flat, return_counts=True)
+    return values[counts > config.max_posting].astype(np.uint32)
+
+
+def _ordered(a: I64, b: I64) -> tuple[I64, I64]:
+    lo, hi = np.minimum(a, b), np.maximum(a, b)
+    keep = lo != hi
+    return lo[keep], hi[keep]
+
+
+def _unique_pairs(parts: list[tuple[I64, I64]]) -> tuple[I64, I64]:
+    a = np.concatenate([p[0] for p in parts]) if parts else _EMPTY
+    b = np.concatenate([p[1] for p in parts]) if parts else _EMPTY
+    if a.size == 0:
+        return _EMPTY, _EMPTY
+    packed = np.unique((a.astype(np.uint64) << np.uint64(32)) | b.astype(np.uint64))
+    return (packed >> np.uint64(32)).astype(np.int64), (packed & np.uint64(0xFFFFFFFF)).astype(np.int64)
+
+
+def batch_candidates(sigs: Signatures, config: MatchConfig | None = None) -> tuple[I64, I64]:
+    """Candidate pairs (i < j) within one batch, from every source, each pair once."""
+    cfg = config or MatchConfig()
+    if len(sigs) >= 2**31:
+        raise ValueError("a batch holds at most 2**31 - 1 documents")
+    parts = [key_pairs(sigs.exact), key_pairs(sigs.content), sketch_pairs(sigs.sketch, cfg)]
+    if len(sigs) >= 2:
+        i, j, _ = self_join(sigs.simhash, cfg.candidate_distance)
+        parts.append(_ordered(i, j))
+    return _unique_pairs([_ordered(a, b) for a, b in parts])
+
+
+def cross_candidates(
+    batch: Signatures, corpus: Signatures, config: MatchConfig | None = None
+) -> tuple[I64, I64]:
+    """Candidate pairs (corpus row, batch row) between a batch and a chunk of a corpus."""
+    cfg = config or MatchConfig()
+    n_c = len(corpus)
+    if len(batch) == 0 or n_c == 0:
+        return _EMPTY, _EMPTY
+    both_exact = np.concatenate([corpus.exact, batch.exact])
+    both_content = np.concatenate([corpus.content, batch.content])
+    parts = [key_pairs(both_exact), key_pairs(both_content)]
+    parts.append(sketch_pairs(np.concatenate([corpus.sketch, batch.sketch]), cfg))  # corpus rows first
+    qi, ci, _ = join(batch.simhash, corpus.simhash, cfg.candidate_distance)
+    parts.append((ci.astype(np.int64), qi.astype(np.int64) + n_c))
+    a, b = _unique_pairs([_ordered(x, y) for x, y in parts])
+    cross = (a < n_c) & (b >= n_c)
+    return a[cross], b[cross] - n_c

@@ -1,0 +1,373 @@
+"""Stage 1, signatures: everything later stages need of a document, computed once, in batch code.
+
+A document's text is normalized (NFKC, width, case, spaces) and cut into tokens: one token per CJK
+character (Chinese, Japanese kana, Korean syllables) and one per run of other letters and digits.
+Windows of ``shingle`` consecutive tokens are hashed (character 5-grams in Chinese, word 5-grams in
+English). From the distinct window hashes a document keeps:
+
+- ``sketch``: the ``sketch_size`` smallest hashes (a bottom-k sketch, Broder 1997 / Cohen & Kaplan
+  2007): two sketches estimate the Jaccard similarity and the containment of the two full sets,
+  so verification needs no text;
+- ``size``: how many distinct windows there are (to turn Jaccard into containment);
+- ``simhash``: Charikar's SimHash of the same windows (binary weights), the seeds' fingerprint and
+  the Hamming index's key;
+- ``numbers``: number facts (a run of digits keyed by the tokens just before and after it, so
+  "10月5日" and "10月6日" hold the same key with other values): editions of a templated story
+  differ there, reposts do not;
+- ``content``: a hash of the whole token sequence (same words, other punctuation, spacing or
+  width: the same content), and ``exact``: a hash of the raw bytes.
+
+>>> s = signatures(["长江是中华民族的母亲河，也是中华民族发展的重要支撑。"] * 2)
+>>> s.size.tolist(), bool(s.simhash[0] == s.simhash[1]), s.sketch.shape
+([19, 19], True, (2, 128))
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import cache
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import xxhash
+from numba import njit, prange
+
+from neardup.fingerprint._fast import to_codepoints
+from neardup.text.normalize import compat_map
+from neardup.match.config import MatchConfig
+
+__all__ = ["EMPTY32", "EMPTY64", "Signatures", "exact_key", "signatures"]
+
+U64 = npt.NDArray[np.uint64]
+U32 = npt.NDArray[np.uint32]
+I32 = npt.NDArray[np.int32]
+
+EMPTY32 = np.uint32(0xFFFFFFFF)  # pads a sketch with fewer values than sketch_size
+EMPTY64 = np.uint64(0xFFFFFFFFFFFFFFFF)  # pads a number list
+_P = np.uint64(0x9E3779B97F4A7C15)
+_FNV = np.uint64(0x100000001B3)
+_FNV0 = np.uint64(0xCBF29CE484222325)
+_L8 = np.uint64(0x0101010101010101)
+
+
+def exact_key(raw: str | bytes) -> int:
+    """The exact key: xxh3-64 of the raw bytes (HTML as fetched, or the text as given).
+
+    >>> exact_key("a") == exact_key(b"a")
+    True
+    """
+    data = raw if isinstance(raw, bytes) else raw.encode("utf-8", "surrogatepass")
+    return int(xxhash.xxh3_64_intdigest(data))
+
+
+@cache
+def fold_table() -> np.ndarray:
+    """Per BMP code point, the character it is read as (0: not part of a token).
+
+    A character's NFKC form when that is one character (full-width forms to ASCII), lowercased, and
+    kept only when it is a letter or a digit: what the tokenizer sees, so no separate normalization
+    pass is needed.
+    """
+    table = np.zeros(0x10000, np.uint32)
+    cmap = compat_map()
+    for cp in range(0x10000):
+        if 0xD800 <= cp < 0xE000:
+            continue
+        c = cmap.get(cp, chr(cp))
+        if len(c) != 1:
+            continue
+        low = c.lower()
+        c = low if len(low) == 1 else c
+        if c.isalnum():
+            table[cp] = ord(c)
+    return table
+
+
+@njit(cache=True, inline="always")
+def _mix(x: np.uint64) -> np.uint64:  # pragma: no cover - splitmix64's finalizer
+    x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return x ^ (x >> np.uint64(31))
+
+
+@njit(cache=True, inline="always")
+def _is_cjk(cp: int) -> bool:  # pragma: no cover
+    return (
+        (0x4E00 <= cp <= 0x9FFF)
+        or (0x3400 <= cp <= 0x4DBF)
+        or (0x3040 <= cp <= 0x30FF)
+        or (0xAC00 <= cp <= 0xD7A3)
+        or (0xF900 <= cp <= 0xFAFF)
+        or (0x20000 <= cp <= 0x3134F)
+    )
+
+
+@njit(cache=True, inline="always")
+def _is_cjk_numeral(cp: int) -> bool:  # pragma: no cover - 〇一二三四五六七八九十百千万亿两
+    return (
+        cp == 0x3007 or cp == 0x4E00 or cp == 0x4E8C or cp == 0x4E09 or cp == 0x56DB or cp == 0x4E94
+        or cp == 0x516D or cp == 0x4E03 or cp == 0x516B or cp == 0x4E5D or cp == 0x5341 or cp == 0x767E
+        or cp == 0x5343 or cp == 0x4E07 or cp == 0x4EBF or cp == 0x4E24
+    )
+
+
+@njit(cache=True, nogil=True)
+def _simhash_of(hs: np.ndarray) -> np.uint64:  # pragma: no cover
+    """Majority vote per bit over distinct hashes, counting 8 byte-lanes at a time."""
+    total = hs.shape[0]
+    if total == 0:
+        return np.uint64(0)
+    counts = np.zeros(64, np.int64)
+    acc = np.zeros(8, np.uint64)
+    pending = 0
+    for k in range(total):
+        h = hs[k]
+        for j in range(8):
+            acc[j] += (h >> np.uint64(j)) & _L8
+        pending += 1
+        if pending == 255 or k == total - 1:
+            for j in range(8):
+                v = acc[j]
+                for lane in range(8):
+                    counts[8 * lane + j] += np.int64((v >> np.uint64(8 * lane)) & np.uint64(0xFF))
+                acc[j] = 0
+            pending = 0
+    fp = np.uint64(0)
+    for b in range(64):
+        if 2 * counts[b] > total:
+            fp |= np.uint64(1) << np.uint64(b)
+    return fp
+
+
+@njit(cache=True, nogil=True)
+def _one(
+    cps: np.ndarray,
+    lo: int,
+    hi: int,
+    table: np.ndarray,
+    n: int,
+    k: int,
+    m: int,
+    d: int,
+    content: np.ndarray,
+    simhash: np.ndarray,
+    size: np.ndarray,
+    ntok: np.ndarray,
+    sketch: np.ndarray,
+    nums: np.ndarray,
+) -> None:  # pragma: no cover
+    toks = np.empty(hi - lo + 1, np.uint64)
+    numeric = np.zeros(hi - lo + 1, np.int8)  # 1: digits, 2: a Chinese numeral
+    # tokens: one per CJK character, one per run of other letters and digits
+    nt = 0
+    h = _FNV0
+    in_run = False
+    digits = True
+    for i in range(lo, hi + 1):
+        cp = int(cps[i]) if i < hi else 32
+        if cp < 0x10000:
+            cp = int(table[cp])
+        cjk = _is_cjk(cp)
+        if cp != 0 and not cjk and (cp < 0x10000 or cp > 0x3134F):
+            if not in_run:
+                h = _FNV0
+                in_run = True
+                digits = True
+            h = (h ^ np.uint64(cp)) * _FNV
+            if cp < 48 or cp > 57:
+                digits = False
+            continue
+        if in_run:
+            toks[nt] = _mix(h)
+            numeric[nt] = 1 if digits else 0
+            nt += 1
+            in_run = False
+        if cjk:
+            toks[nt] = _mix(np.uint64(cp) + _P)
+            numeric[nt] = 2 if _is_cjk_numeral(cp) else 0
+            nt += 1
+    ntok[d] = nt
+    if nt == 0:
+        return
+    c = np.uint64(0)
+    for t in range(nt):
+        c = c * _P + toks[t]
+    content[d] = _mix(c)
+    # windows of n tokens (the whole text when shorter)
+    last = nt - n if nt >= n else 0
+    wins = np.empty(last + 1, np.uint64)
+    for s in range(last + 1):
+        w = np.uint64(0)
+        for t in range(s, min(s + n, nt)):
+            w = w * _P + toks[t]
+        wins[s] = _mix(w ^ np.uint64(n))
+    u = np.unique(wins)
+    size[d] = u.shape[0]
+    simhash[d] = _simhash_of(u)
+    for j in range(min(k, u.shape[0])):
+        sketch[d, j] = np.uint32(u[j] >> np.uint64(32))
+    # number facts: a run of digits, or of Chinese numerals, keyed by the tokens around it
+    if m > 0:
+        nf = 0
+        for t in range(nt):
+            if numeric[t] != 0 and (t == 0 or numeric[t - 1] != 2 or numeric[t] != 2):
+                nf += 2
+        if nf:
+            facts = np.empty(nf, np.uint64)
+            nf = 0
+            t = 0
+            while t < nt:
+                if numeric[t] == 0:
+                    t += 1
+                    continue
+                e = t + 1
+                v = toks[t]
+                if numeric[t] == 2:
+                    while e < nt and numeric[e] == 2:
+                        v = v * _P + toks[e]
+                        e += 1
+                before = toks[t - 1] if t > 0 else np.uint64(1)
+                after = toks[e] if e < nt else np.uint64(2)
+                after2 = toks[e + 1] if e + 1 < nt else np.uint64(3)
+                value = _mix(v) >> np.uint64(32)
+                # two contexts: the tokens on both sides, and the two tokens after (a unit and
+                # what follows it: "9日下午" and "8日下午" meet there whatever came before)
+                key = _mix(before * _P + after) >> np.uint64(32)
+                facts[nf] = (key << np.uint64(32)) | value
+                key = _mix((after * _P + after2) ^ _P) >> np.uint64(32)
+                facts[nf + 1] = (key << np.uint64(32)) | value
+                nf += 2
+                t = e
+            f = np.unique(facts[:nf])
+            for j in range(min(m, f.shape[0])):
+                nums[d, j] = f[j]
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def _signature_kernel(
+    cps: np.ndarray, offsets: np.ndarray, table: np.ndarray, n: int, k: int, m: int
+) -> tuple[np.ndarray, ...]:  # pragma: no cover
+    nd = offsets.shape[0] - 1
+    content = np.zeros(nd, np.uint64)
+    simhash = np.zeros(nd, np.uint64)
+    size = np.zeros(nd, np.int32)
+    ntok = np.zeros(nd, np.int32)
+    sketch = np.full((nd, k), np.uint32(0xFFFFFFFF), np.uint32)
+    nums = np.full((nd, max(m, 1)), np.uint64(0xFFFFFFFFFFFFFFFF), np.uint64)
+    for d in prange(nd):
+        _one(cps, offsets[d], offsets[d + 1], table, n, k, m, d, content, simhash, size, ntok, sketch, nums)
+    return content, simhash, size, ntok, sketch, nums
+
+
+@dataclass
+class Signatures:
+    """The signatures of a batch of documents, one row per document (struct of arrays)."""
+
+    exact: U64
+    content: U64
+    simhash: U64
+    size: I32  # distinct windows
+    tokens: I32
+    sketch: U32  # (n, sketch_size), ascending, padded with EMPTY32
+    numbers: U64  # (n, max_numbers), ascending, padded with EMPTY64
+    layout: U64 = field(default_factory=lambda: np.empty(0, np.uint64))  # 0 where no HTML
+    has_layout: npt.NDArray[np.bool_] = field(default_factory=lambda: np.empty(0, np.bool_))
+
+    def __len__(self) -> int:
+        return int(self.exact.shape[0])
+
+    def __post_init__(self) -> None:
+        n = self.exact.shape[0]
+        if self.layout.shape[0] != n:
+            self.layout = np.zeros(n, np.uint64)
+            self.has_layout = np.zeros(n, np.bool_)
+
+    def take(self, rows: Any) -> Signatures:
+        """The signatures of the documents at ``rows`` (an index array or a slice)."""
+        return Signatures(
+            **{
+                name: getattr(self, name)[rows]
+                for name in (
+                    "exact",
+                    "content",
+                    "simhash",
+                    "size",
+                    "tokens",
+                    "sketch",
+                    "numbers",
+                    "layout",
+                    "has_layout",
+                )
+            }
+        )
+
+    @classmethod
+    def concat(cls, parts: Sequence[Signatures], config: MatchConfig | None = None) -> Signatures:
+        if not parts:
+            return signatures([], config)
+        return Signatures(
+            **{
+                name: np.concatenate([getattr(p, name) for p in parts])
+                for name in (
+                    "exact",
+                    "content",
+                    "simhash",
+                    "size",
+                    "tokens",
+                    "sketch",
+                    "numbers",
+                    "layout",
+                    "has_layout",
+                )
+            }
+        )
+
+    def nbytes_per_document(self) -> int:
+        """Bytes one document's signature takes in memory."""
+        return int(
+            8 * 4 + 4 * 2 + self.sketch.shape[1] * 4 + self.numbers.shape[1] * 8 + 1
+        )
+
+
+def signatures(
+    texts: Sequence[str],
+    config: MatchConfig | None = None,
+    *,
+    raw: Sequence[str | bytes | None] | None = None,
+    layouts: Sequence[int | None] | None = None,
+) -> Signatures:
+    """Signatures of main texts; ``raw`` (the bytes as fetched) gives the exact keys, else the texts.
+
+    ``layouts`` are layout signatures of the pages the texts came from (None where there was no page).
+    """
+    cfg = config or MatchConfig()
+    n = len(texts)
+    if n == 0:
+        z = np.empty(0, np.uint64)
+        return Signatures(
+            exact=z,
+            content=z.copy(),
+            simhash=z.copy(),
+            size=np.empty(0, np.int32),
+            tokens=np.empty(0, np.int32),
+            sketch=np.empty((0, cfg.sketch_size), np.uint32),
+            numbers=np.empty((0, max(cfg.max_numbers, 1)), np.uint64),
+        )
+    cps, offsets = to_codepoints(texts)
+    content, simhash, size, ntok, sketch, nums = _signature_kernel(
+        cps, offsets, fold_table(), cfg.shingle, cfg.sketch_size, cfg.max_numbers
+    )
+    src = raw if raw is not None else texts
+    exact = np.fromiter(
+        (exact_key(r if r is not None else t) for r, t in zip(src, texts, strict=True)), np.uint64, n
+    )
+    sig = Signatures(
+        exact=exact, content=content, simhash=simhash, size=size, tokens=ntok, sketch=sketch, numbers=nums
+    )
+    if layouts is not None:
+        has = np.fromiter((lay is not None for lay in layouts), np.bool_, n)
+        sig.layout = np.fromiter((int(lay or 0) for lay in layouts), np.uint64, n)
+        sig.has_layout = has
+    return sig
