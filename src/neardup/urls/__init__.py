@@ -7,7 +7,15 @@
 
 from __future__ import annotations
 
-from neardup.urls.canonical import DEFAULT_DROP_PARAMS, DEFAULT_MAX_URL_LENGTH, canonicalize_url, check_url
+from neardup.urls.canonical import (
+    DEFAULT_DROP_PARAMS,
+    DEFAULT_MAX_URL_LENGTH,
+    canonical_hash,
+    canonical_hashes,
+    canonicalize_many,
+    canonicalize_url,
+    check_url,
+)
 from neardup.urls.seen import STORE_SCHEMES, SeenStore, SeenURLs, url_hashes
 
 __all__ = [
@@ -16,6 +24,9 @@ __all__ = [
     "STORE_SCHEMES",
     "SeenStore",
     "SeenURLs",
+    "canonical_hash",
+    "canonical_hashes",
+    "canonicalize_many",
     "canonicalize_url",
     "check_url",
     "url_hashes",
