@@ -96,6 +96,27 @@ __all__ = ["serve_cmd"]
     "[default: one per CPU; 0 on one CPU]. 0 analyses in the server process.",
 )
 @click.option(
+    "--analysis-timeout",
+    type=click.FloatRange(min=0, min_open=True, max=3600),
+    default=20.0,
+    show_default=True,
+    help="Seconds a worker may spend on one page; past it the worker is restarted and the client gets 503.",
+)
+@click.option(
+    "--max-html-depth",
+    type=click.IntRange(0, 1_000_000),
+    default=1000,
+    show_default=True,
+    help="Pages nesting elements deeper are refused (422) before extraction; 0: no limit.",
+)
+@click.option(
+    "--store-timeout",
+    type=click.FloatRange(min=0, min_open=True, max=3600),
+    default=10.0,
+    show_default=True,
+    help="Seconds a URL or Redis store call may take before the client gets 503.",
+)
+@click.option(
     "--log-level", type=click.Choice(["debug", "info", "warning", "error"]), default="info", show_default=True
 )
 @click.option(
@@ -116,6 +137,9 @@ def serve_cmd(
     recrawl_after: float | None,
     url_ttl: float | None,
     analysis_processes: int | None,
+    analysis_timeout: float,
+    max_html_depth: int,
+    store_timeout: float,
     log_level: str,
     access_log: bool,
 ) -> None:
@@ -123,6 +147,7 @@ def serve_cmd(
     require("fastapi", "service", purpose="neardup serve")
     uvicorn = require("uvicorn", "service", purpose="neardup serve")
     from neardup.service.app import create_app
+    from neardup.service.protocols import json_400_protocol
 
     settings = ServiceSettings(
         state=state,
@@ -135,6 +160,9 @@ def serve_cmd(
         recrawl_after=recrawl_after,
         url_ttl=url_ttl,
         analysis_processes=default_analysis_processes() if analysis_processes is None else analysis_processes,
+        analysis_timeout=analysis_timeout,
+        max_html_depth=max_html_depth,
+        store_timeout=store_timeout,
     ).with_token_from_env(token_file)
     settings.check_bind()
     logging.basicConfig(
@@ -152,5 +180,6 @@ def serve_cmd(
         timeout_graceful_shutdown=20,
         server_header=False,
         proxy_headers=False,
+        http=json_400_protocol(),  # uvicorn's own 400s in the service's JSON shape
     )
     uvicorn.Server(config).run()

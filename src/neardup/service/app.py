@@ -11,8 +11,10 @@ Endpoints (JSON, versioned under /v1; see docs/service.md):
     GET  /v1/documents/{doc_id}/duplicates the document's duplicates and cluster
     GET  /openapi.json, /docs              the schema
 
-Writes (URL checks, document checks with add=true) need ``Authorization: Bearer <token>`` when a
-token is configured. Bad input always gets a 4xx JSON answer ``{"error": code, "detail": why}``.
+Every POST (URL checks, document checks, add=false included: a check costs the same CPU whether
+or not it writes) needs ``Authorization: Bearer <token>`` when a token is configured, and the token
+is checked before the body is read. Bad input always gets a 4xx JSON answer ``{"error": code,
+"detail": why}``.
 """
 
 from __future__ import annotations
@@ -57,6 +59,7 @@ from neardup.exceptions import (
 from neardup.service.auth import ApiError, check_bearer
 from neardup.service.backend import Backend, StateBackend
 from neardup.service.metrics import ServiceMetrics
+from neardup.service.pool import AnalysisTimeout
 from neardup.service.settings import ServiceSettings, default_analysis_processes
 
 __all__ = ["API_PREFIX", "create_app"]
@@ -110,7 +113,7 @@ class URLBatch(_Strict):
     @field_validator("job")
     @classmethod
     def _job_ok(cls, v: str) -> str:
-        if not JOB_RE.match(v):
+        if not JOB_RE.fullmatch(v):  # fullmatch: "$" would let a trailing newline through
             raise ValueError(f"job must match {JOB_RE.pattern} (letters, digits, '.', '_', '-'), got {v!r}")
         return v
 
@@ -236,9 +239,11 @@ def _as_api_error(exc: BaseException, where: str) -> ApiError:
         return _validation_error(list(exc.errors()), ("body",))
     if isinstance(exc, InputError | ConfigError):
         return ApiError(422, "invalid", str(exc))
+    if isinstance(exc, AnalysisTimeout):
+        return ApiError(503, "analysis_timeout", str(exc), headers={"Retry-After": "1"})
     if isinstance(exc, StoreError):
         log.error("store failure on %s: %s", where, exc)
-        return ApiError(503, "store_unavailable", str(exc))
+        return ApiError(503, "store_unavailable", str(exc), headers={"Retry-After": "1"})
     if isinstance(exc, MissingDependency):
         return ApiError(501, "missing_dependency", str(exc))
     if isinstance(exc, FormatError):
@@ -283,11 +288,13 @@ class _Guard:
         metrics: ServiceMetrics,
         max_body: int,
         fast: dict[tuple[str, str], _FastRoute] | None = None,
+        token: str | None = None,
     ) -> None:
         self.app = app
         self.metrics = metrics
         self.max_body = max_body
         self.fast = fast or {}
+        self.token = token
 
     async def _serve_fast(
         self,
@@ -324,6 +331,7 @@ class _Guard:
                     (b"content-type", b"application/json"),
                     (b"content-length", str(len(body)).encode()),
                     (b"connection", b"close"),
+                    *((k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in err.headers.items()),
                 ],
             }
         )
@@ -359,6 +367,15 @@ class _Guard:
                 content_type = value
             elif key == b"authorization":
                 authorization = value.decode("latin-1")
+        if self.token is not None and scope["method"] == "POST" and scope["path"].startswith(API_PREFIX):
+            # who asks comes first: an anonymous caller learns nothing from the body's validation
+            try:
+                check_bearer(authorization, self.token)
+            except ApiError as denied:
+                m.rejected.labels(reason="unauthorized").inc()
+                await self._refuse(send, denied)
+                m.requests.labels(method=scope["method"], route="other", status="401").inc()
+                return
         if declared is not None and (declared < 0 or declared > self.max_body):
             m.rejected.labels(reason="too_large" if declared > 0 else "bad_length").inc()
             err = (
@@ -513,12 +530,18 @@ def create_app(
     _install_error_handlers(app)
     token = settings.token
 
+    be_health = getattr(be, "health", None)
+    be_check_urls = getattr(be, "acheck_urls", None)
+
     @app.get("/healthz", include_in_schema=False)
     @app.get(f"{API_PREFIX}/health", tags=["meta"])
     async def health() -> dict[str, Any]:
-        """Liveness: answers while the state is open."""
+        """Liveness (answers within about a second whatever the stores do), store reachability and
+        analysis workers; ``status`` is ``degraded`` while a store does not answer."""
+        extra: dict[str, Any] = await be_health() if be_health is not None else {}
         return {
-            "status": "ok",
+            "status": "degraded" if extra.pop("degraded", False) else "ok",
+            **extra,
             "version": __version__,
             "auth": "bearer" if token else "none (loopback only)",
             "state": str(settings.state) if settings.state else None,
@@ -532,7 +555,7 @@ def create_app(
         data, ctype = metrics.render()
         return Response(data, media_type=ctype)
 
-    def do_check_urls(batch: URLBatch, authorization: str | None) -> dict[str, Any]:
+    async def do_check_urls(batch: URLBatch, authorization: str | None) -> dict[str, Any]:
         check_bearer(authorization, token)
         if len(batch.urls) > settings.max_batch:
             raise ApiError(
@@ -550,7 +573,10 @@ def create_app(
                 f"{len(bad)} URL(s) cannot be checked: {shown}{more}",
                 extra={"bad_indexes": [i for i, _ in bad[:1000]]},
             )
-        seen = be.check_urls(batch.job, batch.urls)
+        if be_check_urls is not None:
+            seen = await be_check_urls(batch.job, batch.urls)  # a store thread, with a deadline
+        else:
+            seen = be.check_urls(batch.job, batch.urls)
         new = len(seen) - sum(seen)
         metrics.urls_new.inc(new)
         metrics.urls_seen.inc(len(seen) - new)
@@ -559,8 +585,7 @@ def create_app(
     acheck_document = getattr(be, "acheck_document", None)
 
     async def do_check_document(doc: DocumentCheck, authorization: str | None) -> dict[str, Any]:
-        if doc.add:
-            check_bearer(authorization, token)
+        check_bearer(authorization, token)  # add=false too: the CPU of a check is the same
         why = _url_problem(doc.url, settings.max_url_chars)
         if why:
             raise ApiError(422, "invalid", f"url: {why}")
@@ -581,7 +606,7 @@ def create_app(
         authorization: Annotated[str | None, Header()] = None,
     ) -> JSONResponse:
         """Check a batch of URLs against the job's seen-store and add the new ones (a write)."""
-        return _FastJSON(do_check_urls(batch, authorization))
+        return _FastJSON(await do_check_urls(batch, authorization))
 
     @app.post(f"{API_PREFIX}/documents/check", tags=["documents"], response_model=Verdict, responses=_ERRORS)
     async def check_document(
@@ -606,7 +631,7 @@ def create_app(
         fast[("POST", f"{API_PREFIX}/urls/check")] = (URLBatch, do_check_urls)
         fast[("POST", f"{API_PREFIX}/documents/check")] = (DocumentCheck, do_check_document)
     # the guard runs before FastAPI's routing, so a refused body never reaches a parser
-    app.add_middleware(_Guard, metrics=metrics, max_body=settings.max_body_bytes, fast=fast)
+    app.add_middleware(_Guard, metrics=metrics, max_body=settings.max_body_bytes, fast=fast, token=token)
     return app
 
 

@@ -1,4 +1,6 @@
-"""Bearer-token check for the write endpoints, and the JSON error every refusal carries.
+"""Bearer-token check for the POST endpoints, and the JSON error every refusal carries.
+
+A refusal never quotes what was sent in the Authorization header.
 
 >>> check_bearer("Bearer s3cret-token-0123456789", "s3cret-token-0123456789")
 >>> check_bearer(None, None)  # no token configured: loopback-only service, writes open
@@ -48,10 +50,11 @@ def check_bearer(authorization: str | None, token: str | None) -> None:
         )
     scheme, _, given = authorization.partition(" ")
     if scheme.lower() != "bearer" or not given.strip():
+        # never quote the header: without "Bearer " its first word may be the token itself
         raise ApiError(
             401,
             "unauthorized",
-            f"expected 'Authorization: Bearer <token>', got a {scheme!r} credential",
+            "expected 'Authorization: Bearer <token>', got a header of another form (not shown)",
             headers=challenge,
         )
     if not hmac.compare_digest(given.strip().encode(), token.encode()):

@@ -13,16 +13,20 @@ backend from several threads.
 
 from __future__ import annotations
 
+import asyncio
 import gc
 import logging
+import sqlite3
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Protocol
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from neardup.exceptions import StoreError
+from neardup.service.budget import check_html_depth
 from neardup.service.pool import AnalysisPool, GroupSync
 from neardup.service.settings import ServiceSettings
 
@@ -30,6 +34,8 @@ __all__ = ["Backend", "StateBackend"]
 
 log = logging.getLogger("neardup.service")
 _FREEZE_EVERY = 50_000  # documents added between gc.freeze calls: a full collection scans at most these
+_STORE_THREADS = 8  # store calls in flight at once; a stuck store holds at most these threads
+_PROBE_TIMEOUT = 1.0  # seconds health waits for a store's answer
 
 
 def with_prefix(url: str, suffix: str, default: str | None) -> str:
@@ -102,10 +108,19 @@ class StateBackend:
         self._closed = False
         self._warm_up()
         self._group = GroupSync(self.contentseen.sync)
+        # store calls (SQLite, Redis) run here, never on the event loop: a locked database or a
+        # stalled Redis then costs a thread and a 503 after ``store_timeout``, not every endpoint
+        self._stores = ThreadPoolExecutor(_STORE_THREADS, thread_name_prefix="neardup-store")
+        self._probe: asyncio.Future[dict[str, str]] | None = None
         self.pool: AnalysisPool | None = None
         if settings.analysis_processes > 0:
             try:
-                self.pool = AnalysisPool(self.contentseen.analyser_settings(), settings.analysis_processes)
+                self.pool = AnalysisPool(
+                    self.contentseen.analyser_settings(),
+                    settings.analysis_processes,
+                    deadline=settings.analysis_timeout,
+                    max_depth=settings.max_html_depth,
+                )
             except BaseException:
                 self.contentseen.close()
                 raise
@@ -132,6 +147,7 @@ class StateBackend:
 
     # -- documents ---------------------------------------------------------------------------
     def check_document(self, url: str, html: str | None, text: str | None, add: bool) -> dict[str, Any]:
+        check_html_depth(html, self.settings.max_html_depth)
         with self._lock:
             verdict = self.contentseen.check(url, html=html, text=text, add=add)
         out: dict[str, Any] = verdict.to_dict()
@@ -144,12 +160,20 @@ class StateBackend:
         the state step inline, and an added page acknowledged only once an fsync covers it."""
         cs = self.contentseen
         analysis = await self.pool.analyse(html, text) if self.pool is not None else None
-        if analysis is not None:
+        if analysis is None:  # no pool, or its workers are restarting: analyse here
+            check_html_depth(html, self.settings.max_html_depth)
+
+        def state_step() -> Any:
             with self._lock:
-                verdict = cs.check_analysed(url, analysis, add, sync=False)
-        else:  # no pool, or its workers are restarting: analyse here
-            with self._lock:
-                verdict = cs.check(url, html=html, text=text, add=add, sync=False)
+                if analysis is not None:
+                    return cs.check_analysed(url, analysis, add, sync=False)
+                return cs.check(url, html=html, text=text, add=add, sync=False)
+
+        if self.settings.redis is not None:
+            # the key maps are in Redis: the state step waits on the network, so off the loop
+            verdict = await self._in_store_thread(state_step, "the shared ContentSeen store (Redis)")
+        else:
+            verdict = state_step()  # memory only: shorter than a hand-off to a thread
         if verdict.doc_id is not None:
             if len(cs) - self._frozen_at >= _FREEZE_EVERY:
                 self._freeze()
@@ -197,6 +221,100 @@ class StateBackend:
                 self._on_jobs_changed(len(self._jobs))
             return seen
 
+    async def _in_store_thread(
+        self, call: Callable[[], Any], what: str, on_late: Callable[[Any], None] | None = None
+    ) -> Any:
+        """``call()`` in a store thread, answered within ``store_timeout``; ``on_late(result)`` runs
+        in that thread if the call completes after its caller was told it failed."""
+        loop = asyncio.get_running_loop()
+        cf: Future[Any] = self._stores.submit(call)
+        try:
+            return await asyncio.wait_for(asyncio.wrap_future(cf, loop=loop), self.settings.store_timeout)
+        except asyncio.TimeoutError:
+            if on_late is not None:
+
+                def undo(done: Future[Any]) -> None:
+                    if not done.cancelled() and done.exception() is None:
+                        try:
+                            on_late(done.result())
+                        except Exception:
+                            log.exception("undoing a late store call failed")
+
+                cf.add_done_callback(undo)
+            raise StoreError(
+                f"{what} did not answer within {self.settings.store_timeout:g} s (locked by another "
+                "process, or unreachable); send the request again"
+            ) from None
+
+    async def acheck_urls(self, job: str, urls: list[str]) -> list[bool]:
+        """``check_urls`` in a store thread with a deadline. A batch that times out is answered 503
+        and, should the store complete it later, its new URLs are forgotten again: a 503 never
+        leaves a URL recorded that no client was told about (except in Bloom mode)."""
+
+        def forget_new(flags: list[bool]) -> None:
+            seen = self._seen(job)
+            for url, was_seen in zip(urls, flags, strict=True):
+                if not was_seen:
+                    seen.forget(url)
+
+        out: list[bool] = await self._in_store_thread(
+            lambda: self.check_urls(job, urls), f"the URL store of job {job}", forget_new
+        )
+        return out
+
+    async def health(self) -> dict[str, Any]:
+        """Store reachability and worker load, within about a second whatever the stores do."""
+        loop = asyncio.get_running_loop()
+        if self._probe is None or self._probe.done():
+            self._probe = asyncio.wrap_future(self._stores.submit(self._probe_stores), loop=loop)
+        stores: dict[str, str]
+        try:
+            stores = await asyncio.wait_for(asyncio.shield(self._probe), _PROBE_TIMEOUT)
+        except asyncio.TimeoutError:
+            stores = {"urls": "timeout", "contentseen": "timeout"}
+        pool = self.pool
+        workers = {
+            "processes": self.settings.analysis_processes,
+            "alive": sum(w.alive for w in pool.workers) if pool else 0,
+            "busy": pool.busy() if pool else 0,
+            "pages_in_flight": sum(len(w.pending) for w in pool.workers) if pool else 0,
+            "recycled_after_deadline": pool.recycled if pool else 0,
+        }
+        ok = all(v == "ok" for v in stores.values())
+        return {"stores": stores, "analysis": workers, "degraded": not ok}
+
+    def _probe_stores(self) -> dict[str, str]:
+        out: dict[str, str] = {}
+        try:
+            if self.settings.redis is not None:
+                import redis
+
+                client = redis.Redis.from_url(
+                    self.settings.redis, socket_timeout=_PROBE_TIMEOUT, socket_connect_timeout=_PROBE_TIMEOUT
+                )
+                try:
+                    client.ping()
+                finally:
+                    client.close()
+            elif self.settings.state is not None and (self.settings.state / "urls.sqlite").exists():
+                # a write lock held elsewhere is what stalls URL checks: try to take one, briefly
+                con = sqlite3.connect(self.settings.state / "urls.sqlite", timeout=0.2)
+                try:
+                    con.execute("BEGIN IMMEDIATE")
+                    con.execute("ROLLBACK")
+                finally:
+                    con.close()
+            out["urls"] = "ok"
+        except Exception as exc:
+            out["urls"] = f"error: {type(exc).__name__}: {exc}"
+        # the ContentSeen lock is held only for a state step: a long wait means a stuck store call
+        if self._lock.acquire(timeout=_PROBE_TIMEOUT / 2):
+            self._lock.release()
+            out["contentseen"] = "ok"
+        else:
+            out["contentseen"] = "busy: a state step has held the lock for over 0.5 s"
+        return out
+
     def check_urls(self, job: str, urls: list[str]) -> list[bool]:
         """For each URL, True when the job had seen it (and it is not due for re-crawl)."""
         # SeenURLs is thread-safe on its own: URL checks need not wait for document checks
@@ -238,5 +356,6 @@ class StateBackend:
                 self._jobs.clear()
             if self.pool is not None:
                 self.pool.close()
+            self._stores.shutdown(wait=False, cancel_futures=True)
             self.contentseen.flush()
             self.contentseen.close()

@@ -33,8 +33,9 @@ from typing import Any
 from neardup import exceptions
 from neardup.contentseen.contentseen import ContentSeen, PageAnalysis
 from neardup.exceptions import StoreError
+from neardup.service.budget import check_html_depth
 
-__all__ = ["AnalysisPool", "GroupSync"]
+__all__ = ["AnalysisPool", "AnalysisTimeout", "GroupSync"]
 
 log = logging.getLogger("neardup.service")
 
@@ -69,7 +70,13 @@ def _frame(obj: object) -> bytes:
     return _HEADER.pack(len(data)) + data
 
 
-def _worker_main(requests: Connection, results: Connection, settings: dict[str, Any]) -> None:
+class AnalysisTimeout(StoreError):
+    """A page's analysis ran past its deadline; the worker that held it was restarted."""
+
+
+def _worker_main(
+    requests: Connection, results: Connection, settings: dict[str, Any], max_depth: int = 0
+) -> None:
     """Analyse pages until the server closes its end of the request pipe (or dies)."""
     # Ctrl-C reaches the whole process group; the server stops its workers itself
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -90,6 +97,7 @@ def _worker_main(requests: Connection, results: Connection, settings: dict[str, 
             return
         html, text = pickle.loads(body)
         try:
+            check_html_depth(html, max_depth)  # before a parser builds the tree
             reply: tuple[Any, ...] = ("ok", cs.analyse(html=html, text=text))
         except Exception as exc:
             reply = ("error", type(exc).__name__, str(exc))
@@ -112,11 +120,13 @@ class _Worker:
     results come back in request order, so each completes the oldest pending future.
     """
 
-    def __init__(self, settings: dict[str, Any], name: str, timeout: float) -> None:
+    def __init__(self, settings: dict[str, Any], name: str, timeout: float, max_depth: int = 0) -> None:
         ctx = multiprocessing.get_context("spawn")
         req_r, req_w = ctx.Pipe(duplex=False)
         res_r, res_w = ctx.Pipe(duplex=False)
-        self.proc = ctx.Process(target=_worker_main, args=(req_r, res_w, settings), name=name, daemon=True)
+        self.proc = ctx.Process(
+            target=_worker_main, args=(req_r, res_w, settings, max_depth), name=name, daemon=True
+        )
         self.proc.start()
         req_r.close()  # the worker's ends: only it holds them now, so each side sees the other's EOF
         res_w.close()
@@ -258,12 +268,23 @@ class AnalysisPool:
     analyses in its own process.
     """
 
-    def __init__(self, settings: dict[str, Any], processes: int, *, start_timeout: float = 180.0) -> None:
+    def __init__(
+        self,
+        settings: dict[str, Any],
+        processes: int,
+        *,
+        start_timeout: float = 180.0,
+        deadline: float | None = None,
+        max_depth: int = 0,
+    ) -> None:
         if processes < 1:
             raise ValueError(f"processes must be >= 1, got {processes}")
         self.settings = settings
         self.processes = processes
         self.start_timeout = start_timeout
+        self.deadline = deadline
+        self.max_depth = max_depth
+        self.recycled = 0  # workers killed for running past the deadline
         self.restarts = 0
         self._closed = False
         self._lock = threading.Lock()
@@ -276,7 +297,7 @@ class AnalysisPool:
             raise
 
     def _spawn(self, index: int) -> _Worker:
-        worker = _Worker(self.settings, f"neardup-analysis-{index}", self.start_timeout)
+        worker = _Worker(self.settings, f"neardup-analysis-{index}", self.start_timeout, self.max_depth)
         worker.on_death = self._replace
         return worker
 
@@ -302,12 +323,38 @@ class AnalysisPool:
         threading.Thread(target=start, name="neardup-analysis-restart", daemon=True).start()
 
     async def analyse(self, html: str | None, text: str | None) -> PageAnalysis | None:
-        """The page's analysis from a worker process; None when no worker is up."""
+        """The page's analysis from a worker process; None when no worker is up.
+
+        A page still in analysis after ``deadline`` seconds costs its worker: the process is killed
+        (the only way to stop C code that is parsing), the other pages it held fail with a
+        StoreError (send again), a new worker starts, and this page fails with AnalysisTimeout.
+        """
         live = [w for w in self.workers if w.alive]
         if not live:
             return None
         worker = min(live, key=lambda w: len(w.pending))
-        return await worker.submit(html, text)
+        future = worker.submit(html, text)
+        if self.deadline is None:
+            return await future
+        try:
+            return await asyncio.wait_for(future, self.deadline)
+        except asyncio.TimeoutError:
+            self.recycled += 1
+            log.error(
+                "page analysis ran past %.1f s in worker %s (pid %s); restarting it",
+                self.deadline,
+                worker.proc.name,
+                worker.pid,
+            )
+            worker._die()
+            raise AnalysisTimeout(
+                f"the page's analysis took over {self.deadline:g} s and was stopped (its worker process "
+                "was restarted); send its main text as 'text', or a smaller page"
+            ) from None
+
+    def busy(self) -> int:
+        """Workers analysing at least one page now."""
+        return sum(1 for w in self.workers if w.alive and any(not f.done() for f in w.pending))
 
     def close(self) -> None:
         """Stop the workers (each finishes the pages it holds first)."""

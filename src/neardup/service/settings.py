@@ -86,6 +86,9 @@ class ServiceSettings:
     max_url_chars: int = 8192
     fast_path: bool = True  # serve the two hot POST endpoints before FastAPI's routing (same answers)
     analysis_processes: int = 0  # worker processes analysing pages (0: in the server process)
+    analysis_timeout: float = 20.0  # seconds a worker may spend on one page before it is recycled
+    max_html_depth: int = 1000  # pages nesting elements deeper are refused before extraction
+    store_timeout: float = 10.0  # seconds a store call (SQLite, Redis) may take before a 503
 
     def __post_init__(self) -> None:
         if self.state is not None and not isinstance(self.state, Path):
@@ -100,6 +103,13 @@ class ServiceSettings:
             raise ConfigError(f"max_batch must be >= 1, got {self.max_batch}")
         if not 0 <= self.analysis_processes <= 64:
             raise ConfigError(f"analysis_processes must be between 0 and 64, got {self.analysis_processes}")
+        for name in ("analysis_timeout", "store_timeout"):
+            if not 0 < getattr(self, name) <= 3600:
+                raise ConfigError(f"{name} must be between 0 and 3600 seconds, got {getattr(self, name)}")
+        if not 0 <= self.max_html_depth <= 1_000_000:
+            raise ConfigError(
+                f"max_html_depth must be between 0 (no limit) and 1000000, got {self.max_html_depth}"
+            )
         if self.max_jobs < 1:
             raise ConfigError(f"max_jobs must be >= 1, got {self.max_jobs}")
         if not 0 <= self.max_distance <= 8:

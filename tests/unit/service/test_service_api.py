@@ -50,8 +50,13 @@ def test_service_document_check_then_duplicate(client: ASGIClient, backend: Fake
     assert r.json()["duplicates"] == ["https://b.example/1"]
 
 
-def test_service_add_false_only_asks_and_needs_no_token(client: ASGIClient, backend: FakeBackend) -> None:
-    r = client.post("/v1/documents/check", json={"url": "https://a.example/1", "text": "x", "add": False})
+def test_service_add_false_only_asks_and_needs_the_token_too(
+    client: ASGIClient, backend: FakeBackend
+) -> None:
+    body = {"url": "https://a.example/1", "text": "x", "add": False}
+    r = client.post("/v1/documents/check", json=body)
+    assert r.status_code == 401 and r.json()["error"] == "unauthorized"
+    r = client.post("/v1/documents/check", json=body, headers=AUTH)
     assert r.status_code == 200 and r.json()["kind"] == "new"
     assert backend.docs == {}
 

@@ -1,0 +1,207 @@
+"""A real ``neardup serve`` under hostile input and stalled stores: bounded answers, JSON, health.
+
+Loopback only; every wait is bounded. Two servers: one with the default depth limit (and a locked
+SQLite URL store), one without a depth limit but with a short analysis deadline and a Redis that is
+SIGSTOPed.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import textwrap
+import time
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import httpx
+import pytest
+from service_proc import ServiceProcess
+
+TOKEN = "hostile-test-token-0123456789"
+AUTH = {"Authorization": f"Bearer {TOKEN}"}
+ARTICLE = "长江是中华民族的母亲河，也是中华民族发展的重要支撑。今天发布的规划说明了治理的重点。" * 3
+DEEP = "<html><body>" + "<div>" * 140_000 + ARTICLE + "</div>" * 140_000 + "</body></html>"  # ~1.6 MB
+
+
+def page(n: int) -> str:
+    return f"<html><body><article><h1>第{n}篇</h1><p>{ARTICLE}第{n}段。</p></article></body></html>"
+
+
+@pytest.fixture(scope="module")
+def svc(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServiceProcess]:
+    d = tmp_path_factory.mktemp("hostile")
+    (d / "token").write_text(TOKEN)
+    extra = ["--analysis-processes", "1", "--store-timeout", "1", "--analysis-timeout", "20"]
+    with ServiceProcess(d / "state", d / "serve.log", token_file=d / "token", extra=extra) as s:
+        yield s
+
+
+def test_token_is_never_echoed_and_auth_comes_before_validation(svc: ServiceProcess) -> None:
+    r = httpx.post(f"{svc.url}/v1/documents/check", json={"url": "x"}, headers={"Authorization": TOKEN})
+    assert r.status_code == 401 and TOKEN not in r.text and r.json()["error"] == "unauthorized"
+    for body in (b"{not json", b'{"url": 1}', b'{"url": "https://a.example/", "html": "x", "add": false}'):
+        r = httpx.post(
+            f"{svc.url}/v1/documents/check", content=body, headers={"content-type": "application/json"}
+        )
+        assert r.status_code == 401 and "errors" not in r.json()  # no schema for anonymous callers
+
+
+def test_deeply_nested_page_is_refused_fast_and_the_service_stays_responsive(svc: ServiceProcess) -> None:
+    t0 = time.monotonic()
+    r = httpx.post(
+        f"{svc.url}/v1/documents/check",
+        json={"url": "https://evil.example/deep", "html": DEEP, "add": False},
+        headers=AUTH,
+        timeout=30,
+    )
+    took = time.monotonic() - t0
+    assert r.status_code == 422 and "levels deep" in r.json()["detail"], r.text
+    assert took < 5, took
+    r = httpx.post(
+        f"{svc.url}/v1/documents/check", json={"url": "https://a.example/1", "html": page(1)}, headers=AUTH
+    )
+    assert r.status_code == 200 and r.json()["kind"] == "new"
+
+
+def test_job_id_with_a_trailing_newline_is_refused(svc: ServiceProcess) -> None:
+    r = httpx.post(
+        f"{svc.url}/v1/urls/check", json={"job": "news\n", "urls": ["https://a.example/"]}, headers=AUTH
+    )
+    assert r.status_code == 422 and r.json()["error"] == "invalid"
+
+
+def test_non_http_request_gets_a_json_400(svc: ServiceProcess) -> None:
+    with socket.create_connection(("127.0.0.1", svc.port), timeout=5) as s:
+        s.sendall(b"GET / HTTP/1.1\r\nHost: x\r\nBad\x01Header: y\r\n\r\n")
+        data = b""
+        while chunk := s.recv(4096):
+            data += chunk
+    head, _, body = data.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 400") and b"application/json" in head
+    assert b'"error": "bad_request"' in body
+
+
+_HOLD_LOCK = """
+import sqlite3, sys
+con = sqlite3.connect(sys.argv[1], isolation_level=None)
+con.execute("BEGIN EXCLUSIVE")
+print("locked", flush=True)
+sys.stdin.read()
+con.execute("ROLLBACK")
+"""
+
+
+def test_sqlite_url_store_locked_by_another_process_answers_503_and_health_stays_fast(
+    svc: ServiceProcess,
+) -> None:
+    urls = [f"https://locked.example/{i}" for i in range(5)]
+    r = httpx.post(
+        f"{svc.url}/v1/urls/check", json={"job": "warm", "urls": ["https://w.example/"]}, headers=AUTH
+    )
+    assert r.status_code == 200  # the SQLite file exists now
+    holder = subprocess.Popen(
+        [sys.executable, "-c", textwrap.dedent(_HOLD_LOCK), str(svc.state / "urls.sqlite")],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == b"locked\n"
+        with ThreadPoolExecutor(2) as ex:
+            t0 = time.monotonic()
+            check = ex.submit(
+                httpx.post,
+                f"{svc.url}/v1/urls/check",
+                json={"job": "locked", "urls": urls},
+                headers=AUTH,
+                timeout=20,
+            )
+            time.sleep(0.2)
+            h0 = time.monotonic()
+            health = httpx.get(f"{svc.url}/v1/health", timeout=10)
+            health_took = time.monotonic() - h0
+            r = check.result(timeout=20)
+            took = time.monotonic() - t0
+        assert r.status_code == 503 and r.json()["error"] == "store_unavailable", r.text
+        assert took < 5, took
+        assert health.status_code == 200 and health_took < 2.5, health_took
+        assert health.json()["status"] == "degraded" and "locked" in health.json()["stores"]["urls"]
+    finally:
+        holder.communicate(b"", timeout=30)
+    # the stuck call commits once the lock is gone, and is undone: the batch is new when sent again
+    deadline = time.monotonic() + 40
+    while time.monotonic() < deadline:
+        r = httpx.post(f"{svc.url}/v1/urls/check", json={"job": "locked", "urls": urls[:0]}, headers=AUTH)
+        health = httpx.get(f"{svc.url}/v1/health", timeout=10).json()
+        if health["stores"]["urls"] == "ok":
+            break
+        time.sleep(0.2)
+    time.sleep(1.0)
+    r = httpx.post(f"{svc.url}/v1/urls/check", json={"job": "locked", "urls": urls}, headers=AUTH, timeout=20)
+    assert r.status_code == 200 and r.json()["seen"] == [False] * 5, r.text
+
+
+def test_slow_page_recycles_its_worker_and_sigstopped_redis_answers_503(
+    tmp_path: Path, persistent_redis: object
+) -> None:
+    redis = persistent_redis  # a private redis-server: this test stops it
+    (tmp_path / "token").write_text(TOKEN)
+    extra = [
+        *("--analysis-processes", "1", "--analysis-timeout", "2", "--max-html-depth", "0"),
+        *("--store-timeout", "1"),
+    ]
+    with ServiceProcess(
+        tmp_path / "state",
+        tmp_path / "serve.log",
+        token_file=tmp_path / "token",
+        extra=extra,
+        redis=redis.url,  # type: ignore[attr-defined]
+    ) as svc:
+        t0 = time.monotonic()
+        r = httpx.post(
+            f"{svc.url}/v1/documents/check",
+            json={"url": "https://evil.example/deep", "html": DEEP, "add": False},
+            headers=AUTH,
+            timeout=30,
+        )
+        assert r.status_code == 503 and r.json()["error"] == "analysis_timeout", r.text
+        assert time.monotonic() - t0 < 10
+        health = httpx.get(f"{svc.url}/v1/health", timeout=5).json()
+        assert health["analysis"]["recycled_after_deadline"] == 1
+        r = httpx.post(
+            f"{svc.url}/v1/documents/check",
+            json={"url": "https://a.example/2", "html": page(2)},
+            headers=AUTH,
+        )
+        assert r.status_code == 200 and r.json()["kind"] == "new"
+
+        urls = [f"https://stopped.example/{i}" for i in range(3)]
+        pid = redis.proc.pid  # type: ignore[attr-defined]
+        os.kill(pid, signal.SIGSTOP)
+        try:
+            t0 = time.monotonic()
+            r = httpx.post(
+                f"{svc.url}/v1/urls/check", json={"job": "s", "urls": urls}, headers=AUTH, timeout=20
+            )
+            assert r.status_code == 503 and time.monotonic() - t0 < 5, r.text
+            h0 = time.monotonic()
+            health = httpx.get(f"{svc.url}/v1/health", timeout=10)
+            assert health.status_code == 200 and time.monotonic() - h0 < 2.5
+            assert health.json()["status"] == "degraded"
+            r = httpx.post(
+                f"{svc.url}/v1/documents/check",
+                json={"url": "https://a.example/3", "text": ARTICLE + "又一篇。"},
+                headers=AUTH,
+                timeout=20,
+            )
+            assert r.status_code == 503 and time.monotonic() - h0 < 6
+        finally:
+            os.kill(pid, signal.SIGCONT)
+        time.sleep(1.5)  # the stalled batch completes, then is forgotten again
+        r = httpx.post(f"{svc.url}/v1/urls/check", json={"job": "s", "urls": urls}, headers=AUTH, timeout=20)
+        assert r.status_code == 200 and r.json()["seen"] == [False] * 3, r.text
+        assert httpx.get(f"{svc.url}/v1/health", timeout=5).json()["status"] == "ok"
