@@ -1,9 +1,11 @@
 """An in-process dict store, optionally snapshotted to a file (``memory://``, ``file:///path/snap``).
 
 The snapshot is a small binary format, never a pickle: a fixed magic and version, a JSON header
-(counters, metadata, section sizes, an xxh3 checksum of the payload), then numpy arrays. It is
-written atomically (temp file, fsync, rename), so a crash leaves the previous snapshot whole, and a
-damaged or newer-version file is refused with FormatError instead of being silently replaced.
+(counters, metadata, section sizes, an xxh3 checksum of the payload and one of the header itself),
+then numpy arrays. It is written atomically (temp file, fsync, rename), so a crash leaves the
+previous snapshot whole, and a damaged or newer-version file is refused with FormatError instead of
+being silently replaced. An id counter behind the ids it has handed out is refused too: the next id
+would join two unrelated groups.
 
 >>> from neardup.stores import open_store
 >>> s = open_store("memory://")
@@ -31,7 +33,7 @@ from neardup.stores.base import Key, assign_groups, check_keys, decode_key, enco
 __all__ = ["SNAPSHOT_VERSION", "MemoryStore", "load_snapshot", "save_snapshot"]
 
 MAGIC = b"NDKVSNAP"
-SNAPSHOT_VERSION = 1
+SNAPSHOT_VERSION = 2  # 2: the header carries its own checksum (1: the payload's only; still read)
 _I64_MIN, _I64_MAX = -(1 << 63), (1 << 63) - 1
 _IDS = "ids"  # the counter group ids come from
 
@@ -78,22 +80,21 @@ def save_snapshot(path: str | os.PathLike[str], state: _State) -> None:
         np.array(list(state.sizes.values()), dtype=np.int64).tobytes(),
     ]
     payload = b"".join(parts)
-    header = json.dumps(
-        {
-            "format": "neardup-kv-snapshot",
-            "version": SNAPSHOT_VERSION,
-            "int_keys": len(int_keys),
-            "other_keys": len(other_keys),
-            "other_bytes": len(parts[3]),
-            "aliases": len(state.alias),
-            "groups": len(state.sizes),
-            "counters": state.counters,
-            "meta": state.meta,
-            "payload_bytes": len(payload),
-            "checksum": xxhash.xxh3_64_hexdigest(payload),
-        },
-        sort_keys=True,
-    ).encode()
+    fields = {
+        "format": "neardup-kv-snapshot",
+        "version": SNAPSHOT_VERSION,
+        "int_keys": len(int_keys),
+        "other_keys": len(other_keys),
+        "other_bytes": len(parts[3]),
+        "aliases": len(state.alias),
+        "groups": len(state.sizes),
+        "counters": state.counters,
+        "meta": state.meta,
+        "payload_bytes": len(payload),
+        "checksum": xxhash.xxh3_64_hexdigest(payload),
+    }
+    fields["header_checksum"] = _header_checksum(fields)
+    header = json.dumps(fields, sort_keys=True).encode()
     try:
         with atomic_write(path, "wb", join=False) as fh:
             fh.write(MAGIC + struct.pack("<II", SNAPSHOT_VERSION, len(header)))
@@ -101,6 +102,11 @@ def save_snapshot(path: str | os.PathLike[str], state: _State) -> None:
             fh.write(payload)
     except OSError as exc:
         raise StoreError(f"cannot write snapshot {os.fspath(path)!r}: {exc}") from exc
+
+
+def _header_checksum(fields: dict[str, Any]) -> str:
+    body = {k: v for k, v in fields.items() if k != "header_checksum"}
+    return xxhash.xxh3_64_hexdigest(json.dumps(body, sort_keys=True).encode())
 
 
 def load_snapshot(path: str | os.PathLike[str]) -> _State:
@@ -121,7 +127,7 @@ def load_snapshot(path: str | os.PathLike[str]) -> _State:
             f"{name!r} is not a neardup store snapshot (bad magic); move it away or pick another path"
         )
     version, hlen = struct.unpack("<II", data[8:16])
-    if version != SNAPSHOT_VERSION:
+    if version not in (1, SNAPSHOT_VERSION):
         raise FormatError(
             f"{name!r} is a version {version} snapshot; this neardup reads version "
             f"{SNAPSHOT_VERSION}: upgrade neardup"
@@ -130,7 +136,20 @@ def load_snapshot(path: str | os.PathLike[str]) -> _State:
         header = json.loads(data[16 : 16 + hlen])
     except ValueError:
         raise FormatError(f"{name!r}: snapshot header is damaged") from None
-    payload = memoryview(data)[16 + hlen :]
+    if not isinstance(header, dict) or (
+        version >= 2 and header.get("header_checksum") != _header_checksum(header)
+    ):
+        raise FormatError(
+            f"{name!r}: snapshot header is damaged (checksum mismatch); restore it from a backup "
+            "or delete it to start empty"
+        )
+    try:
+        return _load_sections(name, header, memoryview(data)[16 + hlen :])
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise FormatError(f"{name!r}: snapshot header is damaged ({type(exc).__name__}: {exc})") from None
+
+
+def _load_sections(name: str, header: dict[str, Any], payload: memoryview) -> _State:
     if len(payload) != header["payload_bytes"] or xxhash.xxh3_64_hexdigest(payload) != header["checksum"]:
         raise FormatError(
             f"{name!r}: snapshot payload is truncated or damaged (checksum mismatch); "
@@ -167,6 +186,11 @@ def load_snapshot(path: str | os.PathLike[str]) -> _State:
     state.sizes = dict(zip(gk, take(np.int64, header["groups"]).tolist(), strict=False))
     state.counters = {str(k): int(v) for k, v in header["counters"].items()}
     state.meta = {str(k): str(v) for k, v in header["meta"].items()}
+    if state.sizes and max(state.sizes) > state.counters.get(_IDS, 0):
+        raise FormatError(
+            f"{name!r}: the id counter ({state.counters.get(_IDS, 0)}) is behind the ids in use (up to "
+            f"{max(state.sizes)}): the snapshot is inconsistent; restore it from a backup"
+        )
     return state
 
 
