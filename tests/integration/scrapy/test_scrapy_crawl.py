@@ -123,6 +123,7 @@ def crawl(
         "NEARDUP_TEST_DROPPED": str(dropped),
         "NEARDUP_TEST_STATS": str(stats),
         "DUPEFILTER_CLASS": "neardup.integrations.scrapy.NeardupDupeFilter",
+        "NEARDUP_CANONICALIZE_URLS": True,  # tracking-parameter links are the same page
         "ITEM_PIPELINES": json.dumps({"neardup.integrations.scrapy.ContentSeenPipeline": 300}),
         "CONCURRENT_REQUESTS": 1,
         "ROBOTSTXT_OBEY": False,

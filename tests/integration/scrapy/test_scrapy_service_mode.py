@@ -91,7 +91,9 @@ def _crawler(**settings: Any) -> Any:
 
 
 def test_scrapy_parts_through_the_service(service: str) -> None:
-    crawler = _crawler(NEARDUP_SERVICE_URL=service, NEARDUP_VERDICT_FIELD="neardup")
+    crawler = _crawler(
+        NEARDUP_SERVICE_URL=service, NEARDUP_VERDICT_FIELD="neardup", NEARDUP_CANONICALIZE_URLS=True
+    )
     pipe = ContentSeenPipeline.from_crawler(crawler)
     assert pipe.contentseen is None and pipe.client is not None
     river = render_page(*RIVER, template="portal")
@@ -112,7 +114,9 @@ def test_scrapy_parts_through_the_service(service: str) -> None:
     assert df.request_seen(Request("https://example.com/x"))
     df.close("finished")
     # another worker of the same job sees the same URL store
-    other = NeardupDupeFilter.from_crawler(_crawler(NEARDUP_SERVICE_URL=service))
+    other = NeardupDupeFilter.from_crawler(
+        _crawler(NEARDUP_SERVICE_URL=service, NEARDUP_CANONICALIZE_URLS=True)
+    )
     other.open()
     assert other.request_seen(Request("https://example.com/x"))
     other.close("finished")

@@ -30,7 +30,7 @@ def _crawler(**settings: Any) -> Any:
 
 
 def test_scrapy_dupefilter_filters_seen_urls_per_job() -> None:
-    crawler = _crawler()
+    crawler = _crawler(NEARDUP_CANONICALIZE_URLS=True)
     df = NeardupDupeFilter.from_crawler(crawler)
     df.open()
     assert df.job_id == "news_spider_1"

@@ -1,23 +1,30 @@
-"""A Scrapy dupefilter on ``neardup.urls.SeenURLs``: one URL seen-store per spider (job), re-crawl windows.
+"""A Scrapy dupefilter on ``neardup.urls.SeenURLs``: Scrapy's ``RFPDupeFilter`` contract, shared stores.
 
 Settings (``settings.py`` or ``custom_settings``)::
 
     DUPEFILTER_CLASS = "neardup.integrations.scrapy.NeardupDupeFilter"
-    NEARDUP_URL_STORE = "sqlite:///var/crawl/urls.db"   # memory:// (default), sqlite, redis://
+    NEARDUP_URL_STORE = "sqlite:///var/crawl/urls.db"   # default: JOBDIR's neardup-urls.db, else memory://
+    NEARDUP_CANONICALIZE_URLS = True                    # drop tracking parameters etc. first (default off)
     NEARDUP_JOB_ID = "news-2026"                        # default: the spider's name
-    NEARDUP_RECRAWL_AFTER = 86400                       # seconds; a URL is due again after a day
+    NEARDUP_RECRAWL_AFTER = 86400                       # seconds; a request is due again after a day
     NEARDUP_URL_TTL = None                              # seconds; the whole job's set expires
     NEARDUP_SERVICE_URL = "http://127.0.0.1:8000"       # ask the neardup service instead
 
-Requests are keyed by canonical URL (tracking parameters dropped, see ``canonicalize_url``); requests
-that are not GET/HEAD, or whose URL the canonicalizer refuses, fall back to Scrapy's request
-fingerprints kept in memory. The first filtered request is logged (all of them with
-``DUPEFILTER_DEBUG``); ``dupefilter/filtered`` and ``neardup/urls/*`` count them all.
+As Scrapy's ``RFPDupeFilter``: a request is keyed by the crawler's request fingerprinter
+(``REQUEST_FINGERPRINTER_CLASS``: method, canonical URL and body, so a HEAD never hides a GET); with
+``JOBDIR`` set and no store configured, the seen set lives in ``JOBDIR/neardup-urls.db`` and survives
+a pause and resume; log lines go to the ``scrapy.dupefilters`` logger, the first duplicate (or every
+one with ``DUPEFILTER_DEBUG``, with its referer) at DEBUG, and ``dupefilter/filtered`` counts them.
+With ``NEARDUP_CANONICALIZE_URLS`` the fingerprinter sees neardup's canonical URL (tracking
+parameters dropped, host lower-cased, see ``canonicalize_url``). The store keeps each fingerprint as
+the key ``https://request.fingerprint.invalid/<hex>``, so one job's store can be shared by many
+workers (Redis, or the service) and gets recrawl windows and expiry.
 """
 
 from __future__ import annotations
 
 import logging
+import os
 from typing import Any
 
 from neardup.exceptions import InputError
@@ -25,24 +32,41 @@ from neardup.integrations.scrapy._settings import get_float, job_id_for, service
 
 __all__ = ["NeardupDupeFilter"]
 
-logger = logging.getLogger(__name__)
+FINGERPRINT_URL = "https://request.fingerprint.invalid/"
 
 
 class NeardupDupeFilter:
-    """``request_seen(request)`` is True when the spider's job has fetched the URL (and it is not due
-    for re-crawl). Use ``from_crawler``; Scrapy does."""
+    """``request_seen(request)`` is True when the spider's job has seen the request's fingerprint (and
+    it is not due for re-crawl). Use ``from_crawler``; Scrapy does.
+
+    >>> from scrapy import Request
+    >>> df = NeardupDupeFilter()
+    >>> df.request_seen(Request("https://example.com/a")), df.request_seen(Request("https://example.com/a"))
+    (False, True)
+    >>> df.request_seen(Request("https://example.com/a", method="HEAD"))
+    False
+    """
 
     def __init__(
         self,
         *,
-        store: str = "memory://",
+        store: str | None = None,
         job_id: str | None = None,
         recrawl_after: float | None = None,
         ttl: float | None = None,
         debug: bool = False,
         crawler: Any = None,
         client: Any = None,
+        fingerprinter: Any = None,
+        canonicalize: bool = False,
+        jobdir: str | None = None,
     ) -> None:
+        if store is None:
+            store = (
+                f"sqlite://{os.path.abspath(os.path.join(jobdir, 'neardup-urls.db'))}"
+                if jobdir
+                else "memory://"
+            )
         self.store = store
         self.job_id = job_id
         self.recrawl_after = recrawl_after
@@ -50,22 +74,33 @@ class NeardupDupeFilter:
         self.debug = debug
         self.crawler = crawler
         self.client = client
+        self.canonicalize = canonicalize
         self.logdupes = True
+        self.logger = logging.getLogger("scrapy.dupefilters")
         self._seen: Any = None
-        self._fingerprints: set[bytes] = set()
-        self._fingerprinter: Any = getattr(crawler, "request_fingerprinter", None)
+        if fingerprinter is None:
+            fingerprinter = getattr(crawler, "request_fingerprinter", None)
+        if fingerprinter is None:
+            from scrapy.utils.request import RequestFingerprinter
+
+            fingerprinter = RequestFingerprinter(crawler)
+        self.fingerprinter = fingerprinter
 
     @classmethod
     def from_crawler(cls, crawler: Any) -> NeardupDupeFilter:
+        from scrapy.utils.job import job_dir
+
         s = crawler.settings
         return cls(
-            store=s.get("NEARDUP_URL_STORE") or "memory://",
+            store=s.get("NEARDUP_URL_STORE") or None,
             job_id=s.get("NEARDUP_JOB_ID") or None,
             recrawl_after=get_float(s, "NEARDUP_RECRAWL_AFTER"),
             ttl=get_float(s, "NEARDUP_URL_TTL"),
             debug=s.getbool("DUPEFILTER_DEBUG") or s.getbool("NEARDUP_DEBUG"),
             crawler=crawler,
             client=service_client(s),
+            canonicalize=s.getbool("NEARDUP_CANONICALIZE_URLS"),
+            jobdir=job_dir(s),
         )
 
     # -- Scrapy's dupefilter contract ---------------------------------------------------------
@@ -80,49 +115,51 @@ class NeardupDupeFilter:
             self._seen = SeenURLs(
                 self.job_id, store=self.store, recrawl_after=self.recrawl_after, ttl=self.ttl
             )
-        logger.info(
+        self.logger.info(
             "neardup dupefilter: job %r, store %s",
             self.job_id,
             self.client.base_url if self.client is not None else self.store,
         )
 
+    def request_fingerprint(self, request: Any) -> bytes:
+        """The configured fingerprinter's bytes for ``request`` (on its canonical URL if asked)."""
+        if self.canonicalize:
+            from neardup.urls import canonicalize_url
+
+            try:
+                url = canonicalize_url(request.url)
+            except InputError:
+                self._inc("neardup/urls/not_canonical")
+            else:
+                if url != request.url:
+                    request = request.replace(url=url)
+        fp: bytes = self.fingerprinter.fingerprint(request)
+        return fp
+
     def request_seen(self, request: Any) -> bool:
         if self.job_id is None or (self._seen is None and self.client is None):
             self.open()
         self._inc("neardup/urls/checked")
-        if request.method not in ("GET", "HEAD"):
-            return self._seen_fingerprint(request)
-        try:
-            if self.client is not None:
-                seen = bool(self.client.check_urls(self.job_id, [request.url])[0])
-            else:
-                seen = not self._seen.check_and_add(request.url)
-        except InputError:
-            self._inc("neardup/urls/not_canonical")
-            return self._seen_fingerprint(request)
+        key = FINGERPRINT_URL + self.request_fingerprint(request).hex()
+        if self.client is not None:
+            seen = bool(self.client.check_urls(self.job_id, [key])[0])
+        else:
+            seen = not self._seen.check_and_add(key)
         if seen:
             self._inc("neardup/urls/seen")
         return seen
 
-    def _seen_fingerprint(self, request: Any) -> bool:
-        if self._fingerprinter is None:
-            from scrapy.utils.request import RequestFingerprinter
-
-            self._fingerprinter = RequestFingerprinter()
-        fp = self._fingerprinter.fingerprint(request)
-        if fp in self._fingerprints:
-            self._inc("neardup/urls/seen")
-            return True
-        self._fingerprints.add(fp)
-        return False
-
     def log(self, request: Any, spider: Any) -> None:
         if self.debug:
-            logger.debug(
-                "Filtered duplicate request: %(request)s", {"request": request}, extra={"spider": spider}
+            from scrapy.utils.request import referer_str
+
+            self.logger.debug(
+                "Filtered duplicate request: %(request)s (referer: %(referer)s)",
+                {"request": request, "referer": referer_str(request)},
+                extra={"spider": spider},
             )
         elif self.logdupes:
-            logger.debug(
+            self.logger.debug(
                 "Filtered duplicate request: %(request)s - no more duplicates will be shown "
                 "(see DUPEFILTER_DEBUG to show all duplicates)",
                 {"request": request},
@@ -134,7 +171,7 @@ class NeardupDupeFilter:
     def close(self, reason: str) -> None:
         if self._seen is not None:
             stats = self._seen.stats()
-            logger.info("neardup dupefilter closed (%s): %s", reason, stats)
+            self.logger.info("neardup dupefilter closed (%s): %s", reason, stats)
             self._seen.close()
             self._seen = None
         if self.client is not None:
