@@ -152,7 +152,16 @@ def keepers(rep: I64, fps: Fingerprints, n_prefix: int, rule: str) -> I64:
 def corpus_candidates(
     fps: Fingerprints, config: DedupConfig, corpus: Any, on_chunk: Callable[[int], None] | None = None
 ) -> tuple[I64, I64]:
-    """Stream the corpus past the batch: (corpus position, batch row) candidate pairs."""
+    """Stream the corpus past the batch: (corpus position, batch row) candidate pairs.
+
+    A corpus that finds these pairs itself offers ``candidates(sigs, match_config) -> (corpus
+    positions, batch rows)``, running ``cross_candidates`` on the same chunks ``iter_signatures``
+    would give (the Spark job does it in its executors); its ``lookup`` then returns the matched rows.
+    """
+    own = getattr(corpus, "candidates", None)
+    if own is not None:
+        cpos, brow = own(fps.sigs, config.match)
+        return np.asarray(cpos, np.int64), np.asarray(brow, np.int64)
     cp: list[I64] = []
     br: list[I64] = []
     for pos, chunk in corpus.iter_signatures():
