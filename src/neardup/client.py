@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from neardup.service.client import (
     AsyncClient,
+    BaseClient,
     Client,
     NotFound,
     RequestTooLarge,
@@ -19,6 +20,7 @@ from neardup.service.client import (
 
 __all__ = [
     "AsyncClient",
+    "BaseClient",
     "Client",
     "NotFound",
     "RequestTooLarge",

@@ -3,7 +3,12 @@
 >>> from neardup.client import Client
 >>> with Client("http://127.0.0.1:8000", token="...") as c:  # doctest: +SKIP
 ...     c.check_urls("news", ["https://example.com/a"])       # [False]: not seen before
-...     c.check("https://example.com/a", html=page)["kind"]    # 'new', 'exact', 'near', ...
+...     c.check("https://example.com/a", html=page).kind       # 'new', 'exact', 'near', ...
+
+``check`` takes what ``ContentSeen.check`` takes (``html`` as str or bytes, decoded here by the page's
+declared or detected encoding; ``text``; ``add``; ``sync``) and returns the same ``Verdict``.
+``BaseClient`` holds the settings and builds requests and answers; ``Client`` and ``AsyncClient``
+differ only in I/O.
 
 Errors come back as neardup exceptions carrying the server's reason: 422/400 -> InputError,
 401/403 -> ServiceAuthError, 413 -> RequestTooLarge, 404 -> NotFound, 503 and network failures ->
@@ -18,10 +23,12 @@ from typing import Any
 from urllib.parse import quote
 
 from neardup._deps import require
+from neardup.contentseen.verdict import Verdict
 from neardup.exceptions import InputError, NeardupError, StoreError
 
 __all__ = [
     "AsyncClient",
+    "BaseClient",
     "Client",
     "NotFound",
     "RequestTooLarge",
@@ -109,18 +116,99 @@ def _headers(token: str | None) -> dict[str, str]:
     return h
 
 
-def _doc_body(url: str, html: str | None, text: str | None, add: bool) -> dict[str, Any]:
-    if html is None and text is None:
-        raise InputError("check() needs html= or text=, got neither")
-    body: dict[str, Any] = {"url": url, "add": add}
-    if html is not None:
-        body["html"] = html
-    if text is not None:
-        body["text"] = text
-    return body
+class _ServiceVerdict(Verdict):
+    """A ``Verdict`` that also answers ``v["kind"]`` and ``v.get("reasons")``, as the dicts earlier
+    clients returned did."""
+
+    def __getitem__(self, key: str) -> Any:
+        return self.to_dict()[key]
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self.to_dict().get(key, default)
 
 
-class Client:
+class BaseClient:
+    """Settings, request bodies and answers shared by :class:`Client` and :class:`AsyncClient`."""
+
+    def __init__(
+        self,
+        base_url: str,
+        token: str | None = None,
+        timeout: float = 30.0,
+        *,
+        transport: Any = None,
+        max_connections: int = 16,
+    ) -> None:
+        _check_args(timeout, base_url)
+        self._httpx = require("httpx", "service", purpose="the service client")
+        self.base_url = base_url.rstrip("/")
+        self.timeout = timeout
+        self._options: dict[str, Any] = {
+            "base_url": self.base_url,
+            "headers": _headers(token),
+            "timeout": timeout,
+            "transport": transport,
+            "limits": self._httpx.Limits(
+                max_connections=max_connections, max_keepalive_connections=max_connections
+            ),
+        }
+
+    @staticmethod
+    def _check_body(
+        url: str, html: str | bytes | None, text: str | None, add: bool, sync: bool
+    ) -> dict[str, Any]:
+        """The request body of ``check``, validated like ``ContentSeen.check`` (bytes HTML decoded)."""
+        if not isinstance(url, str):
+            raise InputError(f"url must be a string, got {type(url).__name__}")
+        if html is None and text is None:
+            raise InputError("check() needs html= or text=, got neither")
+        if html is not None and not isinstance(html, (str, bytes)):
+            raise InputError(f"html must be str or bytes, got {type(html).__name__}")
+        if text is not None and not isinstance(text, str):
+            raise InputError(f"text must be a string, got {type(text).__name__}")
+        if not isinstance(add, bool) or not isinstance(sync, bool):
+            raise InputError(f"add and sync must be True or False, got add={add!r}, sync={sync!r}")
+        body: dict[str, Any] = {"url": url, "add": add}
+        if isinstance(html, bytes):
+            from neardup.contentseen.extract import decode_html
+
+            html = decode_html(html)
+        if html is not None:
+            body["html"] = html
+        if text is not None:
+            body["text"] = text
+        return body
+
+    @staticmethod
+    def _verdict(body: Any) -> Verdict:
+        if not isinstance(body, dict) or "kind" not in body:
+            raise ServiceError(f"the service answered a check with {str(body)[:200]!r}, not a verdict")
+        return _ServiceVerdict.from_dict(body)
+
+    def _transport_error(self, exc: Exception, method: str, path: str) -> ServiceUnavailable:
+        if isinstance(exc, self._httpx.TimeoutException):
+            return ServiceUnavailable(f"{method} {self.base_url}{path}: timed out ({exc})")
+        return ServiceUnavailable(f"{method} {self.base_url}{path}: cannot reach the service: {exc}")
+
+    def _answer(self, resp: Any, method: str, path: str) -> Any:
+        try:
+            body = resp.json()
+        except ValueError:
+            body = resp.text
+        if resp.status_code >= 400:
+            raise _error_for(resp.status_code, body, method, f"{self.base_url}{path}")
+        return body
+
+    @staticmethod
+    def _urls_body(job: str, urls: Sequence[str]) -> dict[str, Any]:
+        return {"job": job, "urls": list(urls)}
+
+    @staticmethod
+    def _duplicates_path(doc_id: str | int) -> str:
+        return f"{_API}/documents/{quote(str(doc_id), safe='')}/duplicates"
+
+
+class Client(BaseClient):
     """A synchronous client; one per thread or shared (httpx.Client is thread-safe).
 
     base_url: the service, e.g. ``http://127.0.0.1:8000``. token: the bearer token (writes need it when
@@ -137,61 +225,43 @@ class Client:
         transport: Any = None,
         max_connections: int = 16,
     ) -> None:
-        _check_args(timeout, base_url)
-        httpx = require("httpx", "service", purpose="the service client")
-        self._httpx = httpx
-        self.base_url = base_url.rstrip("/")
-        limits = httpx.Limits(max_connections=max_connections, max_keepalive_connections=max_connections)
-        self._client = httpx.Client(
-            base_url=self.base_url,
-            headers=_headers(token),
-            timeout=timeout,
-            transport=transport,
-            limits=limits,
-        )
+        super().__init__(base_url, token, timeout, transport=transport, max_connections=max_connections)
+        self._client = self._httpx.Client(**self._options)
 
     def _request(self, method: str, path: str, json: Any = None) -> Any:
         try:
             resp = self._client.request(method, path, json=json)
-        except self._httpx.TimeoutException as exc:
-            raise ServiceUnavailable(f"{method} {self.base_url}{path}: timed out ({exc})") from exc
         except self._httpx.TransportError as exc:
-            raise ServiceUnavailable(
-                f"{method} {self.base_url}{path}: cannot reach the service: {exc}"
-            ) from exc
-        try:
-            body = resp.json()
-        except ValueError:
-            body = resp.text
-        if resp.status_code >= 400:
-            raise _error_for(resp.status_code, body, method, f"{self.base_url}{path}")
-        return body
+            raise self._transport_error(exc, method, path) from exc
+        return self._answer(resp, method, path)
 
     def check_urls(self, job: str, urls: Sequence[str]) -> list[bool]:
         """For each URL, whether the job had seen it before (new ones are added)."""
-        out: list[bool] = self._request("POST", f"{_API}/urls/check", {"job": job, "urls": list(urls)})[
-            "seen"
-        ]
+        out: list[bool] = self._request("POST", f"{_API}/urls/check", self._urls_body(job, urls))["seen"]
         return out
 
     def check(
         self,
         url: str,
-        html: str | None = None,
+        html: str | bytes | None = None,
         text: str | None = None,
         add: bool = True,
-    ) -> dict[str, Any]:
-        """ContentSeen's verdict on a page (``kind``, ``duplicate_of``, ``distance``, ``reasons``, ...)."""
-        out: dict[str, Any] = self._request(
-            "POST", f"{_API}/documents/check", _doc_body(url, html, text, add)
-        )
-        return out
+        *,
+        sync: bool = True,
+    ) -> Verdict:
+        """ContentSeen's verdict on a page, as ``ContentSeen.check`` gives it (the service commits
+        each page before answering, so ``sync`` is accepted and needs no flush).
+
+        >>> with Client("http://127.0.0.1:8000") as nd:  # doctest: +SKIP
+        ...     nd.check("https://a.example/1", html=b"<html>...</html>").is_duplicate
+        False
+        """
+        body = self._check_body(url, html, text, add, sync)
+        return self._verdict(self._request("POST", f"{_API}/documents/check", body))
 
     def duplicates(self, doc_id: str | int) -> dict[str, Any]:
         """The document's duplicates and cluster."""
-        out: dict[str, Any] = self._request(
-            "GET", f"{_API}/documents/{quote(str(doc_id), safe='')}/duplicates"
-        )
+        out: dict[str, Any] = self._request("GET", self._duplicates_path(doc_id))
         return out
 
     def health(self) -> dict[str, Any]:
@@ -210,7 +280,7 @@ class Client:
         self.close()
 
 
-class AsyncClient:
+class AsyncClient(BaseClient):
     """The same API with ``await``: ``async with AsyncClient(url, token) as c: await c.check(...)``."""
 
     def __init__(
@@ -222,58 +292,36 @@ class AsyncClient:
         transport: Any = None,
         max_connections: int = 16,
     ) -> None:
-        _check_args(timeout, base_url)
-        httpx = require("httpx", "service", purpose="the service client")
-        self._httpx = httpx
-        self.base_url = base_url.rstrip("/")
-        limits = httpx.Limits(max_connections=max_connections, max_keepalive_connections=max_connections)
-        self._client = httpx.AsyncClient(
-            base_url=self.base_url,
-            headers=_headers(token),
-            timeout=timeout,
-            transport=transport,
-            limits=limits,
-        )
+        super().__init__(base_url, token, timeout, transport=transport, max_connections=max_connections)
+        self._client = self._httpx.AsyncClient(**self._options)
 
     async def _request(self, method: str, path: str, json: Any = None) -> Any:
         try:
             resp = await self._client.request(method, path, json=json)
-        except self._httpx.TimeoutException as exc:
-            raise ServiceUnavailable(f"{method} {self.base_url}{path}: timed out ({exc})") from exc
         except self._httpx.TransportError as exc:
-            raise ServiceUnavailable(
-                f"{method} {self.base_url}{path}: cannot reach the service: {exc}"
-            ) from exc
-        try:
-            body = resp.json()
-        except ValueError:
-            body = resp.text
-        if resp.status_code >= 400:
-            raise _error_for(resp.status_code, body, method, f"{self.base_url}{path}")
-        return body
+            raise self._transport_error(exc, method, path) from exc
+        return self._answer(resp, method, path)
 
     async def check_urls(self, job: str, urls: Sequence[str]) -> list[bool]:
-        out: list[bool] = (
-            await self._request("POST", f"{_API}/urls/check", {"job": job, "urls": list(urls)})
-        )["seen"]
+        out: list[bool] = (await self._request("POST", f"{_API}/urls/check", self._urls_body(job, urls)))[
+            "seen"
+        ]
         return out
 
     async def check(
         self,
         url: str,
-        html: str | None = None,
+        html: str | bytes | None = None,
         text: str | None = None,
         add: bool = True,
-    ) -> dict[str, Any]:
-        out: dict[str, Any] = await self._request(
-            "POST", f"{_API}/documents/check", _doc_body(url, html, text, add)
-        )
-        return out
+        *,
+        sync: bool = True,
+    ) -> Verdict:
+        body = self._check_body(url, html, text, add, sync)
+        return self._verdict(await self._request("POST", f"{_API}/documents/check", body))
 
     async def duplicates(self, doc_id: str | int) -> dict[str, Any]:
-        out: dict[str, Any] = await self._request(
-            "GET", f"{_API}/documents/{quote(str(doc_id), safe='')}/duplicates"
-        )
+        out: dict[str, Any] = await self._request("GET", self._duplicates_path(doc_id))
         return out
 
     async def health(self) -> dict[str, Any]:

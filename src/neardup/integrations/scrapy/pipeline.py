@@ -121,7 +121,7 @@ class ContentSeenPipeline:
             try:
                 verdict: dict[str, Any] = self.client.check(
                     url, html=html or None, text=text or None, add=self.add
-                )
+                ).to_dict()
             except StoreError as exc:  # the service is down or overloaded
                 if not self.fail_open:
                     raise
