@@ -11,7 +11,9 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from llvmlite import ir
 from numba import njit, types
+from numba.core import cgutils
 from numba.extending import intrinsic
 
 
@@ -23,6 +25,27 @@ def popcount64(typingctx: Any, x: Any) -> Any:
     def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
         fn = builder.module.declare_intrinsic("llvm.ctpop", [args[0].type])
         return builder.call(fn, args)
+
+    return sig, codegen
+
+
+@intrinsic
+def prefetch2(typingctx: Any, arr: Any, t: Any, i: Any) -> Any:
+    """Hint the CPU to load the cache line of ``arr[t, i]`` (LLVM prefetch, read, keep in all levels)."""
+    sig = types.void(arr, t, i)
+
+    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+        aryty = signature.args[0]
+        ary = context.make_array(aryty)(context, builder, args[0])
+        ptr = cgutils.get_item_pointer(  # type: ignore[no-untyped-call]
+            context, builder, aryty, ary, [args[1], args[2]], wraparound=False
+        )
+        i8p = builder.bitcast(ptr, ir.IntType(8).as_pointer())
+        i32 = ir.IntType(32)
+        fnty = ir.FunctionType(ir.VoidType(), [i8p.type, i32, i32, i32])
+        fn = cgutils.get_or_insert_function(builder.module, fnty, "llvm.prefetch.p0")  # type: ignore[no-untyped-call]
+        builder.call(fn, [i8p, i32(0), i32(3), i32(1)])
+        return context.get_dummy_value()
 
     return sig, codegen
 
@@ -136,41 +159,74 @@ def query_tables(
     out_row: Any,
     out_d: Any,
 ) -> int:
-    """Every (query, row of table 0, distance) with distance <= k, each pair once."""
+    """Every (query, row of table 0, distance) with distance <= k, each pair once.
+
+    Queries go in groups of 16 so that their memory accesses overlap: first every query's
+    permuted keys (prefetching their prefix-directory entries), then every key range (prefetching
+    the first lines of each run), then the scans; a run is skipped 8 entries at a time while
+    none of them is within k (a branch-free test the compiler vectorizes).
+    """
     T = tab.shape[0]
     cap = out_q.shape[0]
     has_dead = dead.shape[0] > 0
     pshift = bits - pbits
     kk = np.uint64(k)
+    G = 16
+    ps = np.empty((G, T), dtype=np.uint64)
+    los = np.empty((G, T), dtype=np.int64)
+    his = np.empty((G, T), dtype=np.int64)
     n = 0
-    for qi in range(qfps.shape[0]):
-        q = qfps[qi]
-        for t in range(T):
-            P = permute1(q, src, dst, msk, t) if t > 0 else q
-            shift = bits - keybits[t]
-            lo, hi = key_range(tab, off, P, t, shift, pshift, keybits[t] > pbits)
-            i = lo
-            while i < hi:
-                v = tab[t, i]
-                d = popcount64(v ^ P)
-                if d > kk:
-                    i += 1
-                    continue
-                j = i + 1
-                while j < hi and tab[t, j] == v:
-                    j += 1
-                orig = unpermute1(v, src, dst, msk, t) if t > 0 else v
-                if first[equal_blocks(orig ^ q, bsrc, bmask)] == t:
-                    r0 = i if t == 0 else master_row(tab, off, orig, pshift)
-                    for r in range(r0, r0 + (j - i)):
-                        if has_dead and dead[r]:
-                            continue
-                        if n < cap:
-                            out_q[n] = qi
-                            out_row[n] = r
-                            out_d[n] = d
-                        n += 1
-                i = j
+    for g0 in range(0, qfps.shape[0], G):
+        g1 = min(g0 + G, qfps.shape[0])
+        for qi in range(g0, g1):
+            q = qfps[qi]
+            for t in range(T):
+                P = permute1(q, src, dst, msk, t) if t > 0 else q
+                ps[qi - g0, t] = P
+                prefetch2(off, t, np.int64(P >> np.uint64(pshift)))
+        for qi in range(g0, g1):
+            for t in range(T):
+                lo, hi = key_range(tab, off, ps[qi - g0, t], t, bits - keybits[t], pshift, keybits[t] > pbits)
+                los[qi - g0, t] = lo
+                his[qi - g0, t] = hi
+                for u in range(0, min(hi - lo, 32), 8):
+                    prefetch2(tab, t, lo + u)
+        for qi in range(g0, g1):
+            q = qfps[qi]
+            for t in range(T):
+                P = ps[qi - g0, t]
+                i = los[qi - g0, t]
+                hi = his[qi - g0, t]
+                while i < hi:
+                    while i + 8 <= hi:
+                        m = 0
+                        for u in range(8):
+                            m += popcount64(tab[t, i + u] ^ P) <= kk
+                        if m:
+                            break
+                        i += 8
+                    if i >= hi:
+                        break
+                    v = tab[t, i]
+                    d = popcount64(v ^ P)
+                    if d > kk:
+                        i += 1
+                        continue
+                    j = i + 1
+                    while j < hi and tab[t, j] == v:
+                        j += 1
+                    orig = unpermute1(v, src, dst, msk, t) if t > 0 else v
+                    if first[equal_blocks(orig ^ q, bsrc, bmask)] == t:
+                        r0 = i if t == 0 else master_row(tab, off, orig, pshift)
+                        for r in range(r0, r0 + (j - i)):
+                            if has_dead and dead[r]:
+                                continue
+                            if n < cap:
+                                out_q[n] = qi
+                                out_row[n] = r
+                                out_d[n] = d
+                            n += 1
+                    i = j
     return n
 
 
