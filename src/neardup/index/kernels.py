@@ -77,6 +77,13 @@ def equal_blocks(x: Any, bsrc: Any, bmask: Any) -> int:
 
 
 @njit(cache=True)
+def permute_into(fps: Any, src: Any, dst: Any, msk: Any, t: int, out: Any) -> None:
+    """``out[i] = permute1(fps[i])``: a table row filled in place, no temporary array."""
+    for i in range(fps.shape[0]):
+        out[i] = permute1(fps[i], src, dst, msk, t)
+
+
+@njit(cache=True)
 def permute_all(fps: Any, src: Any, dst: Any, msk: Any, t: int) -> Any:
     out = np.empty(fps.shape[0], dtype=np.uint64)
     for i in range(fps.shape[0]):

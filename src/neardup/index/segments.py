@@ -144,7 +144,7 @@ class Segment(SegmentBase):
         tables[0] = f0
         del f0
         for t in range(1, d.n_tables):
-            tables[t] = K.permute_all(fps, kern.src, kern.dst, kern.msk, t)
+            K.permute_into(fps, kern.src, kern.dst, kern.msk, t, tables[t])
             tables[t].sort()
         pbits = choose_pbits(n, d)
         offsets = np.empty((d.n_tables, (1 << pbits) + 1), dtype=np.int64)
