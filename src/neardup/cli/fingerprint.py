@@ -282,45 +282,56 @@ def _read_arg(value: str) -> tuple[str, str]:
     return value, "text"
 
 
+def _looks_like_html(text: str) -> bool:
+    head = text.lstrip()[:512].lower()
+    return head.startswith(("<!doctype html", "<html")) or ("<body" in head and "</" in text)
+
+
 @click.command("compare")
 @click.argument("a")
 @click.argument("b")
-@_opts(config_options)
-@click.option("--top", type=int, default=10, show_default=True, help="How many shared features to show.")
+@click.option("--html/--text", "as_html", default=None, help="Read both as HTML pages (default: guessed).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
-def compare_cmd(a: str, b: str, top: int, as_json: bool, **opts: Any) -> None:
-    """Compare two texts (or two files): Hamming distance, similarity, TF-IDF cosine, shared features."""
-    from neardup.fingerprint.simhash import SimHasher, cosine, hamming
+def compare_cmd(a: str, b: str, as_html: bool | None, as_json: bool) -> None:
+    """Compare two texts or files with the match engine: the verdict ``neardup dedup`` and
+    ContentSeen give B against A, and why (similarity, containment both ways, conflicting numbers,
+    shared passage, SimHash distance)."""
+    from neardup.match import MatchConfig, compare_texts, page_signatures
+    from neardup.match.explain import differing_numbers, shared_passage
 
-    cfg = config_from_options(opts)
+    cfg = MatchConfig()
     text_a, src_a = _read_arg(a)
     text_b, src_b = _read_arg(b)
     for text, src in ((text_a, src_a), (text_b, src_b)):
         if not text.strip():
             raise InputError("text is empty", source=src)
-    hasher = SimHasher(cfg)
-    fa, fb = hasher.fingerprint(text_a), hasher.fingerprint(text_b)
-    dist = hamming(fa, fb)
-    wa, wb = dict(hasher.features(text_a)), dict(hasher.features(text_b))
-    shared = sorted((f for f in wa if f in wb), key=lambda f: (-(wa[f] + wb[f]), f))[:top]
+    html_a = text_a if (as_html if as_html is not None else _looks_like_html(text_a)) else None
+    html_b = text_b if (as_html if as_html is not None else _looks_like_html(text_b)) else None
+    ev = compare_texts(text_a, text_b, cfg, html_a=html_a, html_b=html_b)
+    sigs, main = page_signatures([(None if html_a else text_a, html_a), (None if html_b else text_b, html_b)], cfg)
+    only_a, only_b = differing_numbers(main[0], main[1])
     result = {
-        "fingerprint_a": f"{fa:0{cfg.bits // 4}x}",
-        "fingerprint_b": f"{fb:0{cfg.bits // 4}x}",
-        "distance": dist,
-        "similarity": round(1 - dist / cfg.bits, 6),
-        "cosine": round(cosine(text_a, text_b, cfg), 6),
-        "shared_features": [[f, round(wa[f], 4), round(wb[f], 4)] for f in shared],
+        "kind": ev.kind,
+        "is_duplicate": ev.is_duplicate,
+        **ev.to_dict(),
+        "shared_passage": shared_passage(main[1], main[0]),
+        "numbers_only_in_a": only_a,
+        "numbers_only_in_b": only_b,
+        "simhash_a": f"{int(sigs.simhash[0]):016x}",
+        "simhash_b": f"{int(sigs.simhash[1]):016x}",
     }
     if as_json:
         click.echo(orjson.dumps(result).decode())
         return
-    click.echo(f"fingerprints  {result['fingerprint_a']}  {result['fingerprint_b']}")
-    click.echo(f"distance      {dist} of {cfg.bits} bits")
-    click.echo(f"similarity    {result['similarity']:.4f}")
-    click.echo(f"cosine        {result['cosine']:.4f}")
-    click.echo(
-        "shared top features: " + (", ".join(f"{f} ({wa[f]:.2f}/{wb[f]:.2f})" for f in shared) or "none")
-    )
+    verdict = "duplicate" if ev.is_duplicate else "not a duplicate"
+    click.echo(f"verdict       {ev.kind} ({verdict})")
+    click.echo(f"similarity    {ev.similarity:.3f}   (Jaccard of token 5-grams, estimated from the sketches)")
+    click.echo(f"containment   {ev.containment[1]:.3f} of A in B, {ev.containment[0]:.3f} of B in A")
+    click.echo(f"numbers       {ev.number_conflicts} conflicting of {ev.numbers_aligned} in the same place")
+    if only_a or only_b:
+        click.echo(f"              only in A: {', '.join(only_a) or '-'};  only in B: {', '.join(only_b) or '-'}")
+    click.echo(f"simhash       {result['simhash_a']}  {result['simhash_b']}  distance {ev.hamming}")
+    click.echo(f"shared        {result['shared_passage'] or 'no whole sentence'}")
 
 
 @click.group("idf")

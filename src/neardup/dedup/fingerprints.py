@@ -65,7 +65,7 @@ def _extract(items: Sequence[Item], extractor: str) -> list[tuple[str, int | Non
     out: list[tuple[str, int | None]] = []
     for text, html in items:
         if html and not text:
-            out.append((extract_main_text(html, extractor), layout_signature(html)))
+            out.append((extract_main_text(html, extractor), layout_signature(html) or None))
         else:
             out.append((text or "", None))
     return out

@@ -282,8 +282,14 @@ class Evaluation:
         }
 
 
-def evaluate(pred: Mapping[str, Hashable], truth: Truth) -> Evaluation:
+def evaluate(
+    pred: Mapping[str, Hashable], truth: Truth, related: Mapping[str, str] | None = None
+) -> Evaluation:
     """Score predicted clusters (id -> cluster label) against ``truth`` (see :class:`Evaluation`).
+
+    ``related`` (id -> id) are the partial and layout relations a run reported without merging: a
+    partial copy also counts as found when it is related to a document of its source's group (either
+    way round).
 
     >>> t = Truth.from_records([{"id": "a", "group": "a"}, {"id": "b", "group": "a", "kind": "near",
     ...     "source": "a"}, {"id": "c", "group": "c", "kind": "hard_negative", "negative_of": "a"}])
@@ -308,12 +314,20 @@ def evaluate(pred: Mapping[str, Hashable], truth: Truth) -> Evaluation:
         hard = score_clusters(labels, groups, hn_ids)
         merged = sum(labels[d.id] == labels[str(d.negative_of)] for d in hn_docs) / len(hn_docs)
 
+    linked: set[tuple[str, str]] = set()  # (document, group) pairs a relation connects
+    for x, y in (related or {}).items():
+        if x in groups and y in groups:
+            linked.add((x, groups[y]))
+            linked.add((y, groups[x]))
     caught: dict[str, int] = {}
     count: dict[str, int] = {}
     for d in truth.docs.values():
         if d.kind in COPY_KINDS and d.source in labels:
             count[d.kind] = count.get(d.kind, 0) + 1
-            caught[d.kind] = caught.get(d.kind, 0) + (labels[d.id] == labels[d.source])
+            hit = labels[d.id] == labels[d.source]
+            if not hit and d.kind == "partial":
+                hit = (d.id, groups[d.source]) in linked
+            caught[d.kind] = caught.get(d.kind, 0) + hit
     recall = {k: caught[k] / count[k] for k in COPY_KINDS if count.get(k)}
     unlabelled = sum(1 for i in pred if i not in groups)
     return Evaluation(

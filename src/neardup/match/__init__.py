@@ -67,18 +67,17 @@ def page_signatures(
 
     cfg = config or MatchConfig()
     texts: list[str] = []
-    raws: list[str | bytes | None] = []
+    raws: list[str | None] = []
     layouts: list[int | None] = []
     for text, html in items:
-        if html is not None and not text:
-            page = decode_html(html) if isinstance(html, bytes) else html
+        page = decode_html(html) if isinstance(html, bytes) else html
+        if page is not None and not text:
             texts.append(extract_main_text(page, cfg.extractor))
-            raws.append(html)
-            layouts.append(layout_signature(page))
+            layouts.append(layout_signature(page) or None)
         else:
             texts.append(text or "")
-            raws.append(html if html is not None else None)
-            layouts.append(None)
+            layouts.append((layout_signature(page) or None) if page is not None else None)
+        raws.append(page)
     return signatures(texts, cfg, raw=raws, layouts=layouts), texts
 
 

@@ -22,7 +22,7 @@ from neardup.match.config import MatchConfig
 from neardup.match.signature import Signatures
 from neardup.match.verify import CONTENT, EXACT, LAYOUT, NEAR, PARTIAL, UNIQUE, _popcount, decide, pair_evidence
 
-__all__ = ["Clusters", "cluster"]
+__all__ = ["Clusters", "assign_one", "cluster", "thresholds"]
 
 I64 = npt.NDArray[np.int64]
 
@@ -58,6 +58,112 @@ def _priority(kind: int, sim: float) -> float:  # pragma: no cover
 
 
 @njit(cache=True, nogil=True)
+def assign_one(
+    j: int,
+    cands: np.ndarray,
+    rep: np.ndarray,
+    checked: np.ndarray,
+    exact: np.ndarray,
+    content: np.ndarray,
+    tokens: np.ndarray,
+    simhash: np.ndarray,
+    size: np.ndarray,
+    sketch: np.ndarray,
+    numbers: np.ndarray,
+    layout: np.ndarray,
+    has_layout: np.ndarray,
+    k: int,
+    layout_distance: int,
+    th: np.ndarray,
+    max_conflicts: int,
+    agree_min: int,
+    boiler: np.ndarray,
+    out_f: np.ndarray,
+    out_i: np.ndarray,
+) -> int:  # pragma: no cover
+    """Verify document ``j`` against the representatives (and, for partial relations, the
+    documents) of its earlier candidates ``cands``; set ``rep[j]``.
+
+    Writes similarity, containment both ways to ``out_f`` and kind, partner, conflicts, aligned,
+    hamming to ``out_i``; returns how many pairs were verified. ``checked`` marks targets already
+    verified for ``j`` (it holds ``j`` there): the caller gives an array of -1 of the rows' size.
+    """
+    best_p = 0.0
+    best_part = 0.0
+    verified = 0
+    rep[j] = j
+    out_i[0] = UNIQUE
+    out_i[1] = -1
+    out_i[2] = 0
+    out_i[3] = 0
+    out_i[4] = -1
+    out_f[0] = 0.0
+    out_f[1] = 0.0
+    out_f[2] = 0.0
+    for t in range(cands.shape[0]):
+        i = cands[t]
+        for target in (rep[i], i):
+            if checked[target] == j:
+                continue
+            checked[target] = j
+            verified += 1
+            s, ca, cb, c, a = pair_evidence(
+                sketch[j], numbers[j], size[j], sketch[target], numbers[target], size[target], k, boiler
+            )
+            same_layout = (
+                has_layout[j] and has_layout[target] and _popcount(layout[j] ^ layout[target]) <= layout_distance
+            )
+            kd = decide(
+                exact[j] == exact[target],
+                content[j] == content[target] and tokens[j] > 0,
+                s,
+                ca,
+                cb,
+                c,
+                a,
+                same_layout,
+                th[0],
+                th[1],
+                th[2],
+                th[3],
+                max_conflicts,
+                th[4],
+                th[5],
+                agree_min,
+            )
+            merging = kd == EXACT or kd == CONTENT or kd == NEAR
+            if target != rep[target]:
+                # not a representative: only a partial or layout relation may be reported
+                if merging:
+                    kd = PARTIAL if max(ca, cb) >= th[3] else UNIQUE
+                    if kd == PARTIAL and same_layout:
+                        kd = LAYOUT
+                merging = False
+            if merging:
+                p = _priority(kd, s)
+                if p <= best_p:
+                    continue
+                best_p = p
+                rep[j] = target
+            else:
+                if kd == UNIQUE or best_p > 0.0:
+                    continue
+                p = max(ca, cb)
+                if p <= best_part:
+                    continue
+                best_part = p
+            out_i[0] = kd
+            out_i[1] = target
+            out_i[2] = c
+            out_i[3] = c + a
+            out_i[4] = _popcount(simhash[j] ^ simhash[target])
+            out_f[0] = s
+            out_f[1] = ca
+            out_f[2] = cb
+    return verified
+
+
+@njit(cache=True, nogil=True)
 def _cluster_kernel(
     n: int,
     n_fixed: int,
@@ -88,73 +194,57 @@ def _cluster_kernel(
     alig = np.zeros(n, np.int32)
     ham = np.full(n, -1, np.int32)
     checked = np.full(n, -1, np.int64)
+    out_f = np.zeros(3, np.float64)
+    out_i = np.zeros(5, np.int64)
     verified = 0
     for j in range(n_fixed, n):
-        best_p = 0.0
-        best_part = 0.0
-        for t in range(indptr[j], indptr[j + 1]):
-            i = cand[t]
-            for target in (rep[i], i):
-                if checked[target] == j:
-                    continue
-                checked[target] = j
-                verified += 1
-                s, ca, cb, c, a = pair_evidence(
-                    sketch[j], numbers[j], size[j], sketch[target], numbers[target], size[target], k, boiler
-                )
-                same_layout = (
-                    has_layout[j]
-                    and has_layout[target]
-                    and _popcount(layout[j] ^ layout[target]) <= layout_distance
-                )
-                kd = decide(
-                    exact[j] == exact[target],
-                    content[j] == content[target] and tokens[j] > 0,
-                    s,
-                    ca,
-                    cb,
-                    c,
-                    a,
-                    same_layout,
-                    th[0],
-                    th[1],
-                    th[2],
-                    th[3],
-                    max_conflicts,
-                    th[4],
-                    th[5],
-                    agree_min,
-                )
-                merging = kd == EXACT or kd == CONTENT or kd == NEAR
-                if target != rep[target]:
-                    # not a representative: only a partial or layout relation may be reported
-                    if merging:
-                        kd = PARTIAL if max(ca, cb) >= th[3] else UNIQUE
-                        if kd == PARTIAL and same_layout:
-                            kd = LAYOUT
-                    merging = False
-                if merging:
-                    p = _priority(kd, s)
-                    if p > best_p:
-                        best_p = p
-                        rep[j] = target
-                else:
-                    if kd == UNIQUE or best_p > 0.0:
-                        continue
-                    p = max(ca, cb)
-                    if p <= best_part:
-                        continue
-                    best_part = p
-                if merging or kd != UNIQUE:
-                    kind[j] = kd
-                    partner[j] = target
-                    sim[j] = s
-                    cont[j, 0] = ca
-                    cont[j, 1] = cb
-                    conf[j] = c
-                    alig[j] = c + a
-                    ham[j] = _popcount(simhash[j] ^ simhash[target])
+        verified += assign_one(
+            j,
+            cand[indptr[j] : indptr[j + 1]],
+            rep,
+            checked,
+            exact,
+            content,
+            tokens,
+            simhash,
+            size,
+            sketch,
+            numbers,
+            layout,
+            has_layout,
+            k,
+            layout_distance,
+            th,
+            max_conflicts,
+            agree_min,
+            boiler,
+            out_f,
+            out_i,
+        )
+        kind[j] = out_i[0]
+        partner[j] = out_i[1]
+        conf[j] = out_i[2]
+        alig[j] = out_i[3]
+        ham[j] = out_i[4]
+        sim[j] = out_f[0]
+        cont[j, 0] = out_f[1]
+        cont[j, 1] = out_f[2]
     return rep, kind, partner, sim, cont, conf, alig, ham, verified
+
+
+def thresholds(cfg: MatchConfig) -> npt.NDArray[np.float64]:
+    """The decision thresholds as the kernels take them."""
+    return np.array(
+        [
+            cfg.near_similarity,
+            cfg.near_containment,
+            cfg.containment_min_similarity,
+            cfg.partial_containment,
+            cfg.conflict_share,
+            cfg.agree_containment,
+        ],
+        np.float64,
+    )
 
 
 def _csr(n: int, a: I64, b: I64) -> tuple[I64, I64]:
@@ -181,17 +271,7 @@ def cluster(
     cfg = config or MatchConfig()
     n = len(sigs)
     indptr, cand = _csr(n, np.asarray(a, np.int64), np.asarray(b, np.int64))
-    th = np.array(
-        [
-            cfg.near_similarity,
-            cfg.near_containment,
-            cfg.containment_min_similarity,
-            cfg.partial_containment,
-            cfg.conflict_share,
-            cfg.agree_containment,
-        ],
-        np.float64,
-    )
+    th = thresholds(cfg)
     rep, kind, partner, sim, cont, conf, alig, ham, verified = _cluster_kernel(
         n,
         n_fixed,

@@ -52,14 +52,14 @@ _FNV0 = np.uint64(0xCBF29CE484222325)
 _L8 = np.uint64(0x0101010101010101)
 
 
-def exact_key(raw: str | bytes) -> int:
-    """The exact key: xxh3-64 of the raw bytes (HTML as fetched, or the text as given).
+def exact_key(raw: str) -> int:
+    """The exact key: xxh3-64 of the page (HTML as fetched and decoded, or the text as given) with
+    whitespace runs collapsed, so a re-indented copy of the same bytes is still exact.
 
-    >>> exact_key("a") == exact_key(b"a")
+    >>> exact_key("<p>a  b</p>\n") == exact_key(" <p>a b</p>")
     True
     """
-    data = raw if isinstance(raw, bytes) else raw.encode("utf-8", "surrogatepass")
-    return int(xxhash.xxh3_64_intdigest(data))
+    return int(xxhash.xxh3_64_intdigest(" ".join(raw.split()).encode("utf-8", "surrogatepass")))
 
 
 @cache
@@ -335,10 +335,10 @@ def signatures(
     texts: Sequence[str],
     config: MatchConfig | None = None,
     *,
-    raw: Sequence[str | bytes | None] | None = None,
+    raw: Sequence[str | None] | None = None,
     layouts: Sequence[int | None] | None = None,
 ) -> Signatures:
-    """Signatures of main texts; ``raw`` (the bytes as fetched) gives the exact keys, else the texts.
+    """Signatures of main texts; ``raw`` (the decoded pages) gives the exact keys, else the texts.
 
     ``layouts`` are layout signatures of the pages the texts came from (None where there was no page).
     """
