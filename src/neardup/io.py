@@ -483,7 +483,9 @@ def atomic_write(path: str | os.PathLike[str], mode: str = "wb", *, join: bool =
     if st is not None and stat.S_ISDIR(st.st_mode):
         raise InputError("the output is a directory; name a file", source=str(given))
     if _is_stream_path(given) or (st is not None and (stat.S_ISFIFO(st.st_mode) or stat.S_ISCHR(st.st_mode))):
-        if st is not None and (stat.S_ISBLK(st.st_mode) or stat.S_ISSOCK(st.st_mode)):
+        if st is None:  # never create files under /dev or /proc
+            raise InputError("no such device or stream; write to a file", source=str(given))
+        if stat.S_ISBLK(st.st_mode) or stat.S_ISSOCK(st.st_mode):
             raise InputError("the output is a block device or a socket; write to a file", source=str(given))
         with open(given, mode) as fh:
             yield fh

@@ -139,4 +139,4 @@ def info_cmd(index_dir: str, as_json: bool, verify: bool) -> None:
             f"{v['seconds']:.2f} s: OK"
         )
     elif not info["checksums"]:
-        click.echo("  checksums  none (written by neardup < 0.2 or a remote Spark merge): rows checked only")
+        click.echo("  checksums  none (a segment from a remote Spark merge): rows checked only")

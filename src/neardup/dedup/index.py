@@ -24,7 +24,7 @@ their bytes (whatever columns they hold). Opening checks the structure (segments
 count, every listed part present with its size: a deleted, renamed or truncated part is a
 FormatError); reading a part checks its checksum first, so flipped bytes are refused rather than read
 as other fingerprints; :meth:`CorpusIndex.verify` checks everything at once (``index info
---verify``). Segments written without a part list (version 1, or a Spark merge on HDFS/S3) are
+--verify``). Segments written without a part list (a Spark merge on HDFS/S3) are
 checked by the row counts in their Parquet footers. A merge that finds the index changed since it
 was opened (another ``--merge`` landed meanwhile) is refused, so two runs never both add the same
 documents.
@@ -38,7 +38,6 @@ import shutil
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -209,7 +208,7 @@ class CorpusIndex:
             total += count
             seg_dir = self.path / name
             parts = seg.get("parts")
-            if parts is None:  # version 1 or a remote merge: the footers are checked on read
+            if parts is None:  # a remote Spark merge: the footers are checked on read
                 if count and not any(seg_dir.glob("*.parquet")):
                     raise FormatError(
                         f"{seg_dir}: segment {name} holds {count} documents but has no part files; "

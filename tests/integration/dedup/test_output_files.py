@@ -100,6 +100,8 @@ def test_character_devices_are_written_never_replaced(src: Path, capsys: pytest.
     code, _, err = run(["dedup", str(src), "-o", "/dev/full", "-j", "1", "-q"], capsys)
     assert code == 2 and err.count("\n") == 1 and "No space left on device" in err
     assert stat.S_ISCHR(os.stat("/dev/full").st_mode)
+    code, _, err = run(["dedup", str(src), "-o", "/dev/neardup-no-such-device", "-j", "1"], capsys)
+    assert code == 2 and "no such device" in err and not os.path.exists("/dev/neardup-no-such-device")
 
 
 def test_block_device_and_directory_outputs_are_refused(
