@@ -1,4 +1,4 @@
-"""``neardup spark dedup``: the dedup plan as a Spark job (local[*] by default, or ``--master``).
+"""``neardup spark dedup``: ``neardup dedup`` as a Spark job (local[*] by default, or ``--master``).
 
     neardup spark dedup news.jsonl --out clusters.jsonl
     neardup spark dedup hdfs:///crawl/new/ --against hdfs:///crawl/corpus.idx --merge \\
@@ -12,15 +12,15 @@ import time
 import click
 
 from neardup.cli._common import add_options, echo_err, input_options
-from neardup.cli.dedup import DEFAULTS, build_config, fingerprint_options, format_summary
-from neardup.dedup.config import METHODS
+from neardup.cli.dedup import build_config, engine_options, format_summary
+from neardup.io import outputs_together
 
 __all__ = ["spark_group"]
 
 
 @click.group("spark")
 def spark_group() -> None:
-    """The corpus dedup plan on Apache Spark (needs pip install 'neardup[spark]' and Java 17)."""
+    """neardup dedup on Apache Spark (needs pip install 'neardup[spark]' and Java 17)."""
 
 
 @spark_group.command("dedup")
@@ -30,15 +30,12 @@ def spark_group() -> None:
     "-o",
     "out",
     required=True,
-    help="A local .jsonl file (written atomically), or a directory/URI for Spark's JSON writer.",
+    help="A local .jsonl file (written atomically), or a directory/URI (one part-00000 of the same lines).",
 )
-@click.option("--method", type=click.Choice(METHODS), default="simhash", show_default=True)
-@click.option("--max-distance", "-k", type=int, default=DEFAULTS.max_distance, show_default=True)
 @add_options(input_options)
-@add_options(fingerprint_options)
+@add_options(engine_options)
 @click.option("--against", help="A corpus index directory (local path, hdfs://, s3a://).")
-@click.option("--merge", is_flag=True, help="With --against: add the batch's non-duplicates to the index.")
-@click.option("--bucket-cap", type=int, default=20_000, show_default=True)
+@click.option("--merge", is_flag=True, help="With --against: add the batch's kept documents to the index.")
 @click.option(
     "--master",
     default=None,
@@ -46,38 +43,40 @@ def spark_group() -> None:
 )
 @click.option("--partitions", type=int, default=None, help="Shuffle partitions (default: Spark's).")
 @click.option("--conf", "confs", multiple=True, metavar="KEY=VALUE", help="Extra Spark settings.")
-@click.option("--quiet", "-q", is_flag=True)
+@click.option("--quiet", "-q", is_flag=True, help="No summary on stderr.")
+@outputs_together(inputs="inputs", outputs=("out",))
 def spark_dedup_cmd(
     inputs: tuple[str, ...],
     out: str,
-    method: str,
-    max_distance: int,
     id_field: str,
     text_field: str,
     html_field: str,
     skip_bad: bool,
-    features: str,
-    ngram: int,
-    weighting: str,
-    nshash_n: int,
+    keep: str,
+    keep_field: str,
+    max_distance: int,
     workers: int,
     duplicate_ids: str,
     against: str | None,
     merge: bool,
-    bucket_cap: int,
     master: str | None,
     partitions: int | None,
     confs: tuple[str, ...],
     quiet: bool,
 ) -> None:
-    """Deduplicate INPUT files on Spark; the same output as `neardup dedup` (one line per document)."""
+    """Deduplicate INPUT files on Spark: the same output lines as `neardup dedup` on the same input.
+
+    Signatures are made in the executors; the driver holds them (no text) and runs the match engine;
+    with --against the executors search the corpus index for the batch's candidates. --workers is
+    accepted for the same command line and unused: extraction runs in the executors.
+    """
     import os
 
     from neardup.exceptions import ConfigError
     from neardup.integrations.spark.job import (
+        SparkCorpus,
         get_spark,
         read_documents,
-        read_index_header,
         spark_dedup,
         write_output,
     )
@@ -96,18 +95,14 @@ def spark_dedup_cmd(
     under_submit = "SPARK_ENV_LOADED" in os.environ or "PYSPARK_GATEWAY_PORT" in os.environ
     spark = get_spark(master or (None if under_submit else "local[*]"), conf=conf)
     try:
-        header = read_index_header(spark, against) if against else None
+        corpus = SparkCorpus(spark, against) if against else None
         config = build_config(
-            method=method,
+            keep=keep,
+            keep_field=keep_field,
             max_distance=max_distance,
-            features=features,
-            ngram=ngram,
-            weighting=weighting,
-            nshash_n=nshash_n,
             workers=workers,
             duplicate_ids=duplicate_ids,
-            bucket_cap=bucket_cap,
-            settings=header["settings"] if header else None,
+            settings=corpus.settings if corpus is not None else None,
         )
         docs = read_documents(
             spark,
@@ -116,8 +111,9 @@ def spark_dedup_cmd(
             text_field=text_field,
             html_field=html_field or None,
             skip_bad=skip_bad,
+            keep_field=config.match.keep_field if config.match.keep == "newest" else None,
         )
-        res = spark_dedup(spark, docs, config, against=against, merge=merge, partitions=partitions)
+        res = spark_dedup(spark, docs, config, against=corpus, merge=merge)
         write_output(spark, out, res.result.rows())
     finally:
         if master is not None or not under_submit:

@@ -1,4 +1,4 @@
-"""neardup on Apache Spark: the corpus dedup plan of seed 001 as a PySpark job (``neardup spark dedup``).
+"""neardup on Apache Spark: ``neardup dedup``'s match engine as a PySpark job (``neardup spark dedup``).
 
 Needs the ``[spark]`` extra (pyspark, pyarrow, pandas) and Java 17. Importing this package does not
 import pyspark; the functions do, and say what to install when it is missing.
@@ -7,12 +7,23 @@ import pyspark; the functions do, and say what to install when it is missing.
 from __future__ import annotations
 
 from neardup.integrations.spark.job import (
+    SparkCorpus,
     SparkDedupResult,
-    fingerprint_df,
+    collect_fingerprints,
     get_spark,
     read_documents,
+    signature_df,
     spark_dedup,
     write_output,
 )
 
-__all__ = ["SparkDedupResult", "fingerprint_df", "get_spark", "read_documents", "spark_dedup", "write_output"]
+__all__ = [
+    "SparkCorpus",
+    "SparkDedupResult",
+    "collect_fingerprints",
+    "get_spark",
+    "read_documents",
+    "signature_df",
+    "spark_dedup",
+    "write_output",
+]

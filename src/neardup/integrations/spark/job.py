@@ -1,25 +1,30 @@
-"""Seed 001's MapReduce plan as a PySpark job on DataFrames, with the same results as ``neardup dedup``.
+"""``neardup dedup`` on Apache Spark: the match engine's stages as a PySpark job, same output.
 
-1. Fingerprints in the executors (``mapInPandas``, Arrow): SimHash, exact hash, nshash per document.
-2. Within the batch: exact and identical-fingerprint groups with window minimums; the permuted-table
-   keys of the distinct fingerprints exploded, shuffled by (table, key), sorted, and each group
-   joined in numba (spanning forests, big groups re-split); shared sentence hashes likewise.
-3. Against the corpus: the batch's tables are broadcast, the corpus index (Parquet segments) is
-   streamed through them with ``mapInPandas``, and a min-reduce per batch document (the OR with a
-   witness) says which corpus document it duplicates.
-4. The driver joins the edges into clusters with the very code ``neardup dedup`` uses
-   (``neardup.dedup.local.assemble``), writes one line per document, and with ``merge`` appends the
-   batch's non-duplicates to the index as a new segment.
+1. Signatures in the executors: ``mapInArrow`` over the documents DataFrame (``read_documents``:
+   positions in file-path-then-line order); each Arrow batch is signed by the code
+   ``neardup dedup`` runs (main-text extraction of HTML, then ``neardup.match.signatures``) and
+   comes back as signature columns (unsigned integers as signed bits of the same width).
+2. The driver collects the signatures (no text) into a ``Fingerprints`` and runs
+   ``neardup.dedup.local.dedup_fingerprints``, the very function ``neardup dedup`` runs: batch
+   candidates, verification, clusters, keep rule.
+3. Against a corpus index, ``SparkCorpus`` finds the candidate pairs in the executors: the batch's
+   signatures are broadcast, each task reads one chunk of a Parquet part (the same rows
+   ``CorpusIndex.iter_signatures`` gives ``neardup dedup``: candidate look-ups skip values common
+   within a chunk, so the chunks must be the same) and runs ``neardup.match.cross_candidates``;
+   the pairs and the matched corpus rows (ids and signatures) come back to the driver and join the
+   clustering ahead of the batch, as in ``neardup dedup``.
+4. ``merge`` appends the batch's kept documents to the index as a new segment (``arrow_table``).
 
 Document positions follow the input files in path order, then line order (``neardup dedup`` reads
-files in the order given, directories sorted): give files in sorted order for identical cluster names.
+files in the order given, directories sorted): give files in sorted order for identical output.
 """
 
 from __future__ import annotations
 
+import inspect
 import os
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -27,21 +32,40 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 import orjson
+import xxhash
 
+from neardup import exceptions
 from neardup._deps import require
 from neardup.dedup.config import DedupConfig
 from neardup.dedup.fingerprints import Fingerprints
-from neardup.dedup.index import FORMAT, HEADER, CorpusIndex
-from neardup.dedup.local import CorpusMatches, DedupResult, assemble
-from neardup.dedup.plan import BatchTables, table_design, table_keys
-from neardup.exceptions import ConfigError, FormatError
+from neardup.dedup.index import HEADER, CorpusIndex, arrow_table, signatures_of
+from neardup.dedup.local import DedupResult, dedup_fingerprints
+from neardup.exceptions import ConfigError, FormatError, StoreError
+from neardup.match import Signatures, cross_candidates, signatures
+from neardup.match.config import MatchConfig
 
-__all__ = ["SparkDedupResult", "fingerprint_df", "get_spark", "read_documents", "spark_dedup", "write_output"]
+__all__ = [
+    "SIGNATURE_SCHEMA",
+    "SparkCorpus",
+    "SparkDedupResult",
+    "collect_fingerprints",
+    "get_spark",
+    "read_documents",
+    "signature_df",
+    "spark_dedup",
+    "write_output",
+]
 
 I64 = npt.NDArray[np.int64]
-U64 = npt.NDArray[np.uint64]
 
-FP_SCHEMA = "pos long, id string, fp long, exact long, ns array<long>"
+#: the executors' signature rows: ``neardup.dedup.index.arrow_table``'s columns, uint64 as long
+#: (same bits), the uint32 sketch as int (same bits), plus the keep rule's field as a string
+SIGNATURE_SCHEMA = (
+    "pos long, id string, order string, exact long, content long, simhash long, layout long, "
+    "has_layout boolean, size int, tokens int, sketch array<int>, numbers array<long>"
+)
+#: rows per corpus chunk: what ``CorpusIndex.iter_signatures`` streams to ``neardup dedup``
+CHUNK_ROWS: int = inspect.signature(CorpusIndex.iter_signatures).parameters["batch_rows"].default
 
 
 def _pyspark() -> Any:
@@ -81,11 +105,14 @@ def read_documents(
     text_field: str = "text",
     html_field: str | None = "html",
     skip_bad: bool = False,
+    keep_field: str | None = None,
 ) -> Any:
-    """Documents as a DataFrame (pos, id, text, html), positions in file-path-then-line order.
+    """Documents as a DataFrame (pos, id, text, html, order), positions in file-path-then-line order.
 
     JSONL(.gz) is read as text lines and parsed in the executors with the same rules (and the same
-    ``file:line`` id fallback) as ``neardup dedup``; Parquet files are read as tables.
+    ``file:line`` id fallback) as ``neardup dedup``; ``.txt(.gz)`` lines are documents as they are;
+    Parquet files are read as tables. ``order`` is the value of ``keep_field`` as a string (what
+    ``keep="newest"`` compares), null without one.
     """
     from pyspark.sql import functions as F
 
@@ -104,8 +131,8 @@ def read_documents(
         lines = lines.withColumn("line", F.row_number().over(w)).filter(F.trim(F.col("value")) != "")
         frames.append(
             lines.mapInPandas(
-                _parse_lines(id_field, text_field, html_field, skip_bad),
-                "file string, line long, id string, text string, html string",
+                _parse_lines(id_field, text_field, html_field, skip_bad, keep_field),
+                "file string, line long, id string, text string, html string, order string",
             )
         )
     if parquet:
@@ -116,6 +143,16 @@ def read_documents(
                 f"the Parquet input has no column {text_field!r}"
                 + (f" or {html_field!r}" if html_field else "")
             )
+        has_order = (
+            keep_field is not None
+            and keep_field in cols
+            and keep_field
+            not in (
+                id_field,
+                text_field,
+                html_field,
+            )
+        )
         pdf = pdf.select(
             F.col("_metadata.file_path").alias("file"),
             (F.monotonically_increasing_id() + 1).alias("line"),
@@ -124,28 +161,39 @@ def read_documents(
             (F.col(html_field) if html_field and html_field in cols else F.lit(None).cast("string")).alias(
                 "html"
             ),
+            (F.col(str(keep_field)).cast("string") if has_order else F.lit(None).cast("string")).alias(
+                "order"
+            ),
         )
         frames.append(pdf)
     df = frames[0]
     for other in frames[1:]:
         df = df.unionByName(other)
     ordered = df.orderBy("file", "line")
-    schema = "pos long, id string, text string, html string"
-    rdd = ordered.rdd.zipWithIndex().map(lambda r: (r[1], r[0]["id"], r[0]["text"], r[0]["html"]))
+    schema = "pos long, id string, text string, html string, order string"
+    rdd = ordered.rdd.zipWithIndex().map(
+        lambda r: (r[1], r[0]["id"], r[0]["text"], r[0]["html"], r[0]["order"])
+    )
     return spark.createDataFrame(rdd, schema)
 
 
-def _parse_lines(id_field: str, text_field: str, html_field: str | None, skip_bad: bool) -> Any:
+def _parse_lines(
+    id_field: str, text_field: str, html_field: str | None, skip_bad: bool, keep_field: str | None
+) -> Any:
     def parse(batches: Iterator[Any]) -> Iterator[Any]:
         import pandas as pd
 
         from neardup.exceptions import InputError
-        from neardup.io import _record_from_obj
+        from neardup.io import Record, _record_from_obj
 
         for pdf in batches:
-            rows: list[tuple[str, int, str, str | None, str | None]] = []
+            rows: list[tuple[str, int, str, str | None, str | None, str | None]] = []
             for value, file, line in zip(pdf["value"], pdf["file"], pdf["line"], strict=True):
                 src = str(file).removeprefix("file://").removeprefix("file:")
+                if src.endswith((".txt", ".txt.gz")):  # a plain-text line is a document, as locally
+                    text = str(value).strip()
+                    rows.append((str(file), int(line), f"{Path(src).name}:{int(line)}", text, None, None))
+                    continue
                 try:
                     try:
                         obj = orjson.loads(value)
@@ -155,205 +203,140 @@ def _parse_lines(id_field: str, text_field: str, html_field: str | None, skip_ba
                         raise InputError(
                             f"expected a JSON object, got {type(obj).__name__}", source=src, line=int(line)
                         )
-                    rec = _record_from_obj(obj, src, int(line), id_field, text_field, html_field)
+                    rec: Record = _record_from_obj(obj, src, int(line), id_field, text_field, html_field)
                 except InputError:
                     if skip_bad:
                         continue
                     raise
-                rows.append((str(file), int(line), rec.id, rec.text, rec.html))
-            yield pd.DataFrame(rows, columns=["file", "line", "id", "text", "html"])
+                value_of = rec.extra.get(keep_field) if keep_field else None
+                order = None if value_of is None else str(value_of)
+                rows.append((str(file), int(line), rec.id, rec.text, rec.html, order))
+            yield pd.DataFrame(rows, columns=["file", "line", "id", "text", "html", "order"])
 
     return parse
 
 
-# --------------------------------------------------------------------------------- fingerprints
-def fingerprint_df(docs: Any, config: DedupConfig, *, simhash: bool, nshash: bool) -> Any:
-    """Step 1 in the executors: (pos, id, text, html) -> (pos, id, fp, exact, ns)."""
-    cfg_dict = config.to_dict()
+# ----------------------------------------------------------------------------------- signatures
+def _arrow_schema() -> Any:
+    from pyspark.sql.pandas.types import to_arrow_schema
+    from pyspark.sql.types import StructType, _parse_datatype_string
+
+    struct = _parse_datatype_string(SIGNATURE_SCHEMA)
+    assert isinstance(struct, StructType)
+    return to_arrow_schema(struct)
+
+
+def _signature_batch(schema: Any, pos: Any, ids: Any, order: Any, sigs: Signatures) -> Any:
+    """One Arrow batch of signature rows; unsigned values are reinterpreted, never converted."""
+    import pyarrow as pa
+
+    n = len(sigs)
+
+    def lists(name: str, values: Any) -> Any:
+        offsets = pa.array(np.arange(n + 1, dtype=np.int32) * values.shape[1])
+        return pa.ListArray.from_arrays(offsets, pa.array(values.ravel()), type=schema.field(name).type)
+
+    arrays = [
+        pos.cast(schema.field("pos").type),
+        ids.cast(schema.field("id").type),
+        order.cast(schema.field("order").type),
+        pa.array(sigs.exact.view(np.int64)),
+        pa.array(sigs.content.view(np.int64)),
+        pa.array(sigs.simhash.view(np.int64)),
+        pa.array(sigs.layout.view(np.int64)),
+        pa.array(sigs.has_layout, pa.bool_()),
+        pa.array(sigs.size.astype(np.int32)),
+        pa.array(sigs.tokens.astype(np.int32)),
+        lists("sketch", np.ascontiguousarray(sigs.sketch).view(np.int32)),
+        lists("numbers", np.ascontiguousarray(sigs.numbers).view(np.int64)),
+    ]
+    return pa.RecordBatch.from_arrays(arrays, schema=schema)
+
+
+def signature_df(docs: Any, config: DedupConfig) -> Any:
+    """Stage 1 in the executors: (pos, id, text, html, order) -> ``SIGNATURE_SCHEMA`` rows."""
+    cfg = config.match
+    schema = _arrow_schema()  # on the driver: parsing the schema needs the JVM
 
     def run(batches: Iterator[Any]) -> Iterator[Any]:
-        import pandas as pd
+        # the very steps of ``fingerprint_records``: HTML -> main text and layout, then signatures
+        from neardup.dedup.fingerprints import _extract, _sign
 
-        from neardup.dedup import fingerprints as fpmod
+        for rb in batches:
+            if rb.num_rows == 0:
+                continue
+            texts = rb.column(2).to_pylist()
+            htmls = rb.column(3).to_pylist()
+            items = list(zip(texts, htmls, strict=True))
+            sigs = _sign(items, _extract(items, cfg.extractor), cfg)
+            yield _signature_batch(schema, rb.column(0), rb.column(1), rb.column(4), sigs)
 
-        cfg = DedupConfig.from_dict(cfg_dict)
-        fpmod._setup(cfg, simhash, nshash)
-        for pdf in batches:
-            items = list(zip(pdf["text"].tolist(), pdf["html"].tolist(), strict=True))
-            sim, exact, ns_flat, counts = fpmod._work(items)
-            ns_i = ns_flat.view(np.int64)
-            splits = np.split(ns_i, np.cumsum(counts)[:-1]) if counts.size else []
-            yield pd.DataFrame(
-                {
-                    "pos": pdf["pos"].to_numpy(np.int64),
-                    "id": pdf["id"],
-                    "fp": sim.view(np.int64) if sim is not None else np.zeros(len(pdf), np.int64),
-                    "exact": exact.view(np.int64),
-                    "ns": [s.tolist() for s in splits],
-                }
-            )
-
-    return docs.mapInPandas(run, FP_SCHEMA)
+    return docs.select("pos", "id", "text", "html", "order").mapInArrow(run, SIGNATURE_SCHEMA)
 
 
-# ---------------------------------------------------------------------------------- within batch
-def _first_edges(df: Any, col: str) -> tuple[Any, Any]:
-    """Rows grouped by ``col``: edges (first pos, pos) for the repeats, and the first rows."""
-    from pyspark.sql import functions as F
-    from pyspark.sql.window import Window
+def _collect_arrow(df: Any) -> Any:
+    """The DataFrame as one Arrow table on the driver (no pandas on the way)."""
+    if hasattr(df, "toArrow"):  # pyspark >= 4
+        return df.toArrow()
+    import pyarrow as pa
 
-    w = Window.partitionBy(col)
-    marked = df.withColumn("first", F.min("pos").over(w))
-    edges = marked.filter(F.col("pos") != F.col("first")).select(
-        F.col("first").alias("a"), F.col("pos").alias("b")
-    )
-    firsts = marked.filter(F.col("pos") == F.col("first")).drop("first")
-    return edges, firsts
-
-
-def _table_join(unique: Any, config: DedupConfig, n_unique: int, partitions: int) -> Any:
-    """Explode permuted-table keys, shuffle by (table, key), join each group (spanning forests)."""
-    tables = table_design(list(range(64)), config.max_distance, n_unique)
-    k = config.max_distance
-    cap = config.bucket_cap
-
-    def explode(batches: Iterator[Any]) -> Iterator[Any]:
-        import pandas as pd
-
-        for pdf in batches:
-            fp = pdf["fp"].to_numpy(np.int64).view(np.uint64)
-            pos = pdf["pos"].to_numpy(np.int64)
-            for t, table in enumerate(tables):
-                key, _ = table_keys(fp, table)
-                yield pd.DataFrame(
-                    {
-                        "t": np.full(fp.size, t, np.int32),
-                        "key": key.view(np.int64),
-                        "pos": pos,
-                        "fp": fp.view(np.int64),
-                    }
-                )
-
-    def join(batches: Iterator[Any]) -> Iterator[Any]:
-        import pandas as pd
-
-        from neardup.dedup.plan import grouped_forest_edges
-
-        parts = [pdf for pdf in batches if len(pdf)]
-        if not parts:
-            return
-        pdf = pd.concat(parts, ignore_index=True)
-        t = pdf["t"].to_numpy(np.int64)
-        key = pdf["key"].to_numpy(np.int64)
-        change = np.concatenate(([True], (t[1:] != t[:-1]) | (key[1:] != key[:-1])))
-        group = np.cumsum(change).astype(np.int64)
-        a, b = grouped_forest_edges(
-            group, pdf["fp"].to_numpy(np.int64).view(np.uint64), pdf["pos"].to_numpy(np.int64), k, cap=cap
-        )
-        if a.size:
-            yield pd.DataFrame({"a": a, "b": b})
-
-    keys = unique.select("pos", "fp").mapInPandas(explode, "t int, key long, pos long, fp long")
+    batches = df._collect_as_arrow()
     return (
-        keys.repartition(partitions, "t", "key")
-        .sortWithinPartitions("t", "key", "pos")
-        .mapInPandas(join, "a long, b long")
+        pa.Table.from_batches(batches, schema=_arrow_schema()) if batches else _arrow_schema().empty_table()
     )
 
 
-# --------------------------------------------------------------------------------- against corpus
-def _probe_corpus(spark: Any, corpus: Any, fps: Fingerprints, config: DedupConfig) -> CorpusMatches:
-    """Broadcast the batch's tables; stream the corpus past them; min-reduce per batch document."""
-    from pyspark.sql import functions as F
+def _fixed(table: Any, name: str, dtype: Any, width: int) -> Any:
+    n = table.num_rows
+    flat = table.column(name).combine_chunks().flatten().to_numpy(zero_copy_only=False)
+    if flat.size != n * width:
+        raise FormatError(f"signature column {name} holds {flat.size} values for {n} rows of {width}")
+    return np.ascontiguousarray(flat).view(dtype).reshape(n, width)
 
-    from neardup.dedup.local import _unique_sorted
 
-    n = len(fps)
-    payload: dict[str, Any] = {"exact": fps.exact, "n": n, "ns_hash": None, "ns_doc": None, "tables": None}
-    inverse = np.empty(0, np.int64)
-    if config.uses_simhash:
-        uniq, inverse = _unique_sorted(fps.simhash)
-        payload["tables"] = BatchTables(uniq, config.max_distance, cap=config.bucket_cap)
-    if config.uses_nshash:
-        payload["ns_hash"], payload["ns_doc"] = fps.ns_hash, fps.ns_doc
-    bc = spark.sparkContext.broadcast(payload)
-    use_ns = config.uses_nshash
+def collect_fingerprints(sig_df: Any, config: DedupConfig) -> Fingerprints:
+    """Stage 1 on the driver: the signature rows, in position order, as ``Fingerprints``.
 
-    def probe(batches: Iterator[Any]) -> Iterator[Any]:
-        import pandas as pd
+    Ids repeated in the input are refused or renamed (``config.duplicate_ids``) by the code
+    ``neardup dedup`` uses; the keep field's values are kept only for ``keep="newest"``.
+    """
+    from neardup.dedup.fingerprints import _chunks
+    from neardup.io import Record
 
-        from neardup.dedup.local import _first_match, _first_match_ns
+    cfg = config.match
+    table = _collect_arrow(sig_df).sort_by("pos")
+    n = table.num_rows
+    if n and not np.array_equal(table.column("pos").to_numpy(), np.arange(n)):
+        raise FormatError("document positions must be 0..n-1 (use read_documents)")
+    if n == 0:
+        return Fingerprints(ids=[], sigs=signatures([], cfg), order=[] if cfg.keep == "newest" else None)
 
-        p = bc.value
-        for pdf in batches:
-            pos = pdf["pos"].to_numpy(np.int64)
-            out = []
-            m = _first_match(p["exact"], pdf["exact"].to_numpy(np.int64).view(np.uint64), pos)
-            hit = np.flatnonzero(m >= 0)
-            out.append(pd.DataFrame({"kind": 0, "idx": hit, "cpos": m[hit]}))
-            if p["tables"] is not None:
-                m = p["tables"].probe(pdf["fp"].to_numpy(np.int64).view(np.uint64), pos)
-                hit = np.flatnonzero(m >= 0)
-                out.append(pd.DataFrame({"kind": 1, "idx": hit, "cpos": m[hit]}))
-            if use_ns and p["ns_hash"] is not None and p["ns_hash"].size:
-                lists = pdf["ns"]
-                counts = np.fromiter((len(x) for x in lists), np.int64, len(lists))
-                flat = (
-                    np.concatenate([np.asarray(x, np.int64) for x in lists])
-                    if counts.sum()
-                    else np.empty(0, np.int64)
-                )
-                m = _first_match_ns(
-                    p["ns_hash"], p["ns_doc"], p["n"], flat.view(np.uint64), np.repeat(pos, counts)
-                )
-                hit = np.flatnonzero(m >= 0)
-                out.append(pd.DataFrame({"kind": 2, "idx": hit, "cpos": m[hit]}))
-            res = pd.concat(out, ignore_index=True)
-            if len(res):
-                yield res.astype({"kind": np.int32, "idx": np.int64, "cpos": np.int64})
+    def u64(name: str) -> Any:
+        return np.ascontiguousarray(table.column(name).to_numpy()).view(np.uint64)
 
-    cols = ["pos", "fp", "exact"] + (["ns"] if use_ns else [])
-    reduced = (
-        corpus.select(*cols)
-        .mapInPandas(probe, "kind int, idx long, cpos long")
-        .groupBy("kind", "idx")
-        .agg(F.min("cpos").alias("cpos"))
-    ).toPandas()
-    best = {0: np.full(n, -1, np.int64), 1: np.full(n, -1, np.int64), 2: np.full(n, -1, np.int64)}
-    sim_uniq = np.full(payload["tables"].n if payload["tables"] is not None else 0, -1, np.int64)
-    for kind, idx, cpos in zip(reduced["kind"], reduced["idx"], reduced["cpos"], strict=True):
-        if kind == 1:
-            sim_uniq[idx] = cpos
-        else:
-            best[int(kind)][idx] = cpos
-    if config.uses_simhash:
-        best[1] = sim_uniq[inverse]
-    bc.unpersist()
-    tables = payload["tables"]
-    return CorpusMatches(
-        exact=best[0], simhash=best[1], nshash=best[2], capped=bool(tables is not None and tables.capped)
+    sigs = Signatures(
+        exact=u64("exact"),
+        content=u64("content"),
+        simhash=u64("simhash"),
+        size=table.column("size").to_numpy().astype(np.int32),
+        tokens=table.column("tokens").to_numpy().astype(np.int32),
+        sketch=_fixed(table, "sketch", np.uint32, cfg.sketch_size),
+        numbers=_fixed(table, "numbers", np.uint64, max(cfg.max_numbers, 1)),
+        layout=u64("layout"),
+        has_layout=table.column("has_layout").to_numpy(zero_copy_only=False).astype(np.bool_),
     )
+    raw_ids = table.column("id").to_pylist()
+    values = table.column("order").to_pylist() if cfg.keep == "newest" else None
+    ids: list[str] = []
+    order: list[Any] | None = [] if values is not None else None
+    extra = ({cfg.keep_field: v} for v in (values or [None] * n))
+    records = (Record(id=str(i), text=None, extra=e) for i, e in zip(raw_ids, extra, strict=True))
+    for _ in _chunks(records, 1 << 16, ids, order, cfg.keep_field, config.duplicate_ids):
+        pass
+    return Fingerprints(ids=ids, sigs=sigs, order=order)
 
 
-def _lookup(corpus: Any) -> Any:
-    def lookup(positions: I64) -> tuple[list[str], U64, U64]:
-        from pyspark.sql import functions as F
-
-        wanted = [int(p) for p in positions.tolist()]
-        pdf = corpus.filter(F.col("pos").isin(wanted)).select("pos", "id", "fp", "exact").toPandas()
-        pdf = pdf.drop_duplicates("pos").set_index("pos").reindex(wanted)
-        if pdf["id"].isna().any():
-            raise FormatError("corpus positions not found in the index: it is damaged")
-        return (
-            [str(x) for x in pdf["id"]],
-            pdf["fp"].to_numpy(np.int64).view(np.uint64),
-            pdf["exact"].to_numpy(np.int64).view(np.uint64),
-        )
-
-    return lookup
-
-
-# --------------------------------------------------------------------------------------- index I/O
+# -------------------------------------------------------------------------------------- the corpus
 def _is_local(path: str) -> bool:
     return "://" not in path or path.startswith("file://")
 
@@ -362,53 +345,282 @@ def _local(path: str) -> str:
     return path.removeprefix("file://")
 
 
+def _open_input(uri: str) -> Any:
+    """A seekable file of the index, from local disk, HDFS or S3 (pyarrow's filesystems)."""
+    from pyarrow import fs
+
+    if _is_local(uri):
+        return fs.LocalFileSystem().open_input_file(os.path.abspath(_local(uri)))
+    if uri.startswith(("s3a://", "s3n://")):
+        uri = "s3://" + uri.split("://", 1)[1]
+    filesystem, path = fs.FileSystem.from_uri(uri)
+    return filesystem.open_input_file(path)
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """Rows ``[first, first + rows)`` of one part file; ``xxh3``: check the file's bytes first."""
+
+    uri: str
+    first: int
+    rows: int
+    xxh3: str | None = None
+
+
+_READ_COLS = [
+    "pos",
+    "id",
+    "exact",
+    "content",
+    "simhash",
+    "layout",
+    "has_layout",
+    "size",
+    "tokens",
+    "sketch",
+    "numbers",
+]
+
+
+def read_chunk(chunk: Chunk) -> Any:
+    """The rows of a chunk as an Arrow table (the row groups that hold them, sliced)."""
+    pq = require("pyarrow.parquet", "parquet", purpose="the corpus index (Parquet segments)")
+    try:
+        if chunk.xxh3 is not None:
+            h = xxhash.xxh3_64()
+            with _open_input(chunk.uri) as fh:
+                while data := fh.read(1 << 22):
+                    h.update(data)
+            if h.hexdigest() != chunk.xxh3:
+                raise FormatError(
+                    f"{chunk.uri}: checksum {h.hexdigest()}, the header says {chunk.xxh3}: the part is "
+                    "damaged; restore it from a backup or rebuild the index"
+                )
+        pf = pq.ParquetFile(_open_input(chunk.uri))
+        meta = pf.metadata
+        groups: list[int] = []
+        start = offset = 0
+        for g in range(meta.num_row_groups):
+            n = meta.row_group(g).num_rows
+            if offset + n > chunk.first and offset < chunk.first + chunk.rows:
+                if not groups:
+                    start = offset
+                groups.append(g)
+            offset += n
+        table = pf.read_row_groups(groups, columns=_READ_COLS) if groups else None
+    except (OSError, ValueError, KeyError, TypeError) as exc:  # ArrowInvalid is a ValueError
+        raise FormatError(
+            f"{chunk.uri} is not a readable corpus index part ({exc}); rebuild the index"
+        ) from None
+    if table is None or table.num_rows < chunk.first - start + chunk.rows:
+        raise FormatError(
+            f"{chunk.uri} holds fewer rows than the header says: restore it or rebuild the index"
+        )
+    return table.slice(chunk.first - start, chunk.rows)
+
+
+def probe_chunk(chunk: Chunk, batch: Signatures, config: MatchConfig) -> tuple[Any, ...]:
+    """In an executor: the batch's candidates in one corpus chunk.
+
+    Returns (corpus positions, batch rows, matched positions, their ids, their signatures).
+    """
+    table = read_chunk(chunk)
+    pos = table.column("pos").to_numpy().astype(np.int64)
+    a, b = cross_candidates(batch, signatures_of(table), config)
+    rows = np.unique(a)
+    ids = [str(i) for i in table.column("id").take(rows).to_pylist()]
+    return pos[a], b.astype(np.int64), pos[rows], ids, signatures_of(table.take(rows))
+
+
+class SparkCorpus:
+    """A corpus index whose candidate pairs with a batch are found by Spark's executors.
+
+    ``neardup.dedup.local.dedup_fingerprints`` takes it where it takes a ``CorpusIndex``: it calls
+    ``candidates`` (instead of streaming ``iter_signatures`` through the driver) and then
+    ``lookup`` for the matched corpus rows, which the executors sent back with the pairs.
+    """
+
+    def __init__(self, spark: Any, path: str) -> None:
+        self.spark = spark
+        self.path = path.rstrip("/") or path
+        self.local: CorpusIndex | None = CorpusIndex.open(_local(path)) if _is_local(path) else None
+        self.header = self.local.header if self.local is not None else _read_remote_header(spark, self.path)
+        self._found: tuple[I64, list[str], Signatures] | None = None
+
+    def __len__(self) -> int:
+        return int(self.header["count"])
+
+    @property
+    def settings(self) -> dict[str, Any]:
+        return dict(self.header["settings"])
+
+    def check_settings(self, config: DedupConfig) -> None:
+        CorpusIndex(self.path, self.header).check_settings(config)
+
+    def chunks(self) -> list[Chunk]:
+        """The chunks ``CorpusIndex.iter_signatures`` streams: per part file in position order,
+        ``CHUNK_ROWS`` rows at a time; the first chunk of a file checks its checksum."""
+        out: list[Chunk] = []
+        for seg in self.header["segments"]:
+            if not int(seg["count"]):
+                continue
+            seg_dir = f"{self.path}/{seg['name']}"
+            parts: list[tuple[str, int, str | None]]
+            if seg.get("parts") is not None:
+                parts = [(f"{seg_dir}/{pt['file']}", int(pt["rows"]), str(pt["xxh3"])) for pt in seg["parts"]]
+            else:  # written without a part list: its files, sorted, counted by their footers
+                parts = [(f, _footer_rows(f), None) for f in self._list_parquet(seg_dir)]
+            for uri, rows, digest in parts:
+                for first in range(0, rows, CHUNK_ROWS):
+                    out.append(
+                        Chunk(uri, first, min(CHUNK_ROWS, rows - first), digest if first == 0 else None)
+                    )
+        return out
+
+    def _list_parquet(self, seg_dir: str) -> list[str]:
+        if _is_local(seg_dir):
+            return [str(p) for p in sorted(Path(_local(seg_dir)).glob("*.parquet"))]
+        fs, hpath = _hadoop_fs(self.spark, seg_dir)
+        statuses = fs.globStatus(hpath.suffix("/*.parquet")) or []
+        return sorted(str(s.getPath().toString()) for s in statuses)
+
+    def candidates(self, sigs: Signatures, config: MatchConfig) -> tuple[I64, I64]:
+        """(corpus position, batch row) candidate pairs, one Spark task per chunk."""
+        chunks = self.chunks()
+        empty = np.empty(0, np.int64)
+        if not chunks or len(sigs) == 0:
+            self._found = (empty, [], signatures([], config))
+            return empty, empty
+        sc = self.spark.sparkContext
+        bc = sc.broadcast(sigs)
+
+        def run(part: Iterator[Chunk]) -> Iterator[tuple[Any, ...]]:
+            for chunk in part:
+                try:
+                    yield ("ok", *probe_chunk(chunk, bc.value, config))
+                except exceptions.NeardupError as exc:  # said on the driver as the same error
+                    yield ("error", type(exc).__name__, str(exc))
+
+        try:
+            results = sc.parallelize(chunks, len(chunks)).mapPartitions(run).collect()
+        finally:
+            bc.unpersist()
+        for res in results:
+            if res[0] == "error":
+                cls = getattr(exceptions, res[1], FormatError)
+                raise cls(res[2])
+        ok = [r[1:] for r in results]
+        matched = np.concatenate([r[2] for r in ok])
+        order = np.argsort(matched, kind="stable")
+        ids = [i for r in ok for i in r[3]]
+        self._found = (
+            matched[order],
+            [ids[i] for i in order.tolist()],
+            Signatures.concat([r[4] for r in ok], config).take(order),
+        )
+        return np.concatenate([r[0] for r in ok]), np.concatenate([r[1] for r in ok])
+
+    def lookup(self, positions: I64) -> tuple[list[str], Signatures]:
+        """ids and signatures of matched corpus rows (sorted, unique positions)."""
+        if self._found is None:
+            raise RuntimeError("lookup before candidates: the executors have not searched the corpus")
+        have, ids, sigs = self._found
+        where = np.searchsorted(have, positions)
+        if positions.size and (where.max() >= have.size or not np.array_equal(have[where], positions)):
+            raise FormatError(f"{self.path}: corpus positions not found: the index is damaged")
+        return [ids[i] for i in where.tolist()], sigs.take(where)
+
+    def append(self, kept: Fingerprints) -> int:
+        """Add the batch's kept documents as a new segment; returns the index's new size.
+
+        A local index goes through ``CorpusIndex.append`` (lock, checksums, refused if another merge
+        landed since it was opened). Elsewhere the segment's Parquet bytes are written through
+        Hadoop's FileSystem, then the header naming them replaces the old one.
+        """
+        if self.local is not None:
+            self.local.append(kept)
+            return len(self.local)
+        pq = require("pyarrow.parquet", "parquet", purpose="the corpus index (Parquet segments)")
+        import pyarrow as pa
+
+        fresh = _read_remote_header(self.spark, self.path)
+        if fresh["segments"] != self.header["segments"]:
+            raise StoreError(
+                f"another merge added documents to {self.path} while this batch was being deduplicated "
+                "against it; nothing was merged: run the dedup again (merges into one index must run one "
+                "after another)"
+            )
+        start = int(self.header["count"])
+        name = f"seg-{len(self.header['segments']):05d}"
+        parts: list[dict[str, Any]] = []
+        if len(kept):
+            sink = pa.BufferOutputStream()
+            pq.write_table(arrow_table(kept, start), sink, row_group_size=CHUNK_ROWS)
+            data = sink.getvalue().to_pybytes()
+            _write_remote(self.spark, f"{self.path}/{name}/part-00000.parquet", data)
+            parts.append(
+                {
+                    "file": "part-00000.parquet",
+                    "rows": len(kept),
+                    "bytes": len(data),
+                    "xxh3": xxhash.xxh3_64_hexdigest(data),
+                }
+            )
+        header = dict(self.header)
+        header["segments"] = [
+            *self.header["segments"],
+            {"name": name, "start": start, "count": len(kept), "parts": parts},
+        ]
+        header["count"] = start + len(kept)
+        header["updated"] = time.time()
+        _write_remote(self.spark, f"{self.path}/{HEADER}", orjson.dumps(header, option=orjson.OPT_INDENT_2))
+        self.header = header
+        return int(header["count"])
+
+
+def _footer_rows(uri: str) -> int:
+    pq = require("pyarrow.parquet", "parquet", purpose="the corpus index (Parquet segments)")
+    return int(pq.ParquetFile(_open_input(uri)).metadata.num_rows)
+
+
+def _hadoop_fs(spark: Any, path: str) -> tuple[Any, Any]:
+    jvm = spark.sparkContext._jvm
+    hpath = jvm.org.apache.hadoop.fs.Path(path)
+    return hpath.getFileSystem(spark.sparkContext._jsc.hadoopConfiguration()), hpath
+
+
+def _read_remote_header(spark: Any, path: str) -> dict[str, Any]:
+    rows = spark.sparkContext.wholeTextFiles(f"{path}/{HEADER}").collect()
+    if not rows:
+        raise FormatError(f"{path} is not a corpus index (no {HEADER})")
+    try:
+        header = orjson.loads(rows[0][1])
+    except orjson.JSONDecodeError:
+        raise FormatError(f"{path}/{HEADER} is not valid JSON: the header is damaged") from None
+    return CorpusIndex.check_header(header, f"{path}/{HEADER}")
+
+
 def read_index_header(spark: Any, path: str) -> dict[str, Any]:
     """The index header, from local disk or through Spark's filesystems (HDFS, S3)."""
     if _is_local(path):
         return CorpusIndex.open(_local(path)).header
-    rows = spark.sparkContext.wholeTextFiles(f"{path.rstrip('/')}/{HEADER}").collect()
-    if not rows:
-        raise FormatError(f"{path} is not a corpus index (no {HEADER})")
-    return CorpusIndex.check_header(orjson.loads(rows[0][1]), f"{path}/{HEADER}")
+    return _read_remote_header(spark, path.rstrip("/"))
 
 
-def _write_remote_text(spark: Any, path: str, data: bytes) -> None:
-    """Write a small file through Hadoop's FileSystem: a temp file, then a rename over the old one."""
-    jvm = spark.sparkContext._jvm
-    hconf = spark.sparkContext._jsc.hadoopConfiguration()
-    target = jvm.org.apache.hadoop.fs.Path(path)
-    fs = target.getFileSystem(hconf)
-    tmp = jvm.org.apache.hadoop.fs.Path(f"{path}.tmp-{os.getpid()}")
+def _write_remote(spark: Any, path: str, data: bytes) -> None:
+    """Write a file through Hadoop's FileSystem: a temp file, then a rename over the old one."""
+    fs, target = _hadoop_fs(spark, path)
+    tmp = target.suffix(f".tmp-{os.getpid()}")
     out = fs.create(tmp, True)
-    out.write(bytearray(data))
-    out.close()
+    try:
+        for i in range(0, len(data), 1 << 24):  # py4j moves a byte[] per call: 16 MiB at a time
+            out.write(bytearray(data[i : i + (1 << 24)]))
+    finally:
+        out.close()
     if fs.exists(target):
         fs.delete(target, False)
-    fs.rename(tmp, target)
-
-
-def _merge(spark: Any, index_path: str, header: dict[str, Any], kept: Fingerprints) -> int:
-    """Append the batch's non-duplicates to the index as a new segment; returns the new count."""
-    if _is_local(index_path):
-        ix = CorpusIndex.open(_local(index_path))
-        ix.append(kept)
-        return len(ix)
-    from neardup.dedup.index import arrow_table
-
-    start = int(header["count"])
-    name = f"seg-{len(header['segments']):05d}"
-    table = arrow_table(kept, start)
-    spark.createDataFrame(table.to_pandas()).coalesce(1).write.mode("overwrite").parquet(
-        f"{index_path.rstrip('/')}/{name}"
-    )
-    new = dict(header)
-    new["segments"] = [*header["segments"], {"name": name, "start": start, "count": len(kept)}]
-    new["count"] = start + len(kept)
-    new["updated"] = time.time()
-    _write_remote_text(
-        spark, f"{index_path.rstrip('/')}/{HEADER}", orjson.dumps(new, option=orjson.OPT_INDENT_2)
-    )
-    return int(new["count"])
+    if not fs.rename(tmp, target):
+        raise StoreError(f"could not rename {tmp.toString()} to {path}")
 
 
 # ----------------------------------------------------------------------------------------- driver
@@ -417,6 +629,7 @@ class SparkDedupResult:
     result: DedupResult
     seconds: dict[str, float] = field(default_factory=dict)
     index_documents: int | None = None
+    corpus_documents: int | None = None
 
 
 def spark_dedup(
@@ -424,121 +637,46 @@ def spark_dedup(
     docs: Any,
     config: DedupConfig,
     *,
-    against: str | None = None,
+    against: str | SparkCorpus | None = None,
     merge: bool = False,
-    partitions: int | None = None,
 ) -> SparkDedupResult:
-    """Run the plan on a documents DataFrame (pos, id, text, html; see ``read_documents``)."""
-    from pyspark import StorageLevel
-    from pyspark.sql import functions as F
-
-    if merge and not against:
+    """Dedup a documents DataFrame (pos, id, text, html, order; see ``read_documents``)."""
+    if merge and against is None:
         raise ConfigError("merge needs an index to merge into (against=INDEX_DIR)")
-    t0 = time.perf_counter()
     secs: dict[str, float] = {}
-    header = None
-    if against:
-        header = read_index_header(spark, against)
-        if header.get("format") != FORMAT:
-            raise FormatError(f"{against} is not a corpus index")
-        mine = config.fingerprint_settings()
-        if header["settings"] != mine:
-            raise ConfigError(
-                f"{against} was built with other fingerprint settings; use its settings "
-                "(neardup spark dedup does by default) or rebuild it"
-            )
-    parts = partitions or int(spark.conf.get("spark.sql.shuffle.partitions"))
-    need_sim = config.uses_simhash or merge
-    need_ns = config.uses_nshash or merge
-    fp = fingerprint_df(docs, config, simhash=need_sim, nshash=need_ns).persist(StorageLevel.MEMORY_AND_DISK)
-
-    # the driver keeps the batch's fingerprints (64 bits + ids + sentence hashes: no text)
-    pdf = fp.toPandas().sort_values("pos")
-    n = len(pdf)
-    if n and not np.array_equal(pdf["pos"].to_numpy(np.int64), np.arange(n)):
-        raise FormatError("document positions must be 0..n-1 (use read_documents)")
-    ns_lists = pdf["ns"].tolist()
-    counts = np.fromiter((len(x) for x in ns_lists), np.int64, n)
-    batch = Fingerprints(
-        ids=[str(x) for x in pdf["id"]],
-        simhash=pdf["fp"].to_numpy(np.int64).view(np.uint64) if need_sim else np.empty(0, np.uint64),
-        exact=pdf["exact"].to_numpy(np.int64).view(np.uint64),
-        ns_hash=(
-            np.concatenate([np.asarray(x, np.int64) for x in ns_lists]).view(np.uint64)
-            if counts.sum()
-            else np.empty(0, np.uint64)
-        ),
-        ns_doc=np.repeat(np.arange(n, dtype=np.int64), counts),
-    )
-    secs["fingerprint"] = time.perf_counter() - t0
-
+    corpus = SparkCorpus(spark, against) if isinstance(against, str) else against
+    if corpus is not None:
+        corpus.check_settings(config)
+    t0 = time.perf_counter()
+    fps = collect_fingerprints(signature_df(docs, config), config)
+    secs["signatures"] = time.perf_counter() - t0
     t1 = time.perf_counter()
-    # every edge DataFrame is collected in one job: (type 0 exact/SimHash, 1 nshash, a, b)
-    exact_edges, _ = _first_edges(fp.select("pos", "exact"), "exact")
-    edge_dfs = [exact_edges.withColumn("type", F.lit(0))]
-    if config.uses_simhash and n:
-        same_fp, unique = _first_edges(fp.select("pos", "fp"), "fp")
-        n_unique = int(np.unique(batch.simhash).size)
-        edge_dfs.append(same_fp.withColumn("type", F.lit(0)))
-        edge_dfs.append(_table_join(unique, config, n_unique, parts).withColumn("type", F.lit(0)))
-    if config.uses_nshash and n:
-        hashes = fp.select("pos", F.explode("ns").alias("h"))
-        ns_e, _ = _first_edges(hashes, "h")
-        edge_dfs.append(ns_e.withColumn("type", F.lit(1)))
-    edges = edge_dfs[0]
-    for other in edge_dfs[1:]:
-        edges = edges.unionByName(other)
-    epdf = edges.toPandas()
-    etype = epdf["type"].to_numpy(np.int64)
-    ea = epdf["a"].to_numpy(np.int64)
-    eb = epdf["b"].to_numpy(np.int64)
-    sim_edges = (ea[etype == 0], eb[etype == 0])
-    ns_edges = (ea[etype == 1], eb[etype == 1])
-    secs["within_batch"] = time.perf_counter() - t1
-
-    t2 = time.perf_counter()
-    matches = None
-    lookup = None
-    corpus = None
-    if against and header is not None and n:
-        paths = [f"{against.rstrip('/')}/{s['name']}" for s in header["segments"] if s["count"]]
-        if paths:
-            corpus = spark.read.parquet(*paths)
-            matches = _probe_corpus(spark, corpus, batch, config)
-            lookup = _lookup(corpus)
-        else:
-            matches = CorpusMatches(
-                exact=np.full(n, -1, np.int64),
-                simhash=np.full(n, -1, np.int64),
-                nshash=np.full(n, -1, np.int64),
-            )
-            lookup = _lookup(None)
-    result = assemble(batch, config, sim_edges, ns_edges, matches, lookup)
-    secs["against_corpus"] = time.perf_counter() - t2
-    fp.unpersist()
-
-    index_docs = None
-    if merge and against and header is not None:
-        t3 = time.perf_counter()
-        index_docs = _merge(spark, against, header, batch.take(np.flatnonzero(result.keep)))
-        secs["merge"] = time.perf_counter() - t3
-    if header is not None:
-        result.stats["corpus_documents"] = int(header["count"])
-    return SparkDedupResult(result=result, seconds=secs, index_documents=index_docs)
+    result = dedup_fingerprints(fps, config, corpus)
+    secs["match"] = time.perf_counter() - t1
+    out = SparkDedupResult(result=result, seconds=secs)
+    if corpus is not None:
+        out.corpus_documents = len(corpus)
+        result.stats["corpus_documents"] = len(corpus)
+        if merge:
+            t2 = time.perf_counter()
+            out.index_documents = corpus.append(fps.take(np.flatnonzero(result.keep)))
+            secs["merge"] = time.perf_counter() - t2
+    return out
 
 
 def write_output(spark: Any, out: str, rows: Iterator[dict[str, Any]]) -> None:
-    """One JSON line per document: a single local file (atomic), or a Spark JSON directory elsewhere."""
+    """One JSON line per document, the lines ``neardup dedup`` writes: a local file (atomic), or a
+    directory of one ``part-00000`` text file elsewhere (HDFS, S3, or a local path ending in /)."""
     if _is_local(out) and not out.endswith("/"):
         from neardup.cli.dedup import write_rows
 
         write_rows(_local(out), rows)
         return
-    import pandas as pd
-
-    pdf = pd.DataFrame(list(rows), columns=["id", "cluster", "duplicate_of", "kind", "distance"])
-    pdf["distance"] = pdf["distance"].astype("Int64")
-    spark.createDataFrame(pdf).coalesce(1).write.mode("overwrite").json(out)
+    lines: Sequence[str] = [orjson.dumps(r).decode() for r in rows]
+    fs, target = _hadoop_fs(spark, out.rstrip("/"))
+    if fs.exists(target):
+        fs.delete(target, True)
+    spark.sparkContext.parallelize(lines, 1).saveAsTextFile(out.rstrip("/"))
 
 
 def local_path(path: str) -> Path:
