@@ -72,6 +72,7 @@ def spark_dedup_cmd(
     """
     import os
 
+    from neardup._deps import require
     from neardup.exceptions import ConfigError
     from neardup.integrations.spark.job import (
         SparkCorpus,
@@ -92,7 +93,11 @@ def spark_dedup_cmd(
         conf[k] = v
     if partitions:
         conf["spark.sql.shuffle.partitions"] = str(partitions)
+    require("pyspark", "spark", purpose="neardup spark dedup")
+    from pyspark.sql import SparkSession
+
     under_submit = "SPARK_ENV_LOADED" in os.environ or "PYSPARK_GATEWAY_PORT" in os.environ
+    found = SparkSession.getActiveSession()  # a session the caller runs: used, and left running
     spark = get_spark(master or (None if under_submit else "local[*]"), conf=conf)
     try:
         corpus = SparkCorpus(spark, against) if against else None
@@ -116,7 +121,7 @@ def spark_dedup_cmd(
         res = spark_dedup(spark, docs, config, against=corpus, merge=merge)
         write_output(spark, out, res.result.rows())
     finally:
-        if master is not None or not under_submit:
+        if found is None and (master is not None or not under_submit):
             spark.stop()
     summary = res.result.summary()
     if res.index_documents is not None:

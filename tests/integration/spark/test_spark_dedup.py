@@ -1,21 +1,18 @@
-"""Spark and ``neardup dedup`` give identical clusters on the same input, incremental path included."""
+"""``neardup spark dedup`` writes the very lines ``neardup dedup`` writes: within a batch, against a
+corpus index, and with ``--merge`` (the merged index then reads the same on both sides)."""
 
 from __future__ import annotations
 
 import json
+import re
 import shutil
-import sys
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pytest
+from click.testing import CliRunner
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "unit" / "dedup"))
-from dedup_synth import article, make_docs
-
-from neardup.dedup import CorpusIndex, DedupConfig, dedup_fingerprints, fingerprint_records
-from neardup.io import iter_records
+from neardup.cli.main import cli
 
 pytestmark = [
     pytest.mark.spark,
@@ -24,66 +21,130 @@ pytestmark = [
     pytest.mark.filterwarnings("ignore::DeprecationWarning"),
 ]
 
-CFG = DedupConfig(method="both", workers=1, nshash_n=3, nshash_min_sentence_chars=10)
+NEWS = Path(__file__).resolve().parents[3] / "examples" / "news.jsonl"
 
 
-def docs_with_nshash_pairs(seed: int) -> list[dict[str, str]]:
-    import random
+@pytest.fixture(scope="module")
+def labelled() -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Reposts of the example news (exact, reformatted, near, partial; some as portal HTML pages),
+    with the originals, Chinese and English, each with a date (some missing) for ``--keep newest``."""
+    from neardup.eval.synth import SynthConfig, synthesize
 
-    rng = random.Random(seed)
-    docs = make_docs(30, seed=seed)
-    shared = article(rng, 3)
-    docs.append({"id": "ns-a", "text": shared + article(rng, 5)})
-    docs.append({"id": "ns-b", "text": article(rng, 6) + shared})
-    return docs
+    originals = [
+        json.loads(line)
+        for line in NEWS.read_text(encoding="utf-8").splitlines()
+        if re.fullmatch(r"(zh|en)-\d+", json.loads(line)["id"])
+    ]
+    docs: list[dict[str, Any]] = []
+    truth: list[dict[str, Any]] = []
+    for lang in ("zh", "en"):
+        recs = [r for r in originals if r["id"].startswith(lang)]
+        d, t = synthesize(recs, SynthConfig(lang=lang, n_sources=15, seed=3, min_chars=100, copy_rate=0.9))
+        docs += d
+        truth += t
+    for i, doc in enumerate(docs):
+        if i % 5:
+            doc["date"] = f"2026-11-{(i * 7) % 28 + 1:02d}"
+    return docs, truth
 
 
-def write_jsonl(path: Path, docs: list[dict[str, str]]) -> str:
+def write_jsonl(path: Path, docs: list[dict[str, Any]]) -> str:
     path.write_text("".join(json.dumps(d, ensure_ascii=False) + "\n" for d in docs), encoding="utf-8")
     return str(path)
 
 
-def local_rows(path: str, index: Path | None = None, merge: bool = False) -> list[dict[str, Any]]:
-    fps = fingerprint_records(iter_records([path]), CFG, simhash=True, nshash=True)
-    ix = CorpusIndex.open(index) if index else None
-    res = dedup_fingerprints(fps, CFG, ix)
-    if merge and ix is not None:
-        ix.append(fps.take(np.flatnonzero(res.keep)))
-    return list(res.rows())
+def run(*args: str) -> str:
+    res = CliRunner().invoke(cli, list(args), catch_exceptions=False)
+    assert res.exit_code == 0, res.output
+    return res.stderr
 
 
-def spark_rows(spark: Any, path: str, index: Path | None = None, merge: bool = False) -> list[dict[str, Any]]:
-    from neardup.integrations.spark import read_documents, spark_dedup
+def both(
+    inputs: list[str], tmp_path: Path, *options: str, against: tuple[Path, Path] | None = None
+) -> list[str]:
+    """Run neardup dedup and neardup spark dedup on the same input; return the lines of the first
+    after checking the second wrote the same bytes."""
+    local, remote = tmp_path / "local.jsonl", tmp_path / "spark.jsonl"
+    extra_l = ["--against", str(against[0]), "--merge"] if against else []
+    extra_s = ["--against", str(against[1]), "--merge"] if against else []
+    run("dedup", *inputs, "--out", str(local), "-j", "1", *options, *extra_l)
+    err = run("spark", "dedup", *inputs, "--out", str(remote), *options, *extra_s)
+    assert "neardup spark dedup:" in err
+    assert remote.read_text(encoding="utf-8") == local.read_text(encoding="utf-8")
+    return local.read_text(encoding="utf-8").splitlines()
 
-    docs = read_documents(spark, [path])
-    res = spark_dedup(spark, docs, CFG, against=str(index) if index else None, merge=merge)
-    return list(res.result.rows())
+
+@pytest.mark.parametrize(
+    "options",
+    [(), ("--keep", "newest", "--duplicate-ids", "suffix", "--html-field", "html")],
+    ids=["first", "newest-suffixed-ids"],
+)
+def test_spark_dedup_writes_the_lines_of_neardup_dedup(
+    spark: Any,
+    tmp_path: Path,
+    labelled: tuple[list[dict[str, Any]], list[dict[str, Any]]],
+    options: tuple[str, ...],
+) -> None:
+    docs, _ = labelled
+    if "suffix" in options:
+        docs = [*docs, {**docs[3], "date": "2030-01-01"}]  # a repeated id, and the newest copy of its text
+    half = len(docs) // 2
+    inputs = [write_jsonl(tmp_path / "a.jsonl", docs[:half]), write_jsonl(tmp_path / "b.jsonl", docs[half:])]
+    rows = [json.loads(line) for line in both(inputs, tmp_path, *options)]
+    assert len(rows) == len(docs)
+    kinds = {r["kind"] for r in rows}
+    assert {"unique", "first", "exact", "near", "partial"} <= kinds
+    assert any("evidence" in r for r in rows) and any("related_to" in r for r in rows)
+    if "suffix" in options:
+        assert any(r["id"].endswith("#2") for r in rows)
 
 
-def test_spark_and_local_give_identical_clusters(spark: Any, tmp_path: Path) -> None:
-    path = write_jsonl(tmp_path / "batch.jsonl", docs_with_nshash_pairs(1))
-    local = local_rows(path)
-    assert any(r["kind"] == "near" for r in local) and any(r["kind"] == "exact" for r in local)
-    assert any(r["kind"] == "nshash" for r in local)
-    assert spark_rows(spark, path) == local
+def test_spark_dedup_against_an_index_with_merge_writes_the_lines_of_neardup_dedup(
+    spark: Any, tmp_path: Path, labelled: tuple[list[dict[str, Any]], list[dict[str, Any]]]
+) -> None:
+    docs, truth = labelled
+    kind = {t["id"]: t["kind"] for t in truth}
+    sources = [d for d in docs if kind[d["id"]] in ("original", "hard_negative")]
+    copies = [d for d in docs if kind[d["id"]] not in ("original", "hard_negative")]
+    # an index of two segments (two part files: two executor tasks), built and merged by neardup
+    idx = tmp_path / "idx-local"
+    run("index", "build", write_jsonl(tmp_path / "s1.jsonl", sources[::2]), "-o", str(idx), "-j", "1")
+    s2 = write_jsonl(tmp_path / "s2.jsonl", sources[1::2])
+    run("dedup", s2, "--against", str(idx), "--merge", "--out", str(tmp_path / "s2.out.jsonl"), "-j", "1")
+    shutil.copytree(idx, tmp_path / "idx-spark")
+    pair = (idx, tmp_path / "idx-spark")
+
+    batch = write_jsonl(tmp_path / "batch.jsonl", [*copies, *sources[:3]])
+    rows = [json.loads(line) for line in both([batch], tmp_path, against=pair)]
+    in_corpus = {d["id"] for d in sources}
+    assert sum(r["duplicate_of"] in in_corpus for r in rows) > len(copies) // 2
+    assert all(r["kind"] == "exact" for r in rows if r["id"] in in_corpus)
+
+    def header(p: Path) -> dict[str, Any]:
+        h = json.loads((p / "header.json").read_text())
+        return {k: v for k, v in h.items() if k not in ("created", "updated")}
+
+    assert header(pair[0]) == header(pair[1])  # the same segment, the same bytes (checksums)
+    assert len(header(pair[0])["segments"]) == 3
+    # the merged indexes read the same on both sides: the batch is now all duplicates
+    again = [json.loads(line) for line in both([batch], tmp_path, against=pair)]
+    assert all(r["duplicate_of"] is not None or r["kind"] == "partial" for r in again)
 
 
-def test_spark_incremental_against_and_merge_match_local(spark: Any, tmp_path: Path) -> None:
-    docs = docs_with_nshash_pairs(2)
-    corpus, batch = docs[:25], docs[25:]
-    batch = [{"id": "copy-of-corpus", "text": corpus[2]["text"]}, *batch]
-    cpath = write_jsonl(tmp_path / "corpus.jsonl", corpus)
-    bpath = write_jsonl(tmp_path / "batch.jsonl", batch)
-    fps = fingerprint_records(iter_records([cpath]), CFG, simhash=True, nshash=True)
-    CorpusIndex.create(tmp_path / "idx-local", CFG, fps)
-    shutil.copytree(tmp_path / "idx-local", tmp_path / "idx-spark")
-
-    local = local_rows(bpath, tmp_path / "idx-local", merge=True)
-    remote = spark_rows(spark, bpath, tmp_path / "idx-spark", merge=True)
-    assert remote == local
-    assert local[0]["duplicate_of"] == corpus[2]["id"]
-
-    a, b = CorpusIndex.open(tmp_path / "idx-local"), CorpusIndex.open(tmp_path / "idx-spark")
-    assert len(a) == len(b) > len(corpus)
-    # after the merge, the batch is entirely made of duplicates, on both sides
-    assert all(r["duplicate_of"] is not None for r in local_rows(bpath, tmp_path / "idx-local"))
+def test_spark_dedup_refuses_a_damaged_index_part_with_one_line(
+    spark: Any, tmp_path: Path, labelled: tuple[list[dict[str, Any]], list[dict[str, Any]]]
+) -> None:
+    docs, _ = labelled
+    idx = tmp_path / "idx"
+    run("index", "build", write_jsonl(tmp_path / "c.jsonl", docs[:20]), "-o", str(idx), "-j", "1")
+    part = next(idx.glob("seg-*/part-*.parquet"))
+    data = bytearray(part.read_bytes())
+    data[len(data) // 2] ^= 0xFF  # same size: only the checksum, read by the executor, can tell
+    part.write_bytes(bytes(data))
+    batch = write_jsonl(tmp_path / "b.jsonl", docs[20:30])
+    res = CliRunner().invoke(
+        cli, ["spark", "dedup", batch, "--against", str(idx), "--out", str(tmp_path / "o.jsonl")]
+    )
+    assert res.exit_code != 0
+    assert "checksum" in str(res.exception) and "rebuild the index" in str(res.exception)
+    assert not (tmp_path / "o.jsonl").exists()
