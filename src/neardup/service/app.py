@@ -531,6 +531,7 @@ def create_app(
     token = settings.token
 
     be_health = getattr(be, "health", None)
+    be_duplicates = getattr(be, "aduplicates", None)
     be_check_urls = getattr(be, "acheck_urls", None)
 
     @app.get("/healthz", include_in_schema=False)
@@ -538,7 +539,8 @@ def create_app(
     async def health() -> dict[str, Any]:
         """Liveness (answers within about a second whatever the stores do), store reachability and
         analysis workers; ``status`` is ``degraded`` while a store does not answer."""
-        extra: dict[str, Any] = await be_health() if be_health is not None else {}
+        # the backend's health gathers its counts off the event loop (they wait for the state lock)
+        extra: dict[str, Any] = await be_health() if be_health is not None else be.stats()
         return {
             "status": "degraded" if extra.pop("degraded", False) else "ok",
             **extra,
@@ -547,7 +549,6 @@ def create_app(
             "state": str(settings.state) if settings.state else None,
             "redis": settings.redis is not None,
             "uptime_s": round(time.time() - started, 3),
-            **be.stats(),
         }
 
     @app.get("/metrics", include_in_schema=False)
@@ -621,7 +622,7 @@ def create_app(
         """The document's duplicates (documents whose duplicate_of is it) and its cluster."""
         if not doc_id or len(doc_id) > 512:
             raise ApiError(422, "invalid", f"doc_id must have 1..512 characters, got {len(doc_id)}")
-        found = be.duplicates(doc_id)
+        found = await be_duplicates(doc_id) if be_duplicates is not None else be.duplicates(doc_id)
         if found is None:
             raise ApiError(404, "not_found", f"no document with id {doc_id!r} was added")
         return _FastJSON(found)

@@ -35,7 +35,8 @@ __all__ = ["Backend", "StateBackend"]
 log = logging.getLogger("neardup.service")
 _FREEZE_EVERY = 50_000  # documents added between gc.freeze calls: a full collection scans at most these
 _STORE_THREADS = 8  # store calls in flight at once; a stuck store holds at most these threads
-_PROBE_TIMEOUT = 1.0  # seconds health waits for a store's answer
+_PROBE_TIMEOUT = 1.5  # seconds health waits for its probe (each store gets 0.5 s of it)
+_PROBE_STEP = 0.5
 
 
 def with_prefix(url: str, suffix: str, default: str | None) -> str:
@@ -111,7 +112,7 @@ class StateBackend:
         # store calls (SQLite, Redis) run here, never on the event loop: a locked database or a
         # stalled Redis then costs a thread and a 503 after ``store_timeout``, not every endpoint
         self._stores = ThreadPoolExecutor(_STORE_THREADS, thread_name_prefix="neardup-store")
-        self._probe: asyncio.Future[dict[str, str]] | None = None
+        self._probe: asyncio.Future[dict[str, Any]] | None = None
         self.pool: AnalysisPool | None = None
         if settings.analysis_processes > 0:
             try:
@@ -267,11 +268,11 @@ class StateBackend:
         loop = asyncio.get_running_loop()
         if self._probe is None or self._probe.done():
             self._probe = asyncio.wrap_future(self._stores.submit(self._probe_stores), loop=loop)
-        stores: dict[str, str]
         try:
-            stores = await asyncio.wait_for(asyncio.shield(self._probe), _PROBE_TIMEOUT)
+            probe = await asyncio.wait_for(asyncio.shield(self._probe), _PROBE_TIMEOUT)
         except asyncio.TimeoutError:
-            stores = {"urls": "timeout", "contentseen": "timeout"}
+            probe = {"stores": {"urls": "timeout", "contentseen": "timeout"}, "stats": {}}
+        stores: dict[str, str] = probe["stores"]
         pool = self.pool
         workers = {
             "processes": self.settings.analysis_processes,
@@ -281,16 +282,17 @@ class StateBackend:
             "recycled_after_deadline": pool.recycled if pool else 0,
         }
         ok = all(v == "ok" for v in stores.values())
-        return {"stores": stores, "analysis": workers, "degraded": not ok}
+        return {**probe["stats"], "stores": stores, "analysis": workers, "degraded": not ok}
 
-    def _probe_stores(self) -> dict[str, str]:
+    def _probe_stores(self) -> dict[str, Any]:
+        """In a store thread: can each store be reached, and the counts (when the state is free)."""
         out: dict[str, str] = {}
         try:
             if self.settings.redis is not None:
                 import redis
 
                 client = redis.Redis.from_url(
-                    self.settings.redis, socket_timeout=_PROBE_TIMEOUT, socket_connect_timeout=_PROBE_TIMEOUT
+                    self.settings.redis, socket_timeout=_PROBE_STEP, socket_connect_timeout=_PROBE_STEP
                 )
                 try:
                     client.ping()
@@ -308,11 +310,23 @@ class StateBackend:
         except Exception as exc:
             out["urls"] = f"error: {type(exc).__name__}: {exc}"
         # the ContentSeen lock is held only for a state step: a long wait means a stuck store call
-        if self._lock.acquire(timeout=_PROBE_TIMEOUT / 2):
-            self._lock.release()
+        stats: dict[str, Any] = {}
+        if self._lock.acquire(timeout=_PROBE_STEP):
+            try:
+                stats = self.stats()  # ContentSeen's counts take its lock: only when it is free
+            finally:
+                self._lock.release()
             out["contentseen"] = "ok"
         else:
             out["contentseen"] = "busy: a state step has held the lock for over 0.5 s"
+        return {"stores": out, "stats": stats}
+
+    async def aduplicates(self, doc_id: str) -> dict[str, Any] | None:
+        """``duplicates`` in a store thread: it waits for the state lock, which a stalled store
+        call may hold."""
+        out: dict[str, Any] | None = await self._in_store_thread(
+            lambda: self.duplicates(doc_id), "the ContentSeen state (busy with a stalled store call)"
+        )
         return out
 
     def check_urls(self, job: str, urls: list[str]) -> list[bool]:

@@ -199,6 +199,12 @@ def test_slow_page_recycles_its_worker_and_sigstopped_redis_answers_503(
                 timeout=20,
             )
             assert r.status_code == 503 and time.monotonic() - h0 < 6
+            h0 = time.monotonic()  # the stalled state step holds the state lock now
+            health = httpx.get(f"{svc.url}/v1/health", timeout=10)
+            assert health.status_code == 200 and time.monotonic() - h0 < 2.5
+            assert "busy" in health.json()["stores"]["contentseen"]
+            r = httpx.get(f"{svc.url}/v1/documents/1/duplicates", timeout=10)
+            assert r.status_code == 503 and time.monotonic() - h0 < 5
         finally:
             os.kill(pid, signal.SIGCONT)
         time.sleep(1.5)  # the stalled batch completes, then is forgotten again
