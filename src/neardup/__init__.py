@@ -13,6 +13,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
+from neardup import _jit
 from neardup._version import __version__
 from neardup.config import SimHashConfig
 from neardup.exceptions import (
@@ -23,6 +24,8 @@ from neardup.exceptions import (
     NeardupError,
     StoreError,
 )
+
+_jit.configure_cache()  # a writable numba cache folder, before any kernel is declared
 
 # public name -> module that defines it
 _LAZY: dict[str, str] = {

@@ -65,9 +65,26 @@ def cli() -> None:
     """neardup: find duplicate and near-duplicate texts and web pages (Chinese first)."""
 
 
+# commands whose kernels are checked to give the same results interpreted (tests/unit/test_startup.py)
+_INTERPRETABLE = {"dedup", "fingerprint", "compare", "nshash"}
+# options that bring in index files (their codec has no interpreted form) or stores
+_COMPILED_OPTIONS = {"--against", "--merge", "--index"}
+
+
+def _small_run(argv: list[str]) -> bool:
+    """Run kernels interpreted (no compiling) for a small run of a command known to allow it."""
+    words = [a for a in argv if not a.startswith("-")]
+    if not words or words[0] not in _INTERPRETABLE or any(a.split("=")[0] in _COMPILED_OPTIONS for a in argv):
+        return False
+    from neardup._jit import interpret_small_inputs
+
+    return interpret_small_inputs(words[1:])
+
+
 def main(argv: list[str] | None = None) -> Any:
     """Entry point of the console script; returns the exit code through SystemExit."""
     debug = bool(os.environ.get("NEARDUP_DEBUG"))
+    _small_run(sys.argv[1:] if argv is None else list(argv))
     try:
         rv = cli.main(args=argv, prog_name="neardup", standalone_mode=False)
     except click.exceptions.Exit as exc:

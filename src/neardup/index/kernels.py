@@ -12,9 +12,18 @@ from typing import Any
 
 import numpy as np
 from llvmlite import ir
-from numba import njit, types
+from numba import config, njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic
+
+
+def _popcount64_py(x: Any) -> Any:
+    """popcount64 when numba runs kernels as Python (NUMBA_DISABLE_JIT): intrinsics do not run there."""
+    return np.uint64(int(x).bit_count())
+
+
+def _prefetch2_py(arr: Any, t: Any, i: Any) -> None:
+    return None
 
 
 @intrinsic
@@ -48,6 +57,11 @@ def prefetch2(typingctx: Any, arr: Any, t: Any, i: Any) -> Any:
         return context.get_dummy_value()
 
     return sig, codegen
+
+
+if config.DISABLE_JIT:  # type: ignore[attr-defined]
+    popcount64 = _popcount64_py  # type: ignore[assignment]
+    prefetch2 = _prefetch2_py  # type: ignore[assignment]
 
 
 @njit(cache=True, inline="always")

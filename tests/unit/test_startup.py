@@ -1,0 +1,103 @@
+"""Start-up: small runs interpret the kernels with the same results; numba always finds a cache folder."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from neardup._jit import prefer_interpreter
+
+ROOT = Path(__file__).resolve().parents[2]
+NEWS = ROOT / "examples" / "news.jsonl"
+
+
+def _neardup(args: list[str], tmp: Path, jit: str) -> str:
+    env = {**os.environ, "NEARDUP_JIT": jit}
+    env.pop("NUMBA_DISABLE_JIT", None)
+    proc = subprocess.run(
+        [sys.executable, "-m", "neardup.cli.main", *args],
+        cwd=tmp,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "Warning" not in proc.stderr, proc.stderr[-2000:]
+    return proc.stdout
+
+
+def test_interpreted_small_runs_give_the_compiled_results(tmp_path: Path) -> None:
+    texts = [json.loads(line)["text"] for line in NEWS.read_text(encoding="utf-8").splitlines()[:2]]
+    (tmp_path / "a.txt").write_text(texts[0], encoding="utf-8")
+    (tmp_path / "b.txt").write_text(texts[0][: len(texts[0]) // 2] + texts[1], encoding="utf-8")
+    runs = {
+        "dedup": ["dedup", str(NEWS), "--out", "{out}"],
+        "fingerprint": ["fingerprint", str(NEWS)],
+        "nshash": ["nshash", str(NEWS)],
+        "compare": ["compare", "a.txt", "b.txt"],
+    }
+    for name, args in runs.items():
+        got = {}
+        for jit in ("never", "always"):
+            out = tmp_path / f"{name}-{jit}.jsonl"
+            stdout = _neardup([a.format(out=out) for a in args], tmp_path, jit)
+            got[jit] = out.read_text(encoding="utf-8") if out.exists() else stdout
+        assert got["never"] == got["always"], name
+        assert got["never"].strip(), name
+
+
+def test_prefer_interpreter_only_for_small_existing_inputs(tmp_path: Path) -> None:
+    small = tmp_path / "small.jsonl"
+    small.write_text('{"id": 1, "text": "x"}\n')
+    big = tmp_path / "big.jsonl"
+    big.write_bytes(b"x" * (300 * 1024))
+    assert prefer_interpreter([str(small)])
+    assert prefer_interpreter([str(tmp_path / "missing"), str(small)])
+    assert not prefer_interpreter([str(small), str(big)])
+    assert not prefer_interpreter([str(tmp_path / "missing")])
+    assert not prefer_interpreter([])
+
+
+def test_import_works_when_no_numba_cache_folder_is_writable(tmp_path: Path) -> None:
+    # an install whose __pycache__ cannot be created (here: files of that name, which stop root too)
+    # used with a home folder that cannot be written: numba would refuse every cache=True kernel
+    copy = tmp_path / "site"
+    shutil.copytree(ROOT / "src" / "neardup", copy / "neardup", ignore=shutil.ignore_patterns("__pycache__"))
+    for folder in [copy / "neardup", *(p for p in (copy / "neardup").rglob("*") if p.is_dir())]:
+        (folder / "__pycache__").write_text("")
+    tmpdir = tmp_path / "tmp"
+    tmpdir.mkdir()
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(copy),
+        "HOME": "/proc/neardup-no-home",
+        "XDG_CACHE_HOME": "/proc/neardup-no-home",
+        "TMPDIR": str(tmpdir),
+    }
+    env.pop("NUMBA_CACHE_DIR", None)
+    code = "import os, neardup, neardup.fingerprint._kernels; print(neardup.__file__, os.environ['NUMBA_CACHE_DIR'])"
+    proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    where, cache = proc.stdout.split()
+    assert where.startswith(str(copy))
+    assert cache == str(tmpdir / f"neardup-numba-{os.getuid()}")
+
+
+@pytest.mark.parametrize("mode", ["always"])
+def test_neardup_jit_always_keeps_numba_compiling(mode: str, tmp_path: Path) -> None:
+    code = "from neardup.cli.main import _small_run; import sys, os; print(_small_run(sys.argv[1:]))"
+    env = {**os.environ, "NEARDUP_JIT": mode}
+    env.pop("NUMBA_DISABLE_JIT", None)
+    args = [sys.executable, "-c", code, "dedup", str(NEWS)]
+    assert subprocess.run(args, env=env, capture_output=True, text=True).stdout.strip() == "False"
+    env["NEARDUP_JIT"] = "auto"
+    assert subprocess.run(args, env=env, capture_output=True, text=True).stdout.strip() == "True"
+    args = [sys.executable, "-c", code, "dedup", str(NEWS), "--against", "x.idx"]
+    assert subprocess.run(args, env=env, capture_output=True, text=True).stdout.strip() == "False"
