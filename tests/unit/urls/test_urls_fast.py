@@ -153,9 +153,9 @@ def test_nasty_fixture_agrees_with_the_exact_path() -> None:
 
 
 def test_generated_urls_agree_with_the_exact_path() -> None:
-    urls = generated(30_000, seed=18)
+    urls = generated(20_000, seed=18)
     answered = assert_agree(urls)
-    assert answered > 3_000  # the kernel takes a good share even of these odd URLs
+    assert answered > 5_000  # the kernel takes a good share even of these odd URLs
 
 
 @pytest.mark.parametrize(
