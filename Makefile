@@ -15,24 +15,39 @@ $(STAMP): pyproject.toml
 
 venv: $(STAMP)
 
-# system packages the tests drive for real: redis-server, headless chromium (Debian packages)
+# the demo needs the core package only (no extras, no test tools): a venv of about 0.5 GB
+DEMO_STAMP := $(VENV)/.demo-$(shell cat pyproject.toml | sha1sum | cut -c1-12)
+$(DEMO_STAMP): pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e .
+	rm -f $(VENV)/.demo-*; touch $(DEMO_STAMP)
+
+# system packages the tests drive for real: redis-server, headless chromium and CJK fonts for its
+# screenshots, Java for Spark (Debian packages)
 sysdeps:
 	@missing=""; \
 	command -v redis-server >/dev/null || missing="$$missing redis-server"; \
 	command -v chromium >/dev/null || missing="$$missing chromium"; \
 	command -v java >/dev/null || missing="$$missing openjdk-17-jre-headless"; \
+	dpkg -s fonts-noto-cjk >/dev/null 2>&1 || missing="$$missing fonts-noto-cjk"; \
 	if [ -n "$$missing" ]; then \
 	  echo "installing:$$missing"; \
 	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing >/dev/null; \
 	fi
 
-demo: $(STAMP)
-	$(PY) -m neardup.cli.main dedup examples/news.jsonl --out demo-out/clusters.jsonl --keep-out demo-out/kept.jsonl
+demo: $(DEMO_STAMP)
+	$(VENV)/bin/neardup dedup examples/news.jsonl --out demo-out/clusters.jsonl --keep-out demo-out/kept.jsonl
 	@echo; echo "one line per document in demo-out/clusters.jsonl; duplicates:"; \
 	grep -v '"duplicate_of":null' demo-out/clusters.jsonl | head -20
 	@echo; echo "scored against the shipped ground truth (examples/news.truth.jsonl):"
-	$(PY) -m neardup.cli.main eval --truth examples/news.truth.jsonl demo-out/clusters.jsonl
+	$(VENV)/bin/neardup eval --truth examples/news.truth.jsonl demo-out/clusters.jsonl
+	@echo; echo "next: run neardup from the venv, e.g."; \
+	echo "  $(VENV)/bin/neardup --help"; \
+	echo "  $(VENV)/bin/neardup dedup your.jsonl --out clusters.jsonl"; \
+	echo "or put it on your PATH for this shell: source $(VENV)/bin/activate"; \
+	echo "(extras: $(VENV)/bin/pip install -e '.[html,redis,service]'; see README.md, Install)"
 
 test: $(STAMP) sysdeps
 	$(PY) -m pytest -q -p no:cacheprovider tests

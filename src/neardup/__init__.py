@@ -44,6 +44,7 @@ _LAZY: dict[str, str] = {
     "simhash_from_features": "neardup.fingerprint.simhash",
     "cosine": "neardup.fingerprint.simhash",
     "Simhash": "neardup.fingerprint.compat",
+    "SimhashIndex": "neardup.fingerprint.compat",
     # nshash and stores
     "NSHash": "neardup.fingerprint.nshash",
     "sentence_hashes": "neardup.fingerprint.nshash",
@@ -104,6 +105,7 @@ __all__ = [
     "SimHashConfig",
     "SimHasher",
     "Simhash",
+    "SimhashIndex",
     "StoreError",
     "SynthConfig",
     "Truth",
@@ -170,7 +172,7 @@ if TYPE_CHECKING:  # let type checkers and IDEs see the lazy names
         synthesize,
         write_report,
     )
-    from neardup.fingerprint.compat import Simhash
+    from neardup.fingerprint.compat import Simhash, SimhashIndex
     from neardup.fingerprint.nshash import NSHash, longest_sentences, sentence_hashes, sentence_hashes_many
     from neardup.fingerprint.simhash import (
         SimHasher,
