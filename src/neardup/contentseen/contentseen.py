@@ -1,7 +1,9 @@
 """ContentSeen: was this fetched page's content seen before? (seed 003; the kinds of seed 004)
 
 Every page a crawler downloads passes ``check``; the verdict says ``new`` or which kind of
-duplicate of which earlier document, and why. See docs/contentseen.md for the exact decision order.
+duplicate of which earlier document, and why. The decision is the match engine's
+(``neardup.match``), one page at a time: the same verdict ``neardup dedup`` gives the same pages in
+the same order, and ``neardup compare`` gives a pair. See docs/contentseen.md.
 
 >>> cs = ContentSeen("memory://")
 >>> html = "<html><body><article><p>" + "长江是中华民族的母亲河，也是中华民族发展的重要支撑。" * 3 + "</p></article></body></html>"
@@ -17,99 +19,81 @@ from __future__ import annotations
 import copy
 import fcntl
 import os
+import struct
 import threading
 import time
 from collections import Counter
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import orjson
 
-from neardup.config import SimHashConfig
-from neardup.contentseen.extract import (
-    check_extractor,
-    decode_html,
-    extract_main_text,
-    layout_features,
-    layout_signature,
-    normalize_html,
-)
-from neardup.contentseen.verdict import KINDS, Verdict
+from neardup.contentseen.extract import check_extractor, decode_html, extract_main_text, layout_signature
+from neardup.contentseen.verdict import Verdict
 from neardup.exceptions import ConfigError, FormatError, InputError, StoreError
 from neardup.fingerprint.hashing import get_hash64
-from neardup.fingerprint.nshash import DEFAULT_MIN_SENTENCE_CHARS, longest_sentences, sentence_hashes
-from neardup.fingerprint.simhash import SimHasher, hamming
+from neardup.fingerprint.nshash import DEFAULT_MIN_SENTENCE_CHARS, longest_sentences
 from neardup.index import HammingIndex
+import numpy as np
+
+from neardup.match import KINDS as ENGINE_KINDS
+from neardup.match import EngineState, Evidence, MatchConfig, Signatures, exact_key, signatures
 from neardup.stores import KeyValueStore, open_store
 from neardup.stores.journal import Journal, header_bytes
 
 __all__ = ["ContentSeen", "PageAnalysis"]
 
 FORMAT = "neardup.contentseen"
-VERSION = 2  # 2: framed, checksummed journal records (1: JSON lines)
+VERSION = 3  # 3: match-engine signatures in the records; 2: framed, checksummed records (1: JSON lines)
 _HEADER = "contentseen.json"
 _WAL = "docs.wal"
 _INDEX = "index.hx"
 _LOCK = ".lock"
 _JOURNAL_KIND = "contentseen.docs"
-_KIND_CODE = {k: i for i, k in enumerate(KINDS)}
-# exact and content keys live in the same key map as the sentence keys, XORed into their own space
+# exact and content keys share one key map, XORed into their own spaces
 _NS_RAW = 0x9E3779B97F4A7C15
 _NS_TEXT = 0xC2B2AE3D27D4EB4F
-_TOP_FEATURES = 10  # shared features listed in a verdict's reasons
+_SENTENCES = 5  # longest sentences kept per page to show the passage two pages share
+_SIG_LEN = struct.Struct("<I")
+_ENGINE_KINDS = {"unique": "new"}
 
 
 @dataclass(slots=True)
 class _Doc:
-    """What is remembered of one added page (one WAL line)."""
+    """What is remembered of one added page (one journal record)."""
 
     id: int
     url: str
     kind: str
-    root: int  # first document of its group: itself when it was new
-    fp: int
-    layout: int | None
-    raw: int
-    text: int
-    sents: tuple[int, ...]
+    root: int  # first document of its cluster: itself when it started one
+    partner: int | None  # the document its evidence is about (a duplicate's or a partial copy's)
+    sig: bytes  # the page's signature (``Signatures.row_bytes``)
+    sents: tuple[int, ...]  # hashes of its longest sentences (to show shared passages)
     ts: float
-    members: list[int] | None = None  # later documents of its group (roots only)
+    members: list[int] | None = None  # later documents of its cluster (roots only)
 
     def record(self) -> bytes:
-        return (
-            orjson.dumps(
-                {
-                    "i": self.id,
-                    "u": self.url,
-                    "k": self.kind,
-                    "r": self.root,
-                    "f": self.fp,
-                    "l": self.layout,
-                    "h": self.raw,
-                    "t": self.text,
-                    "s": list(self.sents),
-                    "ts": self.ts,
-                }
-            )
-            + b"\n"
+        meta = orjson.dumps(
+            {
+                "i": self.id,
+                "u": self.url,
+                "k": self.kind,
+                "r": self.root,
+                "p": self.partner,
+                "s": list(self.sents),
+                "ts": self.ts,
+            }
         )
+        return _SIG_LEN.pack(len(self.sig)) + self.sig + meta
 
     @classmethod
-    def from_record(cls, d: dict[str, Any]) -> _Doc:
-        return cls(
-            d["i"],
-            d["u"],
-            d["k"],
-            d["r"],
-            d["f"],
-            d["l"],
-            d["h"],
-            d["t"],
-            tuple(d["s"]),
-            d["ts"],
-        )
+    def from_record(cls, payload: bytes | memoryview) -> _Doc:
+        data = bytes(payload)
+        (n,) = _SIG_LEN.unpack_from(data)
+        sig = data[4 : 4 + n]
+        d = orjson.loads(data[4 + n :])
+        return cls(d["i"], d["u"], d["k"], d["r"], d["p"], sig, tuple(d["s"]), d["ts"])
 
 
 @dataclass(slots=True)
@@ -121,12 +105,10 @@ class PageAnalysis:
     ``complete`` is False while ``check`` computes it lazily (an exact copy needs only ``raw``).
     """
 
-    raw: int  # xxh3 of the whitespace-collapsed HTML (or of the text when there is no HTML)
+    raw: int  # the exact key: xxh3 of the page (or the text) with whitespace runs collapsed
     text: str = ""  # main text
-    text_key: int | None = None  # xxh3 of the whitespace-collapsed main text
-    fp: int | None = None  # main-text SimHash
-    layout: int | None = None  # template signature (HTML only)
-    sent_keys: list[int] = field(default_factory=list)  # nshash keys of the longest sentences
+    sig: bytes = b""  # the match engine's signature of the page (``Signatures.row_bytes``)
+    sent_keys: list[int] = field(default_factory=list)  # hashes of the longest sentences
     sents: list[str] = field(default_factory=list)  # those sentences, read only to explain
     settings: str = ""  # which settings made it (see ContentSeen.check_analysed)
     complete: bool = False
@@ -172,69 +154,62 @@ class ContentSeen:
     Args:
         state: a directory (created if missing) holding the state, or ``"memory://"`` / None for
             a throw-away in-memory instance. ``file:///dir`` is the same as ``/dir``.
-        max_distance: SimHash bits within which main texts are ``near`` duplicates (k, 0..8).
-        config: how main text becomes a SimHash (``SimHashConfig()``: jieba words, TF-IDF).
+        match: the match engine's configuration (``MatchConfig()``: the defaults ``neardup dedup``
+            uses, chosen in docs/quality.md).
+        max_distance: SimHash candidate radius (bits); None: ``match.candidate_distance``. A
+            candidate source, not the decision.
         extractor: main-text extractor: resiliparse (default), trafilatura, readability, justext.
-        layout_distance: template signatures within this many bits count as the same template.
-        nshash_n, min_sentence_chars, nshash_hash: nshash's settings (n longest sentences).
-        min_shared: longest-sentence hashes two pages must share to be ``layout``/``partial``
-            duplicates (fewer when a page has fewer sentences).
-        min_near_chars: main texts shorter than this are not compared by SimHash (few features
-            make SimHash collide); exact and content checks still apply.
-        nshash_store: a store URL (``redis://host:6379/0?prefix=cs``) holding the exact, content and
-            sentence-hash maps, shared by every ContentSeen using it; default: kept with the state.
+        nshash_store: a store URL (``redis://host:6379/0?prefix=cs``) holding the exact and content
+            key maps, shared by every ContentSeen using it (a page another service saw is caught as
+            exact or content); near, partial and layout checks use this process's documents.
         fsync: fsync the journal after every added page (default: an acknowledged page survives
-            power loss; about 0.4 ms per add here); False only writes it (survives a crash of the
-            process, not of the machine).
-        explain: list the heaviest shared SimHash features in a duplicate's reasons (costs one
-            more feature extraction per duplicate; shared sentences are always listed).
+            power loss); False only writes it (survives a crash of the process, not of the machine).
+        explain: list the longest sentences a duplicate shares with its partner in its reasons.
 
     ``check`` is thread-safe (one lock). Every page added is written to the journal
-    (``docs.wal``) before ``check`` returns, so an acknowledged page survives a crash; ``flush``
-    also saves the Hamming index so the next start need not rebuild it.
+    (``docs.wal``) before ``check`` returns, so an acknowledged page survives a crash.
     """
 
     def __init__(
         self,
         state: str | os.PathLike[str] | None = "memory://",
-        max_distance: int = 3,
+        max_distance: int | None = None,
         *,
-        config: SimHashConfig | None = None,
-        extractor: str = "resiliparse",
-        layout_distance: int = 10,
-        nshash_n: int = 5,
-        min_sentence_chars: int = DEFAULT_MIN_SENTENCE_CHARS,
-        nshash_hash: str = "md5",
-        min_shared: int = 2,
-        min_near_chars: int = 50,
+        match: MatchConfig | None = None,
+        extractor: str | None = None,
         nshash_store: str | KeyValueStore | None = None,
         fsync: bool = True,
         explain: bool = True,
+        **replaced: Any,
     ) -> None:
-        self.max_distance = _check_int(
-            "max_distance", max_distance, 0, 8, "; 3 is usual for 64-bit SimHash of web pages"
-        )
-        self.layout_distance = _check_int("layout_distance", layout_distance, 0, 32)
-        self.nshash_n = _check_int("nshash_n", nshash_n, 1, 255)
-        self.min_sentence_chars = _check_int("min_sentence_chars", min_sentence_chars, 0, 10_000)
-        self.min_shared = _check_int("min_shared", min_shared, 1, 255)
-        self.min_near_chars = _check_int("min_near_chars", min_near_chars, 0, 1_000_000)
-        self.config = config if config is not None else SimHashConfig()
-        if not isinstance(self.config, SimHashConfig):
-            raise ConfigError(f"config must be a SimHashConfig, got {type(config).__name__}")
-        check_extractor(extractor)
-        self.extractor = extractor
-        self.nshash_hash = nshash_hash
-        self._sent_hash = get_hash64(nshash_hash)
-        self._h64 = get_hash64("xxh3")
+        if replaced:
+            raise ConfigError(
+                f"ContentSeen does not take {', '.join(sorted(replaced))} any more: the match engine "
+                "decides (pass match=MatchConfig(...); see docs/contentseen.md)"
+            )
+        cfg = match if match is not None else MatchConfig()
+        if not isinstance(cfg, MatchConfig):
+            raise ConfigError(f"match must be a MatchConfig, got {type(match).__name__}")
+        if max_distance is not None:
+            if isinstance(max_distance, bool) or not isinstance(max_distance, int) or not 0 <= max_distance <= 15:
+                raise ConfigError(f"max_distance must be an integer between 0 and 15, got {max_distance!r}")
+            cfg = MatchConfig(**{**cfg.to_dict(), "candidate_distance": max_distance})
+        if extractor is not None:
+            cfg = MatchConfig(**{**cfg.to_dict(), "extractor": extractor})
+        check_extractor(cfg.extractor)
+        self.match = cfg
+        self.max_distance = cfg.candidate_distance
+        self.extractor = cfg.extractor
         self.fsync = bool(fsync)
         self.explain = bool(explain)
-        self._hasher = SimHasher(self.config)
+        self._sent_hash = get_hash64("md5")
+        self._h64 = get_hash64("xxh3")
         self._settings_key = f"{self._h64(orjson.dumps(self._settings(), option=orjson.OPT_SORT_KEYS)):016x}"
         self._lock = threading.RLock()
-        self._analysis_lock = threading.Lock()
         self._closed = False
         self._docs: dict[int, _Doc] = {}
+        self._rows: list[int] = []  # engine row -> document id
+        self._row_of: dict[int, int] = {}
         self._last_id = 0
         self._kinds: Counter[str] = Counter()
         self._checks = 0
@@ -245,9 +220,10 @@ class ContentSeen:
         self._kv: KeyValueStore | _LocalKeys = (
             open_store(nshash_store) if nshash_store is not None else _LocalKeys()
         )
-        self._index = HammingIndex(
-            self.config.bits, self.max_distance, metadata={"simhash": self.config.to_dict()}
-        )
+        self._engine = EngineState(cfg)
+        # SimHash of every document: the snapshot file's high-water mark, and candidates when
+        # match.candidate_distance is set
+        self._simhash = HammingIndex(64, cfg.candidate_distance if cfg.candidate_distance is not None else 3)
         self._indexed_upto = 0
         self._wal: Journal | None = None
         self._lockfd: int | None = None
@@ -274,26 +250,12 @@ class ContentSeen:
         return Path(s)
 
     def _settings(self) -> dict[str, Any]:
-        return {
-            "simhash": self.config.to_dict(),
-            "extractor": self.extractor,
-            "nshash": {
-                "n": self.nshash_n,
-                "hash": self.nshash_hash,
-                "min_sentence_chars": self.min_sentence_chars,
-            },
-        }
+        return {"match": self.match.signature_settings()}
 
     def analyser_settings(self) -> dict[str, Any]:
         """The settings that shape :meth:`analyse`: ``ContentSeen(None, **these).analyse(...)``, in
         any process, gives analyses this ContentSeen accepts (all values pickle)."""
-        return {
-            "config": self.config,
-            "extractor": self.extractor,
-            "nshash_n": self.nshash_n,
-            "min_sentence_chars": self.min_sentence_chars,
-            "nshash_hash": self.nshash_hash,
-        }
+        return {"match": self.match}
 
     def _open_dir(self, path: Path) -> None:
         path.mkdir(parents=True, exist_ok=True)
@@ -339,9 +301,9 @@ class ContentSeen:
                 )
             if meta["version"] < VERSION:
                 raise FormatError(
-                    f"{header} is version {meta['version']} (a journal without checksums); this neardup "
-                    f"reads version {VERSION}: convert it once with "
-                    f"`python -m neardup.contentseen.upgrade {path}`"
+                    f"{header} is version {meta['version']}, made before the match engine: its journal "
+                    "holds SimHash fingerprints, not the signatures this neardup verifies with; start a "
+                    "new state directory and re-add the pages"
                 )
             for key, want in settings.items():
                 if meta.get(key) != want:
@@ -380,10 +342,9 @@ class ContentSeen:
                 )
         records_mark = 0
         if index_path.exists():
+            # the snapshot of the SimHash index: only its high-water mark is read (the engine's
+            # state is rebuilt from the journal, which holds every signature)
             index = HammingIndex.open(index_path)
-            if index.metadata.get("simhash") != self.config.to_dict():
-                raise ConfigError(f"{index_path} was built with another SimHash configuration")
-            self._index = index
             self._indexed_upto = int(index.metadata.get("contentseen_upto", 0))
             records_mark = int(index.metadata.get("contentseen_records", 0))
         self._replay(self._wal)
@@ -396,13 +357,12 @@ class ContentSeen:
             )
 
     def _replay(self, journal: Journal) -> None:
-        ids: list[int] = []
-        fps: list[int] = []
         pending: dict[int, int] = {}  # key -> first document, put into the key map in one batch
         for seq, payload in journal.replay():
             try:
-                doc = _Doc.from_record(orjson.loads(payload))
-            except (orjson.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
+                doc = _Doc.from_record(payload)
+                sig = Signatures.from_row_bytes(doc.sig, self.match)
+            except (orjson.JSONDecodeError, KeyError, TypeError, ValueError, struct.error) as exc:
                 raise FormatError(
                     f"{journal.path}: record {seq} has a valid checksum but is not a document ({exc})"
                 ) from None
@@ -412,24 +372,17 @@ class ContentSeen:
                     f"{journal.path}: record {seq} holds document {doc.id}, expected {seq + 1}: "
                     "the journal's ids are not contiguous; restore it from a backup"
                 )
-            self._remember(doc, put_keys=False)
+            self._remember(doc, sig, put_keys=False)
             if not self._shared:
-                for k in self._keys_of(doc):
+                for k in self._keys_of(doc, sig):
                     pending.setdefault(k, doc.id)
-            if doc.kind not in ("exact", "content") and doc.id > self._indexed_upto:
-                ids.append(doc.id)
-                fps.append(doc.fp)
         if pending:
             keys = list(pending)
             have = self._kv.get_many(keys)
             self._kv.put_many([(k, pending[k]) for k, v in zip(keys, have, strict=True) if v is None])
-        if ids:
-            import numpy as np
-
-            self._index.add_many(np.array(ids, np.int64), np.array(fps, np.uint64))
 
     # -- bookkeeping -------------------------------------------------------------------------
-    def _remember(self, doc: _Doc, *, put_keys: bool) -> None:
+    def _remember(self, doc: _Doc, sig: Signatures, *, put_keys: bool) -> None:
         self._docs[doc.id] = doc
         self._last_id = max(self._last_id, doc.id)
         self._kinds[doc.kind] += 1
@@ -438,21 +391,26 @@ class ContentSeen:
             if root.members is None:
                 root.members = []
             root.members.append(doc.id)
+        merged = doc.kind in ("exact", "content", "near") and doc.root in self._row_of
+        row = len(self._rows)
+        self._engine.record(sig, np.array([self._row_of[doc.root] if merged else row], np.int64))
+        self._simhash.add(row, int(sig.simhash[0]))
+        self._rows.append(doc.id)
+        self._row_of[doc.id] = row
         if put_keys:
-            keys = self._keys_of(doc)
+            keys = self._keys_of(doc, sig)
             have = self._kv.get_many(keys)
             new = [(k, doc.id) for k, v in zip(keys, have, strict=False) if v is None]
             if new:
                 self._kv.put_many(new)
 
     @staticmethod
-    def _keys_of(doc: _Doc) -> list[int]:
-        """The key-map entries of a document: its exact key, and unless it is an exact copy its
-        content key and sentence keys (int keys; the namespaces differ by a XOR constant)."""
-        keys = [doc.raw ^ _NS_RAW]
-        if doc.kind != "exact":
-            keys.append(doc.text ^ _NS_TEXT)
-            keys.extend(doc.sents)
+    def _keys_of(doc: _Doc, sig: Signatures) -> list[int]:
+        """The key-map entries of a document: its exact key and, unless it is an exact copy, its
+        content key (int keys; the namespaces differ by a XOR constant)."""
+        keys = [int(sig.exact[0]) ^ _NS_RAW]
+        if doc.kind != "exact" and int(sig.tokens[0]) > 0:
+            keys.append(int(sig.content[0]) ^ _NS_TEXT)
         return keys
 
     def _root_of(self, doc_id: int) -> int:
@@ -471,49 +429,33 @@ class ContentSeen:
             raise InputError(f"text must be a string, got {type(text).__name__}")
         return decode_html(html) if html is not None else None
 
-    def _probe(self, html: str | None, text: str | None) -> PageAnalysis:
-        if html is not None:
-            probe = PageAnalysis(raw=self._h64(normalize_html(html).encode("utf-8", "surrogatepass")))
-        else:
-            assert text is not None
-            # text only: "exact" is the same text as given, "content" the same text whitespace aside
-            probe = PageAnalysis(raw=self._h64(b"text:" + text.strip().encode("utf-8", "surrogatepass")))
-        return probe
+    @staticmethod
+    def _probe(html: str | None, text: str | None) -> PageAnalysis:
+        page = html if html is not None else text
+        assert page is not None
+        return PageAnalysis(raw=exact_key(page))
 
     def _analyse(self, probe: PageAnalysis, html: str | None, text: str | None) -> None:
         if probe.complete:
             return
-        with self._analysis_lock:
-            if text is None:
-                assert html is not None
-                text = extract_main_text(html, self.extractor)
-            probe.text = text
-            # whitespace-collapsed text: cheap, and what "the same main text" means; case, width and
-            # Unicode-form variants are caught as near duplicates at distance 0
-            norm = " ".join(text.split())
-            if norm:
-                probe.text_key = self._h64(norm.encode("utf-8", "surrogatepass"))
-                probe.fp = self._hasher.fingerprint(text)
-                # nshash's own keys (the same as NSHash.get_nshash); the sentences themselves are
-                # read again only to explain a duplicate
-                probe.sent_keys = sentence_hashes(
-                    text, self.nshash_n, self.nshash_hash, self.min_sentence_chars
-                )
-
-    def _layout(self, probe: PageAnalysis, html: str | None) -> int | None:
-        if probe.complete or html is None:
-            return probe.layout
-        if probe.layout is None:
-            feats = layout_features(html)
-            probe.layout = layout_signature(feats, bits=64) if feats else None
-        return probe.layout
+        if text is None:
+            assert html is not None
+            text = extract_main_text(html, self.extractor)
+        probe.text = text
+        layout = (layout_signature(html) or None) if html is not None else None
+        sig = signatures([text], self.match, raw=[html if html is not None else text], layouts=[layout])
+        probe.sig = sig.row_bytes(0)
+        probe.sents = longest_sentences(text, _SENTENCES, DEFAULT_MIN_SENTENCE_CHARS) if text else []
+        probe.sent_keys = [self._sent_hash(x.encode("utf-8", "surrogatepass")) for x in probe.sents]
+        probe.settings = self._settings_key
+        probe.complete = True
 
     def analyse(self, html: str | bytes | None = None, text: str | None = None) -> PageAnalysis:
         """Everything ``check`` reads from a page, without touching the state (any thread or process).
 
         ``check(url, html)`` is ``check_analysed(url, analyse(html))``; splitting the two lets the
-        costly, stateless part (main-text extraction, segmentation, SimHash, layout) run in worker
-        processes while one process owns the state, as ``neardup serve`` does.
+        costly, stateless part (main-text extraction, signature, layout) run in worker processes
+        while one process owns the state, as ``neardup serve`` does.
 
         >>> cs = ContentSeen("memory://")
         >>> a = cs.analyse(text="长江是中华民族的母亲河，也是中华民族发展的重要支撑。")
@@ -523,11 +465,6 @@ class ContentSeen:
         page = self._page_of(html, text)
         probe = self._probe(page, text)
         self._analyse(probe, page, text)
-        self._layout(probe, page)
-        if probe.text:
-            probe.sents = longest_sentences(probe.text, self.nshash_n, self.min_sentence_chars)
-        probe.settings = self._settings_key
-        probe.complete = True
         return probe
 
     def check(
@@ -564,8 +501,8 @@ class ContentSeen:
             raise InputError("analysis must be a PageAnalysis made by ContentSeen.analyse")
         if analysis.settings != self._settings_key:
             raise ConfigError(
-                "this analysis was made with other settings (SimHash, extractor or nshash) than "
-                "this ContentSeen's; analyse pages with a ContentSeen of the same settings"
+                "this analysis was made with other signature settings (shingle, sketch, numbers, "
+                "extractor) than this ContentSeen's; analyse pages with a ContentSeen of the same settings"
             )
         probe = copy.copy(analysis)
         with self._lock:
@@ -577,34 +514,40 @@ class ContentSeen:
         self._live()
         self._checks += 1
         hit = self._kv.get(probe.raw ^ _NS_RAW)
-        if hit is not None:
-            return self._finish(url, "exact", hit, probe, page, add, sync)
+        if hit is not None and hit in self._docs:
+            # the same page: its signature is the earlier page's, no extraction needed
+            other = self._docs[hit]
+            probe.sig, probe.sent_keys = other.sig, list(other.sents)
+            rep = self._root_of(hit)
+            return self._finish(url, "exact", rep, hit, None, probe, add, sync)
         self._analyse(probe, page, text)
-        if probe.text_key is not None:
-            hit = self._kv.get(probe.text_key ^ _NS_TEXT)
-            if hit is not None:
-                return self._finish(url, "content", hit, probe, page, add, sync)
-        if probe.fp is not None and len(probe.text) >= self.min_near_chars:
-            found = self._index.query(probe.fp, self.max_distance)
-            if found:
-                best_id, _ = min(found, key=lambda x: (x[1], self._root_of(x[0]), x[0]))
-                return self._finish(url, "near", best_id, probe, page, add, sync)
-        similar = self._similar(probe)
-        if similar is not None:
-            other, shared = similar
-            need = min(self.min_shared, len(probe.sent_keys))
-            if shared >= need:
-                mine = self._layout(probe, page)
-                doc = self._docs.get(other)
-                same_template = (
-                    mine is not None
-                    and doc is not None
-                    and doc.layout is not None
-                    and hamming(mine, doc.layout) <= self.layout_distance
-                )
-                kind = "layout" if same_template else "partial"
-                return self._finish(url, kind, other, probe, page, add, sync)
-        return self._finish(url, "new", None, probe, page, add, sync)
+        sig = Signatures.from_row_bytes(probe.sig, self.match)
+        if hit is not None:  # known to a shared store only: another service saw this page
+            return self._finish(url, "exact", hit, hit, None, probe, add, sync, sig=sig)
+        if self._shared and int(sig.tokens[0]) > 0:
+            other_id = self._kv.get(int(sig.content[0]) ^ _NS_TEXT)
+            if other_id is not None and other_id not in self._docs:
+                return self._finish(url, "content", other_id, other_id, None, probe, add, sync, sig=sig)
+        extra = None
+        if self.match.candidate_distance is not None and len(self._simhash):
+            near = [i for i, _ in self._simhash.query(int(sig.simhash[0]))]
+            extra = (np.array([0, len(near)], np.int64), np.array(near, np.int64))
+        out = self._engine.run(sig, add=False, extra=extra)
+        kind = _ENGINE_KINDS.get(ENGINE_KINDS[int(out["kind"][0])], ENGINE_KINDS[int(out["kind"][0])])
+        if kind == "new":
+            return self._finish(url, "new", None, None, None, probe, add, sync, sig=sig)
+        partner = self._rows[int(out["partner"][0])]
+        merges = kind in ("exact", "content", "near")
+        root = self._rows[int(out["rep"][0])] if merges else self._root_of(partner)
+        ev = Evidence(
+            kind=kind,
+            similarity=float(out["similarity"][0]),
+            containment=(float(out["containment"][0, 0]), float(out["containment"][0, 1])),
+            number_conflicts=int(out["conflicts"][0]),
+            numbers_aligned=int(out["aligned"][0]),
+            hamming=int(out["hamming"][0]),
+        )
+        return self._finish(url, kind, root, partner, ev, probe, add, sync, sig=sig)
 
     def sync(self) -> None:
         """fsync the journal: every page added with ``sync=False`` so far becomes durable.
@@ -617,55 +560,41 @@ class ContentSeen:
         if wal is not None:
             wal.sync()
 
-    def _similar(self, probe: PageAnalysis) -> tuple[int, int] | None:
-        """The earliest document sharing most of the page's longest-sentence hashes, and how many."""
-        if not probe.sent_keys:
-            return None
-        hits = self._kv.get_many(probe.sent_keys)
-        counts = Counter(self._root_of(h) for h in hits if h is not None)
-        if not counts:
-            return None
-        other, shared = min(counts.items(), key=lambda kv: (-kv[1], kv[0]))
-        return other, shared
-
     def _finish(
         self,
         url: str,
         kind: str,
-        other: int | None,
+        root: int | None,
+        partner: int | None,
+        ev: Evidence | None,
         probe: PageAnalysis,
-        page: str | None,
         add: bool,
         sync: bool,
+        *,
+        sig: Signatures | None = None,
     ) -> Verdict:
-        odoc = self._docs.get(other) if other is not None else None
-        root = self._root_of(other) if other is not None else None
+        if sig is None:
+            sig = Signatures.from_row_bytes(probe.sig, self.match)
         rdoc = self._docs.get(root) if root is not None else None
+        pdoc = self._docs.get(partner) if partner is not None else None
         reasons: dict[str, Any] = {}
-        distance = layout_distance = similar_id = None
+        distance = layout_distance = None
+        if pdoc is not None:
+            other = Signatures.from_row_bytes(pdoc.sig, self.match)
+            distance = int(bin(int(sig.simhash[0]) ^ int(other.simhash[0])).count("1"))
+            if sig.has_layout[0] and other.has_layout[0]:
+                layout_distance = int(bin(int(sig.layout[0]) ^ int(other.layout[0])).count("1"))
         if kind == "exact":
-            if odoc is not None:
-                probe.fp, probe.text_key, probe.layout = odoc.fp, odoc.text, odoc.layout
-                probe.sent_keys = list(odoc.sents)
-                distance = 0
-                layout_distance = 0 if odoc.layout is not None else None
-            similar_id = root
-            reasons["why"] = f"the same page (HTML equal after collapsing whitespace) as document {root}"
-        else:
-            sim = self._similar(probe)
-            similar_id = sim[0] if sim is not None else None
-            if odoc is not None and probe.fp is not None:
-                distance = hamming(probe.fp, odoc.fp)
-                mine = self._layout(probe, page) if kind in ("layout", "partial", "content", "near") else None
-                if mine is not None and odoc.layout is not None:
-                    layout_distance = hamming(mine, odoc.layout)
-            if kind != "new":
-                reasons.update(self._reasons(kind, probe, odoc, other, distance, layout_distance))
+            distance = 0 if pdoc is not None else None
+            reasons["why"] = f"the same page (whitespace aside) as document {partner}"
+        elif kind != "new":
+            reasons.update(self._reasons(kind, probe, pdoc, partner, ev))
         doc_id: int | None = None
         if add:
-            doc_id = self._add(url, kind, root, probe, page, sync)
-            if similar_id is None and probe.sent_keys:
-                similar_id = doc_id
+            doc_id = self._add(url, kind, root, partner, probe, sig, sync)
+        similar_id = root if root is not None else doc_id
+        if partner is not None and kind in ("partial", "layout"):
+            reasons["related_to"] = partner
         return Verdict(
             kind=kind,  # type: ignore[arg-type]
             doc_id=doc_id,
@@ -679,70 +608,59 @@ class ContentSeen:
         )
 
     def _reasons(
-        self,
-        kind: str,
-        probe: PageAnalysis,
-        odoc: _Doc | None,
-        other: int | None,
-        distance: int | None,
-        layout_distance: int | None,
+        self, kind: str, probe: PageAnalysis, pdoc: _Doc | None, partner: int | None, ev: Evidence | None
     ) -> dict[str, Any]:
         out: dict[str, Any] = {}
-        if probe.text and not probe.sents:
-            probe.sents = longest_sentences(probe.text, self.nshash_n, self.min_sentence_chars)
-        if odoc is not None:
-            theirs = set(odoc.sents)
+        if ev is not None:
+            out.update(ev.to_dict())
+        if self.explain and pdoc is not None:
+            theirs = set(pdoc.sents)
             out["shared_sentences"] = [
-                s for s in probe.sents if self._sent_hash(s.encode("utf-8", "surrogatepass")) in theirs
+                x for x, h in zip(probe.sents, probe.sent_keys, strict=False) if h in theirs
             ]
-            if self.explain and probe.text:
-                # near/content: the texts are (almost) the same, so the heaviest features of the
-                # page's longest sentences are shared; layout/partial: those of the shared sentences
-                basis = "\n".join(probe.sents if kind in ("content", "near") else out["shared_sentences"])
-                if basis:
-                    out["shared_features"] = [
-                        [f, round(w, 3)] for f, w in self._hasher.features(basis)[:_TOP_FEATURES]
-                    ]
         if kind == "content":
-            out["why"] = f"the same main text (whitespace aside) as document {other}, in other HTML"
-        elif kind == "near":
+            out["why"] = f"the same main text (punctuation, spacing and width aside) as document {partner}"
+        elif kind == "near" and ev is not None:
             out["why"] = (
-                f"main-text SimHash {distance} bits from document {other} (max_distance {self.max_distance})"
+                f"similar main text to document {partner}: similarity {ev.similarity:.2f}, containment "
+                f"{max(ev.containment):.2f}, {ev.number_conflicts} conflicting of {ev.numbers_aligned} "
+                "numbers in place"
             )
-        else:
-            n = len(out.get("shared_sentences", []))
+        elif ev is not None:
             tmpl = "the same template" if kind == "layout" else "another template"
-            lay = f" (layout {layout_distance} bits apart)" if layout_distance is not None else ""
             out["why"] = (
-                f"{n} of the page's {len(probe.sent_keys)} longest sentences are in document "
-                f"{other}, {tmpl}{lay}"
+                f"a passage shared with document {partner} ({max(ev.containment):.0%} of the shorter "
+                f"one), {tmpl}; "
+                "reported, not a duplicate"
             )
         return out
 
     def _add(
-        self, url: str, kind: str, root: int | None, probe: PageAnalysis, page: str | None, sync: bool
+        self,
+        url: str,
+        kind: str,
+        root: int | None,
+        partner: int | None,
+        probe: PageAnalysis,
+        sig: Signatures,
+        sync: bool,
     ) -> int:
         doc_id = self._kv.incr("contentseen_doc_id") if self._shared else self._last_id + 1
-        if kind not in ("exact", "content"):
-            self._layout(probe, page)
+        merges = kind in ("exact", "content", "near") and root is not None
         doc = _Doc(
             id=doc_id,
             url=url,
             kind=kind,
-            root=root if root is not None else doc_id,
-            fp=probe.fp or 0,
-            layout=probe.layout,
-            raw=probe.raw,
-            text=probe.text_key or 0,
+            root=root if merges and root is not None else doc_id,
+            partner=partner,
+            sig=probe.sig,
             sents=tuple(probe.sent_keys),
             ts=round(time.time(), 3),
         )
         if self._wal is not None:
             # a failed write is cut back off the journal before the StoreError reaches the caller
             self._wal.append(doc.record(), sync=self.fsync and sync)
-        self._remember(doc, put_keys=True)
-        if kind not in ("exact", "content") and probe.fp is not None:
-            self._index.add(doc_id, probe.fp)
+        self._remember(doc, sig, put_keys=True)
         return doc_id
 
     # -- inspection --------------------------------------------------------------------------
@@ -752,14 +670,16 @@ class ContentSeen:
             doc = self._docs.get(self._as_id(doc_id))
             if doc is None:
                 return None
+            sig = Signatures.from_row_bytes(doc.sig, self.match)
             return {
                 "doc_id": doc.id,
                 "url": doc.url,
                 "kind": doc.kind,
                 "duplicate_of": None if doc.root == doc.id else doc.root,
+                "related_to": doc.partner if doc.kind in ("partial", "layout") else None,
                 "cluster": doc.root,
-                "fingerprint": f"{doc.fp:016x}",
-                "layout": None if doc.layout is None else f"{doc.layout:016x}",
+                "fingerprint": f"{int(sig.simhash[0]):016x}",
+                "layout": f"{int(sig.layout[0]):016x}" if sig.has_layout[0] else None,
                 "added": doc.ts,
             }
 
@@ -794,7 +714,7 @@ class ContentSeen:
                 "checks": self._checks,
                 "documents": len(self._docs),
                 "kinds": dict(self._kinds),
-                "indexed": len(self._index),
+                "indexed": self._engine.n,
                 "state": str(self.path) if self.path else "memory://",
                 "shared_store": self._kv.url if self._shared else None,
             }
@@ -804,7 +724,7 @@ class ContentSeen:
 
     def __repr__(self) -> str:
         where = str(self.path) if self.path else "memory://"
-        return f"ContentSeen({where!r}, max_distance={self.max_distance}, documents={len(self._docs)})"
+        return f"ContentSeen({where!r}, documents={len(self._docs)})"
 
     # -- lifecycle ---------------------------------------------------------------------------
     def _live(self) -> None:
@@ -819,10 +739,11 @@ class ContentSeen:
                 self._wal.sync()
             self._kv.flush()
             if self.path is not None:
-                self._index.metadata["contentseen_upto"] = self._last_id
+                index = self._simhash
+                index.metadata["contentseen_upto"] = self._last_id
                 # the high-water mark checked on open: the journal must hold at least this many
-                self._index.metadata["contentseen_records"] = self._wal.count if self._wal else 0
-                self._index.save(self.path / _INDEX)
+                index.metadata["contentseen_records"] = self._wal.count if self._wal else 0
+                index.save(self.path / _INDEX)
                 self._indexed_upto = self._last_id
 
     def close(self) -> None:
@@ -847,8 +768,3 @@ class ContentSeen:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-    # bench/test hook: pre-fill the index with fingerprints of documents not kept here
-    def _add_fingerprints(self, ids: Sequence[int] | Any, fps: Sequence[int] | Any) -> None:
-        with self._lock:
-            self._index.add_many(ids, fps)

@@ -1,18 +1,24 @@
 """The answer ContentSeen gives for one page: new, or which kind of duplicate of which document, and why.
 
-The kinds follow seed 004's four kinds of duplicate pages, plus SimHash near-duplicates:
+The kinds follow seed 004's four kinds of duplicate pages, plus near duplicates; the match engine
+(``neardup.match``) decides them from evidence:
 
 ========  ====================================================================================
-exact     same page: the HTML (whitespace collapsed) hashes the same as an earlier page's
-content   same main text (normalized), different HTML: a mirror in another template
-near      main-text SimHash within ``max_distance`` bits of an earlier page's
-layout    part of the important content the same (shared longest sentences) and the same template
-partial   part of the important content the same, another template (a partial repost)
+exact     same page: the HTML (or text) is the same as an earlier page's, whitespace aside
+content   same main text (the same words; punctuation, spacing, width aside), other HTML: a mirror
+near      similar main text (similarity or containment high, numbers in place agree): a repost
+layout    a passage of one inside the other, on pages of the same template (reported only)
+partial   a passage of one inside the other, another template (reported only)
 new       none of the above
 ========  ====================================================================================
 
+Only exact, content and near are duplicates (``is_duplicate``); layout and partial pages are new
+articles that share a passage with an earlier one (``is_related``), and never join its cluster.
+
 >>> Verdict(kind="near", doc_id=7, duplicate_of=3, distance=2).is_duplicate
 True
+>>> Verdict(kind="partial", doc_id=8, duplicate_of=3).is_duplicate
+False
 """
 
 from __future__ import annotations
@@ -20,11 +26,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-__all__ = ["DUPLICATE_KINDS", "KINDS", "Kind", "Verdict"]
+__all__ = ["DUPLICATE_KINDS", "KINDS", "RELATED_KINDS", "Kind", "Verdict"]
 
 Kind = Literal["new", "exact", "content", "near", "layout", "partial"]
 KINDS: tuple[str, ...] = ("new", "exact", "content", "near", "layout", "partial")
-DUPLICATE_KINDS: frozenset[str] = frozenset(KINDS[1:])
+DUPLICATE_KINDS: frozenset[str] = frozenset(("exact", "content", "near"))
+RELATED_KINDS: frozenset[str] = frozenset(("layout", "partial"))
 
 
 @dataclass(frozen=True)
@@ -32,12 +39,13 @@ class Verdict:
     """ContentSeen's answer for one page.
 
     ``doc_id`` is the id given to the page (None when it was only asked about, ``add=False``);
-    ``duplicate_of`` is the first document seen of the group it duplicates; ``distance`` the
-    Hamming distance between the two main-text SimHashes; ``similar_id`` the nshash answer (the
-    earliest document sharing most of the page's longest sentences, whatever the kind);
-    ``layout_distance`` the distance between the two template signatures; ``reasons`` holds
-    ``shared_sentences`` (the page's longest sentences that the other document has too),
-    ``shared_features`` (the heaviest SimHash features both have) and ``why`` (one line).
+    ``duplicate_of`` is the first document of the cluster it duplicates (layout, partial: of the
+    cluster of the document it shares a passage with, ``reasons["related_to"]``); ``distance`` the
+    Hamming distance between the two SimHashes; ``similar_id`` the cluster the page belongs to;
+    ``layout_distance`` the distance between the two template signatures; ``reasons`` holds the
+    engine's evidence (``similarity``, ``containment`` both ways, ``number_conflicts`` of
+    ``numbers_aligned``, ``hamming``), ``shared_sentences`` (the page's longest sentences that the
+    other document has too) and ``why`` (one line).
     """
 
     kind: Kind
@@ -52,7 +60,13 @@ class Verdict:
 
     @property
     def is_duplicate(self) -> bool:
-        return self.kind != "new"
+        """exact, content or near: the page repeats an earlier one."""
+        return self.kind in DUPLICATE_KINDS
+
+    @property
+    def is_related(self) -> bool:
+        """layout or partial: a new page sharing a passage with an earlier one."""
+        return self.kind in RELATED_KINDS
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict (``is_duplicate`` included)."""

@@ -4,7 +4,7 @@
 2. within the batch: candidates (keys, shared sketch values, SimHash within a few bits).
 3. against a corpus index (seed 001): the corpus streams past the batch chunk by chunk and only
    the corpus documents that are candidates of a batch document are kept, ahead of the batch.
-4. ``neardup.match.cluster``: documents in order (matched corpus documents first, then the batch
+4. ``neardup.match.engine``: documents in order (matched corpus documents first, then the batch
    in input order), each verified against cluster representatives, never joined by a chain; the
    kept copy of each cluster follows the keep rule (first, longest, newest).
 
@@ -29,7 +29,7 @@ from neardup.dedup.config import DedupConfig
 from neardup.dedup.fingerprints import Fingerprints, fingerprint_records
 from neardup.io import Record
 from neardup.match import KINDS as MATCH_KINDS
-from neardup.match import Signatures, batch_candidates, boilerplate, cluster, cross_candidates
+from neardup.match import Signatures, cross_candidates, match_signatures
 from neardup.match.cluster import Clusters
 
 __all__ = ["DedupResult", "corpus_candidates", "dedup_fingerprints", "dedup_records", "keepers"]
@@ -185,25 +185,20 @@ def dedup_fingerprints(
     """Stages 2-4 on signatures already computed (the Spark job composes the same stages)."""
     t0 = time.perf_counter()
     cfg = config.match
-    a, b = batch_candidates(fps.sigs, cfg)
     prefix_ids: list[str] = []
     sigs: Signatures = fps.sigs
     n_prefix = 0
     stats: dict[str, Any] = {}
     if corpus is not None and len(fps):
-        cpos, brow = corpus_candidates(fps, config, corpus, on_corpus_chunk)
+        cpos, _ = corpus_candidates(fps, config, corpus, on_corpus_chunk)
         matched = np.unique(cpos)
         n_prefix = int(matched.size)
         stats["corpus_matched"] = n_prefix
         if n_prefix:
             prefix_ids, prefix_sigs = corpus.lookup(matched)
             sigs = Signatures.concat([prefix_sigs, fps.sigs], cfg)
-            a = np.concatenate([np.searchsorted(matched, cpos), a + n_prefix])
-            b = np.concatenate([brow + n_prefix, b + n_prefix])
-    boiler = boilerplate(sigs.sketch, cfg)
-    clusters = cluster(sigs, a, b, cfg, n_fixed=n_prefix, boiler=boiler)
+    clusters = match_signatures(sigs, cfg, fixed=n_prefix)
     kept = keepers(clusters.rep, fps, n_prefix, cfg.keep)
-    stats["candidate_pairs"] = int(a.size)
     stats["cluster_seconds"] = round(time.perf_counter() - t0, 3)
     return DedupResult(fps=fps, clusters=clusters, prefix_ids=prefix_ids, kept=kept, stats=stats)
 

@@ -18,9 +18,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from neardup.match.candidates import batch_candidates, boilerplate, cross_candidates
-from neardup.match.cluster import Clusters, cluster
+from neardup.match.candidates import cross_candidates, simhash_pairs
+from neardup.match.cluster import Clusters
 from neardup.match.config import KEEP_RULES, MatchConfig
+from neardup.match.engine import EngineState
 from neardup.match.signature import Signatures, exact_key, signatures
 from neardup.match.verify import KINDS, MERGING, Evidence, evidence
 
@@ -29,12 +30,10 @@ __all__ = [
     "KINDS",
     "MERGING",
     "Clusters",
+    "EngineState",
     "Evidence",
     "MatchConfig",
     "Signatures",
-    "batch_candidates",
-    "boilerplate",
-    "cluster",
     "compare_texts",
     "cross_candidates",
     "evidence",
@@ -46,11 +45,18 @@ __all__ = [
 ]
 
 
-def match_signatures(sigs: Signatures, config: MatchConfig | None = None) -> Clusters:
-    """Candidates, verification and clusters of one batch, in row order."""
+def match_signatures(sigs: Signatures, config: MatchConfig | None = None, *, fixed: int = 0) -> Clusters:
+    """Candidates, verification and clusters of one batch, in row order; the first ``fixed`` rows
+    are representatives already (a corpus's documents)."""
     cfg = config or MatchConfig()
-    a, b = batch_candidates(sigs, cfg)
-    return cluster(sigs, a, b, cfg, boiler=boilerplate(sigs.sketch, cfg))
+    extra = None
+    if cfg.candidate_distance is not None:
+        a, b = simhash_pairs(sigs, cfg)
+        order = np.lexsort((a, b))
+        ptr = np.zeros(len(sigs) + 1, np.int64)
+        np.add.at(ptr, b + 1, 1)
+        extra = (np.cumsum(ptr), a[order])
+    return Clusters.from_run(EngineState(cfg).run(sigs, fixed=fixed, extra=extra))
 
 
 def match_texts(texts: Sequence[str], config: MatchConfig | None = None) -> Clusters:

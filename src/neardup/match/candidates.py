@@ -8,8 +8,10 @@ Three sources, each a list of pairs (earlier document, later document):
   article brings its own small hashes along, so partial copies are found too. A value held by more
   than ``max_posting`` documents is boilerplate (a site's footer, a news programme's lead) and
   links nothing;
-- **SimHash**: fingerprints within ``candidate_distance`` bits (the permuted-table index of Manku
-  et al. 2007, ``neardup.index``).
+- **SimHash**, when ``candidate_distance`` is set: fingerprints within that many bits (the
+  permuted-table index of Manku et al. 2007, ``neardup.index``). Off by default: on our labelled
+  sets it added no true pair the sketches missed (docs/quality.md), and a big group of
+  near-identical fingerprints makes its pairs quadratic.
 
 >>> import numpy as np
 >>> from neardup.match.signature import signatures
@@ -29,7 +31,7 @@ from neardup.index.hamming import join, self_join
 from neardup.match.config import MatchConfig
 from neardup.match.signature import EMPTY32, Signatures
 
-__all__ = ["batch_candidates", "boilerplate", "cross_candidates", "key_pairs", "sketch_pairs"]
+__all__ = ["batch_candidates", "cross_candidates", "key_pairs", "simhash_pairs", "sketch_pairs"]
 
 I64 = npt.NDArray[np.int64]
 U64 = npt.NDArray[np.uint64]
@@ -136,20 +138,6 @@ def sketch_pairs(sketch: npt.NDArray[np.uint32], config: MatchConfig) -> tuple[I
     )
 
 
-def boilerplate(sketch: npt.NDArray[np.uint32], config: MatchConfig) -> npt.NDArray[np.uint32]:
-    """Values posted by more than ``max_posting`` documents, sorted: boilerplate, not evidence.
-
-    A news programme's lead line, a site's footer or a stock phrase is in the sketch of thousands
-    of documents; counting it would make every two short documents of one site look alike.
-    """
-    flat = sketch[:, : config.posted].ravel()
-    flat = flat[flat != EMPTY32]
-    if flat.size == 0:
-        return np.empty(0, np.uint32)
-    values, counts = np.unique(flat, return_counts=True)
-    return values[counts > config.max_posting].astype(np.uint32)
-
-
 def _ordered(a: I64, b: I64) -> tuple[I64, I64]:
     lo, hi = np.minimum(a, b), np.maximum(a, b)
     keep = lo != hi
@@ -171,10 +159,16 @@ def batch_candidates(sigs: Signatures, config: MatchConfig | None = None) -> tup
     if len(sigs) >= 2**31:
         raise ValueError("a batch holds at most 2**31 - 1 documents")
     parts = [key_pairs(sigs.exact), key_pairs(sigs.content), sketch_pairs(sigs.sketch, cfg)]
-    if len(sigs) >= 2:
-        i, j, _ = self_join(sigs.simhash, cfg.candidate_distance)
-        parts.append(_ordered(i, j))
+    parts.append(simhash_pairs(sigs, cfg))
     return _unique_pairs([_ordered(a, b) for a, b in parts])
+
+
+def simhash_pairs(sigs: Signatures, config: MatchConfig) -> tuple[I64, I64]:
+    """Pairs (i < j) of SimHashes within ``candidate_distance`` bits (none when it is None)."""
+    if config.candidate_distance is None or len(sigs) < 2:
+        return _EMPTY, _EMPTY
+    i, j, _ = self_join(sigs.simhash, config.candidate_distance)
+    return _ordered(i, j)
 
 
 def cross_candidates(
@@ -189,8 +183,9 @@ def cross_candidates(
     both_content = np.concatenate([corpus.content, batch.content])
     parts = [key_pairs(both_exact), key_pairs(both_content)]
     parts.append(sketch_pairs(np.concatenate([corpus.sketch, batch.sketch]), cfg))  # corpus rows first
-    qi, ci, _ = join(batch.simhash, corpus.simhash, cfg.candidate_distance)
-    parts.append((ci.astype(np.int64), qi.astype(np.int64) + n_c))
+    if cfg.candidate_distance is not None:
+        qi, ci, _ = join(batch.simhash, corpus.simhash, cfg.candidate_distance)
+        parts.append((ci.astype(np.int64), qi.astype(np.int64) + n_c))
     a, b = _unique_pairs([_ordered(x, y) for x, y in parts])
     cross = (a < n_c) & (b >= n_c)
     return a[cross], b[cross] - n_c

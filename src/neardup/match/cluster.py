@@ -1,4 +1,4 @@
-"""Stage 4, clusters without chains: documents in order, each verified against representatives.
+"""Stage 4, clusters without chains: each document verified against representatives.
 
 Documents are taken in order (corpus documents first, then a batch in input order, or a crawler's
 pages as they arrive). A document joins a cluster only when it verifies as exact, content or near
@@ -6,8 +6,8 @@ against that cluster's **representative** (its first document), never through a 
 matches: A ~ B and B ~ C do not put C with A unless C ~ A. Among the clusters it verifies against it
 joins the strongest match (exact, then content, then near by similarity). A document that joins
 none starts its own cluster; its best partial or layout relation is still reported, and never
-merges anything. The same order gives the same clusters in ``neardup dedup`` (local or Spark) and in
-``ContentSeen``.
+merges anything. ``neardup.match.engine`` runs this for every document, in order, for the batch
+and for the stream alike.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from neardup.match.config import MatchConfig
 from neardup.match.signature import Signatures
 from neardup.match.verify import CONTENT, EXACT, LAYOUT, NEAR, PARTIAL, UNIQUE, _popcount, decide, pair_evidence
 
-__all__ = ["Clusters", "assign_one", "cluster", "thresholds"]
+__all__ = ["Clusters", "assign_one", "thresholds"]
 
 I64 = npt.NDArray[np.int64]
 
@@ -45,6 +45,23 @@ class Clusters:
     hamming: npt.NDArray[np.int32]
     verified: int = 0  # pairs verified
 
+    @classmethod
+    def from_run(cls, out: dict[str, np.ndarray], offset: int = 0) -> Clusters:
+        """The result of ``EngineState.run`` (state rows shifted by ``offset`` to batch rows)."""
+        partner = out["partner"].copy()
+        partner[partner >= 0] -= offset
+        return cls(
+            rep=out["rep"] - offset,
+            kind=out["kind"],
+            partner=partner,
+            similarity=out["similarity"],
+            containment=out["containment"],
+            conflicts=out["conflicts"],
+            aligned=out["aligned"],
+            hamming=out["hamming"],
+            verified=int(out["verified"][0]),
+        )
+
 
 @njit(cache=True, nogil=True)
 def _priority(kind: int, sim: float) -> float:  # pragma: no cover
@@ -60,6 +77,7 @@ def _priority(kind: int, sim: float) -> float:  # pragma: no cover
 @njit(cache=True, nogil=True)
 def assign_one(
     j: int,
+    stamp: int,
     cands: np.ndarray,
     rep: np.ndarray,
     checked: np.ndarray,
@@ -77,7 +95,9 @@ def assign_one(
     th: np.ndarray,
     max_conflicts: int,
     agree_min: int,
-    boiler: np.ndarray,
+    pv: np.ndarray,
+    pc: np.ndarray,
+    max_posting: int,
     out_f: np.ndarray,
     out_i: np.ndarray,
 ) -> int:  # pragma: no cover
@@ -86,12 +106,13 @@ def assign_one(
 
     Writes similarity, containment both ways to ``out_f`` and kind, partner, conflicts, aligned,
     hamming to ``out_i``; returns how many pairs were verified. ``checked`` marks targets already
-    verified for ``j`` (it holds ``j`` there): the caller gives an array of -1 of the rows' size.
+    verified in this call (it holds ``stamp`` there, a number the caller never reuses).
     """
     best_p = 0.0
     best_part = 0.0
     verified = 0
     rep[j] = j
+    # representatives first: a document that joins a cluster needs no partial checks
     out_i[0] = UNIQUE
     out_i[1] = -1
     out_i[2] = 0
@@ -100,15 +121,26 @@ def assign_one(
     out_f[0] = 0.0
     out_f[1] = 0.0
     out_f[2] = 0.0
-    for t in range(cands.shape[0]):
-        i = cands[t]
-        for target in (rep[i], i):
-            if checked[target] == j:
+    for second in (False, True):
+        if second and best_p > 0.0:
+            break
+        for t in range(cands.shape[0]):
+            target = cands[t] if second else rep[cands[t]]
+            if checked[target] == stamp:
                 continue
-            checked[target] = j
+            checked[target] = stamp
             verified += 1
             s, ca, cb, c, a = pair_evidence(
-                sketch[j], numbers[j], size[j], sketch[target], numbers[target], size[target], k, boiler
+                sketch[j],
+                numbers[j],
+                size[j],
+                sketch[target],
+                numbers[target],
+                size[target],
+                k,
+                pv,
+                pc,
+                max_posting,
             )
             same_layout = (
                 has_layout[j] and has_layout[target] and _popcount(layout[j] ^ layout[target]) <= layout_distance
@@ -163,75 +195,6 @@ def assign_one(
     return verified
 
 
-@njit(cache=True, nogil=True)
-def _cluster_kernel(
-    n: int,
-    n_fixed: int,
-    indptr: np.ndarray,
-    cand: np.ndarray,
-    exact: np.ndarray,
-    content: np.ndarray,
-    tokens: np.ndarray,
-    simhash: np.ndarray,
-    size: np.ndarray,
-    sketch: np.ndarray,
-    numbers: np.ndarray,
-    layout: np.ndarray,
-    has_layout: np.ndarray,
-    k: int,
-    layout_distance: int,
-    th: np.ndarray,
-    max_conflicts: int,
-    agree_min: int,
-    boiler: np.ndarray,
-) -> tuple[np.ndarray, ...]:  # pragma: no cover
-    rep = np.arange(n).astype(np.int64)
-    kind = np.zeros(n, np.int8)
-    partner = np.full(n, -1, np.int64)
-    sim = np.zeros(n, np.float64)
-    cont = np.zeros((n, 2), np.float64)
-    conf = np.zeros(n, np.int32)
-    alig = np.zeros(n, np.int32)
-    ham = np.full(n, -1, np.int32)
-    checked = np.full(n, -1, np.int64)
-    out_f = np.zeros(3, np.float64)
-    out_i = np.zeros(5, np.int64)
-    verified = 0
-    for j in range(n_fixed, n):
-        verified += assign_one(
-            j,
-            cand[indptr[j] : indptr[j + 1]],
-            rep,
-            checked,
-            exact,
-            content,
-            tokens,
-            simhash,
-            size,
-            sketch,
-            numbers,
-            layout,
-            has_layout,
-            k,
-            layout_distance,
-            th,
-            max_conflicts,
-            agree_min,
-            boiler,
-            out_f,
-            out_i,
-        )
-        kind[j] = out_i[0]
-        partner[j] = out_i[1]
-        conf[j] = out_i[2]
-        alig[j] = out_i[3]
-        ham[j] = out_i[4]
-        sim[j] = out_f[0]
-        cont[j, 0] = out_f[1]
-        cont[j, 1] = out_f[2]
-    return rep, kind, partner, sim, cont, conf, alig, ham, verified
-
-
 def thresholds(cfg: MatchConfig) -> npt.NDArray[np.float64]:
     """The decision thresholds as the kernels take them."""
     return np.array(
@@ -245,52 +208,3 @@ def thresholds(cfg: MatchConfig) -> npt.NDArray[np.float64]:
         ],
         np.float64,
     )
-
-
-def _csr(n: int, a: I64, b: I64) -> tuple[I64, I64]:
-    """Candidates of each document as earlier documents: a CSR by the later end."""
-    order = np.lexsort((a, b))
-    later, earlier = b[order], a[order]
-    indptr = np.zeros(n + 1, np.int64)
-    np.add.at(indptr, later + 1, 1)
-    np.cumsum(indptr, out=indptr)
-    return indptr, earlier.astype(np.int64)
-
-
-def cluster(
-    sigs: Signatures,
-    a: I64,
-    b: I64,
-    config: MatchConfig | None = None,
-    *,
-    n_fixed: int = 0,
-    boiler: npt.NDArray[np.uint32] | None = None,
-) -> Clusters:
-    """Cluster documents given candidate pairs (a < b); the first ``n_fixed`` rows are already
-    representatives (a corpus) and are not assigned again. ``boiler``: boilerplate sketch values."""
-    cfg = config or MatchConfig()
-    n = len(sigs)
-    indptr, cand = _csr(n, np.asarray(a, np.int64), np.asarray(b, np.int64))
-    th = thresholds(cfg)
-    rep, kind, partner, sim, cont, conf, alig, ham, verified = _cluster_kernel(
-        n,
-        n_fixed,
-        indptr,
-        cand,
-        sigs.exact,
-        sigs.content,
-        sigs.tokens,
-        sigs.simhash,
-        sigs.size,
-        sigs.sketch,
-        sigs.numbers,
-        sigs.layout,
-        sigs.has_layout,
-        cfg.sketch_size,
-        cfg.layout_distance,
-        th,
-        cfg.max_number_conflicts,
-        cfg.agree_min,
-        np.empty(0, np.uint32) if boiler is None else boiler,
-    )
-    return Clusters(rep, kind, partner, sim, cont, conf, alig, ham, int(verified))

@@ -48,7 +48,7 @@ class MatchConfig:
     partial_containment: float = 0.3
     max_number_conflicts: int = 0  # conflicting aligned numbers a near copy may have
     conflict_share: float = 0.0  # ... or this share of the aligned numbers, whichever is larger
-    candidate_distance: int = 6  # SimHash candidates: Hamming distance <= this
+    candidate_distance: int | None = None  # SimHash candidates within this many bits (None: off)
     posted: int = 32  # sketch values a document posts for candidate look-ups (its smallest)
     min_shared: int = 3  # sketch candidates: at least this many of them shared
     max_posting: int = 16  # a value posted by more documents is boilerplate: no key, no evidence
@@ -72,7 +72,8 @@ class MatchConfig:
         rng("partial_containment", 0.0, 1.0)
         rng("max_number_conflicts", 0, 1000)
         rng("conflict_share", 0.0, 1.0)
-        rng("candidate_distance", 0, 15)
+        if self.candidate_distance is not None:
+            rng("candidate_distance", 0, 15)
         rng("posted", 1, self.sketch_size)
         rng("min_shared", 1, self.posted)
         rng("max_posting", 2, 10**9)

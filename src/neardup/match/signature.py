@@ -24,6 +24,7 @@ English). From the distinct window hashes a document keeps:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from functools import cache
 from dataclasses import dataclass, field
@@ -52,14 +53,19 @@ _FNV0 = np.uint64(0xCBF29CE484222325)
 _L8 = np.uint64(0x0101010101010101)
 
 
+_BETWEEN_TAGS = re.compile(r">\s+<")
+
+
 def exact_key(raw: str) -> int:
     """The exact key: xxh3-64 of the page (HTML as fetched and decoded, or the text as given) with
-    whitespace runs collapsed, so a re-indented copy of the same bytes is still exact.
+    whitespace runs collapsed and whitespace between tags dropped, so a re-indented copy of the same
+    page is still exact.
 
-    >>> exact_key("<p>a  b</p>\n") == exact_key(" <p>a b</p>")
+    >>> exact_key("<p>a  b</p>\\n<p>c</p>") == exact_key(" <p>a b</p><p>c</p>")
     True
     """
-    return int(xxhash.xxh3_64_intdigest(" ".join(raw.split()).encode("utf-8", "surrogatepass")))
+    flat = _BETWEEN_TAGS.sub("><", " ".join(raw.split()))
+    return int(xxhash.xxh3_64_intdigest(flat.encode("utf-8", "surrogatepass")))
 
 
 @cache
@@ -322,6 +328,46 @@ class Signatures:
                     "has_layout",
                 )
             }
+        )
+
+    def row_bytes(self, i: int) -> bytes:
+        """Row ``i`` as compact bytes (a journal record's payload): fixed fields, then the valid
+        sketch values and number facts only."""
+        sk = self.sketch[i]
+        sk = sk[sk != EMPTY32]
+        nm = self.numbers[i]
+        nm = nm[nm != EMPTY64]
+        head = np.array(
+            [self.exact[i], self.content[i], self.simhash[i], self.layout[i]], np.uint64
+        ).tobytes() + np.array(
+            [self.size[i], self.tokens[i], int(self.has_layout[i]), sk.size, nm.size], np.int32
+        ).tobytes()
+        return head + sk.astype("<u4").tobytes() + nm.astype("<u8").tobytes()
+
+    @classmethod
+    def from_row_bytes(cls, data: bytes, config: MatchConfig | None = None) -> Signatures:
+        """A one-row Signatures from ``row_bytes``; raises ValueError when the bytes do not fit."""
+        cfg = config or MatchConfig()
+        if len(data) < 52:
+            raise ValueError(f"a signature record holds at least 52 bytes, got {len(data)}")
+        u = np.frombuffer(data[:32], "<u8")
+        size, tokens, has_layout, nk, nm = np.frombuffer(data[32:52], "<i4").tolist()
+        if not (0 <= nk <= cfg.sketch_size and 0 <= nm <= max(cfg.max_numbers, 1)) or len(data) != 52 + 4 * nk + 8 * nm:
+            raise ValueError("a signature record's lengths do not match its settings")
+        sketch = np.full((1, cfg.sketch_size), EMPTY32, np.uint32)
+        sketch[0, :nk] = np.frombuffer(data[52 : 52 + 4 * nk], "<u4")
+        numbers = np.full((1, max(cfg.max_numbers, 1)), EMPTY64, np.uint64)
+        numbers[0, :nm] = np.frombuffer(data[52 + 4 * nk :], "<u8")
+        return cls(
+            exact=u[0:1].copy(),
+            content=u[1:2].copy(),
+            simhash=u[2:3].copy(),
+            size=np.array([size], np.int32),
+            tokens=np.array([tokens], np.int32),
+            sketch=sketch,
+            numbers=numbers,
+            layout=u[3:4].copy(),
+            has_layout=np.array([bool(has_layout)]),
         )
 
     def nbytes_per_document(self) -> int:

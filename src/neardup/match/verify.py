@@ -36,8 +36,9 @@ from numba import njit
 from neardup.fingerprint.simhash import hamming
 from neardup.match.config import MatchConfig
 from neardup.match.signature import Signatures
+from neardup.match.tables import is_common
 
-__all__ = ["KINDS", "MERGING", "Evidence", "evidence", "verify_pairs"]
+__all__ = ["KINDS", "MERGING", "Evidence", "evidence"]
 
 #: kind codes, in the order the engine uses them
 KINDS: tuple[str, ...] = ("unique", "exact", "content", "near", "partial", "layout")
@@ -56,16 +57,10 @@ def _popcount(x: np.uint64) -> int:  # pragma: no cover
     return int((x * np.uint64(0x0101010101010101)) >> np.uint64(56))
 
 
-@njit(cache=True, inline="always")
-def _common(v: np.uint32, boiler: np.ndarray) -> bool:  # pragma: no cover
-    if boiler.shape[0] == 0:
-        return False
-    p = np.searchsorted(boiler, v)
-    return p < boiler.shape[0] and boiler[p] == v
-
-
 @njit(cache=True, nogil=True)
-def _overlap(a: np.ndarray, b: np.ndarray, k: int, boiler: np.ndarray) -> tuple[int, int, int, int]:
+def _overlap(
+    a: np.ndarray, b: np.ndarray, k: int, pv: np.ndarray, pc: np.ndarray, max_posting: int
+) -> tuple[int, int, int, int]:
     """Bottom-k comparison below both sketches' horizons, boilerplate values left out.
 
     Returns (values of the union, values in both, a's values, b's values) over the compared range.
@@ -90,19 +85,19 @@ def _overlap(a: np.ndarray, b: np.ndarray, k: int, boiler: np.ndarray) -> tuple[
         if x == y:
             i += 1
             j += 1
-            if not _common(v, boiler):
+            if not is_common(pv, pc, max_posting, v):
                 union += 1
                 both += 1
                 na += 1
                 nb += 1
         elif x < y:
             i += 1
-            if not _common(v, boiler):
+            if not is_common(pv, pc, max_posting, v):
                 union += 1
                 na += 1
         else:
             j += 1
-            if not _common(v, boiler):
+            if not is_common(pv, pc, max_posting, v):
                 union += 1
                 nb += 1
     return union, both, na, nb
@@ -170,13 +165,15 @@ def pair_evidence(
     nb: np.ndarray,
     size_b: int,
     k: int,
-    boiler: np.ndarray,
+    pv: np.ndarray,
+    pc: np.ndarray,
+    max_posting: int,
 ) -> tuple[float, float, float, int, int]:  # pragma: no cover
     """(similarity, containment of a in b, of b in a, number conflicts, numbers agreeing).
 
-    ``boiler``: sorted sketch values held by too many documents to count as evidence.
+    Sketch values the posting table (``pv``, ``pc``) marks as boilerplate are left out.
     """
-    union, both, ca_n, cb_n = _overlap(sa, sb, k, boiler)
+    union, both, ca_n, cb_n = _overlap(sa, sb, k, pv, pc, max_posting)
     if union == 0:
         return 0.0, 0.0, 0.0, 0, 0
     j = both / union
@@ -261,22 +258,13 @@ def _same_layout(a: Signatures, i: int, b: Signatures, j: int, config: MatchConf
     return hamming(int(a.layout[i]), int(b.layout[j])) <= config.layout_distance
 
 
-_NO_BOILER = np.empty(0, np.uint32)
+_NO_VALUES = np.empty(0, np.uint32)
+_NO_COUNTS = np.empty(0, np.int32)
 
 
-def evidence(
-    a: Signatures,
-    i: int,
-    b: Signatures,
-    j: int,
-    config: MatchConfig | None = None,
-    boiler: npt.NDArray[np.uint32] | None = None,
-) -> Evidence:
-    """The evidence and kind for document ``i`` of ``a`` against document ``j`` of ``b``.
-
-    ``boiler``: sorted sketch values that are boilerplate in the collection the pair comes from
-    (see ``neardup.match.candidates.boilerplate``); none by default.
-    """
+def evidence(a: Signatures, i: int, b: Signatures, j: int, config: MatchConfig | None = None) -> Evidence:
+    """The evidence and kind for document ``i`` of ``a`` against document ``j`` of ``b``, the two
+    on their own (no collection to say what is boilerplate)."""
     cfg = config or MatchConfig()
     sim, ca, cb, conflicts, agree = pair_evidence(
         a.sketch[i],
@@ -286,7 +274,9 @@ def evidence(
         b.numbers[j],
         int(b.size[j]),
         cfg.sketch_size,
-        _NO_BOILER if boiler is None else boiler,
+        _NO_VALUES,
+        _NO_COUNTS,
+        cfg.max_posting,
     )
     layout = _same_layout(a, i, b, j, cfg)
     code = decide(
@@ -316,42 +306,3 @@ def evidence(
         hamming=hamming(int(a.simhash[i]), int(b.simhash[j])),
         same_layout=layout,
     )
-
-
-@njit(cache=True, nogil=True)
-def _verify_kernel(
-    a: np.ndarray,
-    b: np.ndarray,
-    sketch: np.ndarray,
-    numbers: np.ndarray,
-    size: np.ndarray,
-    k: int,
-    boiler: np.ndarray,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:  # pragma: no cover
-    n = a.shape[0]
-    sim = np.empty(n, np.float64)
-    ca = np.empty(n, np.float64)
-    cb = np.empty(n, np.float64)
-    conf = np.empty(n, np.int64)
-    agr = np.empty(n, np.int64)
-    for p in range(n):
-        x, y = a[p], b[p]
-        sim[p], ca[p], cb[p], conf[p], agr[p] = pair_evidence(
-            sketch[x], numbers[x], size[x], sketch[y], numbers[y], size[y], k, boiler
-        )
-    return sim, ca, cb, conf, agr
-
-
-def verify_pairs(
-    sigs: Signatures,
-    a: I64,
-    b: I64,
-    config: MatchConfig | None = None,
-    boiler: npt.NDArray[np.uint32] | None = None,
-) -> dict[str, Any]:
-    """Evidence for many pairs of rows of one batch, vectorized: a dict of arrays."""
-    cfg = config or MatchConfig()
-    sim, ca, cb, conf, agr = _verify_kernel(
-        a, b, sigs.sketch, sigs.numbers, sigs.size, cfg.sketch_size, _NO_BOILER if boiler is None else boiler
-    )
-    return {"similarity": sim, "containment_ab": ca, "containment_ba": cb, "conflicts": conf, "agree": agr}

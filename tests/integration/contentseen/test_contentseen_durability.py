@@ -17,7 +17,6 @@ import pytest
 
 from neardup.contentseen import ContentSeen
 from neardup.contentseen.contentseen import _Doc
-from neardup.contentseen.upgrade import upgrade_state
 from neardup.exceptions import FormatError, StoreError
 from neardup.stores.journal import header_bytes
 
@@ -88,7 +87,7 @@ def test_contentseen_journal_ids_must_be_contiguous(tmp_path: Path) -> None:
     _state(state, 3)
     (state / "index.hx").unlink()
     j = Journal(state / "docs.wal", kind="contentseen.docs")
-    docs = [_Doc.from_record(orjson.loads(p)) for _, p in j.replay()]
+    docs = [_Doc.from_record(p) for _, p in j.replay()]
     docs[2].id = 7
     j.append(docs[2].record())  # a well-framed record whose document id skips 4..6
     j.close()
@@ -107,24 +106,14 @@ def test_contentseen_failed_open_releases_its_lock(tmp_path: Path) -> None:
         assert len(cs) == 0
 
 
-def test_contentseen_version_1_state_is_refused_with_the_upgrade_command_then_upgraded(
-    tmp_path: Path,
-) -> None:
+@pytest.mark.parametrize("version", [1, 2])
+def test_contentseen_state_from_before_the_match_engine_is_refused(tmp_path: Path, version: int) -> None:
     state = tmp_path / "cs"
     _state(state, 4)
-    with ContentSeen(state) as cs:
-        docs = [cs._docs[i] for i in sorted(cs._docs)]
-    # what neardup 0.1 wrote: JSON lines, header version 1, a torn last line
-    (state / "docs.wal").write_bytes(b"".join(d.record() for d in docs) + b'{"i": 5, "u": "to')
     meta = orjson.loads((state / "contentseen.json").read_bytes())
-    (state / "contentseen.json").write_bytes(orjson.dumps({**meta, "version": 1}))
-    with pytest.raises(FormatError, match=r"version 1 .*python -m neardup.contentseen.upgrade"):
+    (state / "contentseen.json").write_bytes(orjson.dumps({**meta, "version": version}))
+    with pytest.raises(FormatError, match=rf"version {version}, made before the match engine.*re-add"):
         ContentSeen(state)
-    assert upgrade_state(state) == 4
-    assert (state / "docs.wal.v1").exists()
-    with ContentSeen(state) as cs:
-        assert len(cs) == 4
-        assert cs.check("y", text=TEXTS[0], add=False).kind == "exact"
 
 
 def test_contentseen_lock_held_by_another_process_is_reported(tmp_path: Path) -> None:

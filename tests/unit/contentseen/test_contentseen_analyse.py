@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from _cs_articles import HARVEST, RAILWAY, RIVER
 
-from neardup.config import recommended_simhash
+from neardup.match import MatchConfig
 from neardup.contentseen import ContentSeen
 from neardup.contentseen.contentseen import PageAnalysis
 from neardup.contentseen.synth import render_page
@@ -40,7 +40,8 @@ def _stream() -> list[dict[str, object]]:
         {"url": "https://n.example/river", "html": _page(RIVER, "blog", paras=near)},  # near
         {"url": "https://o.example/harvest", "html": _page(HARVEST)},
         {"url": "https://o.example/mixed", "html": _page(("秋粮", mixed), "portal", seed=5)},  # layout
-        {"url": "https://r.example/mixed", "html": _page(("秋粮", mixed), "repost", seed=5)},  # partial
+        {"url": "https://r.example/mixed", "html": _page(("秋粮", mixed), "repost", seed=5)},  # content
+        {"url": "https://r.example/rail-harvest", "html": _page(("铁路", [*RAILWAY[1][:3], *HARVEST[1][:2]]), "repost")},
         {"url": "https://o.example/rail", "html": _page(RAILWAY)},
         {"url": "https://t.example/rail", "text": "\n".join(RAILWAY[1])},  # text only
         {"url": "https://x.example/ask", "html": _page(RAILWAY, "minimal"), "add": False},
@@ -67,14 +68,14 @@ def test_analysed_checks_give_the_same_verdicts_as_check() -> None:
 
 
 def test_analysis_of_other_settings_is_refused() -> None:
-    words = ContentSeen()
-    shingles = ContentSeen(config=recommended_simhash())
-    with pytest.raises(ConfigError, match="other settings"):
-        words.check_analysed("https://a.example/", shingles.analyse(html=_page(RIVER)))
+    fives = ContentSeen()
+    fours = ContentSeen(match=MatchConfig(shingle=4))
+    with pytest.raises(ConfigError, match="other signature settings"):
+        fives.check_analysed("https://a.example/", fours.analyse(html=_page(RIVER)))
     with pytest.raises(InputError, match="PageAnalysis"):
-        words.check_analysed("https://a.example/", PageAnalysis(raw=1))
+        fives.check_analysed("https://a.example/", PageAnalysis(raw=1))
     with pytest.raises(InputError, match="html or its text"):
-        words.analyse()
+        fives.analyse()
 
 
 def test_check_analysed_leaves_the_callers_analysis_alone() -> None:

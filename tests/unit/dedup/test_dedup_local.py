@@ -8,9 +8,9 @@ import pytest
 from dedup_synth import article, make_docs, near_copy
 
 from neardup.dedup import CorpusIndex, DedupConfig, dedup_fingerprints, dedup_records, fingerprint_records
-from neardup.dedup.clusters import assign, components
 from neardup.exceptions import ConfigError, FormatError, InputError
 from neardup.io import Record
+from neardup.match import MatchConfig
 
 CFG = DedupConfig(workers=1)
 
@@ -25,12 +25,13 @@ def test_one_row_per_document_and_clusters_named_by_their_first() -> None:
     assert [r["id"] for r in rows] == [d["id"] for d in docs]
     first_seen: dict[str, int] = {}
     for i, r in enumerate(rows):
-        assert set(r) == {"id", "cluster", "duplicate_of", "kind", "distance"}
+        assert {"id", "cluster", "duplicate_of", "kind", "distance"} <= set(r)
         first_seen.setdefault(r["cluster"], i)
         if r["duplicate_of"] is None:
-            assert r["cluster"] == r["id"] and r["kind"] in ("unique", "first")
+            assert r["cluster"] == r["id"] and r["kind"] in ("unique", "first", "partial", "layout")
         else:
-            assert r["duplicate_of"] == r["cluster"] and r["kind"] in ("exact", "near")
+            assert r["duplicate_of"] == r["cluster"] and r["kind"] in ("exact", "content", "near")
+            assert r["evidence"]["against"] == r["cluster"]  # verified against the kept copy itself
     # the cluster's name is its first document in input order
     for name, i in first_seen.items():
         assert rows[i]["id"] == name
@@ -60,20 +61,52 @@ def test_exact_and_near_copies_are_found() -> None:
         ("near", "a"),
         ("unique", None),
     ]
-    assert rows[1]["distance"] == 0 and 0 < rows[2]["distance"] <= CFG.max_distance
+    assert rows[1]["distance"] == 0
+    ev = rows[2]["evidence"]
+    assert ev["similarity"] >= MatchConfig().near_similarity or max(ev["containment"]) >= 0.6
 
 
-def test_nshash_catches_shared_longest_sentences() -> None:
+def test_a_passage_inside_another_article_is_partial_and_never_merged() -> None:
     import random
 
     rng = random.Random(2)
-    long = "".join(article(rng, 3) for _ in range(2))
-    a = long + "短句一。"
-    b = "完全不同的开头，" + "".join(article(rng, 6)) + long[:200] + "。"
-    cfg = DedupConfig(workers=1, method="nshash", nshash_n=3, nshash_min_sentence_chars=10)
-    rows = list(dedup_records(recs([{"id": "a", "text": a}, {"id": "b", "text": b}]), cfg))
-    assert rows[1]["kind"] == "nshash" and rows[1]["duplicate_of"] == "a"
-    assert rows[1]["distance"] is None
+    source = article(rng, 12)
+    host = article(rng, 10) + source[len(source) // 3 : 2 * len(source) // 3] + article(rng, 6)
+    rows = list(dedup_records(recs([{"id": "a", "text": source}, {"id": "b", "text": host}]), CFG))
+    assert rows[1]["kind"] == "partial" and rows[1]["related_to"] == "a"
+    assert rows[1]["duplicate_of"] is None and rows[1]["cluster"] == "b"
+
+
+def test_no_chains_a_document_joins_only_a_representative_it_verifies_against() -> None:
+    import random
+
+    rng = random.Random(4)
+    a = article(rng, 12)
+    b = a[: len(a) * 3 // 4] + article(rng, 3)  # shares 3/4 of a
+    c = b[len(b) // 3 :] + article(rng, 6)  # shares most of b's end, little of a
+    rows = list(dedup_records(recs([{"id": "a", "text": a}, {"id": "b", "text": b}, {"id": "c", "text": c}]), CFG))
+    assert rows[1]["cluster"] == "a"
+    assert rows[2]["cluster"] != "a"  # c ~ b and b ~ a, but c does not verify against a
+
+
+def test_keep_rules_pick_the_first_the_longest_or_the_newest() -> None:
+    import random
+
+    rng = random.Random(6)
+    text = article(rng, 10)
+    docs = [
+        Record(id="short", text=text, extra={"date": "2024-01-02"}),
+        Record(id="long", text=text + "补充一句话。", extra={"date": "2024-01-01"}),
+        Record(id="new", text=text + " ", extra={"date": "2024-03-01"}),
+    ]
+
+    def clusters(keep: str) -> set[str]:
+        cfg = DedupConfig(match=MatchConfig(keep=keep))  # type: ignore[arg-type]
+        return {r["cluster"] for r in dedup_records(docs, cfg)}
+
+    assert clusters("first") == {"short"}
+    assert clusters("longest") == {"long"}
+    assert clusters("newest") == {"new"}
 
 
 def test_duplicate_ids_error_or_suffix() -> None:
@@ -123,25 +156,16 @@ def test_html_records_go_through_main_text_extraction() -> None:
     assert rows[1]["duplicate_of"] == "h"
 
 
-def test_assign_kinds_and_components() -> None:
-    assert components(5, np.array([4, 2]), np.array([2, 0])).tolist() == [0, 1, 0, 3, 0]
-    exact = np.array([1, 1, 2, 3], np.uint64)
-    fps = np.array([0, 0, 1, 2**40], np.uint64)
-    a = assign(0, 4, (np.array([0, 0]), np.array([1, 2])), (np.array([2]), np.array([3])), exact, fps)
-    assert a.kind.tolist() == [1, 2, 3, 4] and a.rep.tolist() == [0, 0, 0, 0]
-    assert a.distance.tolist() == [-1, 0, 1, 1]
-
-
 def test_incremental_batch_against_the_corpus_then_merge(tmp_path: Path) -> None:
     docs = make_docs(30, seed=3)
     corpus, batch = docs[:25], docs[25:]
-    cfg = DedupConfig(workers=1, method="both")
-    cfps = fingerprint_records(recs(corpus), cfg, simhash=True, nshash=True)
+    cfg = DedupConfig(workers=1)
+    cfps = fingerprint_records(recs(corpus), cfg)
     ix = CorpusIndex.create(tmp_path / "idx", cfg, cfps)
     assert len(ix) == len(corpus)
     # batch = a copy of a corpus document, plus new ones
     batch = [{"id": "new-copy", "text": corpus[3]["text"]}, *batch]
-    bfps = fingerprint_records(recs(batch), cfg, simhash=True, nshash=True)
+    bfps = fingerprint_records(recs(batch), cfg)
     res = dedup_fingerprints(bfps, cfg, ix)
     rows = list(res.rows())
     assert rows[0]["duplicate_of"] == corpus[3]["id"] and rows[0]["kind"] == "exact"
@@ -158,7 +182,7 @@ def test_incremental_batch_against_the_corpus_then_merge(tmp_path: Path) -> None
 def test_index_refuses_other_settings_and_foreign_headers(tmp_path: Path) -> None:
     cfg = DedupConfig(workers=1)
     ix = CorpusIndex.create(tmp_path / "idx", cfg, fingerprint_records(recs(make_docs(3)), cfg))
-    other = DedupConfig(workers=1, nshash_n=3)
+    other = DedupConfig(workers=1, match=MatchConfig(shingle=4))
     with pytest.raises(ConfigError, match="other fingerprint settings"):
         ix.check_settings(other)
     header = json.loads((tmp_path / "idx" / "header.json").read_text())
@@ -176,8 +200,11 @@ def test_index_refuses_other_settings_and_foreign_headers(tmp_path: Path) -> Non
 
 
 def test_config_validation_messages() -> None:
-    with pytest.raises(ConfigError, match="max_distance"):
-        DedupConfig(max_distance=70)
-    with pytest.raises(ConfigError, match="method"):
-        DedupConfig(method="minhash")  # type: ignore[arg-type]
-    assert DedupConfig.from_dict(DedupConfig(method="both").to_dict()) == DedupConfig(method="both")
+    with pytest.raises(ConfigError, match="candidate_distance"):
+        MatchConfig(candidate_distance=70)
+    with pytest.raises(ConfigError, match="keep"):
+        MatchConfig(keep="oldest")  # type: ignore[arg-type]
+    with pytest.raises(ConfigError, match="workers"):
+        DedupConfig(workers=-1)
+    cfg = DedupConfig(match=MatchConfig(keep="longest"))
+    assert DedupConfig.from_dict(cfg.to_dict()) == cfg

@@ -27,15 +27,14 @@ def get_float(settings: Any, name: str) -> float | None:
 
 
 def get_kinds(settings: Any, name: str, default: tuple[str, ...]) -> frozenset[str]:
-    from neardup.contentseen.verdict import DUPLICATE_KINDS
+    from neardup.contentseen.verdict import DUPLICATE_KINDS, RELATED_KINDS
 
+    valid = DUPLICATE_KINDS | RELATED_KINDS
     raw = settings.getlist(name, list(default))
     kinds = frozenset(str(k).strip() for k in raw if str(k).strip())
-    unknown = sorted(kinds - DUPLICATE_KINDS)
+    unknown = sorted(kinds - valid)
     if unknown:
-        raise ConfigError(
-            f"{name} lists unknown kinds {unknown}; valid: {', '.join(sorted(DUPLICATE_KINDS))}"
-        )
+        raise ConfigError(f"{name} lists unknown kinds {unknown}; valid: {', '.join(sorted(valid))}")
     return kinds
 
 

@@ -1,0 +1,552 @@
+"""Stages 2-4 as one pass over documents in order: candidates, verification, clusters.
+
+Documents are taken in order (a corpus's matched documents first, then a batch in input order, or
+a crawler's pages as they come). For each document the pass looks up its candidates among the
+documents before it, verifies them (``neardup.match.verify``) and assigns it to a cluster
+(``neardup.match.cluster.assign_one``); then it records the document for the ones after it. The
+batch (``neardup dedup``, Spark's driver) and the stream (``ContentSeen``) run this same kernel,
+so the same documents in the same order get the same clusters, kinds and evidence.
+
+What a document leaves behind for later ones:
+
+- its **exact** and **content** keys, in two open-addressing hash tables (first document wins);
+- if it starts a cluster (a representative), its ``posted`` smallest sketch values in a posting
+  table: value -> how many representatives posted it and which. Copies that joined a cluster post
+  nothing, so an article reposted a thousand times is still one poster of its values, and a value
+  posted by more than ``max_posting`` representatives is **boilerplate**: a lead line, a footer, a
+  stock phrase. It links nothing and is left out of every comparison made after that.
+
+A later document is a candidate of the representatives sharing at least ``min_shared`` of its sketch
+values (not boilerplate), plus the documents holding its exact or content key. Verification is
+always against a representative (no chains), and for partial relations also against the document
+that was the candidate.
+
+Memory per document: its signature (``Signatures.nbytes_per_document()``) and, for a
+representative, about ``posted`` posting slots (16 bytes each, at most 70 % full).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import numpy.typing as npt
+from numba import njit
+
+from neardup.match.cluster import assign_one, thresholds
+from neardup.match.config import MatchConfig
+from neardup.match.signature import Signatures, signatures
+from neardup.match.tables import key_get, key_put, posting_slot
+
+__all__ = ["EngineState"]
+
+I64 = npt.NDArray[np.int64]
+_EMPTY32 = np.uint32(0xFFFFFFFF)
+# meta slots
+_SLOTS, _ENTRIES, _XKEYS, _CKEYS = range(4)
+
+
+@njit(cache=True, nogil=True)
+def _candidates(
+    j: int,
+    exact: np.ndarray,
+    content: np.ndarray,
+    tokens: np.ndarray,
+    sketch: np.ndarray,
+    xk: np.ndarray,
+    xr: np.ndarray,
+    ck: np.ndarray,
+    cr: np.ndarray,
+    pv: np.ndarray,
+    pc: np.ndarray,
+    pf: np.ndarray,
+    ph: np.ndarray,
+    er: np.ndarray,
+    en: np.ndarray,
+    max_posting: int,
+    min_shared: int,
+    extra: np.ndarray,
+    buf: np.ndarray,
+) -> np.ndarray:  # pragma: no cover
+    n = 0
+    r = key_get(xk, xr, exact[j])
+    if r >= 0:
+        buf[n] = r
+        n += 1
+    if tokens[j] > 0:
+        r = key_get(ck, cr, content[j])
+        if r >= 0:
+            buf[n] = r
+            n += 1
+    keys_n = n
+    k = sketch.shape[1]
+    for t in range(k):
+        v = sketch[j, t]
+        if v == _EMPTY32:
+            break
+        i = posting_slot(pv, v)
+        if pv[i] != v or pc[i] > max_posting:
+            continue
+        if n + max_posting + 2 > buf.shape[0]:
+            break
+        buf[n] = pf[i]
+        n += 1
+        e = ph[i]
+        while e >= 0:
+            buf[n] = er[e]
+            n += 1
+            e = en[e]
+    # rows posting at least min_shared of the values
+    shared = np.sort(buf[keys_n:n])
+    out = np.empty(keys_n + shared.shape[0] + extra.shape[0], np.int64)
+    m = 0
+    for t in range(keys_n):
+        out[m] = buf[t]
+        m += 1
+    i = 0
+    while i < shared.shape[0]:
+        q = i + 1
+        while q < shared.shape[0] and shared[q] == shared[i]:
+            q += 1
+        if q - i >= min_shared:
+            out[m] = shared[i]
+            m += 1
+        i = q
+    for t in range(extra.shape[0]):
+        out[m] = extra[t]
+        m += 1
+    return out[:m]
+
+
+@njit(cache=True, nogil=True)
+def _record(
+    j: int,
+    merged: bool,
+    exact: np.ndarray,
+    content: np.ndarray,
+    tokens: np.ndarray,
+    sketch: np.ndarray,
+    posted: int,
+    xk: np.ndarray,
+    xr: np.ndarray,
+    ck: np.ndarray,
+    cr: np.ndarray,
+    pv: np.ndarray,
+    pc: np.ndarray,
+    pf: np.ndarray,
+    ph: np.ndarray,
+    er: np.ndarray,
+    en: np.ndarray,
+    max_posting: int,
+    meta: np.ndarray,
+) -> None:  # pragma: no cover
+    """Leave document ``j``'s keys (and, for a representative, its posted values) for later ones."""
+    if key_put(xk, xr, exact[j], j):
+        meta[_XKEYS] += 1
+    if tokens[j] > 0 and key_put(ck, cr, content[j], j):
+        meta[_CKEYS] += 1
+    if merged:
+        return
+    for t in range(min(posted, sketch.shape[1])):
+        v = sketch[j, t]
+        if v == _EMPTY32:
+            break
+        i = posting_slot(pv, v)
+        if pv[i] != v:
+            pv[i] = v
+            pc[i] = 1
+            pf[i] = j
+            ph[i] = -1
+            meta[_SLOTS] += 1
+            continue
+        pc[i] += 1
+        if pc[i] <= max_posting + 1:  # past that the value is boilerplate: its rows are not needed
+            e = meta[_ENTRIES]
+            er[e] = j
+            en[e] = ph[i]
+            ph[i] = e
+            meta[_ENTRIES] += 1
+
+
+@njit(cache=True, nogil=True)
+def _run(
+    j0: int,
+    j1: int,
+    fixed: int,
+    add: bool,
+    rep: np.ndarray,
+    checked: np.ndarray,
+    exact: np.ndarray,
+    content: np.ndarray,
+    tokens: np.ndarray,
+    simhash: np.ndarray,
+    size: np.ndarray,
+    sketch: np.ndarray,
+    numbers: np.ndarray,
+    layout: np.ndarray,
+    has_layout: np.ndarray,
+    xk: np.ndarray,
+    xr: np.ndarray,
+    ck: np.ndarray,
+    cr: np.ndarray,
+    pv: np.ndarray,
+    pc: np.ndarray,
+    pf: np.ndarray,
+    ph: np.ndarray,
+    er: np.ndarray,
+    en: np.ndarray,
+    meta: np.ndarray,
+    extra_ptr: np.ndarray,
+    extra: np.ndarray,
+    k: int,
+    posted: int,
+    min_shared: int,
+    max_posting: int,
+    layout_distance: int,
+    th: np.ndarray,
+    max_conflicts: int,
+    agree_min: int,
+    kind: np.ndarray,
+    partner: np.ndarray,
+    sim: np.ndarray,
+    cont: np.ndarray,
+    conf: np.ndarray,
+    alig: np.ndarray,
+    ham: np.ndarray,
+) -> int:  # pragma: no cover
+    """Documents j0..j1-1 in order: the first ``fixed`` of them are representatives already (a
+    corpus); the others are checked, and with ``add`` recorded. Outputs are indexed j - j0."""
+    out_f = np.zeros(3, np.float64)
+    out_i = np.zeros(5, np.int64)
+    buf = np.empty(k * (max_posting + 2) + 2, np.int64)
+    verified = 0
+    for j in range(j0, j1):
+        o = j - j0
+        if j - j0 < fixed:
+            rep[j] = j
+            kind[o] = 0
+            partner[o] = -1
+        else:
+            cands = _candidates(
+                j,
+                exact,
+                content,
+                tokens,
+                sketch,
+                xk,
+                xr,
+                ck,
+                cr,
+                pv,
+                pc,
+                pf,
+                ph,
+                er,
+                en,
+                max_posting,
+                min_shared,
+                extra[extra_ptr[o] : extra_ptr[o + 1]],
+                buf,
+            )
+            verified += assign_one(
+                j,
+                j + 1 + meta[4],
+                cands,
+                rep,
+                checked,
+                exact,
+                content,
+                tokens,
+                simhash,
+                size,
+                sketch,
+                numbers,
+                layout,
+                has_layout,
+                k,
+                layout_distance,
+                th,
+                max_conflicts,
+                agree_min,
+                pv,
+                pc,
+                max_posting,
+                out_f,
+                out_i,
+            )
+            kind[o] = out_i[0]
+            partner[o] = out_i[1]
+            conf[o] = out_i[2]
+            alig[o] = out_i[3]
+            ham[o] = out_i[4]
+            sim[o] = out_f[0]
+            cont[o, 0] = out_f[1]
+            cont[o, 1] = out_f[2]
+        if add:
+            _record(
+                j,
+                rep[j] != j,
+                exact,
+                content,
+                tokens,
+                sketch,
+                posted,
+                xk,
+                xr,
+                ck,
+                cr,
+                pv,
+                pc,
+                pf,
+                ph,
+                er,
+                en,
+                max_posting,
+                meta,
+            )
+        else:
+            meta[4] += 1  # a check that adds nothing still needs its own stamp
+    return verified
+
+
+def _pow2(n: int) -> int:
+    return 1 << max(10, int(n - 1).bit_length())
+
+
+class EngineState:
+    """The documents seen so far and the tables the engine's pass leaves for later documents.
+
+    Rows are numbered in the order documents are recorded. ``run`` processes new rows; the batch
+    runs it once over everything, the stream once per document.
+    """
+
+    def __init__(self, config: MatchConfig | None = None) -> None:
+        self.config = cfg = config or MatchConfig()
+        self.sigs = signatures([], cfg)
+        self.n = 0  # rows recorded
+        self.cap = 0
+        self.rep = np.empty(0, np.int64)
+        self.checked = np.empty(0, np.int64)
+        self.meta = np.zeros(5, np.int64)  # slots, entries, exact keys, content keys, check stamps
+        self.pv = np.full(1024, 0xFFFFFFFF, np.uint32)
+        self.pc = np.zeros(1024, np.int32)
+        self.pf = np.zeros(1024, np.int32)
+        self.ph = np.full(1024, -1, np.int32)
+        self.er = np.zeros(1024, np.int32)
+        self.en = np.zeros(1024, np.int32)
+        self.xk = np.zeros(1024, np.uint64)
+        self.xr = np.full(1024, -1, np.int64)
+        self.ck = np.zeros(1024, np.uint64)
+        self.cr = np.full(1024, -1, np.int64)
+        self.th = thresholds(cfg)
+
+    # -- capacity ----------------------------------------------------------------------------
+    def _rows(self, need: int) -> None:
+        if need <= self.cap:
+            return
+        cap = max(need, 2 * self.cap, 1024)
+        grown = {}
+        for name in _FIELDS:
+            old = getattr(self.sigs, name)
+            new = np.zeros((cap, *old.shape[1:]), old.dtype)
+            new[: self.n] = old[: self.n]
+            grown[name] = new
+        self.sigs = Signatures(**grown)
+        rep = np.arange(cap, dtype=np.int64)
+        rep[: self.n] = self.rep[: self.n]
+        self.rep = rep
+        checked = np.full(cap, -1, np.int64)
+        checked[: self.n] = self.checked[: self.n]
+        self.checked = checked
+        self.cap = cap
+
+    def _tables(self, new_docs: int) -> None:
+        cfg = self.config
+        need_slots = int(self.meta[_SLOTS]) + new_docs * cfg.posted
+        if need_slots > 0.7 * self.pv.shape[0]:
+            self._rehash_postings(_pow2(int(need_slots / 0.5)))
+        need_entries = int(self.meta[_ENTRIES]) + new_docs * cfg.posted
+        if need_entries > self.er.shape[0]:
+            size = max(need_entries, 2 * self.er.shape[0])
+            self.er = np.concatenate([self.er, np.zeros(size - self.er.shape[0], np.int32)])
+            self.en = np.concatenate([self.en, np.zeros(size - self.en.shape[0], np.int32)])
+        for keys, rows, used in (("xk", "xr", _XKEYS), ("ck", "cr", _CKEYS)):
+            need = int(self.meta[used]) + new_docs
+            if need > 0.7 * getattr(self, keys).shape[0]:
+                k2, r2 = _rehash_keys(getattr(self, keys), getattr(self, rows), _pow2(int(need / 0.5)))
+                setattr(self, keys, k2)
+                setattr(self, rows, r2)
+
+    def _rehash_postings(self, size: int) -> None:
+        pv = np.full(size, 0xFFFFFFFF, np.uint32)
+        pc = np.zeros(size, np.int32)
+        pf = np.zeros(size, np.int32)
+        ph = np.full(size, -1, np.int32)
+        _rehash_posting_kernel(self.pv, self.pc, self.pf, self.ph, pv, pc, pf, ph)
+        self.pv, self.pc, self.pf, self.ph = pv, pc, pf, ph
+
+    # -- the pass ----------------------------------------------------------------------------
+    def run(
+        self,
+        sigs: Signatures,
+        *,
+        add: bool = True,
+        fixed: int = 0,
+        extra: tuple[I64, I64] | None = None,
+    ) -> dict[str, np.ndarray]:
+        """Check the documents of ``sigs`` in order against everything before them (and, with
+        ``add``, record each one before the next is checked). The first ``fixed`` are recorded as
+        representatives without a check (a corpus). ``extra``: more candidate rows per document (a
+        CSR: pointers, rows), e.g. SimHash neighbours. Returns per document: rep, kind, partner,
+        similarity, containment, conflicts, aligned, hamming (rows are state rows)."""
+        cfg = self.config
+        m = len(sigs)
+        j0 = self.n
+        self._rows(j0 + m)
+        self._tables(m if add else 0)
+        for name in _FIELDS:
+            getattr(self.sigs, name)[j0 : j0 + m] = getattr(sigs, name)
+        ptr, rows = extra if extra is not None else (np.zeros(m + 1, np.int64), np.empty(0, np.int64))
+        out = {
+            "kind": np.zeros(m, np.int8),
+            "partner": np.full(m, -1, np.int64),
+            "similarity": np.zeros(m, np.float64),
+            "containment": np.zeros((m, 2), np.float64),
+            "conflicts": np.zeros(m, np.int32),
+            "aligned": np.zeros(m, np.int32),
+            "hamming": np.full(m, -1, np.int32),
+        }
+        s = self.sigs
+        verified = _run(
+            j0,
+            j0 + m,
+            fixed,
+            add,
+            self.rep,
+            self.checked,
+            s.exact,
+            s.content,
+            s.tokens,
+            s.simhash,
+            s.size,
+            s.sketch,
+            s.numbers,
+            s.layout,
+            s.has_layout,
+            self.xk,
+            self.xr,
+            self.ck,
+            self.cr,
+            self.pv,
+            self.pc,
+            self.pf,
+            self.ph,
+            self.er,
+            self.en,
+            self.meta,
+            np.ascontiguousarray(ptr, np.int64),
+            np.ascontiguousarray(rows, np.int64),
+            cfg.sketch_size,
+            cfg.posted,
+            cfg.min_shared,
+            cfg.max_posting,
+            cfg.layout_distance,
+            self.th,
+            cfg.max_number_conflicts,
+            cfg.agree_min,
+            out["kind"],
+            out["partner"],
+            out["similarity"],
+            out["containment"],
+            out["conflicts"],
+            out["aligned"],
+            out["hamming"],
+        )
+        out["rep"] = self.rep[j0 : j0 + m].copy()
+        out["verified"] = np.array([verified])
+        if add:
+            self.n = j0 + m
+        else:
+            self.rep[j0 : j0 + m] = np.arange(j0, j0 + m)
+        return out
+
+    def record(self, sigs: Signatures, reps: I64) -> None:
+        """Record documents whose clusters are already known (a journal being replayed): ``reps``
+        are their representatives' rows (their own row for a representative)."""
+        m = len(sigs)
+        j0 = self.n
+        self._rows(j0 + m)
+        self._tables(m)
+        for name in _FIELDS:
+            getattr(self.sigs, name)[j0 : j0 + m] = getattr(sigs, name)
+        self.rep[j0 : j0 + m] = reps
+        s = self.sigs
+        cfg = self.config
+        for j in range(j0, j0 + m):
+            _record(
+                j,
+                bool(self.rep[j] != j),
+                s.exact,
+                s.content,
+                s.tokens,
+                s.sketch,
+                cfg.posted,
+                self.xk,
+                self.xr,
+                self.ck,
+                self.cr,
+                self.pv,
+                self.pc,
+                self.pf,
+                self.ph,
+                self.er,
+                self.en,
+                cfg.max_posting,
+                self.meta,
+            )
+        self.n = j0 + m
+
+    def nbytes(self) -> dict[str, int]:
+        """Bytes held, by part (arrays at their current capacity)."""
+        return {
+            "signatures": int(sum(getattr(self.sigs, n).nbytes for n in _FIELDS)),
+            "postings": int(sum(a.nbytes for a in (self.pv, self.pc, self.pf, self.ph, self.er, self.en))),
+            "keys": int(sum(a.nbytes for a in (self.xk, self.xr, self.ck, self.cr))),
+            "clusters": int(self.rep.nbytes + self.checked.nbytes),
+        }
+
+
+_FIELDS = ("exact", "content", "simhash", "size", "tokens", "sketch", "numbers", "layout", "has_layout")
+
+
+@njit(cache=True, nogil=True)
+def _rehash_posting_kernel(
+    pv: np.ndarray,
+    pc: np.ndarray,
+    pf: np.ndarray,
+    ph: np.ndarray,
+    pv2: np.ndarray,
+    pc2: np.ndarray,
+    pf2: np.ndarray,
+    ph2: np.ndarray,
+) -> None:  # pragma: no cover
+    for i in range(pv.shape[0]):
+        if pv[i] == _EMPTY32:
+            continue
+        s = posting_slot(pv2, pv[i])
+        pv2[s] = pv[i]
+        pc2[s] = pc[i]
+        pf2[s] = pf[i]
+        ph2[s] = ph[i]
+
+
+@njit(cache=True, nogil=True)
+def _rehash_keys_kernel(keys: np.ndarray, rows: np.ndarray, k2: np.ndarray, r2: np.ndarray) -> None:  # pragma: no cover
+    for i in range(keys.shape[0]):
+        if rows[i] >= 0:
+            key_put(k2, r2, keys[i], rows[i])
+
+
+def _rehash_keys(keys: npt.NDArray[np.uint64], rows: I64, size: int) -> tuple[npt.NDArray[np.uint64], I64]:
+    k2 = np.zeros(size, np.uint64)
+    r2 = np.full(size, -1, np.int64)
+    _rehash_keys_kernel(keys, rows, k2, r2)
+    return k2, r2
