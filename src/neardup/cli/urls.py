@@ -21,6 +21,7 @@ import termios
 from collections import deque
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any, TextIO
 
 import click
@@ -105,6 +106,14 @@ def urls_group() -> None:
     show_default=True,
     help="URLs per round trip; 1 for line-by-line streaming (tail -f).",
 )
+@click.option(
+    "--pending-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    envvar="NEARDUP_PENDING_DIR",
+    help="Where the batch between record and print is kept, so a killed run's batch is forgotten "
+    "by the next run [default: beside a SQLite store, else ~/.local/state/neardup/urls-pending].",
+)
 def check_cmd(
     job: str,
     store: str,
@@ -119,6 +128,7 @@ def check_cmd(
     print_canonical: bool,
     strict: bool,
     batch_size: int,
+    pending_dir: Path | None,
 ) -> None:
     """Read URLs (one a line) on stdin; print those new to the job (or due for re-crawl), record them.
 
@@ -141,7 +151,11 @@ def check_cmd(
     out = _Output(sys.stdout)
     n_in = n_bad = n_new = 0
     first_bad = ""
+    pending = _Pending.for_store(store, job, pending_dir)
     try:
+        if pending is not None:
+            pending.recover(seen)
+            pending.open()
         with _signals_between_batches() as guard:
             for batch in _batches(sys.stdin, batch_size):
                 good: list[tuple[str, str]] = []
@@ -157,6 +171,8 @@ def check_cmd(
                 # the batch is recorded and printed with signals held back: a signal lands between
                 # batches, when every URL recorded so far has been written out
                 with guard:
+                    if pending is not None:  # on disk before the commit: a kill -9 is undone next run
+                        pending.stage([c for _, c in good])
                     flags = seen.check_and_add_many([c for _, c in good])
                     lines = [
                         (canon, (canon if print_canonical else url) + "\n")
@@ -167,6 +183,8 @@ def check_cmd(
                         out.deliver(lines)
                     except OSError as exc:
                         _undo_undelivered(seen, out, exc)
+                    if pending is not None:
+                        pending.clear()
                     n_new += len(lines)
     except _Interrupted as stop:
         name = signal.Signals(stop.signum).name
@@ -177,9 +195,112 @@ def check_cmd(
         )
         raise click.exceptions.Exit(128 + stop.signum) from None
     finally:
+        if pending is not None:
+            pending.close()
         seen.close()
     if n_bad:
         click.echo(f"neardup: skipped {n_bad} malformed URL(s) of {n_in} (first: {first_bad})", err=True)
+
+
+_PENDING_KIND = "urls.pending"
+
+
+class _Pending:
+    """The batch between the store's commit and its delivery, kept in a journal file.
+
+    Each run owns one file (``.neardup-urls-pending-<store and job hash>-<pid>``, locked while it
+    runs). A batch is written and fsynced there before the store records it, and dropped once it is
+    printed; a run killed in between (kill -9, a power cut) leaves it behind, and the next run of
+    the same job and store forgets those URLs before it starts, so they are printed again (at least
+    once: up to one batch may come out twice).
+    """
+
+    def __init__(self, directory: Path, store: str, job: str) -> None:
+        import xxhash
+
+        self.dir = directory
+        key = xxhash.xxh3_64_hexdigest(store.encode() + b"\0" + job.encode())
+        self.prefix = f".neardup-urls-pending-{key}-"
+        self.path = directory / f"{self.prefix}{os.getpid()}"
+        self.journal: Any = None
+        self.lockfd: int | None = None
+
+    @classmethod
+    def for_store(cls, store: str, job: str, directory: Path | None) -> _Pending | None:
+        """None for an in-memory store (nothing outlives the run)."""
+        if store.startswith("memory:"):
+            return None
+        if directory is None:
+            if store.startswith("sqlite://") or "://" not in store:
+                path = store.removeprefix("sqlite://").split("?", 1)[0]
+                directory = Path(path).absolute().parent
+            else:
+                base = os.environ.get("XDG_STATE_HOME") or os.path.expanduser("~/.local/state")
+                directory = Path(base) / "neardup" / "urls-pending"
+        directory.mkdir(parents=True, exist_ok=True)
+        return cls(directory, store, job)
+
+    def recover(self, seen: Any) -> None:
+        """Forget the URLs of runs that died between record and print (their files are unlocked)."""
+        from neardup.stores.journal import Journal
+
+        for f in sorted(self.dir.glob(f"{self.prefix}*")):
+            fd = os.open(f, os.O_RDONLY)
+            try:
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                except OSError:
+                    continue  # a run that is alive
+                with Journal(f, kind=_PENDING_KIND, create=False) as j:
+                    urls = [
+                        u
+                        for _, p in j.replay()
+                        for u in bytes(p).decode("utf-8", "surrogateescape").split("\n")
+                        if u
+                    ]
+                kept = ""
+                try:
+                    for u in urls:
+                        seen.forget(u)
+                except Exception as exc:  # Bloom mode cannot forget
+                    kept = f"; they stay recorded ({exc})"
+                if urls:
+                    click.echo(
+                        f"neardup: a run of this job was killed after recording {len(urls)} URL(s) it "
+                        f"may not have printed; forgotten so they come out again{kept}",
+                        err=True,
+                    )
+                f.unlink()
+            finally:
+                os.close(fd)
+
+    def open(self) -> None:
+        from neardup.stores.journal import Journal
+
+        self.journal = Journal(self.path, kind=_PENDING_KIND)
+        for _ in self.journal.replay():
+            pass
+        self.lockfd = os.open(self.path, os.O_RDONLY)
+        fcntl.flock(self.lockfd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+
+    def stage(self, canon: list[str]) -> None:
+        self.journal.append("\n".join(canon).encode("utf-8", "surrogateescape"), sync=True)
+
+    def clear(self) -> None:
+        # no fsync: should the truncation be lost, the next run prints the batch once more
+        self.journal.reset()
+
+    def close(self) -> None:
+        """Remove the file, unless a batch is still in it (the next run forgets it)."""
+        if self.journal is None:
+            return
+        empty = self.journal.count == 0
+        self.journal.close()
+        if empty:
+            self.path.unlink(missing_ok=True)
+        if self.lockfd is not None:
+            os.close(self.lockfd)
+            self.lockfd = None
 
 
 _JOB_CLI = re.compile(r"[A-Za-z0-9_.-]{1,200}")

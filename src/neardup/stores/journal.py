@@ -248,6 +248,17 @@ class Journal:
         except OSError as exc:  # pragma: no cover - a disk that refuses even to shrink a file
             self._broken = str(exc)
 
+    def reset(self, *, sync: bool = False) -> None:
+        """Drop every record (the file keeps its header): for a journal of work in flight."""
+        with self._lock:
+            if self._fd is None:
+                raise StoreError(f"{self.path}: the journal is closed")
+            os.ftruncate(self._fd, len(self._header))
+            if sync:
+                _datasync(self._fd)
+            self._size = len(self._header)
+            self._count = 0
+
     def sync(self) -> None:
         """fdatasync the journal (another thread may append meanwhile)."""
         with self._lock:

@@ -132,3 +132,60 @@ def test_urls_cli_job_with_trailing_newline_or_space_is_refused(
         main(["urls", "check", "--job", job, "--store", "memory://"])
     assert exit_info.value.code == 2
     assert "job_id (--job) must be 1-200 characters" in capsys.readouterr().err
+
+
+def test_urls_check_kill_9_between_record_and_print_is_undone_by_the_next_run(tmp_path: Path) -> None:
+    import fcntl
+    import struct
+    import termios
+
+    store = tmp_path / "seen.db"
+    (tmp_path / "in.txt").write_text("\n".join(URLS) + "\n")
+    r, w = os.pipe()
+    with open(tmp_path / "in.txt", "rb") as stdin:  # nobody reads the output: the pipe fills up
+        writer = subprocess.Popen(
+            [*CLI, "urls", "check", "--job", "1", "--store", str(store)],
+            stdin=stdin,
+            stdout=w,
+            stderr=subprocess.DEVNULL,
+        )
+    os.close(w)
+
+    def unread() -> int:
+        return int(struct.unpack("i", fcntl.ioctl(r, termios.FIONREAD, b"\0\0\0\0"))[0])
+
+    last, still_since = -1, time.monotonic()
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:  # blocked in a write: the pipe stays full
+        n = unread()
+        if n != last:
+            last, still_since = n, time.monotonic()
+        elif n > 0 and time.monotonic() - still_since > 0.5:
+            break
+        time.sleep(0.05)
+    writer.kill()  # kill -9 with a recorded batch half printed
+    writer.wait(timeout=30)
+    got = b""
+    os.set_blocking(r, False)
+    while True:
+        try:
+            chunk = os.read(r, 1 << 16)
+        except BlockingIOError:
+            break
+        if not chunk:
+            break
+        got += chunk
+    os.close(r)
+    delivered = set(got.decode().split("\n")[:-1])
+    before = set(_recorded(store, URLS))
+    assert before - delivered  # the gap: recorded, never printed
+    again = subprocess.run(
+        [*CLI, "urls", "check", "--job", "1", "--store", str(store)],
+        input=b"",
+        capture_output=True,
+        timeout=60,
+        check=False,
+    )
+    assert again.returncode == 0 and b"killed after recording" in again.stderr, again.stderr
+    assert set(_recorded(store, URLS)) <= delivered  # nothing recorded that was not delivered
+    assert not list(tmp_path.glob(".neardup-urls-pending-*"))
