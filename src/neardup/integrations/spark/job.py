@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import inspect
 import os
+import re
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -61,9 +62,10 @@ I64 = npt.NDArray[np.int64]
 #: the executors' signature rows: ``neardup.dedup.index.arrow_table``'s columns, uint64 as long
 #: (same bits), the uint32 sketch as int (same bits), plus the keep rule's field as a string
 SIGNATURE_SCHEMA = (
-    "pos long, id string, order string, exact long, content long, simhash long, layout long, "
+    "file string, line long, id string, order string, exact long, content long, simhash long, layout long, "
     "has_layout boolean, size int, tokens int, sketch array<int>, numbers array<long>"
 )
+_LINE_BITS = 40  # a document's sort key: file rank << 40 | line
 #: rows per corpus chunk: what ``CorpusIndex.iter_signatures`` streams to ``neardup dedup``
 CHUNK_ROWS: int = inspect.signature(CorpusIndex.iter_signatures).parameters["batch_rows"].default
 
@@ -72,10 +74,36 @@ def _pyspark() -> Any:
     return require("pyspark", "spark", purpose="the Spark dedup job")
 
 
+#: input bytes per shuffle partition of a local session (a partition of signatures, not of text)
+LOCAL_BYTES_PER_PARTITION = 64 << 20
+
+
+def local_shuffle_partitions(master: str | None, input_bytes: int | None = None) -> int | None:
+    """Shuffle partitions for a ``local``/``local[N]``/``local[*]`` master: one per 64 MB of input,
+    between 1 and twice the local cores (the cores alone without a size); None for other masters,
+    whose cluster settings stay in charge.
+
+    >>> local_shuffle_partitions("local[2]", 1000), local_shuffle_partitions("local[2]"), local_shuffle_partitions("yarn")
+    (1, 2, None)
+    """
+    m = re.fullmatch(r"local(?:\[(\*|\d+)(?:,\s*\d+)?\])?", (master or "").strip())
+    if m is None:
+        return None
+    cores = 1 if m.group(1) is None else (os.cpu_count() or 1) if m.group(1) == "*" else int(m.group(1))
+    if input_bytes is None:
+        return max(1, cores)
+    return max(1, min(2 * cores, -(-input_bytes // LOCAL_BYTES_PER_PARTITION)))
+
+
 def get_spark(
-    master: str | None = "local[*]", app_name: str = "neardup-dedup", conf: dict[str, str] | None = None
+    master: str | None = "local[*]",
+    app_name: str = "neardup-dedup",
+    conf: dict[str, str] | None = None,
+    *,
+    input_bytes: int | None = None,
 ) -> Any:
-    """A SparkSession with Arrow on; ``master=None`` keeps what spark-submit set."""
+    """A SparkSession with Arrow on; ``master=None`` keeps what spark-submit set. A local master gets
+    shuffle partitions sized to ``input_bytes`` (Spark's 200 make a 3-document job take 40 s)."""
     _pyspark()
     from pyspark.sql import SparkSession
 
@@ -84,6 +112,10 @@ def get_spark(
     if master:
         builder = builder.master(master)
     settings = {"spark.sql.execution.arrow.pyspark.enabled": "true", "spark.ui.showConsoleProgress": "false"}
+    local = local_shuffle_partitions(master, input_bytes)
+    if local is not None:
+        settings["spark.sql.shuffle.partitions"] = str(local)
+        settings["spark.default.parallelism"] = str(local)
     settings.update(conf or {})
     for k, v in settings.items():
         builder = builder.config(k, v)
@@ -97,6 +129,10 @@ def _python() -> str:
 
 
 # --------------------------------------------------------------------------------------- input
+#: the documents DataFrame: ``file`` and ``line`` give the position order (path, then line)
+DOCUMENT_SCHEMA = "file string, line long, id string, text string, html string, order string"
+
+
 def read_documents(
     spark: Any,
     inputs: list[str],
@@ -107,32 +143,41 @@ def read_documents(
     skip_bad: bool = False,
     keep_field: str | None = None,
 ) -> Any:
-    """Documents as a DataFrame (pos, id, text, html, order), positions in file-path-then-line order.
+    """Documents as a DataFrame (``DOCUMENT_SCHEMA``); their positions follow file path, then line.
 
     JSONL(.gz) is read as text lines and parsed in the executors with the same rules (and the same
     ``file:line`` id fallback) as ``neardup dedup``; ``.txt(.gz)`` lines are documents as they are;
-    Parquet files are read as tables. ``order`` is the value of ``keep_field`` as a string (what
-    ``keep="newest"`` compares), null without one.
+    Parquet rows go through the same checks (line: the row's number in its file). ``order`` is the
+    value of ``keep_field`` as a string (what ``keep="newest"`` compares), null without one.
+    Positions 0..n-1 are given on the driver, which sorts the signatures by (file, line).
     """
     from pyspark.sql import functions as F
+    from pyspark.sql.window import Window
 
+    def numbered(df: Any) -> Any:
+        w = Window.partitionBy("file").orderBy("mono")
+        return df.withColumn("line", F.row_number().over(w).cast("long")).drop("mono")
+
+    null = F.lit(None).cast("string")
     parquet = [p for p in inputs if p.endswith(".parquet")]
     text_inputs = [p for p in inputs if not p.endswith(".parquet")]
     frames = []
     if text_inputs:
         lines = spark.read.text(text_inputs).select(
-            F.col("value"),
             F.col("_metadata.file_path").alias("file"),
             F.monotonically_increasing_id().alias("mono"),
+            F.col("value"),
         )
-        from pyspark.sql.window import Window
-
-        w = Window.partitionBy("file").orderBy("mono")
-        lines = lines.withColumn("line", F.row_number().over(w)).filter(F.trim(F.col("value")) != "")
+        lines = numbered(lines).filter(F.trim(F.col("value")) != "")
         frames.append(
-            lines.mapInPandas(
-                _parse_lines(id_field, text_field, html_field, skip_bad, keep_field),
-                "file string, line long, id string, text string, html string, order string",
+            lines.select(
+                "file",
+                "line",
+                "value",
+                null.alias("id"),
+                null.alias("text"),
+                null.alias("html"),
+                null.alias("order"),
             )
         )
     if parquet:
@@ -146,71 +191,73 @@ def read_documents(
         has_order = (
             keep_field is not None
             and keep_field in cols
-            and keep_field
-            not in (
-                id_field,
-                text_field,
-                html_field,
-            )
+            and keep_field not in (id_field, text_field, html_field)
         )
         pdf = pdf.select(
             F.col("_metadata.file_path").alias("file"),
-            (F.monotonically_increasing_id() + 1).alias("line"),
-            (F.col(id_field).cast("string") if id_field in cols else F.lit(None).cast("string")).alias("id"),
-            (F.col(text_field) if text_field in cols else F.lit(None).cast("string")).alias("text"),
-            (F.col(html_field) if html_field and html_field in cols else F.lit(None).cast("string")).alias(
-                "html"
-            ),
-            (F.col(str(keep_field)).cast("string") if has_order else F.lit(None).cast("string")).alias(
-                "order"
-            ),
+            F.monotonically_increasing_id().alias("mono"),
+            null.alias("value"),
+            (F.col(id_field).cast("string") if id_field in cols else null).alias("id"),
+            (F.col(text_field).cast("string") if text_field in cols else null).alias("text"),
+            (F.col(html_field).cast("string") if html_field and html_field in cols else null).alias("html"),
+            (F.col(str(keep_field)).cast("string") if has_order else null).alias("order"),
         )
-        frames.append(pdf)
+        frames.append(numbered(pdf).select("file", "line", "value", "id", "text", "html", "order"))
     df = frames[0]
     for other in frames[1:]:
         df = df.unionByName(other)
-    ordered = df.orderBy("file", "line")
-    schema = "pos long, id string, text string, html string, order string"
-    rdd = ordered.rdd.zipWithIndex().map(
-        lambda r: (r[1], r[0]["id"], r[0]["text"], r[0]["html"], r[0]["order"])
-    )
-    return spark.createDataFrame(rdd, schema)
+    return df.mapInPandas(_parse(id_field, text_field, html_field, skip_bad, keep_field), DOCUMENT_SCHEMA)
 
 
-def _parse_lines(
+def _parse(
     id_field: str, text_field: str, html_field: str | None, skip_bad: bool, keep_field: str | None
 ) -> Any:
+    """Lines (``value``) or Parquet rows (``id``, ``text``, ``html``, ``order``) -> documents, with
+    ``neardup.io``'s rules and messages for bad records."""
+
     def parse(batches: Iterator[Any]) -> Iterator[Any]:
         import pandas as pd
 
         from neardup.exceptions import InputError
-        from neardup.io import Record, _record_from_obj
+        from neardup.io import _record_from_obj
 
         for pdf in batches:
             rows: list[tuple[str, int, str, str | None, str | None, str | None]] = []
-            for value, file, line in zip(pdf["value"], pdf["file"], pdf["line"], strict=True):
+            for file, line, value, doc_id, text, html, order in zip(
+                *(pdf[c].tolist() for c in ("file", "line", "value", "id", "text", "html", "order")),
+                strict=True,
+            ):
                 src = str(file).removeprefix("file://").removeprefix("file:")
-                if src.endswith((".txt", ".txt.gz")):  # a plain-text line is a document, as locally
-                    text = str(value).strip()
-                    rows.append((str(file), int(line), f"{Path(src).name}:{int(line)}", text, None, None))
+                line = int(line)
+                if value is not None and src.endswith((".txt", ".txt.gz")):  # a plain-text line
+                    rows.append((file, line, f"{Path(src).name}:{line}", str(value).strip(), None, None))
                     continue
                 try:
-                    try:
-                        obj = orjson.loads(value)
-                    except orjson.JSONDecodeError:
-                        raise InputError("is not valid JSON", source=src, line=int(line)) from None
-                    if not isinstance(obj, dict):
-                        raise InputError(
-                            f"expected a JSON object, got {type(obj).__name__}", source=src, line=int(line)
+                    if value is not None:
+                        try:
+                            obj = orjson.loads(value)
+                        except orjson.JSONDecodeError:
+                            raise InputError("is not valid JSON", source=src, line=line) from None
+                        if not isinstance(obj, dict):
+                            raise InputError(
+                                f"expected a JSON object, got {type(obj).__name__}", source=src, line=line
+                            )
+                        got = (
+                            obj.get(keep_field)
+                            if keep_field and keep_field not in (id_field, text_field, html_field)
+                            else None
                         )
-                    rec: Record = _record_from_obj(obj, src, int(line), id_field, text_field, html_field)
+                        order = None if got is None else str(got)
+                    else:
+                        obj = {k: v for k, v in ((id_field, doc_id), (text_field, text)) if v is not None}
+                        if html_field and html is not None:
+                            obj[html_field] = html
+                    rec = _record_from_obj(obj, src, line, id_field, text_field, html_field)
                 except InputError:
                     if skip_bad:
                         continue
                     raise
-                value_of = rec.extra.get(keep_field) if keep_field else None
-                order = None if value_of is None else str(value_of)
-                rows.append((str(file), int(line), rec.id, rec.text, rec.html, order))
+                rows.append((file, line, rec.id, rec.text, rec.html, order))
             yield pd.DataFrame(rows, columns=["file", "line", "id", "text", "html", "order"])
 
     return parse
@@ -226,7 +273,7 @@ def _arrow_schema() -> Any:
     return to_arrow_schema(struct)
 
 
-def _signature_batch(schema: Any, pos: Any, ids: Any, order: Any, sigs: Signatures) -> Any:
+def _signature_batch(schema: Any, file: Any, line: Any, ids: Any, order: Any, sigs: Signatures) -> Any:
     """One Arrow batch of signature rows; unsigned values are reinterpreted, never converted."""
     import pyarrow as pa
 
@@ -237,7 +284,8 @@ def _signature_batch(schema: Any, pos: Any, ids: Any, order: Any, sigs: Signatur
         return pa.ListArray.from_arrays(offsets, pa.array(values.ravel()), type=schema.field(name).type)
 
     arrays = [
-        pos.cast(schema.field("pos").type),
+        file.cast(schema.field("file").type),
+        line.cast(schema.field("line").type),
         ids.cast(schema.field("id").type),
         order.cast(schema.field("order").type),
         pa.array(sigs.exact.view(np.int64)),
@@ -254,7 +302,7 @@ def _signature_batch(schema: Any, pos: Any, ids: Any, order: Any, sigs: Signatur
 
 
 def signature_df(docs: Any, config: DedupConfig) -> Any:
-    """Stage 1 in the executors: (pos, id, text, html, order) -> ``SIGNATURE_SCHEMA`` rows."""
+    """Stage 1 in the executors: ``DOCUMENT_SCHEMA`` rows -> ``SIGNATURE_SCHEMA`` rows (no text)."""
     cfg = config.match
     schema = _arrow_schema()  # on the driver: parsing the schema needs the JVM
 
@@ -265,25 +313,21 @@ def signature_df(docs: Any, config: DedupConfig) -> Any:
         for rb in batches:
             if rb.num_rows == 0:
                 continue
-            texts = rb.column(2).to_pylist()
-            htmls = rb.column(3).to_pylist()
-            items = list(zip(texts, htmls, strict=True))
+            items = list(zip(rb.column(3).to_pylist(), rb.column(4).to_pylist(), strict=True))
             sigs = _sign(items, _extract(items, cfg.extractor), cfg)
-            yield _signature_batch(schema, rb.column(0), rb.column(1), rb.column(4), sigs)
+            yield _signature_batch(schema, rb.column(0), rb.column(1), rb.column(2), rb.column(5), sigs)
 
-    return docs.select("pos", "id", "text", "html", "order").mapInArrow(run, SIGNATURE_SCHEMA)
+    return docs.select("file", "line", "id", "text", "html", "order").mapInArrow(run, SIGNATURE_SCHEMA)
 
 
 def _collect_arrow(df: Any) -> Any:
-    """The DataFrame as one Arrow table on the driver (no pandas on the way)."""
+    """The DataFrame as one Arrow table on the driver (no pandas on the way); None when empty."""
     if hasattr(df, "toArrow"):  # pyspark >= 4
         return df.toArrow()
     import pyarrow as pa
 
     batches = df._collect_as_arrow()
-    return (
-        pa.Table.from_batches(batches, schema=_arrow_schema()) if batches else _arrow_schema().empty_table()
-    )
+    return pa.Table.from_batches(batches) if batches else None
 
 
 def _fixed(table: Any, name: str, dtype: Any, width: int) -> Any:
@@ -297,19 +341,41 @@ def _fixed(table: Any, name: str, dtype: Any, width: int) -> Any:
 def collect_fingerprints(sig_df: Any, config: DedupConfig) -> Fingerprints:
     """Stage 1 on the driver: the signature rows, in position order, as ``Fingerprints``.
 
+    Positions follow the file paths (sorted), then the lines: the files are ranked here and each
+    row's (rank, line) is its sort key.
+
     Ids repeated in the input are refused or renamed (``config.duplicate_ids``) by the code
     ``neardup dedup`` uses; the keep field's values are kept only for ``keep="newest"``.
     """
+    from pyspark import StorageLevel
+    from pyspark.sql import functions as F
+
     from neardup.dedup.fingerprints import _chunks
     from neardup.io import Record
 
     cfg = config.match
-    table = _collect_arrow(sig_df).sort_by("pos")
-    n = table.num_rows
-    if n and not np.array_equal(table.column("pos").to_numpy(), np.arange(n)):
-        raise FormatError("document positions must be 0..n-1 (use read_documents)")
-    if n == 0:
+    sig_df = sig_df.persist(StorageLevel.MEMORY_AND_DISK)  # read twice: its files, then its rows
+    try:
+        files = sorted(r[0] for r in sig_df.select("file").distinct().collect())
+        spark = sig_df.sparkSession
+        ranks = spark.createDataFrame(
+            list(zip(files, range(len(files)), strict=True)), "file string, rank long"
+        )
+        keyed = sig_df.join(F.broadcast(ranks), "file").select(
+            (F.col("rank") * F.lit(1 << _LINE_BITS) + F.col("line")).alias("key"),
+            *[c for c in sig_df.columns if c not in ("file", "line")],
+        )
+        table = _collect_arrow(keyed) if files else None
+    finally:
+        sig_df.unpersist()
+    if table is None or table.num_rows == 0:
         return Fingerprints(ids=[], sigs=signatures([], cfg), order=[] if cfg.keep == "newest" else None)
+
+    n = table.num_rows
+    table = table.sort_by("key")
+    key = table.column("key").to_numpy()
+    if n > 1 and not bool((key[1:] > key[:-1]).all()):
+        raise FormatError("two documents at the same file and line: read the input with read_documents")
 
     def u64(name: str) -> Any:
         return np.ascontiguousarray(table.column(name).to_numpy()).view(np.uint64)
@@ -640,7 +706,7 @@ def spark_dedup(
     against: str | SparkCorpus | None = None,
     merge: bool = False,
 ) -> SparkDedupResult:
-    """Dedup a documents DataFrame (pos, id, text, html, order; see ``read_documents``)."""
+    """Dedup a documents DataFrame (``DOCUMENT_SCHEMA``, made by ``read_documents``)."""
     if merge and against is None:
         raise ConfigError("merge needs an index to merge into (against=INDEX_DIR)")
     secs: dict[str, float] = {}
