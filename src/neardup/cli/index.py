@@ -67,7 +67,11 @@ def build_cmd(
 
     t0 = time.perf_counter()
     config = build_config(
-        keep=keep, keep_field=keep_field, max_distance=max_distance, workers=workers, duplicate_ids=duplicate_ids
+        keep=keep,
+        keep_field=keep_field,
+        max_distance=max_distance,
+        workers=workers,
+        duplicate_ids=duplicate_ids,
     )
     stats = ReadStats()
     records = read_records(
