@@ -98,7 +98,9 @@ def spark_dedup_cmd(
 
     under_submit = "SPARK_ENV_LOADED" in os.environ or "PYSPARK_GATEWAY_PORT" in os.environ
     found = SparkSession.getActiveSession()  # a session the caller runs: used, and left running
-    spark = get_spark(master or (None if under_submit else "local[*]"), conf=conf)
+    spark = get_spark(
+        master or (None if under_submit else "local[*]"), conf=conf, input_bytes=_local_bytes(inputs)
+    )
     try:
         corpus = SparkCorpus(spark, against) if against else None
         config = build_config(
@@ -130,3 +132,19 @@ def spark_dedup_cmd(
     if not quiet:
         echo_err(format_summary(summary, time.perf_counter() - t0, what="spark dedup"))
         echo_err("  stages: " + ", ".join(f"{k} {v:.1f} s" for k, v in res.seconds.items()))
+
+
+def _local_bytes(paths: tuple[str, ...] | list[str]) -> int | None:
+    """Total size of local input files and folders; None when any input is remote (hdfs://, s3a://)."""
+    import os
+
+    total = 0
+    for p in paths:
+        if "://" in p and not p.startswith("file://"):
+            return None
+        p = p.removeprefix("file://")
+        if os.path.isdir(p):
+            total += sum(os.path.getsize(os.path.join(r, f)) for r, _, fs in os.walk(p) for f in fs)
+        elif os.path.exists(p):
+            total += os.path.getsize(p)
+    return total
