@@ -32,6 +32,7 @@ import numpy.typing as npt
 from numba import njit
 
 from neardup.match.cluster import assign_one, thresholds
+from neardup.match.verify import _popcount
 from neardup.match.config import MatchConfig
 from neardup.match.signature import Signatures, signatures
 from neardup.match.tables import key_get, key_put, posting_slot
@@ -272,6 +273,22 @@ def _run(
                 out_f,
                 out_i,
             )
+            # the same page (or the same text) as an earlier document of the cluster it joined:
+            # named for that document, as a stream's key look-up names it
+            if rep[j] != j and out_i[0] != 1:
+                for keys, rows, code, usable in ((xk, xr, 1, True), (ck, cr, 2, tokens[j] > 0)):
+                    if not usable or out_i[0] == code:
+                        continue
+                    r = key_get(keys, rows, exact[j] if code == 1 else content[j])
+                    if r >= 0 and rep[r] == rep[j]:
+                        out_i[0] = code
+                        out_i[1] = r
+                        out_i[2] = 0
+                        out_i[4] = _popcount(simhash[j] ^ simhash[r])
+                        out_f[0] = 1.0
+                        out_f[1] = 1.0
+                        out_f[2] = 1.0
+                        break
             kind[o] = out_i[0]
             partner[o] = out_i[1]
             conf[o] = out_i[2]

@@ -251,20 +251,28 @@ def _one(
                 nums[d, j] = f[j]
 
 
-@njit(cache=True, nogil=True, parallel=True)
-def _signature_kernel(
-    cps: np.ndarray, offsets: np.ndarray, table: np.ndarray, n: int, k: int, m: int
-) -> tuple[np.ndarray, ...]:  # pragma: no cover
-    nd = offsets.shape[0] - 1
-    content = np.zeros(nd, np.uint64)
-    simhash = np.zeros(nd, np.uint64)
-    size = np.zeros(nd, np.int32)
-    ntok = np.zeros(nd, np.int32)
-    sketch = np.full((nd, k), np.uint32(0xFFFFFFFF), np.uint32)
-    nums = np.full((nd, max(m, 1)), np.uint64(0xFFFFFFFFFFFFFFFF), np.uint64)
-    for d in prange(nd):
-        _one(cps, offsets[d], offsets[d + 1], table, n, k, m, d, content, simhash, size, ntok, sketch, nums)
-    return content, simhash, size, ntok, sketch, nums
+def _kernel(parallel: bool) -> Any:
+    def kernel(
+        cps: np.ndarray, offsets: np.ndarray, table: np.ndarray, n: int, k: int, m: int
+    ) -> tuple[np.ndarray, ...]:  # pragma: no cover
+        nd = offsets.shape[0] - 1
+        content = np.zeros(nd, np.uint64)
+        simhash = np.zeros(nd, np.uint64)
+        size = np.zeros(nd, np.int32)
+        ntok = np.zeros(nd, np.int32)
+        sketch = np.full((nd, k), np.uint32(0xFFFFFFFF), np.uint32)
+        nums = np.full((nd, max(m, 1)), np.uint64(0xFFFFFFFFFFFFFFFF), np.uint64)
+        for d in prange(nd):
+            _one(cps, offsets[d], offsets[d + 1], table, n, k, m, d, content, simhash, size, ntok, sketch, nums)
+        return content, simhash, size, ntok, sketch, nums
+
+    return njit(cache=True, nogil=True, parallel=parallel)(kernel)
+
+
+# every core for a batch; one thread for a few documents (waking a thread pool costs milliseconds)
+_signature_kernel = _kernel(True)
+_signature_kernel_serial = _kernel(False)
+_PARALLEL_FROM = 256
 
 
 @dataclass
@@ -402,7 +410,8 @@ def signatures(
             numbers=np.empty((0, max(cfg.max_numbers, 1)), np.uint64),
         )
     cps, offsets = to_codepoints(texts)
-    content, simhash, size, ntok, sketch, nums = _signature_kernel(
+    kernel = _signature_kernel if n >= _PARALLEL_FROM else _signature_kernel_serial
+    content, simhash, size, ntok, sketch, nums = kernel(
         cps, offsets, fold_table(), cfg.shingle, cfg.sketch_size, cfg.max_numbers
     )
     src = raw if raw is not None else texts
