@@ -211,3 +211,21 @@ def test_slow_page_recycles_its_worker_and_sigstopped_redis_answers_503(
         r = httpx.post(f"{svc.url}/v1/urls/check", json={"job": "s", "urls": urls}, headers=AUTH, timeout=20)
         assert r.status_code == 200 and r.json()["seen"] == [False] * 3, r.text
         assert httpx.get(f"{svc.url}/v1/health", timeout=5).json()["status"] == "ok"
+
+        # SIGTERM while a page is stuck in analysis: the request ends at its deadline with a JSON
+        # 503 and the server stops soon after (it took 43 s and answered 500 before)
+        with ThreadPoolExecutor(1) as ex:
+            stuck = ex.submit(
+                httpx.post,
+                f"{svc.url}/v1/documents/check",
+                json={"url": "https://evil.example/deep2", "html": DEEP, "add": False},
+                headers=AUTH,
+                timeout=30,
+            )
+            time.sleep(0.5)
+            t0 = time.monotonic()
+            assert svc.stop() == 0
+            stopped = time.monotonic() - t0
+            r = stuck.result(timeout=30)
+        assert r.status_code == 503 and r.json()["error"] == "analysis_timeout"
+        assert stopped < 15, stopped
