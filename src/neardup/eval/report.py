@@ -81,8 +81,15 @@ def svg_curves(
     >>> svg_curves({"precision": [(0, 1.0), (3, 0.9)]}, title="t", xlabel="k").startswith("<svg")
     True
     """
-    left, right, top, bottom = 44, 150, 26, 36
-    pw, ph = width - left - right, height - top - bottom
+    # the legend sits right of the plot: its column is as wide as the longest label (CJK characters
+    # count double) and the chart grows to hold every entry, so no label is cut off
+    label = max((sum(2 if ord(c) > 0x2E7F else 1 for c in name) for name in series), default=0)
+    left, top, bottom = 44, 26, 36
+    right = max(60, 34 + int(label * 6.6) + 8)
+    pw = max(120, width - left - 150)
+    width = left + pw + right
+    height = max(height, top + 10 + 16 * len(series) + bottom)
+    ph = height - top - bottom
     xs = [x for pts in series.values() for x, _ in pts]
     x0, x1 = (min(xs), max(xs)) if xs else (0.0, 1.0)
     if x1 == x0:
@@ -99,7 +106,8 @@ def svg_curves(
     esc = _html.escape
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
-        f'viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="11" role="img">',
+        f'viewBox="0 0 {width} {height}" font-family="{_html.escape(FONT_STACK, quote=True)}" '
+        'font-size="11" role="img">',
         f'<text x="{left}" y="16" font-size="13" font-weight="bold">{esc(title)}</text>',
         f'<rect x="{left}" y="{top}" width="{pw}" height="{ph}" fill="#fff" stroke="#888"/>',
     ]
@@ -196,8 +204,40 @@ def _curves_html(eval_data: Mapping[str, Any] | None) -> str:
     )
 
 
+#: fonts with Chinese glyphs first after the system UI font (Debian: fonts-noto-cjk), so Chinese
+#: text is never drawn as empty boxes where a CJK font is installed
+FONT_STACK = (
+    'system-ui,-apple-system,"Segoe UI","Noto Sans CJK SC","Noto Sans SC","Source Han Sans SC",'
+    '"PingFang SC","Microsoft YaHei","WenQuanYi Micro Hei",sans-serif'
+)
+
+
+def _settings_html(settings: Mapping[str, Any] | None, eval_data: Mapping[str, Any] | None) -> str:
+    """The run's settings as a two-column table, or a note saying where they would come from.
+
+    >>> "<td>max_distance</td><td>8</td>" in _settings_html({"max_distance": 8}, None)
+    True
+    """
+    esc = _html.escape
+    note = ""
+    if settings is None and eval_data and isinstance(eval_data.get("engine"), Mapping):
+        settings = eval_data["engine"]
+        note = '<p class="muted">Settings of the evaluated run (from <code>--eval</code>).</p>'
+    if not settings:
+        return (
+            '<p class="muted">The dedup output does not record its settings; pass <code>--eval</code> '
+            "with the JSON of <code>neardup eval --json</code> to print the evaluated run's.</p>"
+        )
+    rows = "".join(
+        f"<tr><td>{esc(str(k))}</td><td>{esc(json.dumps(v, ensure_ascii=False) if not isinstance(v, str) else v)}</td></tr>"
+        for k, v in settings.items()
+    )
+    return f'{note}<table class="settings">{rows}</table>'
+
+
 _CSS = """
-body{font:14px/1.45 system-ui,-apple-system,"Segoe UI","Noto Sans CJK SC","PingFang SC",sans-serif;margin:0;color:#222;background:#fafafa}
+body{font:14px/1.45 FONTS;margin:0;color:#222;background:#fafafa}"""
+_CSS_REST = """
 header{background:#263238;color:#fff;padding:14px 24px}header h1{margin:0;font-size:20px}
 main{padding:8px 24px 40px;max-width:1400px}
 section{background:#fff;border:1px solid #ddd;border-radius:6px;margin:16px 0;padding:10px 16px}
@@ -212,7 +252,9 @@ tr.pair{cursor:pointer}tr.pair:hover{background:#eef5ff}tr.sel{background:#dcebf
 .del{background:#ffd7d5;text-decoration:none}.ins{background:#d4f7d4}.chg{background:#fff1b8}
 .reason li{margin:2px 0}code{background:#f2f2f2;padding:0 3px;border-radius:3px}
 .scroll{max-height:420px;overflow:auto}
+table.settings{width:auto}table.settings td:first-child{color:#555}
 """
+_CSS = (_CSS + _CSS_REST).replace("FONTS", FONT_STACK)
 
 _JS = r"""
 (function(){
@@ -277,11 +319,14 @@ def build_report(
     max_pairs: int = 500,
     max_clusters: int = 20,
     max_chars: int = 20000,
+    settings: Mapping[str, Any] | None = None,
 ) -> str:
     """The HTML page for dedup output ``records`` (id, cluster, duplicate_of, kind, distance).
 
     ``texts`` (id -> text) enables the side-by-side pair view; ``eval_data`` (the JSON of
     ``neardup eval --json``) adds the curves. Only the first ``max_pairs`` pairs carry their texts.
+    ``settings`` (the run's engine settings) are printed; without them, those of the evaluated run
+    in ``eval_data`` (its ``engine``).
     """
     recs = list(records)
     summ = _summary(recs)
@@ -363,6 +408,7 @@ def build_report(
 <header><h1>{esc(title)}</h1><div>generated {when} by neardup</div></header>
 <main>
 <section id="summary"><h2>Summary</h2><div class="cards">{cards}</div><p>Duplicates by kind: {kinds}</p></section>
+<section id="settings"><h2>Settings</h2>{_settings_html(settings, eval_data)}</section>
 <section id="quality"><h2>Quality</h2>{_curves_html(eval_data)}</section>
 <section id="clusters"><h2>Largest clusters</h2>{clusters_html}</section>
 <section id="pairs"><h2>Duplicate pairs</h2><p class="muted">Click a pair to compare the two texts; changed
