@@ -101,13 +101,13 @@ def build_config(
     *,
     keep: str = MATCH.keep,
     keep_field: str = MATCH.keep_field,
-    max_distance: int = MATCH.candidate_distance,
+    max_distance: int | None = MATCH.candidate_distance,
     workers: int = 0,
     duplicate_ids: str = "error",
     settings: dict[str, Any] | None = None,
 ) -> DedupConfig:
     """The DedupConfig of a command line; ``settings`` (an index header's) fix the signatures."""
-    match = replace(MATCH, keep=keep, keep_field=keep_field, candidate_distance=max_distance)
+    match = replace(MATCH, keep=keep, keep_field=keep_field, candidate_distance=max_distance)  # type: ignore[arg-type]
     common: dict[str, Any] = {"workers": workers, "duplicate_ids": duplicate_ids}
     if settings is not None:
         return DedupConfig.from_fingerprint_settings(settings, match=match, **common)

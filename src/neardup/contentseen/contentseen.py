@@ -23,10 +23,12 @@ import struct
 import threading
 import time
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import orjson
 
 from neardup.contentseen.extract import check_extractor, decode_html, extract_main_text, layout_signature
@@ -35,8 +37,6 @@ from neardup.exceptions import ConfigError, FormatError, InputError, StoreError
 from neardup.fingerprint.hashing import get_hash64
 from neardup.fingerprint.nshash import DEFAULT_MIN_SENTENCE_CHARS, longest_sentences
 from neardup.index import HammingIndex
-import numpy as np
-
 from neardup.match import KINDS as ENGINE_KINDS
 from neardup.match import EngineState, Evidence, MatchConfig, Signatures, exact_key, signatures
 from neardup.stores import KeyValueStore, open_store
@@ -191,7 +191,11 @@ class ContentSeen:
         if not isinstance(cfg, MatchConfig):
             raise ConfigError(f"match must be a MatchConfig, got {type(match).__name__}")
         if max_distance is not None:
-            if isinstance(max_distance, bool) or not isinstance(max_distance, int) or not 0 <= max_distance <= 15:
+            if (
+                isinstance(max_distance, bool)
+                or not isinstance(max_distance, int)
+                or not 0 <= max_distance <= 15
+            ):
                 raise ConfigError(f"max_distance must be an integer between 0 and 15, got {max_distance!r}")
             cfg = MatchConfig(**{**cfg.to_dict(), "candidate_distance": max_distance})
         if extractor is not None:

@@ -75,6 +75,8 @@ class DedupConfig:
                 "the corpus index was built by an older neardup (SimHash-only signatures); rebuild it "
                 "with `neardup index build`"
             )
-        fixed = {k: settings[k] for k in ("shingle", "sketch_size", "max_numbers", "extractor") if k in settings}
+        fixed = {
+            k: settings[k] for k in ("shingle", "sketch_size", "max_numbers", "extractor") if k in settings
+        }
         match = MatchConfig(**{**match.to_dict(), **fixed})
         return cls(match=match, **overrides)

@@ -100,7 +100,10 @@ class DedupResult:
                 row["evidence"] = {
                     "against": names[partner[node]],
                     "similarity": round(float(c.similarity[node]), 3),
-                    "containment": [round(float(c.containment[node, 0]), 3), round(float(c.containment[node, 1]), 3)],
+                    "containment": [
+                        round(float(c.containment[node, 0]), 3),
+                        round(float(c.containment[node, 1]), 3),
+                    ],
                     "number_conflicts": int(c.conflicts[node]),
                     "numbers_aligned": int(c.aligned[node]),
                 }
@@ -132,8 +135,10 @@ def keepers(rep: I64, fps: Fingerprints, n_prefix: int, rule: str) -> I64:
     kept (it is already in the corpus)."""
     n = rep.shape[0]
     if rule == "first" or n == 0:
-        return rep.copy()
-    length = np.concatenate([np.full(n_prefix, np.iinfo(np.int32).max, np.int64), fps.sigs.tokens.astype(np.int64)])
+        return np.array(rep, np.int64)
+    length = np.concatenate(
+        [np.full(n_prefix, np.iinfo(np.int32).max, np.int64), fps.sigs.tokens.astype(np.int64)]
+    )
     if rule == "longest":
         score = length
     else:
@@ -146,7 +151,8 @@ def keepers(rep: I64, fps: Fingerprints, n_prefix: int, rule: str) -> I64:
     first = np.concatenate(([True], rep[order][1:] != rep[order][:-1]))
     best_of = np.empty(n, np.int64)
     best_of[rep[order][first]] = order[first]
-    return best_of[rep]
+    kept: I64 = best_of[rep]
+    return kept
 
 
 def corpus_candidates(

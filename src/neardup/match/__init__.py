@@ -95,12 +95,27 @@ def compare_texts(
     html_a: str | bytes | None = None,
     html_b: str | bytes | None = None,
 ) -> Evidence:
-    """The verdict the engine gives the pair (b checked against a), with its evidence.
+    """The verdict the engine gives the pair (b checked after a), with its evidence.
 
-    The same decision ``neardup dedup`` and ``ContentSeen`` make for these two documents.
+    It runs the engine's pass on the two documents, so it is the decision ``neardup dedup`` and
+    ``ContentSeen`` make for them (on their own: a larger collection can also mark some of their
+    shared passages as boilerplate).
     """
     cfg = config or MatchConfig()
     sigs, _ = page_signatures(
         [(a if html_a is None else None, html_a), (b if html_b is None else None, html_b)], cfg
     )
-    return evidence(sigs, 1, sigs, 0, cfg, boiler=np.empty(0, np.uint32))
+    c = match_signatures(sigs, cfg)
+    if c.partner[1] < 0:
+        return evidence(sigs, 1, sigs, 0, cfg)  # unrelated: the evidence, kind "unique"
+    return Evidence(
+        kind=KINDS[int(c.kind[1])],
+        similarity=float(c.similarity[1]),
+        containment=(float(c.containment[1, 0]), float(c.containment[1, 1])),
+        number_conflicts=int(c.conflicts[1]),
+        numbers_aligned=int(c.aligned[1]),
+        hamming=int(c.hamming[1]),
+        same_layout=None
+        if not (sigs.has_layout[0] and sigs.has_layout[1])
+        else bool(bin(int(sigs.layout[0]) ^ int(sigs.layout[1])).count("1") <= cfg.layout_distance),
+    )

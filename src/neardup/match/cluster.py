@@ -19,8 +19,17 @@ import numpy.typing as npt
 from numba import njit
 
 from neardup.match.config import MatchConfig
-from neardup.match.signature import Signatures
-from neardup.match.verify import CONTENT, EXACT, LAYOUT, NEAR, PARTIAL, UNIQUE, _popcount, decide, pair_evidence
+from neardup.match.verify import (
+    CONTENT,
+    EXACT,
+    LAYOUT,
+    NEAR,
+    PARTIAL,
+    UNIQUE,
+    _popcount,
+    decide,
+    pair_evidence,
+)
 
 __all__ = ["Clusters", "assign_one", "thresholds"]
 
@@ -143,7 +152,9 @@ def assign_one(
                 max_posting,
             )
             same_layout = (
-                has_layout[j] and has_layout[target] and _popcount(layout[j] ^ layout[target]) <= layout_distance
+                has_layout[j]
+                and has_layout[target]
+                and _popcount(layout[j] ^ layout[target]) <= layout_distance
             )
             kd = decide(
                 exact[j] == exact[target],
@@ -163,7 +174,7 @@ def assign_one(
                 th[5],
                 agree_min,
             )
-            merging = kd == EXACT or kd == CONTENT or kd == NEAR
+            merging = kd in (EXACT, CONTENT, NEAR)
             if target != rep[target]:
                 # not a representative: only a partial or layout relation may be reported
                 if merging:

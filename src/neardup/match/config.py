@@ -67,7 +67,12 @@ class MatchConfig:
         rng("sketch_size", 8, 1024)
         rng("max_numbers", 0, 256)
         rng("agree_min", 0, 10**6)
-        for name in ("near_similarity", "near_containment", "containment_min_similarity", "agree_containment"):
+        for name in (
+            "near_similarity",
+            "near_containment",
+            "containment_min_similarity",
+            "agree_containment",
+        ):
             rng(name, 0.0, 1.0)
         rng("partial_containment", 0.0, 1.0)
         rng("max_number_conflicts", 0, 1000)

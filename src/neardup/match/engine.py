@@ -27,15 +27,17 @@ representative, about ``posted`` posting slots (16 bytes each, at most 70 % full
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import numpy.typing as npt
 from numba import njit
 
 from neardup.match.cluster import assign_one, thresholds
-from neardup.match.verify import _popcount
 from neardup.match.config import MatchConfig
 from neardup.match.signature import Signatures, signatures
 from neardup.match.tables import key_get, key_put, posting_slot
+from neardup.match.verify import _popcount
 
 __all__ = ["EngineState"]
 
@@ -414,7 +416,6 @@ class EngineState:
         representatives without a check (a corpus). ``extra``: more candidate rows per document (a
         CSR: pointers, rows), e.g. SimHash neighbours. Returns per document: rep, kind, partner,
         similarity, containment, conflicts, aligned, hamming (rows are state rows)."""
-        cfg = self.config
         m = len(sigs)
         j0 = self.n
         self._rows(j0 + m)
@@ -422,7 +423,7 @@ class EngineState:
         for name in _FIELDS:
             getattr(self.sigs, name)[j0 : j0 + m] = getattr(sigs, name)
         ptr, rows = extra if extra is not None else (np.zeros(m + 1, np.int64), np.empty(0, np.int64))
-        out = {
+        out: dict[str, np.ndarray] = {
             "kind": np.zeros(m, np.int8),
             "partner": np.full(m, -1, np.int64),
             "similarity": np.zeros(m, np.float64),
@@ -432,51 +433,8 @@ class EngineState:
             "hamming": np.full(m, -1, np.int32),
         }
         s = self.sigs
-        verified = _run(
-            j0,
-            j0 + m,
-            fixed,
-            add,
-            self.rep,
-            self.checked,
-            s.exact,
-            s.content,
-            s.tokens,
-            s.simhash,
-            s.size,
-            s.sketch,
-            s.numbers,
-            s.layout,
-            s.has_layout,
-            self.xk,
-            self.xr,
-            self.ck,
-            self.cr,
-            self.pv,
-            self.pc,
-            self.pf,
-            self.ph,
-            self.er,
-            self.en,
-            self.meta,
-            np.ascontiguousarray(ptr, np.int64),
-            np.ascontiguousarray(rows, np.int64),
-            cfg.sketch_size,
-            cfg.posted,
-            cfg.min_shared,
-            cfg.max_posting,
-            cfg.layout_distance,
-            self.th,
-            cfg.max_number_conflicts,
-            cfg.agree_min,
-            out["kind"],
-            out["partner"],
-            out["similarity"],
-            out["containment"],
-            out["conflicts"],
-            out["aligned"],
-            out["hamming"],
-        )
+        with np.errstate(over="ignore"):  # hash arithmetic wraps around on purpose (interpreted runs)
+            verified = self._call_run(j0, m, fixed, add, s, ptr, rows, out)
         out["rep"] = self.rep[j0 : j0 + m].copy()
         out["verified"] = np.array([verified])
         if add:
@@ -484,6 +442,66 @@ class EngineState:
         else:
             self.rep[j0 : j0 + m] = np.arange(j0, j0 + m)
         return out
+
+    def _call_run(
+        self,
+        j0: int,
+        m: int,
+        fixed: int,
+        add: bool,
+        s: Signatures,
+        ptr: I64,
+        rows: I64,
+        out: dict[str, np.ndarray],
+    ) -> int:
+        cfg = self.config
+        return int(
+            _run(
+                j0,
+                j0 + m,
+                fixed,
+                add,
+                self.rep,
+                self.checked,
+                s.exact,
+                s.content,
+                s.tokens,
+                s.simhash,
+                s.size,
+                s.sketch,
+                s.numbers,
+                s.layout,
+                s.has_layout,
+                self.xk,
+                self.xr,
+                self.ck,
+                self.cr,
+                self.pv,
+                self.pc,
+                self.pf,
+                self.ph,
+                self.er,
+                self.en,
+                self.meta,
+                np.ascontiguousarray(ptr, np.int64),
+                np.ascontiguousarray(rows, np.int64),
+                cfg.sketch_size,
+                cfg.posted,
+                cfg.min_shared,
+                cfg.max_posting,
+                cfg.layout_distance,
+                self.th,
+                cfg.max_number_conflicts,
+                cfg.agree_min,
+                out["kind"],
+                out["partner"],
+                out["similarity"],
+                out["containment"],
+                out["conflicts"],
+                out["aligned"],
+                out["hamming"],
+            )
+        )
 
     def record(self, sigs: Signatures, reps: I64) -> None:
         """Record documents whose clusters are already known (a journal being replayed): ``reps``
@@ -498,7 +516,7 @@ class EngineState:
         s = self.sigs
         cfg = self.config
         for j in range(j0, j0 + m):
-            _record(
+            _record_checked(
                 j,
                 bool(self.rep[j] != j),
                 s.exact,
@@ -534,6 +552,11 @@ class EngineState:
 _FIELDS = ("exact", "content", "simhash", "size", "tokens", "sketch", "numbers", "layout", "has_layout")
 
 
+def _record_checked(*args: Any) -> None:
+    with np.errstate(over="ignore"):
+        _record(*args)
+
+
 @njit(cache=True, nogil=True)
 def _rehash_posting_kernel(
     pv: np.ndarray,
@@ -556,7 +579,9 @@ def _rehash_posting_kernel(
 
 
 @njit(cache=True, nogil=True)
-def _rehash_keys_kernel(keys: np.ndarray, rows: np.ndarray, k2: np.ndarray, r2: np.ndarray) -> None:  # pragma: no cover
+def _rehash_keys_kernel(
+    keys: np.ndarray, rows: np.ndarray, k2: np.ndarray, r2: np.ndarray
+) -> None:  # pragma: no cover
     for i in range(keys.shape[0]):
         if rows[i] >= 0:
             key_put(k2, r2, keys[i], rows[i])

@@ -26,8 +26,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from functools import cache
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any
 
 import numpy as np
@@ -36,8 +36,8 @@ import xxhash
 from numba import njit, prange
 
 from neardup.fingerprint._fast import to_codepoints
-from neardup.text.normalize import compat_map
 from neardup.match.config import MatchConfig
+from neardup.text.normalize import compat_map
 
 __all__ = ["EMPTY32", "EMPTY64", "Signatures", "exact_key", "signatures"]
 
@@ -92,7 +92,7 @@ def fold_table() -> np.ndarray:
 
 
 @njit(cache=True, inline="always")
-def _mix(x: np.uint64) -> np.uint64:  # pragma: no cover - splitmix64's finalizer
+def _mix(x: np.uint64) -> Any:  # pragma: no cover - splitmix64's finalizer
     x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
     x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
     return x ^ (x >> np.uint64(31))
@@ -113,14 +113,27 @@ def _is_cjk(cp: int) -> bool:  # pragma: no cover
 @njit(cache=True, inline="always")
 def _is_cjk_numeral(cp: int) -> bool:  # pragma: no cover - 〇一二三四五六七八九十百千万亿两
     return (
-        cp == 0x3007 or cp == 0x4E00 or cp == 0x4E8C or cp == 0x4E09 or cp == 0x56DB or cp == 0x4E94
-        or cp == 0x516D or cp == 0x4E03 or cp == 0x516B or cp == 0x4E5D or cp == 0x5341 or cp == 0x767E
-        or cp == 0x5343 or cp == 0x4E07 or cp == 0x4EBF or cp == 0x4E24
+        cp == 0x3007
+        or cp == 0x4E00
+        or cp == 0x4E8C
+        or cp == 0x4E09
+        or cp == 0x56DB
+        or cp == 0x4E94
+        or cp == 0x516D
+        or cp == 0x4E03
+        or cp == 0x516B
+        or cp == 0x4E5D
+        or cp == 0x5341
+        or cp == 0x767E
+        or cp == 0x5343
+        or cp == 0x4E07
+        or cp == 0x4EBF
+        or cp == 0x4E24
     )
 
 
 @njit(cache=True, nogil=True)
-def _simhash_of(hs: np.ndarray) -> np.uint64:  # pragma: no cover
+def _simhash_of(hs: np.ndarray) -> Any:  # pragma: no cover
     """Majority vote per bit over distinct hashes, counting 8 byte-lanes at a time."""
     total = hs.shape[0]
     if total == 0:
@@ -263,7 +276,9 @@ def _kernel(parallel: bool) -> Any:
         sketch = np.full((nd, k), np.uint32(0xFFFFFFFF), np.uint32)
         nums = np.full((nd, max(m, 1)), np.uint64(0xFFFFFFFFFFFFFFFF), np.uint64)
         for d in prange(nd):
-            _one(cps, offsets[d], offsets[d + 1], table, n, k, m, d, content, simhash, size, ntok, sketch, nums)
+            _one(
+                cps, offsets[d], offsets[d + 1], table, n, k, m, d, content, simhash, size, ntok, sketch, nums
+            )
         return content, simhash, size, ntok, sketch, nums
 
     return njit(cache=True, nogil=True, parallel=parallel)(kernel)
@@ -345,12 +360,13 @@ class Signatures:
         sk = sk[sk != EMPTY32]
         nm = self.numbers[i]
         nm = nm[nm != EMPTY64]
-        head = np.array(
-            [self.exact[i], self.content[i], self.simhash[i], self.layout[i]], np.uint64
-        ).tobytes() + np.array(
-            [self.size[i], self.tokens[i], int(self.has_layout[i]), sk.size, nm.size], np.int32
-        ).tobytes()
-        return head + sk.astype("<u4").tobytes() + nm.astype("<u8").tobytes()
+        head = (
+            np.array([self.exact[i], self.content[i], self.simhash[i], self.layout[i]], np.uint64).tobytes()
+            + np.array(
+                [self.size[i], self.tokens[i], int(self.has_layout[i]), sk.size, nm.size], np.int32
+            ).tobytes()
+        )
+        return bytes(head + sk.astype("<u4").tobytes() + nm.astype("<u8").tobytes())
 
     @classmethod
     def from_row_bytes(cls, data: bytes, config: MatchConfig | None = None) -> Signatures:
@@ -360,7 +376,10 @@ class Signatures:
             raise ValueError(f"a signature record holds at least 52 bytes, got {len(data)}")
         u = np.frombuffer(data[:32], "<u8")
         size, tokens, has_layout, nk, nm = np.frombuffer(data[32:52], "<i4").tolist()
-        if not (0 <= nk <= cfg.sketch_size and 0 <= nm <= max(cfg.max_numbers, 1)) or len(data) != 52 + 4 * nk + 8 * nm:
+        if (
+            not (0 <= nk <= cfg.sketch_size and 0 <= nm <= max(cfg.max_numbers, 1))
+            or len(data) != 52 + 4 * nk + 8 * nm
+        ):
             raise ValueError("a signature record's lengths do not match its settings")
         sketch = np.full((1, cfg.sketch_size), EMPTY32, np.uint32)
         sketch[0, :nk] = np.frombuffer(data[52 : 52 + 4 * nk], "<u4")
@@ -380,9 +399,7 @@ class Signatures:
 
     def nbytes_per_document(self) -> int:
         """Bytes one document's signature takes in memory."""
-        return int(
-            8 * 4 + 4 * 2 + self.sketch.shape[1] * 4 + self.numbers.shape[1] * 8 + 1
-        )
+        return int(8 * 4 + 4 * 2 + self.sketch.shape[1] * 4 + self.numbers.shape[1] * 8 + 1)
 
 
 def signatures(
@@ -411,9 +428,10 @@ def signatures(
         )
     cps, offsets = to_codepoints(texts)
     kernel = _signature_kernel if n >= _PARALLEL_FROM else _signature_kernel_serial
-    content, simhash, size, ntok, sketch, nums = kernel(
-        cps, offsets, fold_table(), cfg.shingle, cfg.sketch_size, cfg.max_numbers
-    )
+    with np.errstate(over="ignore"):  # hashing wraps around 2**64 on purpose (interpreted runs)
+        content, simhash, size, ntok, sketch, nums = kernel(
+            cps, offsets, fold_table(), cfg.shingle, cfg.sketch_size, cfg.max_numbers
+        )
     src = raw if raw is not None else texts
     exact = np.fromiter(
         (exact_key(r if r is not None else t) for r, t in zip(src, texts, strict=True)), np.uint64, n

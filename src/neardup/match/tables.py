@@ -42,7 +42,7 @@ def is_common(pv: np.ndarray, pc: np.ndarray, max_posting: int, v: np.uint32) ->
     if pv.shape[0] == 0:
         return False
     i = posting_slot(pv, v)
-    return pv[i] == v and pc[i] > max_posting
+    return bool(pv[i] == v and pc[i] > max_posting)
 
 
 @njit(cache=True, nogil=True)

@@ -1,0 +1,85 @@
+"""The engine's pass: the batch and the stream agree, no chains, reposts never become boilerplate."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+from dedup_synth import article
+
+from neardup.match import KINDS, EngineState, MatchConfig, match_signatures, signatures
+
+
+def _copies(rng: random.Random, text: str, n: int) -> list[str]:
+    out = []
+    for _ in range(n):
+        chars = list(text)
+        for i in rng.sample(range(len(chars)), k=len(chars) // 60):
+            chars[i] = rng.choice("的了是在和有")
+        out.append("".join(chars))
+    return out
+
+
+def _corpus(seed: int = 1) -> list[str]:
+    rng = random.Random(seed)
+    sources = [article(rng, 14) for _ in range(30)]
+    texts = list(sources)
+    for s in sources[:10]:
+        texts += _copies(rng, s, 3)
+    for s in sources[10:15]:
+        half = s[len(s) // 3 : 2 * len(s) // 3]
+        texts.append(article(rng, 8) + half + article(rng, 4))
+    rng.shuffle(texts)
+    return texts
+
+
+def test_the_stream_gives_the_batchs_clusters_kinds_and_evidence() -> None:
+    texts = _corpus()
+    sigs = signatures(texts)
+    batch = match_signatures(sigs)
+    state = EngineState()
+    for i in range(len(texts)):
+        one = sigs.take([i])
+        asked = state.run(one, add=False)  # asking first changes nothing
+        got = state.run(one)
+        for key in ("kind", "partner", "similarity", "rep"):
+            assert np.array_equal(asked[key], got[key]), key
+        assert got["rep"][0] == batch.rep[i] and got["kind"][0] == batch.kind[i]
+        assert got["partner"][0] == batch.partner[i]
+        assert got["similarity"][0] == batch.similarity[i]
+    assert {KINDS[k] for k in batch.kind} >= {"unique", "near", "partial"}
+
+
+def test_a_document_joins_only_a_representative_it_verifies_against() -> None:
+    rng = random.Random(4)
+    a = article(rng, 16)
+    b = a[: len(a) * 3 // 4] + article(rng, 4)
+    c = b[len(b) // 3 :] + article(rng, 8)
+    out = match_signatures(signatures([a, b, c]))
+    assert out.rep.tolist()[:2] == [0, 0]
+    assert out.rep[2] != 0  # c ~ b and b ~ a does not make c ~ a
+
+
+def test_an_article_reposted_hundreds_of_times_is_never_boilerplate() -> None:
+    rng = random.Random(7)
+    source = article(rng, 14)
+    texts = [source, *_copies(rng, source, 300)]
+    out = match_signatures(signatures(texts), MatchConfig(max_posting=16))
+    assert (out.rep == 0).all()  # copies join the cluster and post nothing
+
+
+def test_a_lead_line_every_document_carries_becomes_boilerplate() -> None:
+    rng = random.Random(9)
+    lead = "央视网消息（新闻联播）：本台记者从有关方面获悉，"
+    texts = [lead + article(rng, 2) for _ in range(200)]
+    out = match_signatures(signatures(texts))
+    assert (out.rep == np.arange(len(texts))).all()  # a shared lead makes no duplicates
+    assert (np.asarray([KINDS[k] for k in out.kind[100:]]) == "unique").mean() > 0.9
+
+
+def test_a_corpus_prefix_is_kept_as_representatives() -> None:
+    rng = random.Random(3)
+    a = article(rng, 14)
+    texts = [a, _copies(rng, a, 1)[0]]
+    out = match_signatures(signatures(texts), fixed=2)
+    assert out.rep.tolist() == [0, 1] and out.partner.tolist() == [-1, -1]

@@ -1,0 +1,104 @@
+"""Signatures: tokens, keys, sketches, number facts, and their compact bytes."""
+
+from __future__ import annotations
+
+import doctest
+import importlib
+
+import numpy as np
+import pytest
+
+from neardup.match import MatchConfig, Signatures, exact_key, signatures
+from neardup.match.signature import EMPTY32
+
+MODULES = [
+    "neardup.match",
+    "neardup.match.signature",
+    "neardup.match.candidates",
+    "neardup.match.verify",
+    "neardup.match.explain",
+    "neardup.match.config",
+]
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_docstring_examples_hold(name: str) -> None:
+    result = doctest.testmod(importlib.import_module(name))
+    assert result.failed == 0 and result.attempted > 0
+
+
+def test_exact_key_ignores_whitespace_and_space_between_tags_only() -> None:
+    assert exact_key("<p>a  b</p>\n  <p>c</p>") == exact_key("<p>a b</p><p>c</p>")
+    assert exact_key("<p>a b</p>") != exact_key("<p>a  c</p>")
+
+
+def test_content_key_ignores_punctuation_width_and_case() -> None:
+    s = signatures(
+        ["今天，北京天气晴朗。Hello World 2024", "今天,北京天气晴朗!hello world ２０２４", "今天北京天气晴"]
+    )
+    assert s.content[0] == s.content[1] != s.content[2]
+    assert s.exact[0] != s.exact[1]
+
+
+def test_cjk_characters_and_latin_words_are_tokens() -> None:
+    s = signatures(["中文abc def", "one two three four five six"], MatchConfig(shingle=5))
+    assert s.tokens.tolist() == [4, 6]
+    assert s.size.tolist() == [1, 2]  # a text shorter than a window is one window
+
+
+def test_sketch_is_the_smallest_window_hashes_sorted_and_padded() -> None:
+    import random
+
+    from dedup_synth import article
+
+    s = signatures([article(random.Random(1), 10), "短文本"], MatchConfig(sketch_size=16, posted=8))
+    row = s.sketch[0]
+    assert (np.diff(row.astype(np.int64)) > 0).all()
+    assert (s.sketch[1][1:] == EMPTY32).all() and s.sketch[1][0] != EMPTY32
+
+
+def test_numbers_in_the_same_place_with_other_values_differ() -> None:
+    a, b, c = signatures(["今天（10月5日）开会。", "今天（10月6日）开会。", "今天（10月5日）开会！"]).numbers
+    assert set(a.tolist()) == set(c.tolist())
+    assert set(a.tolist()) != set(b.tolist())
+
+
+def test_chinese_numerals_are_number_facts() -> None:
+    a, b = signatures(["十四届全国人大三次会议开幕", "十四届全国人大二次会议开幕"]).numbers
+    assert set(a.tolist()) != set(b.tolist())
+
+
+def test_row_bytes_round_trip_and_refuse_garbage() -> None:
+    s = signatures(["长江是中华民族的母亲河，2024年10月5日。"], layouts=[0xABC])
+    back = Signatures.from_row_bytes(s.row_bytes(0))
+    for name in (
+        "exact",
+        "content",
+        "simhash",
+        "size",
+        "tokens",
+        "sketch",
+        "numbers",
+        "layout",
+        "has_layout",
+    ):
+        assert np.array_equal(getattr(back, name), getattr(s, name)), name
+    with pytest.raises(ValueError):
+        Signatures.from_row_bytes(b"short")
+    with pytest.raises(ValueError):
+        Signatures.from_row_bytes(s.row_bytes(0) + b"x")
+
+
+def test_empty_and_symbol_only_texts_have_no_tokens() -> None:
+    s = signatures(["", "。。！！", "   "])
+    assert s.tokens.tolist() == [0, 0, 0] and s.size.tolist() == [0, 0, 0]
+
+
+def test_config_checks_name_the_field_and_the_range() -> None:
+    from neardup.exceptions import ConfigError
+
+    with pytest.raises(ConfigError, match="shingle must be between 1 and 16"):
+        MatchConfig(shingle=0)
+    with pytest.raises(ConfigError, match="min_shared"):
+        MatchConfig(min_shared=100)
+    assert MatchConfig.from_dict(MatchConfig(keep="newest").to_dict()) == MatchConfig(keep="newest")
