@@ -56,3 +56,23 @@ def progress(
 
 def echo_err(message: str) -> None:
     click.echo(message, err=True)
+
+
+def plural(n: int, word: str, many: str | None = None) -> str:
+    """``n`` and the word, singular for exactly one.
+
+    >>> plural(1, "cluster"), plural(3, "group"), plural(2, "copy", "copies")
+    ('1 cluster', '3 groups', '2 copies')
+    """
+    return f"{n:,} {word if n == 1 else (many or word + 's')}"
+
+
+def compact_json(obj: Any) -> str:
+    """One line of JSON without spaces, non-ASCII kept (the style of every command's output).
+
+    >>> compact_json({"id": "新闻", "n": 1})
+    '{"id":"新闻","n":1}'
+    """
+    import json
+
+    return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))

@@ -12,7 +12,7 @@ import click
 import numpy as np
 import orjson
 
-from neardup.cli._common import add_options, echo_err, input_options
+from neardup.cli._common import add_options, echo_err, input_options, plural
 from neardup.cli.dedup import build_config, engine_options, format_summary, read_records
 from neardup.io import ReadStats
 
@@ -93,7 +93,7 @@ def build_cmd(
     index = CorpusIndex.create(output, config, fps, overwrite=force)
     if not quiet:
         echo_err(
-            f"neardup index build: {len(index):,} documents (of {total:,} read) in {output}, "
+            f"neardup index build: {plural(len(index), 'document')} (of {total:,} read) in {output}, "
             f"{index.disk_bytes() / 1e6:.1f} MB, {time.perf_counter() - t0:.1f} s"
         )
 
@@ -122,12 +122,12 @@ def info_cmd(index_dir: str, as_json: bool, verify: bool) -> None:
             "seconds": round(time.perf_counter() - t0, 3),
         }
     if as_json:
-        click.echo(orjson.dumps(info, option=orjson.OPT_INDENT_2).decode())
+        click.echo(orjson.dumps(info).decode())
         return
     st = info["settings"]
     click.echo(f"{info['path']}: {info['format']} v{info['version']}")
     click.echo(
-        f"  documents  {info['documents']:,} in {info['segments']} segment(s), "
+        f"  documents  {info['documents']:,} in {plural(info['segments'], 'segment')}, "
         f"{info['disk_bytes'] / 1e6:.1f} MB"
     )
     click.echo(
@@ -139,7 +139,7 @@ def info_cmd(index_dir: str, as_json: bool, verify: bool) -> None:
     if "verified" in info:
         v = info["verified"]
         click.echo(
-            f"  verified   {v['parts']} part(s), {v['rows']:,} rows, {v['checksummed']} by xxh3 checksum, "
+            f"  verified   {plural(v['parts'], 'part')}, {plural(v['rows'], 'row')}, {v['checksummed']} by xxh3 checksum, "
             f"{v['seconds']:.2f} s: OK"
         )
     elif not info["checksums"]:

@@ -14,7 +14,7 @@ from typing import IO, Any
 
 import click
 
-from neardup.cli._common import add_options, echo_err, input_options, progress
+from neardup.cli._common import add_options, compact_json, echo_err, input_options, plural, progress
 from neardup.exceptions import InputError
 
 __all__ = ["nshash_group"]
@@ -155,11 +155,11 @@ def run_cmd(
         nsh.flush()
     output.flush()
     secs = time.perf_counter() - t0
-    line = f"nshash: {ndocs} documents in {secs:.2f} s"
+    line = f"nshash: {plural(ndocs, 'document')} in {secs:.2f} s"
     if groups is not None:
-        line += f", {groups} groups, {ndocs - groups} near-duplicates"
+        line += f", {plural(groups, 'group')}, {plural(ndocs - groups, 'near-duplicate')}"
     if stats.skipped:
-        line += f"; skipped {stats.skipped} bad records (first: {stats.first_error})"
+        line += f"; skipped {plural(stats.skipped, 'bad record')} (first: {stats.first_error})"
     echo_err(line)
 
 
@@ -177,8 +177,7 @@ def _main_text(html: str, source: str, line: int) -> str:
 
 def _write(output: IO[str], ids: list[str], sids: list[int]) -> None:
     output.writelines(
-        json.dumps({"id": i, "similar_id": s}, ensure_ascii=False) + "\n"
-        for i, s in zip(ids, sids, strict=False)
+        compact_json({"id": i, "similar_id": s}) + "\n" for i, s in zip(ids, sids, strict=False)
     )
 
 
@@ -204,7 +203,7 @@ def stats_cmd(store_url: str, top: int, as_json: bool) -> None:
     info["group_sizes"] = hist
     info["largest"] = [{"similar_id": g, "size": s} for g, s in largest]
     if as_json:
-        click.echo(json.dumps(info, ensure_ascii=False))
+        click.echo(compact_json(info))
         return
     out = sys.stdout
     for key in ("backend", "url", "prefix", "keys", "ids_assigned", "groups", "aliases", "assignments"):

@@ -85,7 +85,7 @@ def test_intact_index_finds_the_copies_and_verifies(
     rows = [json.loads(x) for x in (tmp_path / "o.jsonl").read_text().splitlines()]
     assert code == 0 and all(r["kind"] == "exact" for r in rows)
     code, out, _ = run(["index", "info", str(idx), "--verify"], capsys)
-    assert code == 0 and "verified   2 part(s)" in out and "2 by xxh3 checksum" in out
+    assert code == 0 and "verified   2 parts" in out and "2 by xxh3 checksum" in out
     header = orjson.loads((idx / "header.json").read_bytes())
     assert header["version"] == VERSION and all(len(s["parts"]) == 1 for s in header["segments"])
 
