@@ -105,7 +105,7 @@ __all__ = ["serve_cmd"]
 @click.option(
     "--max-html-depth",
     type=click.IntRange(0, 1_000_000),
-    default=1000,
+    default=512,
     show_default=True,
     help="Pages nesting elements deeper are refused (422) before extraction; 0: no limit.",
 )

@@ -87,7 +87,7 @@ class ServiceSettings:
     fast_path: bool = True  # serve the two hot POST endpoints before FastAPI's routing (same answers)
     analysis_processes: int = 0  # worker processes analysing pages (0: in the server process)
     analysis_timeout: float = 20.0  # seconds a worker may spend on one page before it is recycled
-    max_html_depth: int = 1000  # pages nesting elements deeper are refused before extraction
+    max_html_depth: int = 512  # pages nesting elements deeper are refused before extraction
     store_timeout: float = 10.0  # seconds a store call (SQLite, Redis) may take before a 503
 
     def __post_init__(self) -> None:
