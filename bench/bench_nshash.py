@@ -264,6 +264,13 @@ def main() -> None:
         results["per_call_py"] = timed(per_call, repeat)
     finally:
         nsmod._SCANNER_READY, nsmod._load_scanner = ready, loader
+
+    def per_call_batch_machinery() -> list[int]:  # how get_similar worked before: a batch of one
+        with NSHash(hashdb="memory://") as nsh:
+            keys_many, assign = nsh._keyer.keys_many, nsh._assign
+            return nsh.resolve([assign(keys_many([t]))[0] for t in texts])
+
+    results["per_call_old"] = timed(per_call_batch_machinery, repeat)
     first = first_call(texts[0])
     with tempfile.TemporaryDirectory(prefix="neardup-bench-") as tmp:
         counter = iter(range(1000))
@@ -280,19 +287,21 @@ def main() -> None:
         "| implementation | store | wall s (median) | CPU s | µs/item | vs seed (wall) | target | met |",
         "|---|---|---:|---:|---:|---:|---:|---|",
     ]
-    for name in ("seed", "memory", "per_call", "per_call_py", "leveldb", "redis"):
+    for name in ("seed", "memory", "per_call", "per_call_py", "per_call_old", "leveldb", "redis"):
         wall, cpu, _ids = results[name]
         target = TARGETS.get(name)
         impl = {
             "seed": "seed 002, plain Python, one document a call",
             "per_call": "neardup NSHash.get_similar, one document a call (compiled scanner)",
             "per_call_py": "neardup NSHash.get_similar, one document a call (plain-Python cut, before numba loads)",
+            "per_call_old": "neardup, one document a call through the batch machinery (get_similar before)",
         }.get(name, "neardup NSHash.get_similar_many (batches)")
         store = {
             "seed": "dict",
             "memory": "memory://",
             "per_call": "memory://",
             "per_call_py": "memory://",
+            "per_call_old": "memory://",
             "leveldb": "leveldb://",
             "redis": "redis:// loopback",
         }[name]
@@ -307,6 +316,7 @@ def main() -> None:
     groups_ours = partition_sizes(results["memory"][2])
     assert results["memory"][2] == results["leveldb"][2] == results["redis"][2], "stores disagree"
     assert results["per_call"][2] == results["per_call_py"][2] == results["memory"][2], "per call != batch"
+    assert results["per_call_old"][2] == results["memory"][2], "per call (before) != batch"
     pc_wall, pc_cpu = results["per_call"][0], results["per_call"][1]
     batch_wall, batch_cpu = results["memory"][0], results["memory"][1]
     seed_cpu = results["seed"][1]
@@ -317,6 +327,8 @@ def main() -> None:
         f"- per call vs the batch API: {pc_cpu / batch_cpu:.2f}x its CPU time (target <= 1.5x: "
         f"{'met' if pc_cpu <= 1.5 * batch_cpu else f'missed by {pc_cpu / (1.5 * batch_cpu) - 1:.0%}'}); "
         f"wall {pc_wall / batch_wall:.2f}x",
+        f"- per call before (a batch of one through the numba machinery): {results['per_call_old'][1]:.3f} s CPU,"
+        f" {results['per_call_old'][1] / seed_cpu:.2f}x the seed; now {pc_cpu / results['per_call_old'][1]:.2f}x of that",
         f"- first call in a fresh process with an empty numba cache (a fresh install): import + "
         f"NSHash() {first['setup']:.2f} s, first get_similar {first['call']:.3f} s (target <= 0.5 s: "
         f"{'met' if first['call'] <= 0.5 else 'missed'}); the batch API's first call in the same "
