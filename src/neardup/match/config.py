@@ -41,10 +41,10 @@ class MatchConfig:
     sketch_size: int = 128
     max_numbers: int = 32
     near_similarity: float = 0.5
-    near_containment: float = 0.7  # a cut or trimmed copy: most of the shorter one is in the longer
+    near_containment: float = 0.65  # a cut or trimmed copy: most of the shorter one is in the longer
     containment_min_similarity: float = 0.25
-    agree_containment: float = 0.6  # ... or less of it, when many numbers agree in place
-    agree_min: int = 8
+    agree_containment: float = 0.55  # ... or less of it, when many numbers agree in place
+    agree_min: int = 10
     partial_containment: float = 0.3
     max_number_conflicts: int = 0  # conflicting aligned numbers a near copy may have
     conflict_share: float = 0.0  # ... or this share of the aligned numbers, whichever is larger

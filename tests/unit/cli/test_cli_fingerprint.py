@@ -143,18 +143,25 @@ def test_bad_option_value_is_an_error_without_traceback(corpus: Path, tmp_path: 
 
 def test_compare_texts_and_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     proc = run_in_process(
-        "compare", ZH, ZH.replace("三连胜", "两连胜"), "--json", cwd=tmp_path, monkeypatch=monkeypatch
+        "compare", ZH, ZH.replace("兴致盎然", "兴致勃勃"), "--json", cwd=tmp_path, monkeypatch=monkeypatch
     )
     assert proc.returncode == 0, proc.stderr
     res = json.loads(proc.stdout)
-    assert 0 <= res["distance"] <= 20
-    assert res["similarity"] == pytest.approx(1 - res["distance"] / 64)
-    assert 0.5 < res["cosine"] < 1
-    assert any(f == "上港" for f, _, _ in res["shared_features"])
+    assert res["kind"] == "near" and res["is_duplicate"]  # one word changed: a repost
+    assert 0.5 < res["similarity"] < 1 and min(res["containment"]) > 0.7
+    assert res["numbers_only_in_a"] == [] and res["number_conflicts"] == 0
+    assert res["shared_passage"]
+    # three wins or two is another fact, not an edit: the numbers in place conflict
+    proc = run_in_process(
+        "compare", ZH, ZH.replace("三连胜", "两连胜"), "--json", cwd=tmp_path, monkeypatch=monkeypatch
+    )
+    res = json.loads(proc.stdout)
+    assert not res["is_duplicate"] and res["number_conflicts"] >= 1
+    assert res["numbers_only_in_a"] and res["numbers_only_in_b"]
     (tmp_path / "a.txt").write_text(EN, encoding="utf-8")
     proc = run_in_process("compare", "a.txt", EN, cwd=tmp_path, monkeypatch=monkeypatch)
     assert proc.returncode == 0, proc.stderr
-    assert "distance      0 of 64 bits" in proc.stdout
+    assert "verdict       exact (duplicate)" in proc.stdout and "distance 0" in proc.stdout
 
 
 def test_idf_build_then_use_with_idf(corpus: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
