@@ -15,7 +15,7 @@ from neardup.fingerprint.compat import Simhash, SimhashIndex, package_md5
 
 simhash = pytest.importorskip("simhash")
 
-FAST = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+FAST = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 bits = st.sampled_from(range(8, 65, 8))
 texts = st.text(alphabet=st.sampled_from("abcXYZ 01_,.!和世界交手这么多年"), max_size=80) | st.text(
     max_size=40
