@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import random
+import warnings
 
 import numpy as np
 import pytest
@@ -41,7 +42,11 @@ hashfuncs = st.sampled_from([None, package_md5, _bytes8, _signed, lambda d: hash
 
 def same(value: object, f: int, hashfunc: object = None) -> None:
     kw = {} if hashfunc is None else {"hashfunc": hashfunc}
-    assert Simhash(value, f=f, **kw).value == simhash.Simhash(value, f=f, **kw).value
+    with warnings.catch_warnings():
+        # float32 weights beside huge floats overflow the package's running count to inf (numpy
+        # warns); the same sums are formed on our side, so both warn and must still agree
+        warnings.simplefilter("ignore", RuntimeWarning)
+        assert Simhash(value, f=f, **kw).value == simhash.Simhash(value, f=f, **kw).value
 
 
 @FAST
