@@ -62,10 +62,10 @@ I64 = npt.NDArray[np.int64]
 #: the executors' signature rows: ``neardup.dedup.index.arrow_table``'s columns, uint64 as long
 #: (same bits), the uint32 sketch as int (same bits), plus the keep rule's field as a string
 SIGNATURE_SCHEMA = (
-    "file string, line long, id string, order string, exact long, content long, simhash long, layout long, "
+    "pos long, id string, order string, exact long, content long, simhash long, layout long, "
     "has_layout boolean, size int, tokens int, sketch array<int>, numbers array<long>"
 )
-_LINE_BITS = 40  # a document's sort key: file rank << 40 | line
+_LINE_BITS = 40  # a document's position key: file rank << 40 | line
 #: rows per corpus chunk: what ``CorpusIndex.iter_signatures`` streams to ``neardup dedup``
 CHUNK_ROWS: int = inspect.signature(CorpusIndex.iter_signatures).parameters["batch_rows"].default
 
@@ -130,7 +130,8 @@ def _python() -> str:
 
 # --------------------------------------------------------------------------------------- input
 #: the documents DataFrame: ``file`` and ``line`` give the position order (path, then line)
-DOCUMENT_SCHEMA = "file string, line long, id string, text string, html string, order string"
+DOCUMENT_SCHEMA = "pos long, id string, text string, html string, order string"
+_PARSED_SCHEMA = "file string, line long, id string, text string, html string, order string"
 
 
 def read_documents(
@@ -143,13 +144,16 @@ def read_documents(
     skip_bad: bool = False,
     keep_field: str | None = None,
 ) -> Any:
-    """Documents as a DataFrame (``DOCUMENT_SCHEMA``); their positions follow file path, then line.
+    """Documents as a DataFrame (``DOCUMENT_SCHEMA``): ``pos`` orders them by file path, then line.
 
     JSONL(.gz) is read as text lines and parsed in the executors with the same rules (and the same
     ``file:line`` id fallback) as ``neardup dedup``; ``.txt(.gz)`` lines are documents as they are;
     Parquet rows go through the same checks (line: the row's number in its file). ``order`` is the
     value of ``keep_field`` as a string (what ``keep="newest"`` compares), null without one.
-    Positions 0..n-1 are given on the driver, which sorts the signatures by (file, line).
+
+    ``pos`` is the file's rank among the input files (sorted by path: a small distinct job here)
+    times 2**40 plus the line, so no global sort moves the texts; the driver numbers the documents
+    0..n-1 in ``pos`` order.
     """
     from pyspark.sql import functions as F
     from pyspark.sql.window import Window
@@ -162,7 +166,9 @@ def read_documents(
     parquet = [p for p in inputs if p.endswith(".parquet")]
     text_inputs = [p for p in inputs if not p.endswith(".parquet")]
     frames = []
+    scans = []
     if text_inputs:
+        scans.append(spark.read.text(text_inputs).select(F.col("_metadata.file_path").alias("file")))
         lines = spark.read.text(text_inputs).select(
             F.col("_metadata.file_path").alias("file"),
             F.monotonically_increasing_id().alias("mono"),
@@ -182,6 +188,7 @@ def read_documents(
         )
     if parquet:
         pdf = spark.read.parquet(*parquet)
+        scans.append(pdf.select(F.col("_metadata.file_path").alias("file")))
         cols = pdf.columns
         if text_field not in cols and (not html_field or html_field not in cols):
             raise ConfigError(
@@ -206,7 +213,15 @@ def read_documents(
     df = frames[0]
     for other in frames[1:]:
         df = df.unionByName(other)
-    return df.mapInPandas(_parse(id_field, text_field, html_field, skip_bad, keep_field), DOCUMENT_SCHEMA)
+    parsed = df.mapInPandas(_parse(id_field, text_field, html_field, skip_bad, keep_field), _PARSED_SCHEMA)
+    names = scans[0]
+    for other in scans[1:]:
+        names = names.unionByName(other)
+    files = sorted(r[0] for r in names.distinct().collect())
+    ranks = spark.createDataFrame(list(zip(files, range(len(files)), strict=True)), "file string, rank long")
+    return parsed.join(F.broadcast(ranks), "file").select(
+        (F.col("rank") * F.lit(1 << _LINE_BITS) + F.col("line")).alias("pos"), "id", "text", "html", "order"
+    )
 
 
 def _parse(
@@ -273,7 +288,7 @@ def _arrow_schema() -> Any:
     return to_arrow_schema(struct)
 
 
-def _signature_batch(schema: Any, file: Any, line: Any, ids: Any, order: Any, sigs: Signatures) -> Any:
+def _signature_batch(schema: Any, pos: Any, ids: Any, order: Any, sigs: Signatures) -> Any:
     """One Arrow batch of signature rows; unsigned values are reinterpreted, never converted."""
     import pyarrow as pa
 
@@ -284,8 +299,7 @@ def _signature_batch(schema: Any, file: Any, line: Any, ids: Any, order: Any, si
         return pa.ListArray.from_arrays(offsets, pa.array(values.ravel()), type=schema.field(name).type)
 
     arrays = [
-        file.cast(schema.field("file").type),
-        line.cast(schema.field("line").type),
+        pos.cast(schema.field("pos").type),
         ids.cast(schema.field("id").type),
         order.cast(schema.field("order").type),
         pa.array(sigs.exact.view(np.int64)),
@@ -313,11 +327,11 @@ def signature_df(docs: Any, config: DedupConfig) -> Any:
         for rb in batches:
             if rb.num_rows == 0:
                 continue
-            items = list(zip(rb.column(3).to_pylist(), rb.column(4).to_pylist(), strict=True))
+            items = list(zip(rb.column(2).to_pylist(), rb.column(3).to_pylist(), strict=True))
             sigs = _sign(items, _extract(items, cfg.extractor), cfg)
-            yield _signature_batch(schema, rb.column(0), rb.column(1), rb.column(2), rb.column(5), sigs)
+            yield _signature_batch(schema, rb.column(0), rb.column(1), rb.column(4), sigs)
 
-    return docs.select("file", "line", "id", "text", "html", "order").mapInArrow(run, SIGNATURE_SCHEMA)
+    return docs.select("pos", "id", "text", "html", "order").mapInArrow(run, SIGNATURE_SCHEMA)
 
 
 def _collect_arrow(df: Any) -> Any:
@@ -341,41 +355,22 @@ def _fixed(table: Any, name: str, dtype: Any, width: int) -> Any:
 def collect_fingerprints(sig_df: Any, config: DedupConfig) -> Fingerprints:
     """Stage 1 on the driver: the signature rows, in position order, as ``Fingerprints``.
 
-    Positions follow the file paths (sorted), then the lines: the files are ranked here and each
-    row's (rank, line) is its sort key.
-
-    Ids repeated in the input are refused or renamed (``config.duplicate_ids``) by the code
-    ``neardup dedup`` uses; the keep field's values are kept only for ``keep="newest"``.
+    Documents are numbered 0..n-1 in ``pos`` order (file path, then line). Ids repeated in the
+    input are refused or renamed (``config.duplicate_ids``) by the code ``neardup dedup`` uses; the
+    keep field's values are kept only for ``keep="newest"``.
     """
-    from pyspark import StorageLevel
-    from pyspark.sql import functions as F
-
     from neardup.dedup.fingerprints import _chunks
     from neardup.io import Record
 
     cfg = config.match
-    sig_df = sig_df.persist(StorageLevel.MEMORY_AND_DISK)  # read twice: its files, then its rows
-    try:
-        files = sorted(r[0] for r in sig_df.select("file").distinct().collect())
-        spark = sig_df.sparkSession
-        ranks = spark.createDataFrame(
-            list(zip(files, range(len(files)), strict=True)), "file string, rank long"
-        )
-        keyed = sig_df.join(F.broadcast(ranks), "file").select(
-            (F.col("rank") * F.lit(1 << _LINE_BITS) + F.col("line")).alias("key"),
-            *[c for c in sig_df.columns if c not in ("file", "line")],
-        )
-        table = _collect_arrow(keyed) if files else None
-    finally:
-        sig_df.unpersist()
+    table = _collect_arrow(sig_df)
     if table is None or table.num_rows == 0:
         return Fingerprints(ids=[], sigs=signatures([], cfg), order=[] if cfg.keep == "newest" else None)
-
     n = table.num_rows
-    table = table.sort_by("key")
-    key = table.column("key").to_numpy()
-    if n > 1 and not bool((key[1:] > key[:-1]).all()):
-        raise FormatError("two documents at the same file and line: read the input with read_documents")
+    table = table.sort_by("pos")
+    pos = table.column("pos").to_numpy()
+    if n > 1 and not bool((pos[1:] > pos[:-1]).all()):
+        raise FormatError("two documents at the same position: read the input with read_documents")
 
     def u64(name: str) -> Any:
         return np.ascontiguousarray(table.column(name).to_numpy()).view(np.uint64)
