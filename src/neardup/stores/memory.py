@@ -118,7 +118,7 @@ def load_snapshot(path: str | os.PathLike[str]) -> _State:
         raise StoreError(f"cannot read snapshot {name!r}: {exc}") from exc
     if data[:1] == b"\x80":  # pickle protocol 2+, e.g. veelion/nshash's {name}.hashdb.pkl
         raise FormatError(
-            f"{name!r} is a Python pickle (veelion/nshash's memory store?), not a neardup snapshot: "
+            f"{name!r} is a Python pickle (veelion/nshash's memory store?), not a neardup store snapshot: "
             "neardup never loads pickles and keys sentences differently, so its ids cannot be reused; "
             "re-run your documents into a new store (e.g. neardup nshash docs.jsonl --store file:///new.snap)"
         )
