@@ -90,7 +90,7 @@ def equal_blocks(x: Any, bsrc: Any, bmask: Any) -> int:
     return eq
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def permute_into(fps: Any, src: Any, dst: Any, msk: Any, t: int, out: Any) -> None:
     """``out[i] = permute1(fps[i])``: a table row filled in place, no temporary array."""
     for i in range(fps.shape[0]):

@@ -8,6 +8,8 @@ permutation is the identity, so ``tables[0]`` is the sorted fingerprints) and a 
 from __future__ import annotations
 
 import math
+import os
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
@@ -16,7 +18,10 @@ import numpy.typing as npt
 from neardup.index import kernels as K
 from neardup.index.design import Design
 
-__all__ = ["Kernels", "Segment", "grow_call"]
+__all__ = ["PARALLEL_BUILD", "Kernels", "Segment", "grow_call"]
+
+#: segments of at least this many fingerprints build their tables on two threads
+PARALLEL_BUILD = 1 << 20
 
 U64 = npt.NDArray[np.uint64]
 I64 = npt.NDArray[np.int64]
@@ -137,20 +142,33 @@ class Segment(SegmentBase):
     # --- construction ----------------------------------------------------------------------------
     @classmethod
     def build(cls, kern: Kernels, ids: I64, fps: U64) -> Segment:
+        """Sort the fingerprints into the design's tables (on two threads for big segments: the
+        sorts and the permutation run without the GIL)."""
         d = kern.design
         n = fps.shape[0]
         tables = np.empty((d.n_tables, n), dtype=np.uint64)
-        f0, ids0 = K.sort_with_ids(fps, ids, d.bits)
-        tables[0] = f0
-        del f0
-        for t in range(1, d.n_tables):
-            K.permute_into(fps, kern.src, kern.dst, kern.msk, t, tables[t])
-            tables[t].sort()
         pbits = choose_pbits(n, d)
         offsets = np.empty((d.n_tables, (1 << pbits) + 1), dtype=np.int64)
-        for t in range(d.n_tables):
+        ids0: list[I64] = []
+
+        def table(t: int) -> None:
+            if t == 0:
+                f0, i0 = K.sort_with_ids(fps, ids, d.bits)
+                tables[0] = f0
+                ids0.append(i0)
+            else:
+                K.permute_into(fps, kern.src, kern.dst, kern.msk, t, tables[t])
+                tables[t].sort()
             offsets[t] = K.prefix_offsets(tables[t], d.bits - pbits, 1 << pbits)
-        return cls(kern, tables, offsets, ids0, pbits)
+
+        workers = min(2, os.cpu_count() or 1) if n >= PARALLEL_BUILD else 1
+        if workers > 1:
+            with ThreadPoolExecutor(workers, thread_name_prefix="neardup-index-build") as pool:
+                list(pool.map(table, range(d.n_tables)))
+        else:
+            for t in range(d.n_tables):
+                table(t)
+        return cls(kern, tables, offsets, ids0[0], pbits)
 
     def to_arrays(self) -> tuple[dict[str, npt.NDArray[Any]], dict[str, Any]]:
         """The arrays and parameters a file stores (tombstoned rows are dropped by compaction first)."""
