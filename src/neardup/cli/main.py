@@ -84,7 +84,8 @@ def _small_run(argv: list[str]) -> bool:
 def main(argv: list[str] | None = None) -> Any:
     """Entry point of the console script; returns the exit code through SystemExit."""
     debug = bool(os.environ.get("NEARDUP_DEBUG"))
-    _small_run(sys.argv[1:] if argv is None else list(argv))
+    if argv is None:  # the console script: this process is the user's run (not a caller's library use)
+        _small_run(sys.argv[1:])
     try:
         rv = cli.main(args=argv, prog_name="neardup", standalone_mode=False)
     except click.exceptions.Exit as exc:
