@@ -54,7 +54,7 @@ def spark_dedup_cmd(
     skip_bad: bool,
     keep: str,
     keep_field: str,
-    max_distance: int,
+    max_distance: int | None,
     workers: int,
     duplicate_ids: str,
     against: str | None,

@@ -148,3 +148,14 @@ def test_spark_dedup_refuses_a_damaged_index_part_with_one_line(
     assert res.exit_code != 0
     assert "checksum" in str(res.exception) and "rebuild the index" in str(res.exception)
     assert not (tmp_path / "o.jsonl").exists()
+
+
+@pytest.mark.parametrize(
+    "option", ["--method", "--features", "--ngram", "--weighting", "--nshash-n", "--bucket-cap"]
+)
+def test_spark_dedup_refuses_the_simhash_only_options_with_one_line(tmp_path: Path, option: str) -> None:
+    res = CliRunner().invoke(
+        cli, ["spark", "dedup", str(tmp_path / "in.jsonl"), "--out", "o.jsonl", option, "1"]
+    )
+    assert res.exit_code != 0
+    assert f"{option} was replaced by the match engine" in str(res.exception)
