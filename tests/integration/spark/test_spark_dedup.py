@@ -159,3 +159,33 @@ def test_spark_dedup_refuses_the_simhash_only_options_with_one_line(tmp_path: Pa
     )
     assert res.exit_code != 0
     assert f"{option} was replaced by the match engine" in str(res.exception)
+
+
+def test_spark_dedup_through_hadoop_filesystems_writes_and_merges_what_neardup_dedup_does(
+    spark: Any,
+    tmp_path: Path,
+    labelled: tuple[list[dict[str, Any]], list[dict[str, Any]]],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The HDFS/S3 code paths (header by wholeTextFiles, segment and header written through Hadoop's
+    FileSystem, output by saveAsTextFile), run against local disk."""
+    from neardup.dedup import CorpusIndex
+    from neardup.integrations.spark import job
+
+    monkeypatch.setattr(job, "_is_local", lambda path: False)
+    docs, _ = labelled
+    idx = tmp_path / "idx-local"
+    run("index", "build", write_jsonl(tmp_path / "c.jsonl", docs[:40]), "-o", str(idx), "-j", "1")
+    shutil.copytree(idx, tmp_path / "idx-remote")
+    batch = write_jsonl(tmp_path / "b.jsonl", docs[30:])
+    local = tmp_path / "local.jsonl"
+    run("dedup", batch, "--against", str(idx), "--merge", "--out", str(local), "-j", "1")
+    out = tmp_path / "remote-out"
+    run("spark", "dedup", batch, "--against", str(tmp_path / "idx-remote"), "--merge", "--out", f"{out}/")
+    assert (out / "part-00000").read_text(encoding="utf-8") == local.read_text(encoding="utf-8")
+    merged = CorpusIndex.open(tmp_path / "idx-remote")
+    merged.verify()
+    strip = ("created", "updated")
+    assert {k: v for k, v in merged.header.items() if k not in strip} == {
+        k: v for k, v in CorpusIndex.open(idx).header.items() if k not in strip
+    }
