@@ -33,6 +33,7 @@ def _neardup(args: list[str], tmp: Path, jit: str) -> str:
     return proc.stdout
 
 
+@pytest.mark.slow  # the compiled side compiles the match engine when numba's cache is cold
 def test_interpreted_small_runs_give_the_compiled_results(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
