@@ -1,10 +1,10 @@
 """Quality benchmark: the shipped match engine against the PyPI `simhash` package and datasketch's
 MinHashLSH on held-out labelled repost sets (realistic profile) made from zh-xwlb and en-bbc.
 
-    .venv/bin/python bench/bench_quality.py [--quick] [--seed 2] [--repeat 3]
+    .venv/bin/python bench/bench_quality.py [--quick] [--seed 4] [--repeat 3]
 
-The sets are made at run time by ``neardup synth`` (never committed): ``--seed 2`` is the test seed,
-the thresholds were calibrated on seeds 1 and 3 (``bench/calibrate.py``). Scores are pairwise
+The sets are made at run time by ``neardup synth`` (never committed): ``--seed 4`` is the test seed,
+the thresholds were calibrated on seeds 1, 2 and 3 (``bench/calibrate.py``). Scores are pairwise
 (docs/quality.md): F1 on duplicate pairs (exact, reformatted, near copies), the share of hard-negative
 look-alikes merged with their look-alike, recall by kind (partial copies: reported as related by the
 engine; merged, for the peers, which have no other way to say it). Times: median of --repeat runs of
@@ -65,7 +65,9 @@ def _texts(docs: list[dict[str, Any]]) -> list[str]:
 
 
 def engine(docs: list[dict[str, Any]], lang: str) -> Labels:
-    rows = dedup_records([Record(id=d["id"], text=d.get("text"), html=d.get("html")) for d in docs], DedupConfig())
+    rows = dedup_records(
+        [Record(id=d["id"], text=d.get("text"), html=d.get("html")) for d in docs], DedupConfig()
+    )
     pred, rel = {}, {}
     for r in rows:
         pred[r["id"]] = r["cluster"]
@@ -131,7 +133,7 @@ def make_set(lang: str, seed: int, n_sources: int) -> tuple[list[dict[str, Any]]
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true", help="300 sources, one timing run")
-    ap.add_argument("--seed", type=int, default=2)
+    ap.add_argument("--seed", type=int, default=4)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--no-write", action="store_true")
     args = ap.parse_args()
@@ -153,7 +155,9 @@ def main() -> None:
             f"\n**{lang}** ({'zh-xwlb' if lang == 'zh' else 'en-bbc'}, seed {args.seed}, {n_sources} sources): "
             f"{len(docs)} documents ({', '.join(f'{k} {v}' for k, v in sorted(counts.items()))}).\n"
         )
-        lines.append("| method | F1 (dup pairs) | precision | recall | look-alikes merged | near recall | partial recall | time s | time ratio |")
+        lines.append(
+            "| method | F1 (dup pairs) | precision | recall | look-alikes merged | near recall | partial recall | time s | time ratio |"
+        )
         lines.append("|---|---|---|---|---|---|---|---|---|")
         base_t = None
         for name, fn in methods:
@@ -174,7 +178,7 @@ def main() -> None:
             "",
             f"Command `python bench/bench_quality.py --seed {args.seed}`, {started}, machine {os.cpu_count()} cores "
             f"(shared, noisy), Python {platform.python_version()}. Sets: `neardup synth` realistic profile, test seed "
-            f"{args.seed} (thresholds were calibrated on seeds 1 and 3 with `bench/calibrate.py`). Engine: token "
+            f"{args.seed} (thresholds were calibrated on seeds 1, 2 and 3 with `bench/calibrate.py`). Engine: token "
             f"{cfg.shingle}-grams, sketch {cfg.sketch_size}, near at similarity >= {cfg.near_similarity} or "
             f"containment >= {cfg.near_containment}, numbers in place must agree. Times: median of {repeat} run(s), "
             "text in, clusters out (the peers get the main text already extracted; the engine extracts it).",

@@ -22,7 +22,7 @@ always against a representative (no chains), and for partial relations also agai
 that was the candidate.
 
 Memory per document: its signature (``Signatures.nbytes_per_document()``) and, for a
-representative, about ``posted`` posting slots (16 bytes each, at most 70 % full).
+representative, about ``posted`` posting slots (16 bytes each, tables kept at most 80 % full).
 """
 
 from __future__ import annotations
@@ -326,8 +326,9 @@ def _run(
     return verified
 
 
-def _pow2(n: int) -> int:
-    return 1 << max(10, int(n - 1).bit_length())
+def _capacity(used: int) -> int:
+    """Slots for ``used`` entries at 80 % full (at least 1,024)."""
+    return max(1024, int(used / 0.8) + 1)
 
 
 class EngineState:
@@ -380,8 +381,9 @@ class EngineState:
     def _tables(self, new_docs: int) -> None:
         cfg = self.config
         need_slots = int(self.meta[_SLOTS]) + new_docs * cfg.posted
-        if need_slots > 0.7 * self.pv.shape[0]:
-            self._rehash_postings(_pow2(int(need_slots / 0.5)))
+        if need_slots > 0.8 * self.pv.shape[0]:
+            # grow by at least a quarter, so a stream of single documents rehashes rarely
+            self._rehash_postings(max(_capacity(need_slots), self.pv.shape[0] * 5 // 4))
         need_entries = int(self.meta[_ENTRIES]) + new_docs * cfg.posted
         if need_entries > self.er.shape[0]:
             size = max(need_entries, 2 * self.er.shape[0])
@@ -389,8 +391,9 @@ class EngineState:
             self.en = np.concatenate([self.en, np.zeros(size - self.en.shape[0], np.int32)])
         for keys, rows, used in (("xk", "xr", _XKEYS), ("ck", "cr", _CKEYS)):
             need = int(self.meta[used]) + new_docs
-            if need > 0.7 * getattr(self, keys).shape[0]:
-                k2, r2 = _rehash_keys(getattr(self, keys), getattr(self, rows), _pow2(int(need / 0.5)))
+            if need > 0.8 * getattr(self, keys).shape[0]:
+                size = max(_capacity(need), getattr(self, keys).shape[0] * 5 // 4)
+                k2, r2 = _rehash_keys(getattr(self, keys), getattr(self, rows), size)
                 setattr(self, keys, k2)
                 setattr(self, rows, r2)
 
@@ -418,10 +421,17 @@ class EngineState:
         similarity, containment, conflicts, aligned, hamming (rows are state rows)."""
         m = len(sigs)
         j0 = self.n
+        if j0 == 0 and self.cap == 0 and add and m > 1:
+            # a batch into an empty state: use its arrays as they are, no copy
+            self.sigs = Signatures(**{name: np.ascontiguousarray(getattr(sigs, name)) for name in _FIELDS})
+            self.rep = np.arange(m, dtype=np.int64)
+            self.checked = np.full(m, -1, np.int64)
+            self.cap = m
         self._rows(j0 + m)
         self._tables(m if add else 0)
-        for name in _FIELDS:
-            getattr(self.sigs, name)[j0 : j0 + m] = getattr(sigs, name)
+        if self.sigs.exact is not sigs.exact:
+            for name in _FIELDS:
+                getattr(self.sigs, name)[j0 : j0 + m] = getattr(sigs, name)
         ptr, rows = extra if extra is not None else (np.zeros(m + 1, np.int64), np.empty(0, np.int64))
         out: dict[str, np.ndarray] = {
             "kind": np.zeros(m, np.int8),

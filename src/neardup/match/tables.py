@@ -1,9 +1,10 @@
 """Open-addressing hash tables in numpy arrays, for the numba kernels of the match engine.
 
 The posting table maps a sketch value to how many cluster representatives posted it and which;
-the key tables map an exact or content key to the first document holding it. Capacities are
-powers of two and tables are kept at most 70 % full (``neardup.match.engine.EngineState`` grows
-them between documents).
+the key tables map an exact or content key to the first document holding it. A slot is picked by
+Lemire's multiply-shift reduction of a 32-bit hash (any capacity, not only powers of two, so a
+table is sized to 80 % full instead of up to twice that), with linear probing;
+``neardup.match.engine.EngineState`` grows the tables between documents.
 """
 
 from __future__ import annotations
@@ -15,24 +16,26 @@ __all__ = ["is_common", "key_get", "key_put", "posting_slot"]
 
 
 @njit(cache=True, inline="always")
-def _h32(v: np.uint32, mask: int) -> int:  # pragma: no cover
-    x = np.uint64(v) * np.uint64(0x9E3779B97F4A7C15)
-    return int(x >> np.uint64(33)) & mask
+def _h32(v: np.uint32, size: int) -> int:  # pragma: no cover
+    x = (np.uint64(v) * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(32)
+    return np.int64((x * np.uint64(size)) >> np.uint64(32))
 
 
 @njit(cache=True, inline="always")
-def _h64(v: np.uint64, mask: int) -> int:  # pragma: no cover
-    x = (v ^ (v >> np.uint64(31))) * np.uint64(0xBF58476D1CE4E5B9)
-    return int(x >> np.uint64(29)) & mask
+def _h64(v: np.uint64, size: int) -> int:  # pragma: no cover
+    x = ((v ^ (v >> np.uint64(31))) * np.uint64(0xBF58476D1CE4E5B9)) >> np.uint64(32)
+    return np.int64((x * np.uint64(size)) >> np.uint64(32))
 
 
 @njit(cache=True, nogil=True)
 def posting_slot(pv: np.ndarray, v: np.uint32) -> int:  # pragma: no cover
     """The slot of value ``v`` in the posting table, or of the empty slot where it would go."""
-    mask = pv.shape[0] - 1
-    i = _h32(v, mask)
+    size = pv.shape[0]
+    i = _h32(v, size)
     while pv[i] != v and pv[i] != np.uint32(0xFFFFFFFF):
-        i = (i + 1) & mask
+        i += 1
+        if i == size:
+            i = 0
     return i
 
 
@@ -47,24 +50,28 @@ def is_common(pv: np.ndarray, pc: np.ndarray, max_posting: int, v: np.uint32) ->
 
 @njit(cache=True, nogil=True)
 def key_get(keys: np.ndarray, rows: np.ndarray, k: np.uint64) -> int:  # pragma: no cover
-    mask = keys.shape[0] - 1
-    i = _h64(k, mask)
+    size = keys.shape[0]
+    i = _h64(k, size)
     while rows[i] >= 0:
         if keys[i] == k:
             return int(rows[i])
-        i = (i + 1) & mask
+        i += 1
+        if i == size:
+            i = 0
     return -1
 
 
 @njit(cache=True, nogil=True)
 def key_put(keys: np.ndarray, rows: np.ndarray, k: np.uint64, row: int) -> bool:  # pragma: no cover
     """Insert k -> row unless k is present; True when inserted."""
-    mask = keys.shape[0] - 1
-    i = _h64(k, mask)
+    size = keys.shape[0]
+    i = _h64(k, size)
     while rows[i] >= 0:
         if keys[i] == k:
             return False
-        i = (i + 1) & mask
+        i += 1
+        if i == size:
+            i = 0
     keys[i] = k
     rows[i] = row
     return True
