@@ -21,8 +21,8 @@ from typing import Any
 
 import numpy as np
 
-from neardup.dedup.fingerprints import fingerprint_records
 from neardup.dedup.config import DedupConfig
+from neardup.dedup.fingerprints import fingerprint_records
 from neardup.eval.metrics import Truth, evaluate
 from neardup.io import iter_records
 from neardup.match import KINDS, MatchConfig, match_signatures
@@ -47,7 +47,11 @@ def score(fps: Any, truth: Truth, cfg: MatchConfig) -> dict[str, float]:
     c = match_signatures(fps.sigs, cfg)
     ids = fps.ids
     pred = {ids[i]: ids[int(r)] for i, r in enumerate(c.rep)}
-    related = {ids[i]: ids[int(p)] for i, (k, p) in enumerate(zip(c.kind, c.partner)) if KINDS[k] in ("partial", "layout")}
+    related = {
+        ids[i]: ids[int(p)]
+        for i, (k, p) in enumerate(zip(c.kind, c.partner))
+        if KINDS[k] in ("partial", "layout")
+    }
     ev = evaluate(pred, truth, related)
     return {
         "f1": ev.duplicates.f1,
@@ -68,15 +72,30 @@ def main(argv: list[str]) -> int:
     for values in itertools.product(*(GRID[k] for k in keys)):
         cfg = replace(base, **dict(zip(keys, values)))
         per = [score(fps, truth, cfg) for fps, truth in sets]
-        rows.append({"settings": dict(zip(keys, values)), "sets": per,
-                     "mean_f1": float(np.mean([p["f1"] for p in per])),
-                     "max_hn": float(np.mean([p["hn_merged"] for p in per])),
-                     "min_partial": min(p["partial"] for p in per)})
+        rows.append(
+            {
+                "settings": dict(zip(keys, values)),
+                "sets": per,
+                "mean_f1": float(np.mean([p["f1"] for p in per])),
+                "max_hn": float(np.mean([p["hn_merged"] for p in per])),
+                "min_partial": min(p["partial"] for p in per),
+            }
+        )
     ok = [r for r in rows if r["max_hn"] <= 0.01] or rows
     ok.sort(key=lambda r: (-r["mean_f1"], -r["min_partial"]))
     best = ok[0]
-    print(json.dumps({"combinations": len(rows), "seconds": round(time.perf_counter() - t0, 1),
-                      "best": best, "runner_up": ok[1:4], "defaults": score_all(sets, base)}, indent=1))
+    print(
+        json.dumps(
+            {
+                "combinations": len(rows),
+                "seconds": round(time.perf_counter() - t0, 1),
+                "best": best,
+                "runner_up": ok[1:4],
+                "defaults": score_all(sets, base),
+            },
+            indent=1,
+        )
+    )
     return 0
 
 

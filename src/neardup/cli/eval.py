@@ -9,10 +9,9 @@ runs against them, and show a run as an HTML page.
 
 from __future__ import annotations
 
-import time
-
 import gzip
 import sys
+import time
 from pathlib import Path
 from typing import Any
 

@@ -308,7 +308,9 @@ def compare_cmd(a: str, b: str, as_html: bool | None, as_json: bool) -> None:
     html_a = text_a if (as_html if as_html is not None else _looks_like_html(text_a)) else None
     html_b = text_b if (as_html if as_html is not None else _looks_like_html(text_b)) else None
     ev = compare_texts(text_a, text_b, cfg, html_a=html_a, html_b=html_b)
-    sigs, main = page_signatures([(None if html_a else text_a, html_a), (None if html_b else text_b, html_b)], cfg)
+    sigs, main = page_signatures(
+        [(None if html_a else text_a, html_a), (None if html_b else text_b, html_b)], cfg
+    )
     only_a, only_b = differing_numbers(main[0], main[1])
     result = {
         "kind": ev.kind,
@@ -329,7 +331,9 @@ def compare_cmd(a: str, b: str, as_html: bool | None, as_json: bool) -> None:
     click.echo(f"containment   {ev.containment[1]:.3f} of A in B, {ev.containment[0]:.3f} of B in A")
     click.echo(f"numbers       {ev.number_conflicts} conflicting of {ev.numbers_aligned} in the same place")
     if only_a or only_b:
-        click.echo(f"              only in A: {', '.join(only_a) or '-'};  only in B: {', '.join(only_b) or '-'}")
+        click.echo(
+            f"              only in A: {', '.join(only_a) or '-'};  only in B: {', '.join(only_b) or '-'}"
+        )
     click.echo(f"simhash       {result['simhash_a']}  {result['simhash_b']}  distance {ev.hamming}")
     click.echo(f"shared        {result['shared_passage'] or 'no whole sentence'}")
 

@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 from _cs_articles import HARVEST, RAILWAY, RIVER
 
-from neardup.match import MatchConfig
 from neardup.contentseen import ContentSeen
 from neardup.contentseen.contentseen import PageAnalysis
 from neardup.contentseen.synth import render_page
 from neardup.exceptions import ConfigError, InputError
+from neardup.match import MatchConfig
 
 RELATED = ["相关新闻一", "相关新闻二", "热点排行三", "专题报道四"]
 
@@ -41,7 +41,10 @@ def _stream() -> list[dict[str, object]]:
         {"url": "https://o.example/harvest", "html": _page(HARVEST)},
         {"url": "https://o.example/mixed", "html": _page(("秋粮", mixed), "portal", seed=5)},  # layout
         {"url": "https://r.example/mixed", "html": _page(("秋粮", mixed), "repost", seed=5)},  # content
-        {"url": "https://r.example/rail-harvest", "html": _page(("铁路", [*RAILWAY[1][:3], *HARVEST[1][:2]]), "repost")},
+        {
+            "url": "https://r.example/rail-harvest",
+            "html": _page(("铁路", [*RAILWAY[1][:3], *HARVEST[1][:2]]), "repost"),
+        },
         {"url": "https://o.example/rail", "html": _page(RAILWAY)},
         {"url": "https://t.example/rail", "text": "\n".join(RAILWAY[1])},  # text only
         {"url": "https://x.example/ask", "html": _page(RAILWAY, "minimal"), "add": False},

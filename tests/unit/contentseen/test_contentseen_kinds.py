@@ -6,7 +6,6 @@ import dataclasses
 import threading
 from pathlib import Path
 
-import numpy as np
 import pytest
 from _cs_articles import HARVEST, RAILWAY, RIVER
 

@@ -84,7 +84,9 @@ def test_no_chains_a_document_joins_only_a_representative_it_verifies_against() 
     a = article(rng, 12)
     b = a[: len(a) * 3 // 4] + article(rng, 3)  # shares 3/4 of a
     c = b[len(b) // 3 :] + article(rng, 6)  # shares most of b's end, little of a
-    rows = list(dedup_records(recs([{"id": "a", "text": a}, {"id": "b", "text": b}, {"id": "c", "text": c}]), CFG))
+    rows = list(
+        dedup_records(recs([{"id": "a", "text": a}, {"id": "b", "text": b}, {"id": "c", "text": c}]), CFG)
+    )
     assert rows[1]["cluster"] == "a"
     assert rows[2]["cluster"] != "a"  # c ~ b and b ~ a, but c does not verify against a
 
