@@ -27,8 +27,6 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
 DATA = Path(os.environ.get("NEARDUP_DATA", ROOT.parent / "shared" / "data"))
@@ -161,7 +159,7 @@ def main() -> None:
         lines.append("|---|---|---|---|---|---|---|---|---|")
         base_t = None
         for name, fn in methods:
-            (pred, rel), secs = _timed(lambda fn=fn: fn(docs, lang), repeat)
+            (pred, rel), secs = _timed(lambda fn=fn, docs=docs, lang=lang: fn(docs, lang), repeat)
             ev = evaluate(pred, truth, rel)
             base_t = base_t or secs
             hn = ev.hard_negatives_merged

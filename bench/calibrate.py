@@ -49,7 +49,7 @@ def score(fps: Any, truth: Truth, cfg: MatchConfig) -> dict[str, float]:
     pred = {ids[i]: ids[int(r)] for i, r in enumerate(c.rep)}
     related = {
         ids[i]: ids[int(p)]
-        for i, (k, p) in enumerate(zip(c.kind, c.partner))
+        for i, (k, p) in enumerate(zip(c.kind, c.partner, strict=True))
         if KINDS[k] in ("partial", "layout")
     }
     ev = evaluate(pred, truth, related)
@@ -70,11 +70,11 @@ def main(argv: list[str]) -> int:
     rows = []
     t0 = time.perf_counter()
     for values in itertools.product(*(GRID[k] for k in keys)):
-        cfg = replace(base, **dict(zip(keys, values)))
+        cfg = replace(base, **dict(zip(keys, values, strict=True)))
         per = [score(fps, truth, cfg) for fps, truth in sets]
         rows.append(
             {
-                "settings": dict(zip(keys, values)),
+                "settings": dict(zip(keys, values, strict=True)),
                 "sets": per,
                 "mean_f1": float(np.mean([p["f1"] for p in per])),
                 "max_hn": float(np.mean([p["hn_merged"] for p in per])),
