@@ -35,6 +35,7 @@ from numba import njit
 
 from neardup.match.cluster import assign_one, thresholds
 from neardup.match.config import MatchConfig
+from neardup.match.signature import FIELDS as _FIELDS
 from neardup.match.signature import Signatures, signatures
 from neardup.match.tables import key_get, key_put, posting_slot
 from neardup.match.verify import _popcount
@@ -557,9 +558,6 @@ class EngineState:
             "keys": int(sum(a.nbytes for a in (self.xk, self.xr, self.ck, self.cr))),
             "clusters": int(self.rep.nbytes + self.checked.nbytes),
         }
-
-
-_FIELDS = ("exact", "content", "simhash", "size", "tokens", "sketch", "numbers", "layout", "has_layout")
 
 
 def _record_checked(*args: Any) -> None:

@@ -39,7 +39,7 @@ from neardup.fingerprint._fast import to_codepoints
 from neardup.match.config import MatchConfig
 from neardup.text.normalize import compat_map
 
-__all__ = ["EMPTY32", "EMPTY64", "Signatures", "exact_key", "signatures"]
+__all__ = ["EMPTY32", "EMPTY64", "FIELDS", "Signatures", "exact_key", "signatures"]
 
 U64 = npt.NDArray[np.uint64]
 U32 = npt.NDArray[np.uint32]
@@ -290,6 +290,10 @@ _signature_kernel_serial = _kernel(False)
 _PARALLEL_FROM = 256
 
 
+#: the per-document arrays of a ``Signatures``, in order
+FIELDS = ("exact", "content", "simhash", "size", "tokens", "sketch", "numbers", "layout", "has_layout")
+
+
 @dataclass
 class Signatures:
     """The signatures of a batch of documents, one row per document (struct of arrays)."""
@@ -315,43 +319,13 @@ class Signatures:
 
     def take(self, rows: Any) -> Signatures:
         """The signatures of the documents at ``rows`` (an index array or a slice)."""
-        return Signatures(
-            **{
-                name: getattr(self, name)[rows]
-                for name in (
-                    "exact",
-                    "content",
-                    "simhash",
-                    "size",
-                    "tokens",
-                    "sketch",
-                    "numbers",
-                    "layout",
-                    "has_layout",
-                )
-            }
-        )
+        return Signatures(**{name: getattr(self, name)[rows] for name in FIELDS})
 
     @classmethod
     def concat(cls, parts: Sequence[Signatures], config: MatchConfig | None = None) -> Signatures:
         if not parts:
             return signatures([], config)
-        return Signatures(
-            **{
-                name: np.concatenate([getattr(p, name) for p in parts])
-                for name in (
-                    "exact",
-                    "content",
-                    "simhash",
-                    "size",
-                    "tokens",
-                    "sketch",
-                    "numbers",
-                    "layout",
-                    "has_layout",
-                )
-            }
-        )
+        return Signatures(**{name: np.concatenate([getattr(p, name) for p in parts]) for name in FIELDS})
 
     def row_bytes(self, i: int) -> bytes:
         """Row ``i`` as compact bytes (a journal record's payload): fixed fields, then the valid
