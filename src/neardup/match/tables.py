@@ -9,6 +9,8 @@ table is sized to 80 % full instead of up to twice that), with linear probing;
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from numba import njit
 
@@ -16,13 +18,13 @@ __all__ = ["is_common", "key_get", "key_put", "posting_slot"]
 
 
 @njit(cache=True, inline="always")
-def _h32(v: np.uint32, size: int) -> int:  # pragma: no cover
+def _h32(v: np.uint32, size: int) -> Any:  # pragma: no cover
     x = (np.uint64(v) * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(32)
     return np.int64((x * np.uint64(size)) >> np.uint64(32))
 
 
 @njit(cache=True, inline="always")
-def _h64(v: np.uint64, size: int) -> int:  # pragma: no cover
+def _h64(v: np.uint64, size: int) -> Any:  # pragma: no cover
     x = ((v ^ (v >> np.uint64(31))) * np.uint64(0xBF58476D1CE4E5B9)) >> np.uint64(32)
     return np.int64((x * np.uint64(size)) >> np.uint64(32))
 
