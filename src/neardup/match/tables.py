@@ -30,7 +30,7 @@ def _h64(v: np.uint64, size: int) -> Any:  # pragma: no cover
 
 
 @njit(cache=True, nogil=True)
-def posting_slot(pv: np.ndarray, v: np.uint32) -> int:  # pragma: no cover
+def posting_slot(pv: np.ndarray, v: np.uint32) -> Any:  # pragma: no cover
     """The slot of value ``v`` in the posting table, or of the empty slot where it would go."""
     size = pv.shape[0]
     i = _h32(v, size)
