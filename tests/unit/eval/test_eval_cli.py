@@ -47,6 +47,18 @@ def test_eval_scores_a_dedup_output(labelled: tuple[Path, Path], tmp_path: Path)
     assert got["clusters"]["hn_precision"] == 1.0
 
 
+def test_eval_runs_the_shipped_engine_on_documents(labelled: tuple[Path, Path]) -> None:
+    out, truth = labelled
+    res = CliRunner().invoke(cli, ["eval", "--truth", str(truth), str(out), "--json"])
+    assert res.exit_code == 0, res.output
+    got = json.loads(res.output)
+    from neardup.match import MatchConfig
+
+    assert got["engine"] == MatchConfig().to_dict()  # neardup dedup's defaults, not a sweep's
+    assert got["clusters"]["duplicates"]["f1"] > 0.5
+    assert got["clusters"]["recall_by_kind"]["exact"] == 1.0
+
+
 def test_eval_sweeps_methods_on_documents(labelled: tuple[Path, Path]) -> None:
     pytest.importorskip("neardup.fingerprint.simhash")
     pytest.importorskip("neardup.fingerprint.nshash")
@@ -58,6 +70,7 @@ def test_eval_sweeps_methods_on_documents(labelled: tuple[Path, Path]) -> None:
             "--truth",
             str(truth),
             str(out),
+            "--sweep",
             "--methods",
             "simhash-words,nshash,simhash-words|nshash",
             "--k",
