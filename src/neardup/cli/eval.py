@@ -443,9 +443,12 @@ def _score_text(ev: Any, truth: Any) -> str:
             if ev.hard_negatives_merged is not None
             else ""
         )
-        + "\n"
-        + "recall by kind (partial: reported as related, not merged): "
-        + (", ".join(f"{k} {ev.recall_by_kind[k]:.4f} (n={ev.count_by_kind[k]})" for k in kinds) or "none")
+        + (
+            "\nrecall by kind (partial: reported as related, not merged): "
+            + ", ".join(f"{k} {ev.recall_by_kind[k]:.4f} (n={ev.count_by_kind[k]})" for k in kinds)
+            if kinds
+            else ""
+        )
     )
 
 
