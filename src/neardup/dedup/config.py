@@ -19,8 +19,9 @@ __all__ = ["KINDS", "DedupConfig"]
 
 IdPolicy = Literal["error", "suffix"]
 #: the ``kind`` of an output line: a cluster's kept document is "unique" (alone) or "first"; the
-#: others are what the engine found (exact, content, near); partial and layout copies stay alone
-KINDS: tuple[str, ...] = ("unique", "first", "exact", "content", "near", "partial", "layout")
+#: others are what the engine found (exact, content, near); partial and layout copies stay alone;
+#: "indexed": the corpus index already holds this document under the same id
+KINDS: tuple[str, ...] = ("unique", "first", "exact", "content", "near", "partial", "layout", "indexed")
 
 
 @dataclass(frozen=True)

@@ -93,6 +93,9 @@ class DedupResult:
                 row["kind"] = "first" if members[node] else "unique"
                 if k in (4, 5):
                     row["kind"] = MATCH_KINDS[k]
+            if keeper < p and names[keeper] == names[node] and row["duplicate_of"] is not None:
+                # the corpus already holds this very document (a batch run again after --merge)
+                row["kind"] = "indexed"
             if k in (4, 5):
                 row["related_to"] = names[partner[node]]
             if partner[node] >= 0:

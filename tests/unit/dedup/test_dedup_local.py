@@ -178,6 +178,11 @@ def test_incremental_batch_against_the_corpus_then_merge(tmp_path: Path) -> None
     # the same batch again: everything is now a duplicate of the corpus
     again = dedup_fingerprints(bfps, cfg, ix2)
     assert not again.keep.any()
+    merged_ids = set(kept.ids)
+    for r in again.rows():
+        # a merged document run again is "indexed" (not a duplicate of itself); the others name it
+        assert (r["kind"] == "indexed") == (r["id"] in merged_ids), r
+        assert r["duplicate_of"] != r["id"] or r["kind"] == "indexed"
     assert [r["duplicate_of"] for r in again.rows()][1:] == [r["cluster"] for r in again.rows()][1:]
 
 
