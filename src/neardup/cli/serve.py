@@ -71,10 +71,9 @@ __all__ = ["serve_cmd"]
 )
 @click.option(
     "--max-distance",
-    default=3,
-    show_default=True,
-    type=click.IntRange(0, 8),
-    help="SimHash Hamming distance for the 'near' verdict.",
+    default=None,
+    type=click.IntRange(0, 15),
+    help="An extra SimHash candidate source (bits); off by default, as in neardup dedup.",
 )
 @click.option(
     "--recrawl-after",
@@ -133,7 +132,7 @@ def serve_cmd(
     token_file: Path | None,
     max_body: int,
     max_batch: int,
-    max_distance: int,
+    max_distance: int | None,
     recrawl_after: float | None,
     url_ttl: float | None,
     analysis_processes: int | None,

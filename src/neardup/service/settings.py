@@ -79,7 +79,7 @@ class ServiceSettings:
     token: str | None = field(default=None, repr=False)
     max_body_bytes: int = DEFAULT_MAX_BODY
     max_batch: int = DEFAULT_MAX_BATCH
-    max_distance: int = 3
+    max_distance: int | None = None  # SimHash candidate radius; None: off (the engine's default)
     recrawl_after: float | None = None  # seconds before a seen URL may be fetched again
     url_ttl: float | None = None  # seconds a URL stays in its job's seen-store
     max_jobs: int = 1024  # URL seen-stores kept open at once (least recently used closed first)
@@ -112,8 +112,10 @@ class ServiceSettings:
             )
         if self.max_jobs < 1:
             raise ConfigError(f"max_jobs must be >= 1, got {self.max_jobs}")
-        if not 0 <= self.max_distance <= 8:
-            raise ConfigError(f"max_distance must be between 0 and 8, got {self.max_distance}")
+        if self.max_distance is not None and not 0 <= self.max_distance <= 15:
+            raise ConfigError(
+                f"max_distance must be between 0 and 15 (or None: off), got {self.max_distance}"
+            )
         for name in ("recrawl_after", "url_ttl"):
             value = getattr(self, name)
             if value is not None and value <= 0:

@@ -4,8 +4,8 @@ Settings::
 
     ITEM_PIPELINES = {"neardup.integrations.scrapy.ContentSeenPipeline": 300}
     NEARDUP_STATE = "/var/crawl/contentseen"     # a directory, or memory:// (default)
-    NEARDUP_MAX_DISTANCE = 3
-    NEARDUP_DROP_KINDS = ["exact", "content", "near", "layout", "partial"]
+    NEARDUP_MAX_DISTANCE = None                   # an extra SimHash candidate source (bits); off by default
+    NEARDUP_DROP_KINDS = ["exact", "content", "near"]  # add "layout", "partial" to drop related pages too
     NEARDUP_SERVICE_URL = "http://127.0.0.1:8000" # use the neardup service instead (+ NEARDUP_SERVICE_TOKEN)
 
 Items carry the page's URL and HTML (or main text) in the fields NEARDUP_URL_FIELD (``url``),
@@ -81,7 +81,7 @@ class ContentSeenPipeline:
 
             contentseen = ContentSeen(
                 s.get("NEARDUP_STATE") or "memory://",
-                max_distance=s.getint("NEARDUP_MAX_DISTANCE", 3),
+                max_distance=s.getint("NEARDUP_MAX_DISTANCE") if s.get("NEARDUP_MAX_DISTANCE") else None,
                 extractor=s.get("NEARDUP_EXTRACTOR") or "resiliparse",
                 nshash_store=s.get("NEARDUP_NSHASH_STORE") or None,
                 fsync=s.getbool("NEARDUP_FSYNC", True),
