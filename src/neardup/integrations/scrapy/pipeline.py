@@ -5,7 +5,7 @@ Settings::
     ITEM_PIPELINES = {"neardup.integrations.scrapy.ContentSeenPipeline": 300}
     NEARDUP_STATE = "/var/crawl/contentseen"     # a directory, or memory:// (default)
     NEARDUP_MAX_DISTANCE = None                   # an extra SimHash candidate source (bits); off by default
-    NEARDUP_DROP_KINDS = ["exact", "content", "near"]  # add "layout", "partial" to drop related pages too
+    NEARDUP_DROP_KINDS = ["exact", "content", "near", "layout", "partial"]  # seed 004's duplicate pages
     NEARDUP_SERVICE_URL = "http://127.0.0.1:8000" # use the neardup service instead (+ NEARDUP_SERVICE_TOKEN)
 
 Items carry the page's URL and HTML (or main text) in the fields NEARDUP_URL_FIELD (``url``),
