@@ -83,16 +83,16 @@ class SimHashConfig:
         return config_from_dict(cls, data)
 
 
-#: k for the recommended fingerprint: docs/quality.md (k = 10 merged short templated items on the full corpus)
+#: k for the recommended single-signal SimHash (docs/quality.md; k = 10 merged short templated items)
 RECOMMENDED_MAX_DISTANCE = 8
 
 
 def recommended_simhash() -> SimHashConfig:
-    """The fingerprint for deduplicating news-like text: SimHash of binary character 6-gram shingles.
+    """The best single-signal SimHash for news-like text: binary character 6-gram shingles.
 
-    Chosen in docs/quality.md: the best F1 on labelled Chinese reposts at precision >= 0.99 on templated
-    look-alikes (TF-IDF word features merge yearly look-alikes already at k = 4). Used with
-    ``RECOMMENDED_MAX_DISTANCE`` by ``neardup dedup`` and ContentSeen.
+    Chosen by the single-signal sweep of docs/quality.md (with ``RECOMMENDED_MAX_DISTANCE``); the
+    match engine (``neardup.match``) decides duplicates since, and this remains a good
+    ``SimHasher`` setting for users who want a SimHash alone.
 
     >>> recommended_simhash().features
     'shingles'

@@ -49,9 +49,9 @@ METHODS: dict[str, str] = {
 }
 DEFAULT_METHODS: tuple[str, ...] = tuple(METHODS)
 COSINE_THRESHOLDS: tuple[float, ...] = (0.5, 0.6, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95)
-# the setting docs/quality.md recommends: chosen by the rule of issue 8 (best F1 on the Chinese synthetic
-# sets with precision >= 0.99 on hard negatives, cosine being the reference only), with k lowered from
-# the rule's 10 to 8 because at full corpus size k = 10 merges short templated items (docs/quality.md)
+# the best single-signal setting of the sweep (docs/quality.md, "Single-signal methods"): best F1 on
+# the classic Chinese sets with precision >= 0.99 on hard negatives (cosine is the reference only),
+# k lowered from 10 to 8 because at full corpus size k = 10 merges short templated items
 RECOMMENDED: dict[str, Any] = {
     "method": "simhash-shingles",
     "features": "shingles",
