@@ -90,9 +90,9 @@ RECOMMENDED_MAX_DISTANCE = 8
 def recommended_simhash() -> SimHashConfig:
     """The best single-signal SimHash for news-like text: binary character 6-gram shingles.
 
-    Chosen by the single-signal sweep of docs/quality.md (with ``RECOMMENDED_MAX_DISTANCE``); the
-    match engine (``neardup.match``) decides duplicates since, and this remains a good
-    ``SimHasher`` setting for users who want a SimHash alone.
+    Chosen by the single-signal sweep of docs/quality.md (with ``RECOMMENDED_MAX_DISTANCE``). The
+    match engine (``neardup.match``) decides duplicates; this is a good ``SimHasher`` setting for
+    users who want a SimHash alone.
 
     >>> recommended_simhash().features
     'shingles'
