@@ -216,6 +216,35 @@ _L8 = np.uint64(0x0101010101010101)
 
 
 @njit(cache=True, nogil=True)
+def majority_bits(hs: np.ndarray, bits: int = 64) -> Any:  # pragma: no cover
+    """SimHash of equally weighted hashes: bit b is set when more than half of ``hs`` have it.
+
+    Bits are counted 8 byte-lanes at a time, flushing the lanes before one can overflow.
+    """
+    total = hs.shape[0]
+    counts = np.zeros(64, np.int64)
+    acc = np.zeros(8, np.uint64)
+    pending = 0
+    for k in range(total):
+        h = hs[k]
+        for j in range(8):
+            acc[j] += (h >> np.uint64(j)) & _L8
+        pending += 1
+        if pending == 255 or k == total - 1:
+            for j in range(8):
+                v = acc[j]
+                for lane in range(8):
+                    counts[8 * lane + j] += np.int64((v >> np.uint64(8 * lane)) & np.uint64(0xFF))
+                acc[j] = 0
+            pending = 0
+    fp = np.uint64(0)
+    for b in range(bits):
+        if 2 * counts[b] > total:
+            fp |= np.uint64(1) << np.uint64(b)
+    return fp
+
+
+@njit(cache=True, nogil=True)
 def _shingle_kernel(
     cps: np.ndarray,
     offsets: np.ndarray,
@@ -236,8 +265,6 @@ def _shingle_kernel(
     buf = np.empty(4 * maxlen + 8, np.uint8)
     starts = np.empty(maxlen + 1, np.int64)
     hs = np.empty(maxlen + 1, np.uint64)
-    counts = np.zeros(64, np.int64)
-    acc = np.zeros(8, np.uint64)
     for d in range(nd):
         # keep letters and digits, UTF-8 encode, remember where each character starts
         nb = 0
@@ -295,27 +322,7 @@ def _shingle_kernel(
         feats = hs[:nh]
         if binary:
             feats = np.unique(feats)
-        total = feats.shape[0]
-        # count set bits per position, 8 byte-lanes at a time, flushing before a lane overflows
-        counts[:] = 0
-        acc[:] = 0
-        pending = 0
-        for k in range(total):
-            h = feats[k]
-            for j in range(8):
-                acc[j] += (h >> np.uint64(j)) & _L8
-            pending += 1
-            if pending == 255 or k == total - 1:
-                for j in range(8):
-                    v = acc[j]
-                    for lane in range(8):
-                        counts[8 * lane + j] += np.int64((v >> np.uint64(8 * lane)) & np.uint64(0xFF))
-                    acc[j] = 0
-                pending = 0
-        fp = np.uint64(0)
-        for b in range(bits):
-            if 2 * counts[b] > total:
-                fp |= np.uint64(1) << np.uint64(b)
+        fp = majority_bits(feats, bits)
         out[d] = fp
     return out, ok
 

@@ -35,7 +35,7 @@ import numpy.typing as npt
 import xxhash
 from numba import njit, prange
 
-from neardup.fingerprint._fast import to_codepoints
+from neardup.fingerprint._fast import majority_bits, to_codepoints
 from neardup.match.config import MatchConfig
 from neardup.text.normalize import compat_map
 
@@ -50,7 +50,6 @@ EMPTY64 = np.uint64(0xFFFFFFFFFFFFFFFF)  # pads a number list
 _P = np.uint64(0x9E3779B97F4A7C15)
 _FNV = np.uint64(0x100000001B3)
 _FNV0 = np.uint64(0xCBF29CE484222325)
-_L8 = np.uint64(0x0101010101010101)
 
 
 _BETWEEN_TAGS = re.compile(r">\s+<")
@@ -133,34 +132,6 @@ def _is_cjk_numeral(cp: int) -> bool:  # pragma: no cover - 〇一二三四五�
 
 
 @njit(cache=True, nogil=True)
-def _simhash_of(hs: np.ndarray) -> Any:  # pragma: no cover
-    """Majority vote per bit over distinct hashes, counting 8 byte-lanes at a time."""
-    total = hs.shape[0]
-    if total == 0:
-        return np.uint64(0)
-    counts = np.zeros(64, np.int64)
-    acc = np.zeros(8, np.uint64)
-    pending = 0
-    for k in range(total):
-        h = hs[k]
-        for j in range(8):
-            acc[j] += (h >> np.uint64(j)) & _L8
-        pending += 1
-        if pending == 255 or k == total - 1:
-            for j in range(8):
-                v = acc[j]
-                for lane in range(8):
-                    counts[8 * lane + j] += np.int64((v >> np.uint64(8 * lane)) & np.uint64(0xFF))
-                acc[j] = 0
-            pending = 0
-    fp = np.uint64(0)
-    for b in range(64):
-        if 2 * counts[b] > total:
-            fp |= np.uint64(1) << np.uint64(b)
-    return fp
-
-
-@njit(cache=True, nogil=True)
 def _one(
     cps: np.ndarray,
     lo: int,
@@ -224,7 +195,7 @@ def _one(
         wins[s] = _mix(w ^ np.uint64(n))
     u = np.unique(wins)
     size[d] = u.shape[0]
-    simhash[d] = _simhash_of(u)
+    simhash[d] = majority_bits(u, 64) if u.shape[0] else np.uint64(0)
     for j in range(min(k, u.shape[0])):
         sketch[d, j] = np.uint32(u[j] >> np.uint64(32))
     # number facts: a run of digits, or of Chinese numerals, keyed by the tokens around it
