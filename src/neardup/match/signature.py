@@ -235,31 +235,44 @@ def _one(
                 nums[d, j] = f[j]
 
 
-def _kernel(parallel: bool) -> Any:
-    def kernel(
-        cps: np.ndarray, offsets: np.ndarray, table: np.ndarray, n: int, k: int, m: int
-    ) -> tuple[np.ndarray, ...]:  # pragma: no cover
-        nd = offsets.shape[0] - 1
-        content = np.zeros(nd, np.uint64)
-        simhash = np.zeros(nd, np.uint64)
-        size = np.zeros(nd, np.int32)
-        ntok = np.zeros(nd, np.int32)
-        sketch = np.full((nd, k), np.uint32(0xFFFFFFFF), np.uint32)
-        nums = np.full((nd, max(m, 1)), np.uint64(0xFFFFFFFFFFFFFFFF), np.uint64)
-        for d in prange(nd):
-            _one(
-                cps, offsets[d], offsets[d + 1], table, n, k, m, d, content, simhash, size, ntok, sketch, nums
-            )
-        return content, simhash, size, ntok, sketch, nums
-
-    return njit(cache=True, nogil=True, parallel=parallel)(kernel)
+@njit(cache=True, nogil=True)
+def _outputs(nd: int, k: int, m: int) -> tuple[np.ndarray, ...]:  # pragma: no cover
+    return (
+        np.zeros(nd, np.uint64),
+        np.zeros(nd, np.uint64),
+        np.zeros(nd, np.int32),
+        np.zeros(nd, np.int32),
+        np.full((nd, k), np.uint32(0xFFFFFFFF), np.uint32),
+        np.full((nd, max(m, 1)), np.uint64(0xFFFFFFFFFFFFFFFF), np.uint64),
+    )
 
 
-# every core for a batch; one thread for a few documents (waking a thread pool costs milliseconds)
-_signature_kernel = _kernel(True)
-_signature_kernel_serial = _kernel(False)
+# every core for a batch; one thread for a few documents (waking a thread pool costs milliseconds).
+# Two functions, not one factory: numba's cache keys a function by its name and source, so two
+# compilations of one function with other flags would share (and overwrite) one cache entry.
+@njit(cache=True, nogil=True, parallel=True)
+def _signature_kernel(
+    cps: np.ndarray, offsets: np.ndarray, table: np.ndarray, n: int, k: int, m: int
+) -> tuple[np.ndarray, ...]:  # pragma: no cover
+    nd = offsets.shape[0] - 1
+    content, simhash, size, ntok, sketch, nums = _outputs(nd, k, m)
+    for d in prange(nd):
+        _one(cps, offsets[d], offsets[d + 1], table, n, k, m, d, content, simhash, size, ntok, sketch, nums)
+    return content, simhash, size, ntok, sketch, nums
+
+
+@njit(cache=True, nogil=True)
+def _signature_kernel_serial(
+    cps: np.ndarray, offsets: np.ndarray, table: np.ndarray, n: int, k: int, m: int
+) -> tuple[np.ndarray, ...]:  # pragma: no cover
+    nd = offsets.shape[0] - 1
+    content, simhash, size, ntok, sketch, nums = _outputs(nd, k, m)
+    for d in range(nd):
+        _one(cps, offsets[d], offsets[d + 1], table, n, k, m, d, content, simhash, size, ntok, sketch, nums)
+    return content, simhash, size, ntok, sketch, nums
+
+
 _PARALLEL_FROM = 256
-
 
 #: the per-document arrays of a ``Signatures``, in order
 FIELDS = ("exact", "content", "simhash", "size", "tokens", "sketch", "numbers", "layout", "has_layout")
