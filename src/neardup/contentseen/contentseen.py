@@ -68,7 +68,8 @@ class _Doc:
     kind: str
     root: int  # first document of its cluster: itself when it started one
     partner: int | None  # the document its evidence is about (a duplicate's or a partial copy's)
-    sig: bytes  # the page's signature (``Signatures.row_bytes``)
+    sig: bytes  # the page's signature (``Signatures.row_bytes``), the journal payload; emptied once
+    # the engine holds it (``ContentSeen._signature`` reads it back from there)
     sents: tuple[int, ...]  # hashes of its longest sentences (to show shared passages)
     ts: float
     members: list[int] | None = None  # later documents of its cluster (roots only)
@@ -401,6 +402,7 @@ class ContentSeen:
         self._simhash.add(row, int(sig.simhash[0]))
         self._rows.append(doc.id)
         self._row_of[doc.id] = row
+        doc.sig = b""  # the engine's arrays hold it now
         if put_keys:
             keys = self._keys_of(doc, sig)
             have = self._kv.get_many(keys)
@@ -416,6 +418,10 @@ class ContentSeen:
         if doc.kind != "exact" and int(sig.tokens[0]) > 0:
             keys.append(int(sig.content[0]) ^ _NS_TEXT)
         return keys
+
+    def _signature(self, doc_id: int) -> Signatures:
+        """The signature of a document added here, as the engine holds it."""
+        return self._engine.sigs.take([self._row_of[doc_id]])
 
     def _root_of(self, doc_id: int) -> int:
         doc = self._docs.get(doc_id)
@@ -520,10 +526,10 @@ class ContentSeen:
         hit = self._kv.get(probe.raw ^ _NS_RAW)
         if hit is not None and hit in self._docs:
             # the same page: its signature is the earlier page's, no extraction needed
-            other = self._docs[hit]
-            probe.sig, probe.sent_keys = other.sig, list(other.sents)
+            same = self._signature(hit)
+            probe.sig, probe.sent_keys = same.row_bytes(0), list(self._docs[hit].sents)
             rep = self._root_of(hit)
-            return self._finish(url, "exact", rep, hit, None, probe, add, sync)
+            return self._finish(url, "exact", rep, hit, None, probe, add, sync, sig=same)
         self._analyse(probe, page, text)
         sig = Signatures.from_row_bytes(probe.sig, self.match)
         if hit is not None:  # known to a shared store only: another service saw this page
@@ -584,7 +590,7 @@ class ContentSeen:
         reasons: dict[str, Any] = {}
         distance = layout_distance = None
         if pdoc is not None:
-            other = Signatures.from_row_bytes(pdoc.sig, self.match)
+            other = self._signature(pdoc.id)
             distance = int(bin(int(sig.simhash[0]) ^ int(other.simhash[0])).count("1"))
             if sig.has_layout[0] and other.has_layout[0]:
                 layout_distance = int(bin(int(sig.layout[0]) ^ int(other.layout[0])).count("1"))
@@ -674,7 +680,7 @@ class ContentSeen:
             doc = self._docs.get(self._as_id(doc_id))
             if doc is None:
                 return None
-            sig = Signatures.from_row_bytes(doc.sig, self.match)
+            sig = self._signature(doc.id)
             return {
                 "doc_id": doc.id,
                 "url": doc.url,

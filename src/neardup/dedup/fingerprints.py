@@ -25,10 +25,10 @@ import numpy.typing as npt
 from neardup.dedup.config import DedupConfig
 from neardup.exceptions import InputError
 from neardup.io import Record
-from neardup.match import Signatures, page_signatures, signatures
+from neardup.match import Signatures, signatures
 from neardup.match.config import MatchConfig
 
-__all__ = ["Fingerprints", "fingerprint_records", "fingerprint_texts", "sign_items"]
+__all__ = ["Fingerprints", "fingerprint_records", "fingerprint_texts"]
 
 I64 = npt.NDArray[np.int64]
 
@@ -194,8 +194,3 @@ def fingerprint_texts(
     names = list(ids) if ids is not None else [str(i) for i in range(len(texts))]
     recs = (Record(id=i, text=t) for i, t in zip(names, texts, strict=False))
     return fingerprint_records(recs, cfg)
-
-
-def sign_items(items: Sequence[Item], config: MatchConfig | None = None) -> Signatures:
-    """Signatures of (text, html) items in this process (what ``ContentSeen`` and Spark use)."""
-    return page_signatures(items, config)[0]

@@ -1,24 +1,27 @@
-"""Stage 2, candidates: cheap and wide, so verification sees every true pair.
+"""Candidates between a batch and a chunk of a corpus index, and SimHash candidate pairs.
 
-Three sources, each a list of pairs (earlier document, later document):
+Within a batch (and in a stream) candidates are looked up document by document in the engine's own
+tables (``neardup.match.engine``). Against a corpus index, seed 001 turns the join around: the corpus
+streams past the batch chunk by chunk, and for each chunk this module finds the corpus documents
+that are candidates of a batch document, from three sources:
 
 - **keys**: the same exact key or the same content key;
-- **sketches**: documents sharing at least ``min_shared`` bottom-k sketch values. Two documents of
-  Jaccard similarity J share about ``J * sketch_size`` of them, and a passage copied into another
-  article brings its own small hashes along, so partial copies are found too. A value held by more
-  than ``max_posting`` documents is boilerplate (a site's footer, a news programme's lead) and
-  links nothing;
+- **sketches**: at least ``min_shared`` of the values a document posts (its ``posted`` smallest
+  sketch values) found in a later one's sketch; a value posted by more than ``max_posting``
+  documents of the chunk and the batch is boilerplate and links nothing;
 - **SimHash**, when ``candidate_distance`` is set: fingerprints within that many bits (the
   permuted-table index of Manku et al. 2007, ``neardup.index``). Off by default: on our labelled
   sets it added no true pair the sketches missed (docs/quality.md), and a big group of
   near-identical fingerprints makes its pairs quadratic.
 
->>> import numpy as np
+Only the corpus documents found here are loaded ahead of the batch; the engine's pass then decides.
+
 >>> from neardup.match.signature import signatures
->>> s = signatures(["今天北京天气晴朗，适合出门散步。", "今天北京天气晴朗，适合出门散步！", "完全不同的另一篇文章内容。"])
->>> a, b = batch_candidates(s)
+>>> corpus = signatures(["今天北京天气晴朗，适合出门散步。", "完全不同的另一篇文章内容。"])
+>>> batch = signatures(["今天北京天气晴朗，适合出门散步！"])
+>>> a, b = cross_candidates(batch, corpus)
 >>> list(zip(a.tolist(), b.tolist()))
-[(0, 1)]
+[(0, 0)]
 """
 
 from __future__ import annotations
@@ -31,7 +34,7 @@ from neardup.index.hamming import join, self_join
 from neardup.match.config import MatchConfig
 from neardup.match.signature import EMPTY32, Signatures
 
-__all__ = ["batch_candidates", "cross_candidates", "key_pairs", "simhash_pairs", "sketch_pairs"]
+__all__ = ["cross_candidates", "key_pairs", "simhash_pairs", "sketch_pairs"]
 
 I64 = npt.NDArray[np.int64]
 U64 = npt.NDArray[np.uint64]
@@ -151,16 +154,6 @@ def _unique_pairs(parts: list[tuple[I64, I64]]) -> tuple[I64, I64]:
         return _EMPTY, _EMPTY
     packed = np.unique((a.astype(np.uint64) << np.uint64(32)) | b.astype(np.uint64))
     return (packed >> np.uint64(32)).astype(np.int64), (packed & np.uint64(0xFFFFFFFF)).astype(np.int64)
-
-
-def batch_candidates(sigs: Signatures, config: MatchConfig | None = None) -> tuple[I64, I64]:
-    """Candidate pairs (i < j) within one batch, from every source, each pair once."""
-    cfg = config or MatchConfig()
-    if len(sigs) >= 2**31:
-        raise ValueError("a batch holds at most 2**31 - 1 documents")
-    parts = [key_pairs(sigs.exact), key_pairs(sigs.content), sketch_pairs(sigs.sketch, cfg)]
-    parts.append(simhash_pairs(sigs, cfg))
-    return _unique_pairs([_ordered(a, b) for a, b in parts])
 
 
 def simhash_pairs(sigs: Signatures, config: MatchConfig) -> tuple[I64, I64]:

@@ -26,9 +26,9 @@ from neardup.match.verify import (
     NEAR,
     PARTIAL,
     UNIQUE,
-    _popcount,
     decide,
     pair_evidence,
+    popcount,
 )
 
 __all__ = ["Clusters", "assign_one", "thresholds"]
@@ -154,7 +154,7 @@ def assign_one(
             same_layout = (
                 has_layout[j]
                 and has_layout[target]
-                and _popcount(layout[j] ^ layout[target]) <= layout_distance
+                and int(popcount(layout[j] ^ layout[target])) <= layout_distance
             )
             kd = decide(
                 exact[j] == exact[target],
@@ -199,7 +199,7 @@ def assign_one(
             out_i[1] = target
             out_i[2] = c
             out_i[3] = c + a
-            out_i[4] = _popcount(simhash[j] ^ simhash[target])
+            out_i[4] = int(popcount(simhash[j] ^ simhash[target]))
             out_f[0] = s
             out_f[1] = ca
             out_f[2] = cb

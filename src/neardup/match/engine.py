@@ -27,8 +27,6 @@ representative, about ``posted`` posting slots (16 bytes each, tables kept at mo
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 import numpy.typing as npt
 from numba import njit
@@ -38,7 +36,7 @@ from neardup.match.config import MatchConfig
 from neardup.match.signature import FIELDS as _FIELDS
 from neardup.match.signature import Signatures, signatures
 from neardup.match.tables import key_get, key_put, posting_slot
-from neardup.match.verify import _popcount
+from neardup.match.verify import popcount
 
 __all__ = ["EngineState"]
 
@@ -287,7 +285,7 @@ def _run(
                         out_i[0] = code
                         out_i[1] = r
                         out_i[2] = 0
-                        out_i[4] = _popcount(simhash[j] ^ simhash[r])
+                        out_i[4] = int(popcount(simhash[j] ^ simhash[r]))
                         out_f[0] = 1.0
                         out_f[1] = 1.0
                         out_f[2] = 1.0
@@ -526,28 +524,29 @@ class EngineState:
         self.rep[j0 : j0 + m] = reps
         s = self.sigs
         cfg = self.config
-        for j in range(j0, j0 + m):
-            _record_checked(
-                j,
-                bool(self.rep[j] != j),
-                s.exact,
-                s.content,
-                s.tokens,
-                s.sketch,
-                cfg.posted,
-                self.xk,
-                self.xr,
-                self.ck,
-                self.cr,
-                self.pv,
-                self.pc,
-                self.pf,
-                self.ph,
-                self.er,
-                self.en,
-                cfg.max_posting,
-                self.meta,
-            )
+        with np.errstate(over="ignore"):  # hash arithmetic wraps around on purpose (interpreted runs)
+            for j in range(j0, j0 + m):
+                _record(
+                    j,
+                    bool(self.rep[j] != j),
+                    s.exact,
+                    s.content,
+                    s.tokens,
+                    s.sketch,
+                    cfg.posted,
+                    self.xk,
+                    self.xr,
+                    self.ck,
+                    self.cr,
+                    self.pv,
+                    self.pc,
+                    self.pf,
+                    self.ph,
+                    self.er,
+                    self.en,
+                    cfg.max_posting,
+                    self.meta,
+                )
         self.n = j0 + m
 
     def nbytes(self) -> dict[str, int]:
@@ -558,11 +557,6 @@ class EngineState:
             "keys": int(sum(a.nbytes for a in (self.xk, self.xr, self.ck, self.cr))),
             "clusters": int(self.rep.nbytes + self.checked.nbytes),
         }
-
-
-def _record_checked(*args: Any) -> None:
-    with np.errstate(over="ignore"):
-        _record(*args)
 
 
 @njit(cache=True, nogil=True)

@@ -34,11 +34,15 @@ import numpy.typing as npt
 from numba import njit
 
 from neardup.fingerprint.simhash import hamming
+from neardup.index.kernels import popcount64
 from neardup.match.config import MatchConfig
 from neardup.match.signature import Signatures
 from neardup.match.tables import is_common
 
 __all__ = ["KINDS", "MERGING", "Evidence", "evidence"]
+
+#: the Hamming index's hardware popcount (LLVM ctpop), for the engine's kernels
+popcount: Any = popcount64
 
 #: kind codes, in the order the engine uses them
 KINDS: tuple[str, ...] = ("unique", "exact", "content", "near", "partial", "layout")
@@ -47,14 +51,6 @@ MERGING = frozenset({"exact", "content", "near"})
 
 I64 = npt.NDArray[np.int64]
 F64 = npt.NDArray[np.float64]
-
-
-@njit(cache=True, inline="always")
-def _popcount(x: np.uint64) -> int:  # pragma: no cover
-    x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
-    x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
-    x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
-    return int((x * np.uint64(0x0101010101010101)) >> np.uint64(56))
 
 
 @njit(cache=True, nogil=True)
