@@ -543,7 +543,8 @@ class ContentSeen:
             near = [i for i, _ in self._simhash.query(int(sig.simhash[0]))]
             extra = (np.array([0, len(near)], np.int64), np.array(near, np.int64))
         out = self._engine.run(sig, add=False, extra=extra)
-        kind = _ENGINE_KINDS.get(ENGINE_KINDS[int(out["kind"][0])], ENGINE_KINDS[int(out["kind"][0])])
+        engine_kind = ENGINE_KINDS[int(out["kind"][0])]
+        kind = _ENGINE_KINDS.get(engine_kind, engine_kind)
         if kind == "new":
             return self._finish(url, "new", None, None, None, probe, add, sync, sig=sig)
         partner = self._rows[int(out["partner"][0])]

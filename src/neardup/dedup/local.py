@@ -31,12 +31,14 @@ from neardup.io import Record
 from neardup.match import KINDS as MATCH_KINDS
 from neardup.match import Signatures, cross_candidates, match_signatures
 from neardup.match.cluster import Clusters
+from neardup.match.verify import CONTENT, EXACT, LAYOUT, NEAR, PARTIAL
 
 __all__ = ["DedupResult", "corpus_candidates", "dedup_fingerprints", "dedup_records", "keepers"]
 
 I64 = npt.NDArray[np.int64]
 _EMPTY = np.empty(0, np.int64)
-_MERGING = (1, 2, 3)  # exact, content, near
+_MERGING = (EXACT, CONTENT, NEAR)
+_RELATED = (PARTIAL, LAYOUT)
 
 
 @dataclass
@@ -91,12 +93,12 @@ class DedupResult:
             else:
                 row["duplicate_of"] = None
                 row["kind"] = "first" if members[node] else "unique"
-                if k in (4, 5):
+                if k in _RELATED:
                     row["kind"] = MATCH_KINDS[k]
             if keeper < p and names[keeper] == names[node] and row["duplicate_of"] is not None:
                 # the corpus already holds this very document (a batch run again after --merge)
                 row["kind"] = "indexed"
-            if k in (4, 5):
+            if k in _RELATED:
                 row["related_to"] = names[partner[node]]
             if partner[node] >= 0:
                 row["distance"] = int(c.hamming[node])
