@@ -20,6 +20,7 @@ from neardup.cli._common import add_options, echo_err, input_options, progress
 from neardup.dedup.config import DedupConfig
 from neardup.exceptions import ConfigError, InputError
 from neardup.io import ReadStats, Record, atomic_write, iter_records, outputs_together
+from neardup.match.config import KEEP_RULES
 
 __all__ = [
     "DEFAULTS",
@@ -37,12 +38,12 @@ MATCH = DEFAULTS.match
 
 #: options of the SimHash-only engine and what replaced them (one line, exit 2)
 _REPLACED = {
-    "--method": "the match engine uses every candidate source (keys, sketches, SimHash, passages) at once",
+    "--method": "the match engine finds candidates by shared keys and sketch values (and SimHash with -k)",
     "--features": "signatures use token 5-grams (CJK characters, Latin words); see docs/quality.md",
     "--ngram": "signatures use token 5-grams (CJK characters, Latin words); see docs/quality.md",
     "--weighting": "signatures use token 5-grams (CJK characters, Latin words); see docs/quality.md",
     "--nshash-n": "shared passages are found by the sketches; nshash itself is `neardup nshash`",
-    "--bucket-cap": "candidate look-ups skip boilerplate values (--max-posting) instead",
+    "--bucket-cap": "candidate look-ups skip boilerplate values (MatchConfig.max_posting) instead",
 }
 
 
@@ -61,7 +62,7 @@ replaced_options = [
 engine_options = [
     click.option(
         "--keep",
-        type=click.Choice(["first", "longest", "newest"]),
+        type=click.Choice(KEEP_RULES),
         default=MATCH.keep,
         show_default=True,
         help="Which copy of a cluster is kept: the first seen, the longest, or the newest by --keep-field.",
@@ -75,8 +76,8 @@ engine_options = [
         type=int,
         default=MATCH.candidate_distance,
         show_default=True,
-        help="SimHash candidates: fingerprints within this many bits are verified (a candidate source, "
-        "not the decision).",
+        help="SimHash candidates: fingerprints within this many bits are verified too (an extra "
+        "candidate source, off by default; not the decision).",
     ),
     click.option(
         "--workers",
