@@ -36,6 +36,7 @@ from neardup.contentseen.verdict import Verdict
 from neardup.exceptions import ConfigError, FormatError, InputError, StoreError
 from neardup.fingerprint.hashing import get_hash64
 from neardup.fingerprint.nshash import DEFAULT_MIN_SENTENCE_CHARS, longest_sentences
+from neardup.fingerprint.simhash import hamming
 from neardup.index import HammingIndex
 from neardup.match import KINDS as ENGINE_KINDS
 from neardup.match import EngineState, Evidence, MatchConfig, Signatures, exact_key, signatures
@@ -592,9 +593,9 @@ class ContentSeen:
         distance = layout_distance = None
         if pdoc is not None:
             other = self._signature(pdoc.id)
-            distance = int(bin(int(sig.simhash[0]) ^ int(other.simhash[0])).count("1"))
+            distance = hamming(int(sig.simhash[0]), int(other.simhash[0]))
             if sig.has_layout[0] and other.has_layout[0]:
-                layout_distance = int(bin(int(sig.layout[0]) ^ int(other.layout[0])).count("1"))
+                layout_distance = hamming(int(sig.layout[0]), int(other.layout[0]))
         if kind == "exact":
             distance = 0 if pdoc is not None else None
             reasons["why"] = f"the same page (whitespace aside) as document {partner}"

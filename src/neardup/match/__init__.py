@@ -18,6 +18,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from neardup.fingerprint.simhash import hamming
 from neardup.match.candidates import cross_candidates, simhash_pairs
 from neardup.match.cluster import Clusters
 from neardup.match.config import KEEP_RULES, MatchConfig
@@ -117,5 +118,5 @@ def compare_texts(
         hamming=int(c.hamming[1]),
         same_layout=None
         if not (sigs.has_layout[0] and sigs.has_layout[1])
-        else bool(bin(int(sigs.layout[0]) ^ int(sigs.layout[1])).count("1") <= cfg.layout_distance),
+        else hamming(int(sigs.layout[0]), int(sigs.layout[1])) <= cfg.layout_distance,
     )
