@@ -16,7 +16,7 @@ import orjson
 import pytest
 
 from neardup.contentseen import ContentSeen
-from neardup.contentseen.contentseen import _Doc
+from neardup.contentseen.records import DocRecord
 from neardup.exceptions import FormatError, StoreError
 from neardup.stores.journal import header_bytes
 
@@ -87,7 +87,7 @@ def test_contentseen_journal_ids_must_be_contiguous(tmp_path: Path) -> None:
     _state(state, 3)
     (state / "index.hx").unlink()
     j = Journal(state / "docs.wal", kind="contentseen.docs")
-    docs = [_Doc.from_record(p) for _, p in j.replay()]
+    docs = [DocRecord.from_record(p) for _, p in j.replay()]
     docs[2].id = 7
     j.append(docs[2].record())  # a well-framed record whose document id skips 4..6
     j.close()
@@ -177,8 +177,7 @@ os.unlink(filler)  # space comes back; the next adds are acknowledged after the 
 for i in range(200, 205):
     cs.check(f"https://a.example/{i}", text=f"第{i}篇文章：" + "长江是中华民族的母亲河。" * 20)
     acked += 1
-cs._wal.close(); cs._wal = None; cs._closed = True  # die without flush or close
-os.close(cs._lockfd)
+cs._closed = True; cs._state.dir.close()  # die without flush or close
 again = ContentSeen(root + "/cs")
 print(acked, refused, len(again), again.stats()["indexed"])
 """

@@ -223,11 +223,8 @@ def test_contentseen_acknowledged_pages_survive_without_close(tmp_path: Path) ->
     assert cs.check("b", html=page(HARVEST)).kind == "new"
     # the process "dies": no flush, no close; only the journal is left
     cs._closed = True
-    import os
-
-    assert cs._wal is not None and cs._lockfd is not None
-    cs._wal.close()
-    os.close(cs._lockfd)
+    assert cs._state.dir is not None
+    cs._state.dir.close()  # releases the journal and the lock, flushes nothing
     with (state / "docs.wal").open("ab") as fh:
         fh.write(b'{"i": 3, "u": "torn')  # a write that never completed
     with ContentSeen(state) as again:
