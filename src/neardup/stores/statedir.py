@@ -17,7 +17,6 @@ are unknown). A version newer than this code asks for an upgrade; an older one i
 >>> j = d.open({"shingle": 3})
 >>> list(j.replay()), j.append(b"first")  # replay first: it proves the journal before appends
 ([], 0)
-0
 >>> d.close()
 >>> again = StateDir(d.path, format="demo", version=1, journal_kind="demo.rec")
 >>> [bytes(p) for _, p in again.open({"shingle": 3}).replay()]
