@@ -23,12 +23,12 @@ from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Protocol
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from neardup.exceptions import StoreError
 from neardup.service.budget import check_html_depth
 from neardup.service.pool import AnalysisPool, GroupSync
 from neardup.service.settings import ServiceSettings
+from neardup.stores._url import with_prefix
 
 __all__ = ["Backend", "StateBackend"]
 
@@ -37,26 +37,6 @@ _FREEZE_EVERY = 50_000  # documents added between gc.freeze calls: a full collec
 _STORE_THREADS = 8  # store calls in flight at once; a stuck store holds at most these threads
 _PROBE_TIMEOUT = 1.5  # seconds health waits for its probe (each store gets 0.5 s of it)
 _PROBE_STEP = 0.5
-
-
-def with_prefix(url: str, suffix: str, default: str | None) -> str:
-    """``url`` with its ``prefix`` parameter P turned into ``P:suffix`` (or ``default`` when it has none),
-    so the URL stores and the ContentSeen maps of one service never share Redis keys.
-
-    >>> with_prefix("redis://h:6379/0?prefix=crawl", "u:", "neardup:u:")
-    'redis://h:6379/0?prefix=crawl%3Au%3A'
-    >>> with_prefix("redis://h:6379/0", "cs", None)
-    'redis://h:6379/0'
-    """
-    parts = urlsplit(url)
-    params = dict(parse_qsl(parts.query))
-    if "prefix" in params:
-        params["prefix"] = f"{params['prefix']}:{suffix}"
-    elif default is not None:
-        params["prefix"] = default
-    else:
-        return url
-    return urlunsplit(parts._replace(query=urlencode(params)))
 
 
 class Backend(Protocol):

@@ -1,19 +1,22 @@
 """Store URLs: ``memory://``, ``file:///path``, ``leveldb:///path/db``, ``redis://host:6379/0?prefix=job``.
 
-Parsing and the Redis connection live here so every store (key-value, URL seen-store, nshash)
-reads URLs the same way.
+Parsing, the Redis connection and every rewrite of a Redis URL's query string live here, so every
+store (key-value, URL seen-store, ContentSeen's key map) reads URLs the same way.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import parse_qsl, urlsplit, urlunsplit
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from neardup._deps import require
 from neardup.exceptions import ConfigError
 
-__all__ = ["StoreURL", "parse_store_url", "redis_client"]
+__all__ = ["NEARDUP_PARAMS", "StoreURL", "parse_store_url", "redis_client", "redis_py_url", "with_prefix"]
+
+#: query parameters neardup reads from a store URL; redis-py must not see them
+NEARDUP_PARAMS = frozenset({"prefix", "job", "ttl", "recrawl_after", "bloom", "buckets", "capacity", "sync"})
 
 
 @dataclass(frozen=True)
@@ -67,22 +70,51 @@ def parse_store_url(url: str, valid_schemes: tuple[str, ...]) -> StoreURL:
     return StoreURL(scheme, path, params, url)
 
 
+def redis_py_url(raw: str) -> str:
+    """The URL without neardup's own query parameters, for redis-py.
+
+    >>> redis_py_url("redis://h:6379/0?prefix=p&socket_timeout=3")
+    'redis://h:6379/0?socket_timeout=3'
+    >>> redis_py_url("unix:///tmp/r.sock?db=2&prefix=p")
+    'unix:///tmp/r.sock?db=2'
+    """
+    parts = urlsplit(raw)
+    query = urlencode([(k, v) for k, v in parse_qsl(parts.query) if k not in NEARDUP_PARAMS])
+    # rebuilt by hand: urlunsplit turns unix:///path into unix:/path, which redis-py refuses
+    return f"{parts.scheme}://{parts.netloc}{parts.path}" + (f"?{query}" if query else "")
+
+
+def with_prefix(url: str, suffix: str, default: str | None) -> str:
+    """``url`` with its ``prefix`` parameter P turned into ``P:suffix`` (or ``default`` when it has none),
+    so two stores sharing one Redis server never share keys.
+
+    >>> with_prefix("redis://h:6379/0?prefix=crawl", "u:", "neardup:u:")
+    'redis://h:6379/0?prefix=crawl%3Au%3A'
+    >>> with_prefix("redis://h:6379/0", "cs", None)
+    'redis://h:6379/0'
+    """
+    parts = urlsplit(url)
+    params = dict(parse_qsl(parts.query))
+    if "prefix" in params:
+        params["prefix"] = f"{params['prefix']}:{suffix}"
+    elif default is not None:
+        params["prefix"] = default
+    else:
+        return url
+    return urlunsplit(parts._replace(query=urlencode(params)))
+
+
 def redis_client(url: StoreURL | str, **kwargs: Any) -> Any:
-    """A redis-py client for a redis:// URL (query parameters other than redis-py's are ignored)."""
+    """A redis-py client for a redis:// URL (neardup's query parameters are not passed on)."""
     redis = require("redis", "redis", purpose="Redis stores")
     raw = url.raw if isinstance(url, StoreURL) else url
-    parts = urlsplit(raw)
-    ours = {"prefix", "job", "ttl", "recrawl_after", "bloom", "buckets", "capacity", "sync"}
-    query = "&".join(f"{k}={v}" for k, v in parse_qsl(parts.query) if k not in ours)
-    # rebuild by hand: urlunsplit turns unix:///path into unix:/path, which redis-py refuses
-    clean = f"{parts.scheme}://{parts.netloc}{parts.path}" + (f"?{query}" if query else "")
     try:
-        parts.port  # noqa: B018 - raises ValueError for a malformed port
+        urlsplit(raw).port  # noqa: B018 - raises ValueError for a malformed port
     except ValueError:
         raise ConfigError(f"store URL {raw!r} has a malformed port; expected redis://host:6379/0") from None
     kwargs.setdefault("socket_connect_timeout", 5)
     kwargs.setdefault("health_check_interval", 30)
     try:
-        return redis.Redis.from_url(clean, **kwargs)
+        return redis.Redis.from_url(redis_py_url(raw), **kwargs)
     except ValueError as exc:
         raise ConfigError(f"store URL {raw!r} is not a valid Redis URL: {exc}") from None

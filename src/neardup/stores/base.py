@@ -6,7 +6,8 @@ by any of them, or a fresh id from a counter kept in the store itself, so ids su
 never collide. When one set of keys touches two groups, the groups merge (union-find): the smaller
 id wins, the larger one becomes an alias of it, and every later lookup resolves to the winner.
 
-Backends, one module each, picked by URL scheme:
+Backends, one module each, picked by URL scheme through the one scheme table
+(:mod:`neardup.stores.schemes`, shared with the URL seen-stores):
 
 ================================  ==========================================================
 ``memory://``                     a dict in this process, gone when it closes
@@ -27,32 +28,41 @@ Backends, one module each, picked by URL scheme:
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from typing import Any, Protocol, TypeAlias, runtime_checkable
+from typing import Any, Protocol, TypeAlias, TypeVar, runtime_checkable
 
-from neardup.exceptions import ConfigError
+from neardup.exceptions import ConfigError, StoreError
+from neardup.stores.schemes import backend, schemes
 
 __all__ = [
     "SCHEMES",
     "Key",
     "KeyValueStore",
+    "MutableStore",
+    "StoreBase",
     "assign_groups",
     "check_keys",
+    "check_value",
     "decode_key",
     "encode_key",
     "open_store",
 ]
 
-#: the URL schemes ``open_store`` accepts
-SCHEMES: tuple[str, ...] = ("memory", "file", "leveldb", "redis", "rediss", "unix")
+#: the URL schemes ``open_store`` accepts (from the one scheme table, ``neardup.stores.schemes``)
+SCHEMES: tuple[str, ...] = schemes("kv")
 
 Key: TypeAlias = "int | str | bytes"
 
 _U64 = 1 << 64
+_I64_MIN, _I64_MAX = -(1 << 63), (1 << 63) - 1
 
 
 @runtime_checkable
 class KeyValueStore(Protocol):
-    """What every backend offers. Values and ids are Python ints; keys are ``Key``."""
+    """What every backend offers and callers use. Values and ids are Python ints; keys are ``Key``.
+
+    ContentSeen uses the key-value half (``get_many``, ``put_many``, ``incr``), nshash the group
+    half (``assign_many``, ``resolve``, ``groups``, metadata).
+    """
 
     url: str  # the URL it was opened with, password redacted
 
@@ -60,20 +70,12 @@ class KeyValueStore(Protocol):
         """The value stored under ``key``, or None."""
         ...
 
-    def put(self, key: Key, value: int) -> None:
-        """Store ``value`` under ``key`` (a plain write: no grouping)."""
-        ...
-
     def get_many(self, keys: Sequence[Key]) -> list[int | None]:
         """``get`` of each key, in one round trip where the backend allows."""
         ...
 
     def put_many(self, items: Sequence[tuple[Key, int]]) -> None:
-        """``put`` of each pair, in one round trip / write batch."""
-        ...
-
-    def delete(self, key: Key) -> None:
-        """Remove ``key`` if present."""
+        """Store each pair (plain writes: no grouping), in one round trip / write batch."""
         ...
 
     def incr(self, name: str, amount: int = 1) -> int:
@@ -95,10 +97,6 @@ class KeyValueStore(Protocol):
         """``(group id, assignments)`` of every live group (merged ids excluded)."""
         ...
 
-    def items(self) -> Iterator[tuple[Key, int]]:
-        """Every ``(key, value)`` pair, in no particular order."""
-        ...
-
     def stats(self) -> dict[str, Any]:
         """Counts: keys, ids assigned, live groups, aliases, assignments."""
         ...
@@ -108,10 +106,6 @@ class KeyValueStore(Protocol):
         ...
 
     def set_meta(self, name: str, value: str) -> None: ...
-
-    def clear(self) -> None:
-        """Drop everything this store holds (for Redis: only the keys under its prefix)."""
-        ...
 
     def flush(self) -> None:
         """Make what was written durable (snapshot, sync); a no-op where writes are already durable."""
@@ -124,6 +118,63 @@ class KeyValueStore(Protocol):
     def __enter__(self) -> KeyValueStore: ...
 
     def __exit__(self, *exc: object) -> None: ...
+
+
+@runtime_checkable
+class MutableStore(KeyValueStore, Protocol):
+    """A store with single-key writes, a scan and a reset: every backend here, for tools and tests."""
+
+    def put(self, key: Key, value: int) -> None:
+        """Store ``value`` under ``key`` (a plain write: no grouping)."""
+        ...
+
+    def delete(self, key: Key) -> None:
+        """Remove ``key`` if present."""
+        ...
+
+    def items(self) -> Iterator[tuple[Key, int]]:
+        """Every ``(key, value)`` pair, in no particular order."""
+        ...
+
+    def clear(self) -> None:
+        """Drop everything this store holds (for Redis: only the keys under its prefix)."""
+        ...
+
+
+_S = TypeVar("_S", bound="StoreBase")
+
+
+class StoreBase:
+    """What the backends share: the context manager, the repr and the closed-store error.
+
+    >>> with StoreBase() as s:
+    ...     s.url
+    'memory://'
+    """
+
+    url = "memory://"
+
+    def close(self) -> None:
+        """Release the store (a backend flushes first)."""
+
+    def _closed_error(self) -> StoreError:
+        return StoreError(f"store {self.url!r} is closed")
+
+    def __enter__(self: _S) -> _S:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.url!r})"
+
+
+def check_value(value: int) -> int:
+    """``value`` if it is a signed 64-bit int, else ConfigError."""
+    if isinstance(value, bool) or not isinstance(value, int) or not _I64_MIN <= value <= _I64_MAX:
+        raise ConfigError(f"values must be signed 64-bit ints, got {value!r}")
+    return value
 
 
 def check_keys(keys: Sequence[Key]) -> None:
@@ -242,19 +293,5 @@ def open_store(url: str | KeyValueStore, **options: Any) -> KeyValueStore:
     from neardup.stores._url import parse_store_url
 
     parsed = parse_store_url(url, SCHEMES)
-    if parsed.scheme == "memory":
-        from neardup.stores.memory import MemoryStore
-
-        return MemoryStore(None, url=parsed.redacted())
-    if parsed.scheme == "file":
-        from neardup.stores.memory import MemoryStore
-
-        return MemoryStore(parsed.path, url=parsed.redacted(), **options)
-    if parsed.scheme == "leveldb":
-        from neardup.stores.leveldb import LevelDBStore
-
-        sync = parsed.params.get("sync", "0") not in ("0", "false", "no", "")
-        return LevelDBStore(parsed.path, url=parsed.redacted(), sync=sync, **options)
-    from neardup.stores.redis import RedisStore
-
-    return RedisStore(parsed, **options)
+    store: KeyValueStore = backend(parsed.scheme, "kv").from_url(parsed, **options)
+    return store

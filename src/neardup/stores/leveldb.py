@@ -24,15 +24,24 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from neardup._deps import require
-from neardup.exceptions import ConfigError, FormatError, StoreError
-from neardup.stores.base import Key, assign_groups, check_keys, decode_key, encode_key, prepare_groups
+from neardup.exceptions import FormatError, StoreError
+from neardup.stores._url import StoreURL
+from neardup.stores.base import (
+    Key,
+    StoreBase,
+    assign_groups,
+    check_keys,
+    check_value,
+    decode_key,
+    encode_key,
+    prepare_groups,
+)
 
 __all__ = ["LevelDBStore"]
 
 _VERSION_KEY = b"\x00version"
 _VERSION = b"1"
 _IDS = "ids"
-_I64_MIN, _I64_MAX = -(1 << 63), (1 << 63) - 1
 
 
 def _enc_int(value: int) -> bytes:
@@ -41,12 +50,6 @@ def _enc_int(value: int) -> bytes:
 
 def _dec_int(data: bytes) -> int:
     return int.from_bytes(data, "big", signed=True)
-
-
-def _check_value(value: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or not _I64_MIN <= value <= _I64_MAX:
-        raise ConfigError(f"values must be signed 64-bit ints, got {value!r}")
-    return value
 
 
 def _kv_key(key: Key) -> bytes:
@@ -111,7 +114,7 @@ def _id_key(tag: bytes) -> Any:
     return lambda i: tag + _enc_int(i)
 
 
-class LevelDBStore:
+class LevelDBStore(StoreBase):
     """A persistent store in a LevelDB directory (created if missing)."""
 
     def __init__(self, path: str | os.PathLike[str], *, url: str | None = None, sync: bool = False) -> None:
@@ -152,17 +155,14 @@ class LevelDBStore:
     @property
     def _live(self) -> Any:
         if self._db is None or self._db.closed:
-            raise StoreError(f"store {self.url!r} is closed")
+            raise self._closed_error()
         return self._db
 
-    def __enter__(self) -> LevelDBStore:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def __repr__(self) -> str:
-        return f"LevelDBStore({self.url!r})"
+    @classmethod
+    def from_url(cls, url: StoreURL, **options: Any) -> LevelDBStore:
+        """``leveldb:///path/db``; ``?sync=1`` fsyncs every write batch."""
+        sync = url.params.get("sync", "0") not in ("0", "false", "no", "")
+        return cls(url.path, url=url.redacted(), sync=sync, **options)
 
     def __getstate__(self) -> dict[str, Any]:
         raise TypeError(
@@ -191,7 +191,7 @@ class LevelDBStore:
         check_keys([k for k, _ in items])
         with self._lock, self._live.write_batch(sync=self.sync, transaction=True) as wb:
             for k, v in items:
-                wb.put(_kv_key(k), _enc_int(_check_value(v)))
+                wb.put(_kv_key(k), _enc_int(check_value(v)))
 
     def delete(self, key: Key) -> None:
         self._live.delete(_kv_key(key), sync=self.sync)

@@ -27,14 +27,23 @@ from typing import Any
 import numpy as np
 import xxhash
 
-from neardup.exceptions import ConfigError, FormatError, StoreError
-from neardup.stores.base import Key, assign_groups, check_keys, decode_key, encode_key, prepare_groups
+from neardup.exceptions import FormatError, StoreError
+from neardup.stores._url import StoreURL
+from neardup.stores.base import (
+    Key,
+    StoreBase,
+    assign_groups,
+    check_keys,
+    check_value,
+    decode_key,
+    encode_key,
+    prepare_groups,
+)
 
 __all__ = ["SNAPSHOT_VERSION", "MemoryStore", "load_snapshot", "save_snapshot"]
 
 MAGIC = b"NDKVSNAP"
 SNAPSHOT_VERSION = 2  # 2: the header carries its own checksum (1: the payload's only; still read)
-_I64_MIN, _I64_MAX = -(1 << 63), (1 << 63) - 1
 _IDS = "ids"  # the counter group ids come from
 
 
@@ -50,12 +59,6 @@ class _State:
         self.counters: dict[str, int] = {}
         self.meta: dict[str, str] = {}
         self.dirty = False
-
-
-def _check_value(value: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or not _I64_MIN <= value <= _I64_MAX:
-        raise ConfigError(f"values must be signed 64-bit ints, got {value!r}")
-    return value
 
 
 def save_snapshot(path: str | os.PathLike[str], state: _State) -> None:
@@ -199,7 +202,7 @@ def _save_at_exit(path: str, state: _State) -> None:
         save_snapshot(path, state)
 
 
-class MemoryStore:
+class MemoryStore(StoreBase):
     """A dict store; with ``path``, loaded from it at open and saved to it at ``flush``/``close``
     (and at interpreter exit if never closed, as the seed's pickle store did).
 
@@ -226,17 +229,16 @@ class MemoryStore:
             weakref.finalize(self, _save_at_exit, self.path, self._state) if self.path is not None else None
         )
 
+    @classmethod
+    def from_url(cls, url: StoreURL, **options: Any) -> MemoryStore:
+        """``memory://`` (no file) or ``file:///path/snap``."""
+        return cls(url.path if url.scheme == "file" else None, url=url.redacted(), **options)
+
     # -- plumbing ----------------------------------------------------------------------------
     def _live(self) -> _State:
         if self._closed:
-            raise StoreError(f"store {self.url!r} is closed")
+            raise self._closed_error()
         return self._state
-
-    def __enter__(self) -> MemoryStore:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
     def __repr__(self) -> str:
         return f"MemoryStore({self.url!r}, keys={len(self._state.kv)})"
@@ -261,14 +263,14 @@ class MemoryStore:
     def put(self, key: Key, value: int) -> None:
         check_keys([key])
         st = self._live()
-        st.kv[key] = _check_value(value)
+        st.kv[key] = check_value(value)
         st.dirty = True
 
     def put_many(self, items: Sequence[tuple[Key, int]]) -> None:
         items = list(items)
         check_keys([k for k, _ in items])
         for _, v in items:
-            _check_value(v)
+            check_value(v)
         with self._lock:
             st = self._live()
             st.kv.update(items)

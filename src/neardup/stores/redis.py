@@ -27,12 +27,19 @@ import numpy as np
 from neardup._deps import require
 from neardup.exceptions import ConfigError, StoreError
 from neardup.stores._url import StoreURL, parse_store_url, redis_client
-from neardup.stores.base import Key, check_keys, decode_key, encode_key, prepare_groups
+from neardup.stores.base import (
+    Key,
+    StoreBase,
+    check_keys,
+    check_value,
+    decode_key,
+    encode_key,
+    prepare_groups,
+)
 
 __all__ = ["ASSIGN_LUA", "RedisStore"]
 
 _IDS = "ids"
-_I64_MIN, _I64_MAX = -(1 << 63), (1 << 63) - 1
 
 # KEYS: kv, alias, size, ctr. ARGV[1]: "b" when every key is an int and ARGV[3] holds them packed
 # (8 bytes each, big endian), else "a" and the tagged keys follow as ARGV[3..]. ARGV[2]: one byte per
@@ -155,13 +162,7 @@ return out
 """
 
 
-def _check_value(value: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or not _I64_MIN <= value <= _I64_MAX:
-        raise ConfigError(f"values must be signed 64-bit ints, got {value!r}")
-    return value
-
-
-class RedisStore:
+class RedisStore(StoreBase):
     """A store in Redis under a key prefix. ``chunk`` documents go in each Lua call."""
 
     def __init__(
@@ -195,7 +196,7 @@ class RedisStore:
     @property
     def _client(self) -> Any:
         if self._closed:
-            raise StoreError(f"store {self.url!r} is closed")
+            raise self._closed_error()
         if self._client_obj is None:
             with self._lock:
                 if self._client_obj is None:
@@ -242,11 +243,10 @@ class RedisStore:
         self._redis = require("redis", "redis", purpose="Redis stores")
         self._lock = threading.Lock()
 
-    def __enter__(self) -> RedisStore:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+    @classmethod
+    def from_url(cls, url: StoreURL, **options: Any) -> RedisStore:
+        """``redis://host:6379/0?prefix=p`` (also ``rediss://`` and ``unix:///path.sock``)."""
+        return cls(url, **options)
 
     def __repr__(self) -> str:
         return f"RedisStore({self.url!r}, prefix={self.prefix!r})"
@@ -271,7 +271,7 @@ class RedisStore:
         if not items:
             return
         check_keys([k for k, _ in items])
-        mapping = {encode_key(k): _check_value(v) for k, v in items}
+        mapping = {encode_key(k): check_value(v) for k, v in items}
         self._call(lambda r: r.hset(self._keys[0], mapping=mapping), "put_many")
 
     def delete(self, key: Key) -> None:

@@ -22,6 +22,7 @@ from numba import njit
 
 from neardup.exceptions import ConfigError
 from neardup.stores._url import StoreURL
+from neardup.stores.schemes import backend, schemes
 from neardup.urls.seen import JobClock, StoreInfo
 
 if TYPE_CHECKING:
@@ -359,11 +360,14 @@ def open_bloom_store(seen: SeenURLs, url: StoreURL, options: dict[str, Any]) -> 
     """The Bloom backend for ``seen``'s scheme (memory or redis)."""
     assert seen.bloom is not None
     params = BloomParams(seen.capacity or _DEFAULT_CAPACITY, seen.bloom)
+    if url.scheme not in schemes("bloom"):
+        raise ConfigError(
+            f"Bloom mode works with memory:// and redis:// stores, got {url.scheme}://; "
+            "use exact mode for sqlite (it is on disk already)"
+        )
+    cls = backend(url.scheme, "bloom")
     if url.scheme == "memory":
-        return MemoryBloomStore(seen.job_clock, params, **options)
-    if url.scheme in ("redis", "rediss", "unix"):
-        return RedisBloomStore(url, seen.job_id, seen.job_clock, params, **options)
-    raise ConfigError(
-        f"Bloom mode works with memory:// and redis:// stores, got {url.scheme}://; "
-        "use exact mode for sqlite (it is on disk already)"
-    )
+        store: SeenStore = cls(seen.job_clock, params, **options)
+    else:
+        store = cls(url, seen.job_id, seen.job_clock, params, **options)
+    return store

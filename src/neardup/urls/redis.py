@@ -28,7 +28,6 @@ import math
 import os
 import time
 from typing import Any
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import numpy as np
 
@@ -185,16 +184,6 @@ def bucket_bits_for(capacity: int, per_bucket: int = _PER_BUCKET) -> int:
     return int(min(24, max(8, math.ceil(math.log2(max(capacity, 1) / per_bucket)))))
 
 
-_OUR_PARAMS = {"prefix", "job", "ttl", "recrawl_after", "bloom", "buckets", "capacity"}
-
-
-def _without_our_params(raw: str) -> str:
-    """The URL with neardup's own query parameters removed, for redis-py."""
-    parts = urlsplit(raw)
-    query = urlencode([(k, v) for k, v in parse_qsl(parts.query) if k not in _OUR_PARAMS])
-    return urlunsplit(parts._replace(query=query))
-
-
 def _group(hashes: np.ndarray[Any, Any], bits: int) -> tuple[bytes, bytes, np.ndarray[Any, Any]]:
     """Sort a batch by bucket: (fields blob, (bucket, count) pairs blob, the sort order)."""
     buckets = (hashes >> np.uint64(64 - bits)).astype(np.uint32)
@@ -259,7 +248,7 @@ class RedisSeenStore:
 
     def _connect(self) -> None:
         if self._client is None:
-            self._client = redis_client(_without_our_params(self.url.raw))
+            self._client = redis_client(self.url)
         self._check_script = self._client.register_script(_CHECK)
         self._forget_script = self._client.register_script(_FORGET)
 

@@ -38,6 +38,7 @@ import xxhash
 
 from neardup.exceptions import ConfigError, InputError, StoreError
 from neardup.stores._url import StoreURL, parse_store_url
+from neardup.stores.schemes import backend, schemes
 from neardup.urls.canonical import (
     DEFAULT_DROP_PARAMS,
     DEFAULT_MAX_URL_LENGTH,
@@ -57,8 +58,8 @@ __all__ = [
 
 log = logging.getLogger("neardup.urls")
 
-#: Store URL schemes; a bare path (no scheme) means sqlite.
-STORE_SCHEMES = ("sqlite", "memory", "redis", "rediss", "unix")
+#: Store URL schemes (from the one scheme table in neardup.stores); a bare path means sqlite.
+STORE_SCHEMES = schemes("seen")
 
 _JOB_ID = re.compile(r"^[A-Za-z0-9_.-]{1,200}$")
 _xxh3 = xxhash.xxh3_64_intdigest
@@ -446,7 +447,7 @@ class SeenURLs:
 
 
 def _open_backend(seen: SeenURLs, url: StoreURL, options: dict[str, Any]) -> SeenStore:
-    """The factory: the scheme picks the backend module (imported only when used)."""
+    """The factory: the scheme table (``neardup.stores.schemes``) picks the backend module."""
     clock = seen.job_clock
     if seen.bloom is not None:
         if seen.recrawl_after is not None:
@@ -456,16 +457,13 @@ def _open_backend(seen: SeenURLs, url: StoreURL, options: dict[str, Any]) -> See
         from neardup.urls.bloom import open_bloom_store
 
         return open_bloom_store(seen, url, options)
+    cls = backend(url.scheme, "seen")  # the scheme table picks the module, imported only when used
     if url.scheme == "memory":
-        from neardup.urls.memory import MemorySeenStore
-
         if seen.capacity is not None:
             options.setdefault("initial_capacity", int(seen.capacity / 0.7) + 1)  # no rehash up to capacity
-        return MemorySeenStore(clock, **options)
-    if url.scheme == "sqlite":
-        from neardup.urls.sqlite import SqliteSeenStore
-
-        return SqliteSeenStore(url, seen.job_id, clock, **options)
-    from neardup.urls.redis import RedisSeenStore
-
-    return RedisSeenStore(url, seen.job_id, clock, capacity=seen.capacity, now=seen._clock(), **options)
+        store: SeenStore = cls(clock, **options)
+    elif url.scheme == "sqlite":
+        store = cls(url, seen.job_id, clock, **options)
+    else:
+        store = cls(url, seen.job_id, clock, capacity=seen.capacity, now=seen._clock(), **options)
+    return store

@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from neardup.exceptions import ConfigError, StoreError
-from neardup.stores import KeyValueStore, open_store
+from neardup.stores import KeyValueStore, MutableStore, open_store
 from neardup.stores.base import assign_groups
 from neardup_testing import components, partition
 
@@ -24,18 +24,18 @@ def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
 
 
 @pytest.fixture
-def store(store_url: str) -> Iterator[KeyValueStore]:
+def store(store_url: str) -> Iterator[MutableStore]:
     s = open_store(store_url)
     yield s
     s.close()
 
 
-def test_store_is_a_keyvaluestore(store: KeyValueStore) -> None:
-    assert isinstance(store, KeyValueStore)
+def test_store_is_a_keyvaluestore(store: MutableStore) -> None:
+    assert isinstance(store, KeyValueStore) and isinstance(store, MutableStore)
     assert "://" in store.url
 
 
-def test_get_put_roundtrip_for_int_str_and_bytes_keys(store: KeyValueStore) -> None:
+def test_get_put_roundtrip_for_int_str_and_bytes_keys(store: MutableStore) -> None:
     store.put(2**64 - 1, -5)
     store.put("键", 7)
     store.put(b"\x00raw", 2**63 - 1)
@@ -51,7 +51,7 @@ def test_get_put_roundtrip_for_int_str_and_bytes_keys(store: KeyValueStore) -> N
     assert dict(store.items()) == {2**64 - 1: -5, "键": 7, b"\x00raw": 2**63 - 1, "b": 11}
 
 
-def test_int_and_str_keys_never_collide(store: KeyValueStore) -> None:
+def test_int_and_str_keys_never_collide(store: MutableStore) -> None:
     store.put(1, 1)
     store.put("1", 2)
     store.put(b"1", 3)
@@ -59,39 +59,39 @@ def test_int_and_str_keys_never_collide(store: KeyValueStore) -> None:
 
 
 @pytest.mark.parametrize("bad", [-1, 2**64, 1.5, None, True])
-def test_bad_keys_are_refused(store: KeyValueStore, bad: object) -> None:
+def test_bad_keys_are_refused(store: MutableStore, bad: object) -> None:
     with pytest.raises(ConfigError):
         store.assign_many([[bad]])  # type: ignore[list-item]
 
 
-def test_bad_values_are_refused(store: KeyValueStore) -> None:
+def test_bad_values_are_refused(store: MutableStore) -> None:
     with pytest.raises(ConfigError, match="64-bit"):
         store.put("a", 2**63)
     with pytest.raises(ConfigError):
         store.put("a", "7")  # type: ignore[arg-type]
 
 
-def test_assign_many_refuses_empty_groups_and_bare_strings(store: KeyValueStore) -> None:
+def test_assign_many_refuses_empty_groups_and_bare_strings(store: MutableStore) -> None:
     with pytest.raises(ConfigError, match="non-empty"):
         store.assign_many([[]])
     with pytest.raises(ConfigError, match="non-empty"):
         store.assign_many(["abc"])  # type: ignore[list-item]
 
 
-def test_counter_is_atomic_and_persistent_per_name(store: KeyValueStore) -> None:
+def test_counter_is_atomic_and_persistent_per_name(store: MutableStore) -> None:
     assert store.incr("x") == 1
     assert store.incr("x", 5) == 6
     assert store.incr("y") == 1
 
 
-def test_ids_are_ints_starting_at_one_and_shared_keys_share_ids(store: KeyValueStore) -> None:
+def test_ids_are_ints_starting_at_one_and_shared_keys_share_ids(store: MutableStore) -> None:
     ids = store.assign_many([[10, 11], [12], [11, 13], [14]])
     assert ids == [1, 2, 1, 3]
     assert all(type(i) is int for i in ids)
     assert store.get(13) == 1
 
 
-def test_merge_smaller_id_wins_and_alias_resolves(store: KeyValueStore) -> None:
+def test_merge_smaller_id_wins_and_alias_resolves(store: MutableStore) -> None:
     assert store.assign_many([["a"], ["b"], ["c"]]) == [1, 2, 3]
     assert store.assign_many([["c", "b"]]) == [2]  # 3 joins 2
     assert store.assign_many([["b", "a"]]) == [1]  # 2 (with 3) joins 1
@@ -112,7 +112,7 @@ def test_batch_equals_one_by_one(store_url: str, tmp_path: Path) -> None:
     assert batch == single
 
 
-def test_repeated_keys_in_a_group_are_harmless(store: KeyValueStore) -> None:
+def test_repeated_keys_in_a_group_are_harmless(store: MutableStore) -> None:
     assert store.assign_many([[5, 5, 6]]) == [1]
     assert store.stats()["keys"] == 2
 
@@ -130,7 +130,7 @@ def test_ids_survive_restart(store_url: str) -> None:
         assert s.get_meta("m") == "v"
 
 
-def test_clear_forgets_everything(store: KeyValueStore) -> None:
+def test_clear_forgets_everything(store: MutableStore) -> None:
     store.assign_many([[1], [2]])
     store.set_meta("m", "v")
     store.clear()
