@@ -104,7 +104,7 @@ class ContentSeen:
     ) -> None:
         if replaced:
             raise ConfigError(
-                f"ContentSeen does not take {', '.join(sorted(replaced))} any more: the match engine "
+                f"ContentSeen does not take {', '.join(sorted(replaced))}: the match engine "
                 "decides (pass match=MatchConfig(...); see docs/contentseen.md)"
             )
         self.match = _configure(match, max_distance, extractor)

@@ -1,7 +1,7 @@
 """The answer ContentSeen gives for one page: new, or which kind of duplicate of which document, and why.
 
-The kinds follow seed 004's four kinds of duplicate pages, plus near duplicates; the match engine
-(``neardup.match``) decides them from evidence:
+Four kinds of duplicate pages, plus near duplicates; the match engine (``neardup.match``) decides
+them from evidence:
 
 ========  ====================================================================================
 exact     same page: the HTML (or text) is the same as an earlier page's, whitespace aside
@@ -32,6 +32,17 @@ Kind = Literal["new", "exact", "content", "near", "layout", "partial"]
 KINDS: tuple[str, ...] = ("new", "exact", "content", "near", "layout", "partial")
 DUPLICATE_KINDS: frozenset[str] = frozenset(("exact", "content", "near"))
 RELATED_KINDS: frozenset[str] = frozenset(("layout", "partial"))
+# the fields to_dict copies as they are, in the order of the dict it returns
+_PLAIN_FIELDS = (
+    "kind",
+    "doc_id",
+    "duplicate_of",
+    "distance",
+    "similar_id",
+    "layout_distance",
+    "url",
+    "duplicate_url",
+)
 
 
 @dataclass(frozen=True)
@@ -70,20 +81,12 @@ class Verdict:
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict (``is_duplicate`` included)."""
-        # by hand, not dataclasses.asdict, which deep-copies every value: the service calls this once
-        # per request. ``reasons`` is copied one level deep (its lists are shared with the verdict).
-        return {
-            "kind": self.kind,
-            "doc_id": self.doc_id,
-            "duplicate_of": self.duplicate_of,
-            "distance": self.distance,
-            "similar_id": self.similar_id,
-            "layout_distance": self.layout_distance,
-            "url": self.url,
-            "duplicate_url": self.duplicate_url,
-            "reasons": dict(self.reasons),
-            "is_duplicate": self.is_duplicate,
-        }
+        # not dataclasses.asdict, which deep-copies every value: the service calls this once per
+        # request. ``reasons`` is copied one level deep (its lists are shared with the verdict).
+        out = {name: getattr(self, name) for name in _PLAIN_FIELDS}
+        out["reasons"] = dict(self.reasons)
+        out["is_duplicate"] = self.is_duplicate
+        return out
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Verdict:

@@ -204,7 +204,7 @@ def _save_at_exit(path: str, state: _State) -> None:
 
 class MemoryStore(StoreBase):
     """A dict store; with ``path``, loaded from it at open and saved to it at ``flush``/``close``
-    (and at interpreter exit if never closed, as the seed's pickle store did).
+    (and at interpreter exit if never closed).
 
     >>> MemoryStore().assign_many([["a"], ["b", "a"]])
     [1, 1]

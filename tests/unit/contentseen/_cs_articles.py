@@ -2,6 +2,25 @@
 
 from __future__ import annotations
 
+from neardup.contentseen.synth import render_page
+
+RELATED = ["相关新闻一", "相关新闻二", "热点排行三", "专题报道四", "图片新闻五", "视频新闻六"]
+
+
+def page(
+    article: tuple[str, list[str]],
+    template: str = "portal",
+    seed: int = 0,
+    paras: list[str] | None = None,
+    related: list[str] = RELATED,
+) -> str:
+    """An article rendered in a site template (``paras`` replaces its paragraphs)."""
+    title, body = article
+    return render_page(
+        title, paras if paras is not None else body, template=template, related=related, seed=seed
+    )
+
+
 RIVER = (
     "长江保护",
     [

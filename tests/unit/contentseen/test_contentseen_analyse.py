@@ -5,27 +5,17 @@ from __future__ import annotations
 import pickle
 import subprocess
 import sys
+from functools import partial
 from pathlib import Path
 
 import pytest
-from _cs_articles import HARVEST, RAILWAY, RIVER
+from _cs_articles import HARVEST, RAILWAY, RELATED, RIVER, page
 
-from neardup.contentseen import ContentSeen
-from neardup.contentseen.contentseen import PageAnalysis
-from neardup.contentseen.synth import render_page
+from neardup.contentseen import ContentSeen, PageAnalysis
 from neardup.exceptions import ConfigError, InputError
 from neardup.match import MatchConfig
 
-RELATED = ["相关新闻一", "相关新闻二", "热点排行三", "专题报道四"]
-
-
-def _page(
-    article: tuple[str, list[str]], template: str = "portal", seed: int = 0, paras: list[str] | None = None
-) -> str:
-    title, body = article
-    return render_page(
-        title, paras if paras is not None else body, template=template, related=RELATED, seed=seed
-    )
+_page = partial(page, related=RELATED[:4])  # a template with four related links
 
 
 def _stream() -> list[dict[str, object]]:

@@ -7,23 +7,11 @@ import threading
 from pathlib import Path
 
 import pytest
-from _cs_articles import HARVEST, RAILWAY, RIVER
+from _cs_articles import HARVEST, RAILWAY, RIVER, page
 
 from neardup.contentseen import ContentSeen, Verdict
-from neardup.contentseen.synth import render_page
 from neardup.exceptions import ConfigError, InputError, StoreError
 from neardup.fingerprint.simhash import hamming
-
-RELATED = ["相关新闻一", "相关新闻二", "热点排行三", "专题报道四", "图片新闻五", "视频新闻六"]
-
-
-def page(
-    article: tuple[str, list[str]], template: str = "portal", seed: int = 0, paras: list[str] | None = None
-) -> str:
-    title, body = article
-    return render_page(
-        title, paras if paras is not None else body, template=template, related=RELATED, seed=seed
-    )
 
 
 @pytest.fixture

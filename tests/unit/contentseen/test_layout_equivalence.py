@@ -1,12 +1,10 @@
-"""layout_features (one findall and a token cache) gives what the loop it replaced gave, exactly.
+"""layout_features (one findall and a token cache) gives what the plain loop gives, exactly.
 
-_reference_layout_features is a copy of the implementation before the rewrite (one regex search per
-start tag in a Python loop), with its own copies of the regexes and tag sets.
+The reference is extract._layout_tokens_scan (one regex search per start tag in a Python loop, the
+fallback layout_features takes on pages its findall cannot finish), shingled here the plain way.
 """
 
 from __future__ import annotations
-
-import re
 
 import pytest
 from hypothesis import given, settings
@@ -16,60 +14,10 @@ from neardup.contentseen import extract
 from neardup.contentseen.extract import layout_features
 from neardup.contentseen.synth import TEMPLATES, render_page
 
-_TAG_OR_COMMENT = re.compile(r"<(?:([a-zA-Z][a-zA-Z0-9-]*)([^>]*)>|!--)")
-_RAW_TEXT_TAGS = frozenset({"script", "style", "noscript", "template", "textarea"})
-_CLASS = re.compile(r"""\bclass\s*=\s*(?:"\s*([^"\s]*)|'\s*([^'\s]*)|([^\s>"']+))""", re.I)
-_LAYOUT_SKIP_TAGS = frozenset(
-    {
-        "html",
-        "head",
-        "meta",
-        "link",
-        "title",
-        "br",
-        "wbr",
-        "b",
-        "i",
-        "em",
-        "strong",
-        "span",
-        "font",
-        "u",
-        "small",
-        "sup",
-        "sub",
-    }
-)
-
 
 def _reference_layout_features(page: str) -> tuple[str, ...]:
-    tokens: list[str] = []
-    search = _TAG_OR_COMMENT.search
-    pos = 0
-    while True:
-        m = search(page, pos)
-        if m is None:
-            break
-        pos = m.end()
-        tag = m.group(1)
-        if tag is None:  # a comment: skip to its end
-            end = page.find("-->", pos)
-            pos = len(page) if end < 0 else end + 3
-            continue
-        tag = tag.lower()
-        if tag in _RAW_TEXT_TAGS:  # script/style bodies hold no layout (and may hold "<b")
-            end = page.find(f"</{tag}", pos)
-            if end < 0:
-                end = page.lower().find(f"</{tag}", pos)
-            pos = len(page) if end < 0 else end
-            continue
-        if tag in _LAYOUT_SKIP_TAGS:
-            continue
-        attrs = m.group(2)
-        c = _CLASS.search(attrs) if "lass" in attrs or "LASS" in attrs else None
-        cls = (c.group(1) or c.group(2) or c.group(3)) if c else None
-        tokens.append(f"{tag}.{cls}" if cls else tag)
-    tokens = [t for i, t in enumerate(tokens) if i == 0 or t != tokens[i - 1]]
+    """The shingles of the one-search-per-tag loop (extract._layout_tokens_scan)."""
+    tokens = extract._layout_tokens_scan(page)
     if len(tokens) < 3:
         return tuple(dict.fromkeys(tokens))
     return tuple(
