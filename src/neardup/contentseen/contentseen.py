@@ -40,6 +40,7 @@ from neardup.fingerprint.hashing import get_hash64
 from neardup.fingerprint.nshash import DEFAULT_MIN_SENTENCE_CHARS, longest_sentences
 from neardup.match import MatchConfig, Signatures, exact_key, signatures
 from neardup.stores import KeyValueStore
+from neardup.stores.base import Closeable
 from neardup.stores.statedir import parse_state_path
 
 __all__ = ["FORMAT", "VERSION", "ContentSeen", "PageAnalysis"]
@@ -68,7 +69,7 @@ def _configure(match: MatchConfig | None, max_distance: int | None, extractor: s
     return cfg
 
 
-class ContentSeen:
+class ContentSeen(Closeable):
     """Decide whether a page's content was seen before, and remember it.
 
     Args:
@@ -371,9 +372,3 @@ class ContentSeen:
             finally:
                 self._closed = True
                 self._state.close()
-
-    def __enter__(self) -> ContentSeen:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()

@@ -35,13 +35,13 @@ from neardup.stores.schemes import backend, schemes
 
 __all__ = [
     "SCHEMES",
+    "Closeable",
     "Key",
     "KeyValueStore",
     "MutableStore",
     "StoreBase",
     "assign_groups",
     "check_keys",
-    "check_value",
     "decode_key",
     "encode_key",
     "open_store",
@@ -141,40 +141,44 @@ class MutableStore(KeyValueStore, Protocol):
         ...
 
 
-_S = TypeVar("_S", bound="StoreBase")
+_C = TypeVar("_C", bound="Closeable")
 
 
-class StoreBase:
-    """What the backends share: the context manager, the repr and the closed-store error.
-
-    >>> with StoreBase() as s:
-    ...     s.url
-    'memory://'
-    """
-
-    url = "memory://"
+class Closeable:
+    """``with obj:`` closes ``obj`` at the end of the block (stores, ContentSeen)."""
 
     def close(self) -> None:
-        """Release the store (a backend flushes first)."""
+        """Release what the object holds."""
 
-    def _closed_error(self) -> StoreError:
-        return StoreError(f"store {self.url!r} is closed")
-
-    def __enter__(self: _S) -> _S:
+    def __enter__(self: _C) -> _C:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+
+class StoreBase(Closeable):
+    """What the backends share: the context manager, the repr, the value check, the closed error.
+
+    >>> with StoreBase() as s:
+    ...     s.url, s.check_value(-1)
+    ('memory://', -1)
+    """
+
+    url = "memory://"
+
+    @staticmethod
+    def check_value(value: int) -> int:
+        """``value`` if it is a signed 64-bit int, else ConfigError."""
+        if isinstance(value, bool) or not isinstance(value, int) or not _I64_MIN <= value <= _I64_MAX:
+            raise ConfigError(f"values must be signed 64-bit ints, got {value!r}")
+        return value
+
+    def _closed_error(self) -> StoreError:
+        return StoreError(f"store {self.url!r} is closed")
+
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.url!r})"
-
-
-def check_value(value: int) -> int:
-    """``value`` if it is a signed 64-bit int, else ConfigError."""
-    if isinstance(value, bool) or not isinstance(value, int) or not _I64_MIN <= value <= _I64_MAX:
-        raise ConfigError(f"values must be signed 64-bit ints, got {value!r}")
-    return value
 
 
 def check_keys(keys: Sequence[Key]) -> None:

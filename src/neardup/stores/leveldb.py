@@ -31,7 +31,6 @@ from neardup.stores.base import (
     StoreBase,
     assign_groups,
     check_keys,
-    check_value,
     decode_key,
     encode_key,
     prepare_groups,
@@ -191,7 +190,7 @@ class LevelDBStore(StoreBase):
         check_keys([k for k, _ in items])
         with self._lock, self._live.write_batch(sync=self.sync, transaction=True) as wb:
             for k, v in items:
-                wb.put(_kv_key(k), _enc_int(check_value(v)))
+                wb.put(_kv_key(k), _enc_int(self.check_value(v)))
 
     def delete(self, key: Key) -> None:
         self._live.delete(_kv_key(key), sync=self.sync)

@@ -34,7 +34,6 @@ from neardup.stores.base import (
     StoreBase,
     assign_groups,
     check_keys,
-    check_value,
     decode_key,
     encode_key,
     prepare_groups,
@@ -263,14 +262,14 @@ class MemoryStore(StoreBase):
     def put(self, key: Key, value: int) -> None:
         check_keys([key])
         st = self._live()
-        st.kv[key] = check_value(value)
+        st.kv[key] = self.check_value(value)
         st.dirty = True
 
     def put_many(self, items: Sequence[tuple[Key, int]]) -> None:
         items = list(items)
         check_keys([k for k, _ in items])
         for _, v in items:
-            check_value(v)
+            self.check_value(v)
         with self._lock:
             st = self._live()
             st.kv.update(items)

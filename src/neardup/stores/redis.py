@@ -27,15 +27,7 @@ import numpy as np
 from neardup._deps import require
 from neardup.exceptions import ConfigError, StoreError
 from neardup.stores._url import StoreURL, parse_store_url, redis_client
-from neardup.stores.base import (
-    Key,
-    StoreBase,
-    check_keys,
-    check_value,
-    decode_key,
-    encode_key,
-    prepare_groups,
-)
+from neardup.stores.base import Key, StoreBase, check_keys, decode_key, encode_key, prepare_groups
 
 __all__ = ["ASSIGN_LUA", "RedisStore"]
 
@@ -271,7 +263,7 @@ class RedisStore(StoreBase):
         if not items:
             return
         check_keys([k for k, _ in items])
-        mapping = {encode_key(k): check_value(v) for k, v in items}
+        mapping = {encode_key(k): self.check_value(v) for k, v in items}
         self._call(lambda r: r.hset(self._keys[0], mapping=mapping), "put_many")
 
     def delete(self, key: Key) -> None:

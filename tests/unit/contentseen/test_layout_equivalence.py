@@ -16,13 +16,10 @@ from neardup.contentseen.synth import TEMPLATES, render_page
 
 
 def _reference_layout_features(page: str) -> tuple[str, ...]:
-    """The shingles of the one-search-per-tag loop (extract._layout_tokens_scan)."""
-    tokens = extract._layout_tokens_scan(page)
-    if len(tokens) < 3:
-        return tuple(dict.fromkeys(tokens))
-    return tuple(
-        dict.fromkeys(f"{a}>{b}>{c}" for a, b, c in zip(tokens, tokens[1:], tokens[2:], strict=False))
-    )
+    """The 3-tag shingles of the one-search-per-tag loop (extract._layout_tokens_scan), in order."""
+    tags = extract._layout_tokens_scan(page)
+    grams = tags if len(tags) < 3 else [">".join(tags[i : i + 3]) for i in range(len(tags) - 2)]
+    return tuple(dict.fromkeys(grams))
 
 
 def _check(page: str) -> None:
