@@ -174,6 +174,14 @@ class StoreBase(Closeable):
             raise ConfigError(f"values must be signed 64-bit ints, got {value!r}")
         return value
 
+    def assign_many(self, groups: Sequence[Sequence[Key]]) -> list[int]:
+        """The group id of each list of keys (see :class:`KeyValueStore`), lists checked first."""
+        return self._assign_prepared(prepare_groups(groups))
+
+    def _assign_prepared(self, groups: list[list[Key]]) -> list[int]:
+        """``assign_many`` for key lists already checked and de-duplicated (the backend's part)."""
+        raise NotImplementedError
+
     def _closed_error(self) -> StoreError:
         return StoreError(f"store {self.url!r} is closed")
 

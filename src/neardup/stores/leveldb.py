@@ -26,15 +26,7 @@ from typing import Any
 from neardup._deps import require
 from neardup.exceptions import FormatError, StoreError
 from neardup.stores._url import StoreURL
-from neardup.stores.base import (
-    Key,
-    StoreBase,
-    assign_groups,
-    check_keys,
-    decode_key,
-    encode_key,
-    prepare_groups,
-)
+from neardup.stores.base import Key, StoreBase, assign_groups, check_keys, decode_key, encode_key
 
 __all__ = ["LevelDBStore"]
 
@@ -205,9 +197,6 @@ class LevelDBStore(StoreBase):
             return value
 
     # -- groups ------------------------------------------------------------------------------
-    def assign_many(self, groups: Sequence[Sequence[Key]]) -> list[int]:
-        return self._assign_prepared(prepare_groups(groups))
-
     def _assign_prepared(self, groups: list[list[Key]]) -> list[int]:
         with self._lock:
             db = self._live

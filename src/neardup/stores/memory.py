@@ -29,15 +29,7 @@ import xxhash
 
 from neardup.exceptions import FormatError, StoreError
 from neardup.stores._url import StoreURL
-from neardup.stores.base import (
-    Key,
-    StoreBase,
-    assign_groups,
-    check_keys,
-    decode_key,
-    encode_key,
-    prepare_groups,
-)
+from neardup.stores.base import Key, StoreBase, assign_groups, check_keys, decode_key, encode_key
 
 __all__ = ["SNAPSHOT_VERSION", "MemoryStore", "load_snapshot", "save_snapshot"]
 
@@ -289,10 +281,6 @@ class MemoryStore(StoreBase):
             return value
 
     # -- groups ------------------------------------------------------------------------------
-    def assign_many(self, groups: Sequence[Sequence[Key]]) -> list[int]:
-        prepared = prepare_groups(groups)
-        return self._assign_prepared(prepared)
-
     def _assign_prepared(self, groups: list[list[Key]]) -> list[int]:
         """``assign_many`` for key lists already validated and de-duplicated (the nshash hot path)."""
         with self._lock:

@@ -27,7 +27,7 @@ import numpy as np
 from neardup._deps import require
 from neardup.exceptions import ConfigError, StoreError
 from neardup.stores._url import StoreURL, parse_store_url, redis_client
-from neardup.stores.base import Key, StoreBase, check_keys, decode_key, encode_key, prepare_groups
+from neardup.stores.base import Key, StoreBase, check_keys, decode_key, encode_key
 
 __all__ = ["ASSIGN_LUA", "RedisStore"]
 
@@ -273,9 +273,6 @@ class RedisStore(StoreBase):
         return int(self._call(lambda r: r.hincrby(self._keys[3], name, amount), "incr"))
 
     # -- groups ------------------------------------------------------------------------------
-    def assign_many(self, groups: Sequence[Sequence[Key]]) -> list[int]:
-        return self._assign_prepared(prepare_groups(groups))
-
     def _assign_prepared(self, groups: list[list[Key]]) -> list[int]:
         if not groups:
             return []

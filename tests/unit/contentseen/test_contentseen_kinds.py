@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -150,11 +151,8 @@ def test_contentseen_checks_from_threads_get_unique_ids() -> None:
             with lock:
                 results.append(v)
 
-    threads = [threading.Thread(target=work, args=(t,)) for t in range(4)]
-    for th in threads:
-        th.start()
-    for th in threads:
-        th.join()
+    with ThreadPoolExecutor(4) as pool:
+        list(pool.map(work, range(4)))
     ids = [v.doc_id for v in results]
     assert len(set(ids)) == len(ids) == 24
     assert sum(v.kind == "new" for v in results) == 3
