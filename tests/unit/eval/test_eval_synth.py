@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from typing import Any
 
 import pytest
 
@@ -96,13 +97,25 @@ def test_hard_negatives_look_alike_but_differ(profile: Profile) -> None:
         assert ngram_jaccard(str(a["text"]), str(b["text"])) < 0.5
 
 
-def test_synth_config_checks_arguments() -> None:
-    with pytest.raises(ConfigError, match="n_sources"):
-        SynthConfig(n_sources=0)
-    with pytest.raises(ConfigError, match="lang"):
-        SynthConfig(lang="fr")  # type: ignore[arg-type]
-    with pytest.raises(ConfigError, match="profile"):
-        SynthConfig(profile="heavy")  # type: ignore[arg-type]
+@pytest.mark.parametrize(
+    ("bad", "message"),
+    [
+        ({"n_sources": 0}, "n_sources"),
+        ({"lang": "fr"}, "lang"),
+        ({"profile": "heavy"}, "profile"),
+        ({"copy_rate": 1.5}, "copy_rate"),
+        ({"max_copies": 0}, "max_copies"),
+        ({"kind_weights": (1.0, -1.0, 0.0, 0.0)}, "kind_weights"),
+        ({"hn_max_overlap": 1.0}, "hn_max_overlap"),
+        ({"html_rate": -0.1}, "html_rate"),
+    ],
+)
+def test_synth_config_names_the_bad_argument(bad: dict[str, Any], message: str) -> None:
+    with pytest.raises(ConfigError, match=message):
+        SynthConfig(**bad)
+
+
+def test_synth_config_defaults_and_short_corpora() -> None:
     assert SynthConfig().profile == "realistic" and SynthConfig().html_share == 0.4
     assert SynthConfig(profile="classic").html_share == 0.2
     with pytest.raises(ConfigError, match="min_chars"):
