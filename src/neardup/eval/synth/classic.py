@@ -86,13 +86,19 @@ class Editor:
                 self.fill(r.choice(self.w["source_line"]), title, date)
             )
             edits.append("source_line")
-        if r.random() < 0.5:
-            tail.append(self.fill(r.choice(self.w["editor_line"]), title, date))
-            edits.append("editor_line")
-        if r.random() < 0.2:
-            tail.append(self.fill(r.choice(self.w["footer"]), title, date))
-            edits.append("site_footer")
-        return head + paras + tail
+        return head + paras + self.sign_off(tail, title, date, edits, (0.5, 0.2))
+
+    def sign_off(
+        self, tail: list[str], title: str, date: str, edits: list[str], odds: tuple[float, float]
+    ) -> list[str]:
+        """An editor line and a site footer after the article, each with its odds."""
+        for (part, edit), p in zip(
+            (("editor_line", "editor_line"), ("footer", "site_footer")), odds, strict=True
+        ):
+            if self.rng.random() < p:
+                tail.append(self.fill(self.rng.choice(self.w[part]), title, date))
+                edits.append(edit)
+        return tail
 
     def html(self, paras: list[str], title: str, date: str, edits: list[str]) -> str:
         """The copy as a page of a reposting site: navigation, header, share buttons, ads, footer."""

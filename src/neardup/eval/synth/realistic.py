@@ -263,13 +263,7 @@ class Reposter(Editor):
             names = r.sample(EN_NAMES, 3)
             tail.append(r.choice(EN_CREDITS).format(e=names[0], e2=names[1], e3=names[2]))
             edits.append("wire_credit")
-        if r.random() < 0.6:
-            tail.append(self.fill(r.choice(self.w["editor_line"]), orig_title, date))
-            edits.append("editor_line")
-        if r.random() < 0.25:
-            tail.append(self.fill(r.choice(self.w["footer"]), orig_title, date))
-            edits.append("site_footer")
-        return head + paras + tail
+        return head + paras + self.sign_off(tail, orig_title, date, edits, (0.6, 0.25))
 
     def page(self, paras: list[str], title: str, edits: list[str]) -> str:
         """A page of a portal, mobile site, blog or repost farm; its boilerplate lists other articles."""
