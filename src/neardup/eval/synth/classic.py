@@ -76,17 +76,21 @@ class Editor:
     def dress(self, paras: list[str], title: str, date: str, edits: list[str]) -> list[str]:
         """Editor and source lines and a stray footer: what survives main-text extraction of a repost."""
         r = self.rng
-        head: list[str] = []
+        head = self.title_line(title, edits, 0.3)
         tail: list[str] = []
-        if r.random() < 0.3:
-            head.append(title)
-            edits.append("title_line")
         if r.random() < 0.4:
             (head if r.random() < 0.5 else tail).append(
                 self.fill(r.choice(self.w["source_line"]), title, date)
             )
             edits.append("source_line")
         return head + paras + self.sign_off(tail, title, date, edits, (0.5, 0.2))
+
+    def title_line(self, title: str, edits: list[str], odds: float) -> list[str]:
+        """The title again as the article's first line, with odds ``odds``."""
+        if self.rng.random() < odds:
+            edits.append("title_line")
+            return [title]
+        return []
 
     def sign_off(
         self, tail: list[str], title: str, date: str, edits: list[str], odds: tuple[float, float]

@@ -250,11 +250,8 @@ class Reposter(Editor):
     ) -> list[str]:
         """Title, source, editor and wire-credit lines that survive main-text extraction."""
         r = self.rng
-        head: list[str] = []
+        head = self.title_line(title, edits, 0.35)
         tail: list[str] = []
-        if r.random() < 0.35:
-            head.append(title)
-            edits.append("title_line")
         if r.random() < 0.5:
             line = self.fill(r.choice(self.w["source_line"]), orig_title, date)
             (head if r.random() < 0.5 else tail).append(line)
