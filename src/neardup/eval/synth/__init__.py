@@ -3,7 +3,7 @@
 Chinese news sites "repost" (copy) articles nearly whole: the title is changed, an editor line and a
 source line are added, the site's header, footer, share buttons and ads wrap the text, a few
 characters change, a sentence is dropped or added, paragraphs move, the end is cut off, or a few
-paragraphs are pasted into another article (seed 002). :func:`synthesize` applies those edits to
+paragraphs are pasted into another article. :func:`synthesize` applies those edits to
 articles of a real corpus and writes the ground truth beside the set: every document's group and how
 it was made (``kind``: original, exact, reformatted, near, partial, hard_negative; ``edits``: the list of
 edits). Hard negatives are real, different articles that look alike: in zh-xwlb the same yearly
@@ -13,8 +13,8 @@ removed, text overlap below ``hn_max_overlap``).
 Two profiles. ``realistic`` (the default) combines several strong edits per copy, so near copies sit
 where real reposts do (character 5-gram Jaccard about .35-.75 with the source), wraps 40 % of
 reformatted and near copies in portal, mobile, blog and repost pages whose boilerplate lists other
-articles' titles, and writes each copy's ``jaccard5`` into the truth. ``classic`` keeps the light
-edits of the first sets (about one changed character in 300), byte for byte.
+articles' titles, and writes each copy's ``jaccard5`` into the truth. ``classic`` makes light
+edits (about one changed character in 300), for sets that must stay comparable byte for byte.
 
 Deterministic: the same input, config and seed give the same set, byte for byte.
 

@@ -26,7 +26,7 @@ class SynthConfig:
 
     ``profile="realistic"`` (the default) edits copies as much as real reposts do (5-gram Jaccard with
     the source mostly .35-.75) and writes each copy's ``jaccard5`` into the truth; ``"classic"`` makes
-    the light edits of the first sets (about ten changed characters), the same bytes for the same seed.
+    light edits (about ten changed characters per copy).
     """
 
     lang: Lang = "zh"
