@@ -27,6 +27,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
 DATA = Path(os.environ.get("NEARDUP_DATA", ROOT.parent / "shared" / "data"))
@@ -36,6 +38,7 @@ from neardup.contentseen.extract import extract_main_text  # noqa: E402
 from neardup.dedup import DedupConfig, dedup_records  # noqa: E402
 from neardup.eval.metrics import Truth, evaluate  # noqa: E402
 from neardup.eval.synth import SynthConfig, synthesize  # noqa: E402
+from neardup.index import cluster_labels  # noqa: E402
 from neardup.io import Record  # noqa: E402
 from neardup.match import MatchConfig  # noqa: E402
 
@@ -43,19 +46,11 @@ Labels = tuple[dict[str, str], dict[str, str]]  # (id -> cluster, id -> related 
 
 
 def _components(ids: list[str], pairs: list[tuple[int, int]]) -> dict[str, str]:
-    parent = list(range(len(ids)))
-
-    def find(x: int) -> int:
-        while parent[x] != x:
-            parent[x] = parent[parent[x]]
-            x = parent[x]
-        return x
-
-    for a, b in pairs:
-        ra, rb = find(a), find(b)
-        if ra != rb:
-            parent[max(ra, rb)] = min(ra, rb)
-    return {ids[i]: ids[find(i)] for i in range(len(ids))}
+    """Each id's cluster: the first id of its connected component."""
+    a = np.array([p[0] for p in pairs], dtype=np.int64)
+    b = np.array([p[1] for p in pairs], dtype=np.int64)
+    labels = cluster_labels(np.arange(len(ids), dtype=np.int64), a, b)
+    return {ids[i]: ids[lab] for i, lab in enumerate(labels.tolist())}
 
 
 def _texts(docs: list[dict[str, Any]]) -> list[str]:

@@ -10,6 +10,7 @@ characters, drop a sentence, add site boilerplate; one article is copied exactly
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -404,154 +405,115 @@ def swap(s: str, old: str, new: str) -> str:
     return s.replace(old, new, 1)
 
 
+def drop(s: Sequence[str], k: int) -> list[str]:
+    return [x for j, x in enumerate(s) if j != k]
+
+
+# reposts: (source position in ZH or EN, new title or None to keep it, the edit of the sentences,
+# site position, id suffix)
+Repost = tuple[int, str | None, Callable[[list[str]], list[str]], int, str]
+ZH_REPOSTS: list[Repost] = [
+    (0, "地铁三号线贯通！年底有望试运营", lambda s: [*s, "（来源：青川日报 编辑：李明）"], 1, "-r1"),
+    (1, None, lambda s: [*drop(s, 3), "本文转载自网络，版权归原作者所有，如有侵权请联系删除。"], 2, "-r1"),
+    (
+        3,
+        "钠离子电池正极材料取得新突破",
+        lambda s: [swap(s[0], "近日", "日前"), s[1], swap(s[2], "有望", "可望"), s[3], *s[4:]],
+        1,
+        "-r1",
+    ),
+    (
+        4,
+        "注意！暴雨预警发布",
+        lambda s: ["【导读】强降雨持续，请注意出行安全。", *s[:-1], "责任编辑：王芳"],
+        2,
+        "-r1",
+    ),
+    (
+        7,
+        "海鸥队逆转北岭 取得赛季首胜",
+        lambda s: [swap(s[0], "二比一", "2比1"), s[1], s[2], swap(s[3], "最后五分钟", "最后几分钟"), *s[4:]],
+        1,
+        "-r1",
+    ),
+    (10, None, list, 0, "-copy"),  # exact copy, another URL
+    (
+        12,
+        "电动车新规来了：必须戴头盔",
+        lambda s: ["来源：交通之声", *drop(s, 4), "点击关注，获取更多本地资讯。"],
+        2,
+        "-r1",
+    ),
+    (14, None, lambda s: [swap(s[0], "近日", "日前"), *s[1:], "（记者 张华）"], 1, "-r1"),
+    (14, "跨江大桥主塔封顶 明年通车", lambda s: [s[0], s[1], *s[3:], "相关阅读：城市交通建设进展"], 2, "-r2"),
+]
+EN_REPOSTS: list[Repost] = [
+    (
+        0,
+        "Floating solar farm opens in Port Alden",
+        lambda s: [*s, "Source: Coastal Ledger. Editor: J. Smith."],
+        1,
+        "-r1",
+    ),
+    (
+        2,
+        "Rovers reach cup final with stoppage-time winner",
+        lambda s: [swap(s[0], "two to one", "2-1"), *s[1:]],
+        2,
+        "-r1",
+    ),
+    (
+        4,
+        None,
+        lambda s: [
+            *drop(s, 3),
+            "Subscribe to our newsletter for the latest technology stories. All rights reserved.",
+        ],
+        1,
+        "-r1",
+    ),
+    (7, None, list, 0, "-copy"),  # exact copy
+    (
+        9,
+        "Carved panels go home after a century",
+        lambda s: [
+            "By our heritage correspondent.",
+            swap(s[0], "a century ago", "about a hundred years ago"),
+            *s[1:],
+        ],
+        2,
+        "-r1",
+    ),
+    (
+        11,
+        "River Lune flood scheme finished early",
+        lambda s: [*s[:-1], "Share this article. Follow us for more local news."],
+        1,
+        "-r1",
+    ),
+    (
+        13,
+        "Lake Carrow gets an electric ferry",
+        lambda s: [s[0], swap(s[1], "one hundred and twenty", "120"), *s[2:]],
+        2,
+        "-r1",
+    ),
+]
+
+
 def main() -> None:
     docs: list[dict[str, str]] = []
     truth: list[dict[str, str]] = []
-
-    def add(doc: dict[str, str], group: str) -> None:
-        docs.append(doc)
-        truth.append({"id": doc["id"], "group": group})
-
-    for lang, items, sites in (("zh", ZH, ZH_SITES), ("en", EN, EN_SITES)):
+    sources = (("zh", ZH, ZH_SITES, ZH_REPOSTS), ("en", EN, EN_SITES, EN_REPOSTS))
+    for lang, items, sites, _ in sources:
         for i, (title, sents) in enumerate(items, 1):
-            add(article(lang, i, title, sents, sites[0]), f"{lang}-{i:03d}")
-
-    # reposts of zh articles
-    t, s = ZH[0]
-    add(
-        article(
-            "zh",
-            1,
-            "地铁三号线贯通！年底有望试运营",
-            [*s, "（来源：青川日报 编辑：李明）"],
-            ZH_SITES[1],
-            "-r1",
-        ),
-        "zh-001",
-    )
-    t, s = ZH[1]
-    v = list(s)
-    del v[3]
-    add(
-        article(
-            "zh", 2, t, [*v, "本文转载自网络，版权归原作者所有，如有侵权请联系删除。"], ZH_SITES[2], "-r1"
-        ),
-        "zh-002",
-    )
-    t, s = ZH[3]
-    v = [swap(s[0], "近日", "日前"), s[1], swap(s[2], "有望", "可望"), s[3], *s[4:]]
-    add(article("zh", 4, "钠离子电池正极材料取得新突破", v, ZH_SITES[1], "-r1"), "zh-004")
-    t, s = ZH[4]
-    v = list(s[:-1])
-    add(
-        article(
-            "zh",
-            5,
-            "注意！暴雨预警发布",
-            ["【导读】强降雨持续，请注意出行安全。", *v, "责任编辑：王芳"],
-            ZH_SITES[2],
-            "-r1",
-        ),
-        "zh-005",
-    )
-    t, s = ZH[7]
-    v = [swap(s[0], "二比一", "2比1"), s[1], s[2], swap(s[3], "最后五分钟", "最后几分钟"), *s[4:]]
-    add(article("zh", 8, "海鸥队逆转北岭 取得赛季首胜", v, ZH_SITES[1], "-r1"), "zh-008")
-    t, s = ZH[10]
-    add(article("zh", 11, t, s, ZH_SITES[0], "-copy"), "zh-011")  # exact copy, another URL
-    t, s = ZH[12]
-    v = list(s)
-    del v[4]
-    add(
-        article(
-            "zh",
-            13,
-            "电动车新规来了：必须戴头盔",
-            ["来源：交通之声", *v, "点击关注，获取更多本地资讯。"],
-            ZH_SITES[2],
-            "-r1",
-        ),
-        "zh-013",
-    )
-    t, s = ZH[14]
-    add(
-        article("zh", 15, t, [swap(s[0], "近日", "日前"), *s[1:], "（记者 张华）"], ZH_SITES[1], "-r1"),
-        "zh-015",
-    )
-    add(
-        article(
-            "zh",
-            15,
-            "跨江大桥主塔封顶 明年通车",
-            [s[0], s[1], *s[3:], "相关阅读：城市交通建设进展"],
-            ZH_SITES[2],
-            "-r2",
-        ),
-        "zh-015",
-    )
-
-    # reposts of en articles
-    t, s = EN[0]
-    add(
-        article(
-            "en",
-            1,
-            "Floating solar farm opens in Port Alden",
-            [*s, "Source: Coastal Ledger. Editor: J. Smith."],
-            EN_SITES[1],
-            "-r1",
-        ),
-        "en-001",
-    )
-    t, s = EN[2]
-    v = [swap(s[0], "two to one", "2-1"), s[1], s[2], s[3], *s[4:]]
-    add(article("en", 3, "Rovers reach cup final with stoppage-time winner", v, EN_SITES[2], "-r1"), "en-003")
-    t, s = EN[4]
-    v = list(s)
-    del v[3]
-    add(
-        article(
-            "en",
-            5,
-            t,
-            [*v, "Subscribe to our newsletter for the latest technology stories. All rights reserved."],
-            EN_SITES[1],
-            "-r1",
-        ),
-        "en-005",
-    )
-    t, s = EN[7]
-    add(article("en", 8, t, s, EN_SITES[0], "-copy"), "en-008")  # exact copy
-    t, s = EN[9]
-    v = [swap(s[0], "a century ago", "about a hundred years ago"), s[1], s[2], s[3], *s[4:]]
-    add(
-        article(
-            "en",
-            10,
-            "Carved panels go home after a century",
-            ["By our heritage correspondent.", *v],
-            EN_SITES[2],
-            "-r1",
-        ),
-        "en-010",
-    )
-    t, s = EN[11]
-    v = list(s[:-1])
-    add(
-        article(
-            "en",
-            12,
-            "River Lune flood scheme finished early",
-            [*v, "Share this article. Follow us for more local news."],
-            EN_SITES[1],
-            "-r1",
-        ),
-        "en-012",
-    )
-    t, s = EN[13]
-    v = [s[0], swap(s[1], "one hundred and twenty", "120"), s[2], s[3], *s[4:]]
-    add(article("en", 14, "Lake Carrow gets an electric ferry", v, EN_SITES[2], "-r1"), "en-014")
-
+            docs.append(article(lang, i, title, sents, sites[0]))
+            truth.append({"id": docs[-1]["id"], "group": f"{lang}-{i:03d}"})
+    for lang, items, sites, reposts in sources:
+        for pos, new_title, edit, site, suffix in reposts:
+            title, sents = items[pos]
+            docs.append(article(lang, pos + 1, new_title or title, edit(list(sents)), sites[site], suffix))
+            truth.append({"id": docs[-1]["id"], "group": f"{lang}-{pos + 1:03d}"})
     with open(HERE / "news.jsonl", "w", encoding="utf-8") as fh:
         for d in docs:
             fh.write(json.dumps(d, ensure_ascii=False) + "\n")

@@ -1,4 +1,7 @@
-"""Evaluation: labelled sets (``synthesize``), scores (``evaluate``), method sweeps and the HTML report.
+"""Evaluation tools: labelled sets (:func:`synthesize`, :func:`natural_truth`), scores
+(:func:`evaluate`, :func:`score_clusters`), method sweeps (:func:`sweep`) and the HTML report
+(:func:`build_report`, :func:`write_report`). The core library is :mod:`neardup`; these tools live
+here, one import path each.
 
 >>> from neardup.eval import Truth, evaluate
 >>> t = Truth.from_records([{"id": "a", "group": "g"}, {"id": "b", "group": "g"}])
@@ -20,7 +23,7 @@ from neardup.eval.metrics import (
 )
 from neardup.eval.report import build_report, write_report
 from neardup.eval.sweep import RECOMMENDED, SweepRow, choose_default, graded_separation, sweep
-from neardup.eval.synth import SynthConfig, natural_truth, synthesize
+from neardup.eval.synth import SynthConfig, natural_truth, ngram_jaccard, synthesize
 
 __all__ = [
     "RECOMMENDED",
@@ -36,6 +39,7 @@ __all__ = [
     "evaluate",
     "graded_separation",
     "natural_truth",
+    "ngram_jaccard",
     "pair_counts",
     "score_clusters",
     "sweep",

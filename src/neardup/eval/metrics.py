@@ -1,8 +1,8 @@
 """Pairwise precision, recall and F1, adjusted Rand index, and the truth files they are scored against.
 
 Two documents form a *pair* when they share a cluster. A method's clusters are scored against the
-labelled groups of a truth file by counting pairs (Manku et al. 2007 and seed 004 use the same
-measure): precision is the share of predicted pairs that are true, recall the share of true pairs
+labelled groups of a truth file by counting pairs (Manku et al. 2007 use the same measure):
+precision is the share of predicted pairs that are true, recall the share of true pairs
 found. The counts come from the contingency table of the two labelings, so a method that chains a
 whole corpus into one cluster costs no more to score than a perfect one.
 

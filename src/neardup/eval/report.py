@@ -310,6 +310,79 @@ def _summary(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     }
 
 
+def _pairs(
+    recs: Sequence[Mapping[str, Any]], texts: Mapping[str, str] | None, max_pairs: int, max_chars: int
+) -> list[dict[str, Any]]:
+    """One pair per duplicate (kept, duplicate); the first ``max_pairs`` carry their diff."""
+    pairs: list[dict[str, Any]] = []
+    for r in recs:
+        if r.get("duplicate_of") is None:
+            continue
+        a, b = str(r["duplicate_of"]), str(r["id"])
+        p: dict[str, Any] = {
+            "a": a,
+            "b": b,
+            "kind": r.get("kind"),
+            "distance": r.get("distance"),
+            "cluster": str(r.get("cluster")),
+        }
+        if texts is not None and len(pairs) < max_pairs and a in texts and b in texts:
+            ta, tb = texts[a][:max_chars], texts[b][:max_chars]
+            p["segments"] = diff_segments(ta, tb, max_chars)
+            p["shared"] = shared_sentences(ta, tb)
+            equal = sum(len(s[1]) for s in p["segments"] if s[0] == "equal")
+            p["similarity"] = 2 * equal / max(1, len(ta) + len(tb))
+        pairs.append(p)
+    return pairs
+
+
+def _clusters_html(
+    recs: Sequence[Mapping[str, Any]], texts: Mapping[str, str] | None, max_clusters: int
+) -> str:
+    """The largest clusters: size, members and the start of the first document's text."""
+    esc = _html.escape
+    members: dict[str, list[str]] = defaultdict(list)
+    for r in recs:
+        members[str(r.get("cluster"))].append(str(r["id"]))
+    top = sorted(members.items(), key=lambda kv: (-len(kv[1]), kv[0]))[:max_clusters]
+    top = [kv for kv in top if len(kv[1]) > 1]
+    crow = []
+    for cid, ids in top:
+        snippet = esc((texts or {}).get(cid, "")[:80].replace("\n", " "))
+        shown = ", ".join(esc(i) for i in ids[:12]) + (f" … (+{len(ids) - 12})" if len(ids) > 12 else "")
+        crow.append(f"<tr><td>{esc(cid)}</td><td>{len(ids)}</td><td>{shown}</td><td>{snippet}</td></tr>")
+    if not crow:
+        return '<p class="muted">No cluster has more than one document.</p>'
+    return (
+        "<table><tr><th>cluster</th><th>size</th><th>members</th><th>text of the first</th></tr>"
+        + "".join(crow)
+        + "</table>"
+    )
+
+
+def _pairs_html(pairs: Sequence[Mapping[str, Any]], max_pairs: int) -> str:
+    """The table of duplicate pairs; a row opens the side-by-side view."""
+    esc = _html.escape
+    prow = []
+    for n, p in enumerate(pairs[:max_pairs]):
+        dist = "" if p["distance"] is None else str(p["distance"])
+        prow.append(
+            f'<tr class="pair" data-pair="{n}" id="row-{n}"><td><a href="#pair-{n}">pair-{n}</a></td>'
+            f"<td>{esc(p['a'])}</td><td>{esc(p['b'])}</td><td>{esc(str(p['kind']))}</td><td>{esc(dist)}</td></tr>"
+        )
+    if not prow:
+        return '<p class="muted">No duplicates in this run.</p>'
+    more = (
+        f'<p class="muted">{len(pairs) - max_pairs} more pairs not listed.</p>'
+        if len(pairs) > max_pairs
+        else ""
+    )
+    return (
+        '<div class="scroll"><table><tr><th>pair</th><th>kept</th><th>duplicate</th><th>kind</th>'
+        "<th>distance</th></tr>" + "".join(prow) + "</table></div>" + more
+    )
+
+
 def build_report(
     records: Iterable[Mapping[str, Any]],
     texts: Mapping[str, str] | None = None,
@@ -331,73 +404,15 @@ def build_report(
     recs = list(records)
     summ = _summary(recs)
     esc = _html.escape
-    pairs: list[dict[str, Any]] = []
-    for r in recs:
-        if r.get("duplicate_of") is None:
-            continue
-        a, b = str(r["duplicate_of"]), str(r["id"])
-        p: dict[str, Any] = {
-            "a": a,
-            "b": b,
-            "kind": r.get("kind"),
-            "distance": r.get("distance"),
-            "cluster": str(r.get("cluster")),
-        }
-        if texts is not None and len(pairs) < max_pairs and a in texts and b in texts:
-            ta, tb = texts[a][:max_chars], texts[b][:max_chars]
-            p["segments"] = diff_segments(ta, tb, max_chars)
-            p["shared"] = shared_sentences(ta, tb)
-            equal = sum(len(s[1]) for s in p["segments"] if s[0] == "equal")
-            p["similarity"] = 2 * equal / max(1, len(ta) + len(tb))
-        pairs.append(p)
-
+    pairs = _pairs(recs, texts, max_pairs, max_chars)
     cards = "".join(
         f'<div class="card"><b>{v}</b>{esc(k.replace("_", " "))}</div>'
         for k, v in summ.items()
         if k != "by_kind"
     )
     kinds = ", ".join(f"{esc(k)}: {v}" for k, v in summ["by_kind"].items()) or "none"
-
-    members: dict[str, list[str]] = defaultdict(list)
-    for r in recs:
-        members[str(r.get("cluster"))].append(str(r["id"]))
-    top = sorted(members.items(), key=lambda kv: (-len(kv[1]), kv[0]))[:max_clusters]
-    top = [kv for kv in top if len(kv[1]) > 1]
-    crow = []
-    for cid, ids in top:
-        snippet = esc((texts or {}).get(cid, "")[:80].replace("\n", " "))
-        shown = ", ".join(esc(i) for i in ids[:12]) + (f" … (+{len(ids) - 12})" if len(ids) > 12 else "")
-        crow.append(f"<tr><td>{esc(cid)}</td><td>{len(ids)}</td><td>{shown}</td><td>{snippet}</td></tr>")
-    clusters_html = (
-        (
-            "<table><tr><th>cluster</th><th>size</th><th>members</th><th>text of the first</th></tr>"
-            + "".join(crow)
-            + "</table>"
-        )
-        if crow
-        else '<p class="muted">No cluster has more than one document.</p>'
-    )
-
-    prow = []
-    for n, p in enumerate(pairs[:max_pairs]):
-        dist = "" if p["distance"] is None else str(p["distance"])
-        prow.append(
-            f'<tr class="pair" data-pair="{n}" id="row-{n}"><td><a href="#pair-{n}">pair-{n}</a></td>'
-            f"<td>{esc(p['a'])}</td><td>{esc(p['b'])}</td><td>{esc(str(p['kind']))}</td><td>{esc(dist)}</td></tr>"
-        )
-    more = (
-        f'<p class="muted">{len(pairs) - max_pairs} more pairs not listed.</p>'
-        if len(pairs) > max_pairs
-        else ""
-    )
-    pairs_html = (
-        (
-            '<div class="scroll"><table><tr><th>pair</th><th>kept</th><th>duplicate</th><th>kind</th>'
-            "<th>distance</th></tr>" + "".join(prow) + "</table></div>" + more
-        )
-        if prow
-        else '<p class="muted">No duplicates in this run.</p>'
-    )
+    clusters_html = _clusters_html(recs, texts, max_clusters)
+    pairs_html = _pairs_html(pairs, max_pairs)
     payload = json.dumps({"pairs": pairs[:max_pairs], "summary": summ}, ensure_ascii=False)
     payload = payload.replace("<", "\\u003c")  # nothing in the data can close or open a tag
     when = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")

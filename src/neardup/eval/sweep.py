@@ -1,10 +1,11 @@
 """Sweep methods and their parameter over a labelled set: SimHash (word and shingle features) over k,
 nshash over n, SimHash confirmed by a second method, and TF-IDF cosine as the reference.
 
-Every method turns the documents into pairs, the pairs into clusters (connected components, as a
-dedup run does), and the clusters are scored with :func:`neardup.eval.metrics.evaluate`. Pairs are
-found by brute force over numpy arrays: evaluation sets are a few thousand documents, and brute force
-is exact, so the scores measure the features, not the index.
+Every method turns the documents into pairs, the pairs into clusters (connected components from
+:mod:`neardup.index.clusters`, as a dedup run does), and the clusters are scored with
+:func:`neardup.eval.metrics.evaluate`. Pairs are found by brute force over numpy arrays: evaluation
+sets are a few thousand documents, and brute force is exact, so the scores measure the features, not
+the index.
 
 >>> # rows = sweep(texts, truth_ids, truth, methods=("simhash-words",), ks=range(0, 9))
 >>> # best = choose_default(rows)
@@ -118,25 +119,25 @@ def hamming_pairs(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Every pair ``i < j`` of fingerprints within ``max_distance`` bits, by brute force: ``(i, j, d)``.
 
+    Brute force takes any distance (the index's block designs stop below half the bits) and a block
+    of ``block`` rows against all keeps the distance matrix small.
+
     >>> i, j, d = hamming_pairs(np.array([0, 1, 3, 255], dtype=np.uint64), 2)
     >>> list(zip(i.tolist(), j.tolist(), d.tolist()))
     [(0, 1, 1), (0, 2, 2), (1, 2, 1)]
     """
+    from neardup.fingerprint.simhash import hamming_many
+
     fps = np.ascontiguousarray(fps, dtype=np.uint64)
-    n = len(fps)
-    out_i, out_j, out_d = [], [], []
-    for start in range(0, n, block):
-        a = fps[start : start + block]
-        d = np.bitwise_count(a[:, None] ^ fps[None, :]).astype(np.int8)
+    out_i, out_j, out_d = [np.zeros(0, dtype=np.int64)], [np.zeros(0, dtype=np.int64)], [np.zeros(0, np.int8)]
+    for start in range(0, len(fps), block):
+        d = hamming_many(fps[start : start + block, None], fps[None, :]).astype(np.int8)
         rows, cols = np.nonzero(d <= max_distance)
         keep = cols > rows + start
         rows, cols = rows[keep], cols[keep]
         out_i.append(rows + start)
         out_j.append(cols)
         out_d.append(d[rows, cols])
-    if not out_i:
-        empty = np.zeros(0, dtype=np.int64)
-        return empty, empty, empty.astype(np.int8)
     return (
         np.concatenate(out_i).astype(np.int64),
         np.concatenate(out_j).astype(np.int64),
@@ -145,17 +146,15 @@ def hamming_pairs(
 
 
 def clusters_from_pairs(n: int, i: np.ndarray, j: np.ndarray) -> np.ndarray:
-    """Connected components of ``n`` documents joined by the pairs ``(i, j)``: a label per document.
+    """Connected components of ``n`` documents joined by the pairs ``(i, j)``: a label per document,
+    the smallest document of its component.
 
     >>> clusters_from_pairs(4, np.array([0]), np.array([2])).tolist()
-    [0, 1, 0, 2]
+    [0, 1, 0, 3]
     """
-    from scipy import sparse
-    from scipy.sparse.csgraph import connected_components
+    from neardup.index import cluster_labels
 
-    g = sparse.coo_matrix((np.ones(len(i), dtype=np.int8), (np.asarray(i), np.asarray(j))), shape=(n, n))
-    _, labels = connected_components(g, directed=False)
-    return np.asarray(labels, dtype=np.int64)
+    return cluster_labels(np.arange(n, dtype=np.int64), np.asarray(i), np.asarray(j))
 
 
 def _sentence_pairs(hashes: Sequence[Sequence[int]]) -> tuple[np.ndarray, np.ndarray]:
@@ -253,9 +252,6 @@ def sweep(
     progress: Callable[[str], None] | None = None,
 ) -> list[SweepRow]:
     """Score every method at every parameter value on ``texts`` (labelled by ``ids`` in ``truth``)."""
-    from neardup.fingerprint.nshash import sentence_hashes
-    from neardup.fingerprint.simhash import SimHasher
-
     methods = list(methods)
     unknown = [m for m in methods if m not in METHODS]
     if unknown:
@@ -268,97 +264,107 @@ def sweep(
     cfgs = dict(_default_configs(lang))
     if configs:
         cfgs.update(configs)
-    n = len(texts)
+    run = _Sweep(texts, ids, truth, cfgs, ks)
     note = progress or (lambda _msg: None)
-    rows: list[SweepRow] = []
-
-    def score(method: str, param: float, labels: np.ndarray, seconds: float, **extra: Any) -> None:
-        pred = dict(zip(ids, labels.tolist(), strict=False))
-        rows.append(SweepRow(method, param, evaluate(pred, truth), seconds, dict(extra)))
-
-    cache: dict[str, Any] = {}
-
-    def timed(key: str, fn: Callable[[], Any]) -> tuple[Any, float]:
-        if key not in cache:
-            t0 = time.perf_counter()
-            cache[key] = (fn(), time.perf_counter() - t0)
-        return cache[key]  # type: ignore[no-any-return]
-
-    def fps(kind: str) -> tuple[np.ndarray, float]:
-        return timed(f"fp-{kind}", lambda: SimHasher(cfgs[kind]).fingerprint_many(list(texts)))
-
-    def hpairs(kind: str) -> tuple[tuple[np.ndarray, np.ndarray, np.ndarray], float]:
-        def run() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-            return hamming_pairs(fps(kind)[0], max(ks))
-
-        return timed(f"pairs-{kind}", run)
-
-    def shashes(nn: int) -> tuple[list[list[int]], float]:
-        return timed(f"ns-{nn}", lambda: [sentence_hashes(t, n=nn) for t in texts])
-
-    def tfidf() -> tuple[_Tfidf, float]:
-        hasher = SimHasher(cfgs["words"])
-        return timed("tfidf", lambda: _Tfidf([hasher.features(t) for t in texts]))
-
     for m in methods:
         note(m)
         if m in ("simhash-words", "simhash-shingles"):
-            kind = m.split("-")[1]
-            (i, j, d), t_pairs = hpairs(kind)
-            t_fp = fps(kind)[1]
-            for k in ks:
-                sel = d <= k
-                t0 = time.perf_counter()
-                labels = clusters_from_pairs(n, i[sel], j[sel])
-                score(m, k, labels, t_fp + t_pairs + time.perf_counter() - t0)
+            run.simhash(m)
         elif m == "nshash":
-            for nn in ns:
-                hs, t_h = shashes(nn)
-                t0 = time.perf_counter()
-                a, b = _sentence_pairs(hs)
-                score(m, nn, clusters_from_pairs(n, a, b), t_h + time.perf_counter() - t0)
-        elif m in (
-            "simhash-words+sentence",
-            "simhash-words+cosine",
-            "simhash-words|nshash",
-            "simhash-shingles|nshash",
-        ):
-            kind = "shingles" if m.startswith("simhash-shingles") else "words"
-            (i, j, d), t_pairs = hpairs(kind)
-            base = fps(kind)[1] + t_pairs
-            if m == "simhash-words+sentence":
-                hs, t_h = shashes(5)
-                ok = _share_any(hs, i, j)
-                base += t_h
-            elif m == "simhash-words+cosine":
-                tf, t_tf = tfidf()
-                ok = tf.pair_cosine(i, j) >= CONFIRM_COSINE
-                base += t_tf
-            else:
-                hs, t_h = shashes(UNION_N)
-                ua, ub = _sentence_pairs(hs)
-                base += t_h
-            for k in ks:
-                t0 = time.perf_counter()
-                if m.endswith("|nshash"):
-                    sel = d <= k
-                    labels = clusters_from_pairs(
-                        n, np.concatenate([i[sel], ua]), np.concatenate([j[sel], ub])
-                    )
-                else:
-                    sel = (d <= k) & ok
-                    labels = clusters_from_pairs(n, i[sel], j[sel])
-                score(m, k, labels, base + time.perf_counter() - t0)
+            run.nshash(ns)
         elif m == "cosine":
-            tf, t_tf = tfidf()
-            thresholds = sorted(set(cosine_thresholds))
+            run.cosine(sorted(set(cosine_thresholds)))
+        else:
+            run.confirmed(m)
+    return run.rows
+
+
+class _Sweep:
+    """One sweep's documents, its cache of fingerprints, pairs and hashes (each made once, its time
+    counted in every row that uses it), and the rows scored so far."""
+
+    def __init__(
+        self, texts: Sequence[str], ids: Sequence[str], truth: Truth, cfgs: Mapping[str, Any], ks: list[int]
+    ) -> None:
+        self.texts, self.ids, self.truth, self.cfgs, self.ks = list(texts), ids, truth, cfgs, ks
+        self.n = len(texts)
+        self.rows: list[SweepRow] = []
+        self._cache: dict[str, tuple[Any, float]] = {}
+
+    def score(self, method: str, param: float, labels: np.ndarray, seconds: float) -> None:
+        pred = dict(zip(self.ids, labels.tolist(), strict=False))
+        self.rows.append(SweepRow(method, param, evaluate(pred, self.truth), seconds))
+
+    def timed(self, key: str, fn: Callable[[], Any]) -> tuple[Any, float]:
+        if key not in self._cache:
             t0 = time.perf_counter()
-            a, b, v = tf.pairs_above(min(thresholds))
-            t_all = t_tf + time.perf_counter() - t0
-            for th in thresholds:
-                sel = v >= th
-                score(m, th, clusters_from_pairs(n, a[sel], b[sel]), t_all)
-    return rows
+            self._cache[key] = (fn(), time.perf_counter() - t0)
+        return self._cache[key]
+
+    def fps(self, kind: str) -> tuple[np.ndarray, float]:
+        from neardup.fingerprint.simhash import SimHasher
+
+        return self.timed(f"fp-{kind}", lambda: SimHasher(self.cfgs[kind]).fingerprint_many(self.texts))
+
+    def pairs(self, kind: str) -> tuple[tuple[np.ndarray, np.ndarray, np.ndarray], float]:
+        """SimHash pairs within the largest k, and the time of fingerprints and pairs together."""
+        pairs, t_pairs = self.timed(f"pairs-{kind}", lambda: hamming_pairs(self.fps(kind)[0], max(self.ks)))
+        return pairs, self.fps(kind)[1] + t_pairs
+
+    def shashes(self, nn: int) -> tuple[list[list[int]], float]:
+        from neardup.fingerprint.nshash import sentence_hashes
+
+        return self.timed(f"ns-{nn}", lambda: [sentence_hashes(t, n=nn) for t in self.texts])
+
+    def tfidf(self) -> tuple[_Tfidf, float]:
+        from neardup.fingerprint.simhash import SimHasher
+
+        hasher = SimHasher(self.cfgs["words"])
+        return self.timed("tfidf", lambda: _Tfidf([hasher.features(t) for t in self.texts]))
+
+    def simhash(self, m: str) -> None:
+        (i, j, d), base = self.pairs(m.split("-")[1])
+        for k in self.ks:
+            sel = d <= k
+            t0 = time.perf_counter()
+            labels = clusters_from_pairs(self.n, i[sel], j[sel])
+            self.score(m, k, labels, base + time.perf_counter() - t0)
+
+    def nshash(self, ns: list[int]) -> None:
+        for nn in ns:
+            hs, t_h = self.shashes(nn)
+            t0 = time.perf_counter()
+            a, b = _sentence_pairs(hs)
+            self.score("nshash", nn, clusters_from_pairs(self.n, a, b), t_h + time.perf_counter() - t0)
+
+    def confirmed(self, m: str) -> None:
+        """SimHash pairs confirmed by a second test (``+``) or joined with nshash's pairs (``|``)."""
+        (i, j, d), base = self.pairs("shingles" if m.startswith("simhash-shingles") else "words")
+        ok = np.ones(len(i), dtype=bool)
+        ua = ub = np.zeros(0, dtype=np.int64)
+        if m == "simhash-words+sentence":
+            hs, t_h = self.shashes(5)
+            ok, base = _share_any(hs, i, j), base + t_h
+        elif m == "simhash-words+cosine":
+            tf, t_tf = self.tfidf()
+            ok, base = tf.pair_cosine(i, j) >= CONFIRM_COSINE, base + t_tf
+        else:
+            hs, t_h = self.shashes(UNION_N)
+            (ua, ub), base = _sentence_pairs(hs), base + t_h
+        for k in self.ks:
+            t0 = time.perf_counter()
+            sel = (d <= k) & ok
+            labels = clusters_from_pairs(self.n, np.concatenate([i[sel], ua]), np.concatenate([j[sel], ub]))
+            self.score(m, k, labels, base + time.perf_counter() - t0)
+
+    def cosine(self, thresholds: list[float]) -> None:
+        tf, t_tf = self.tfidf()
+        t0 = time.perf_counter()
+        a, b, v = tf.pairs_above(min(thresholds))
+        t_all = t_tf + time.perf_counter() - t0
+        for th in thresholds:
+            sel = v >= th
+            self.score("cosine", th, clusters_from_pairs(self.n, a[sel], b[sel]), t_all)
 
 
 def recommended_pairs(
@@ -412,7 +418,7 @@ def graded_separation(
     """
     from neardup.eval.synth import ngram_jaccard
     from neardup.fingerprint.nshash import sentence_hashes
-    from neardup.fingerprint.simhash import SimHasher, cosine
+    from neardup.fingerprint.simhash import SimHasher, cosine, hamming
 
     cfgs = _default_configs(lang)
     sources = {str(r[task_field]): str(r["text"]) for r in records if r.get(grade_field) == source_grade}
@@ -434,12 +440,8 @@ def graded_separation(
     for r in answers:
         a, s = str(r["text"]), sources[str(r[task_field])]
         grades.append(str(r[grade_field]))
-        measures["simhash_words_distance"].append(
-            float(bin(hw.fingerprint(a) ^ hw.fingerprint(s)).count("1"))
-        )
-        measures["simhash_shingles_distance"].append(
-            float(bin(hs.fingerprint(a) ^ hs.fingerprint(s)).count("1"))
-        )
+        measures["simhash_words_distance"].append(float(hamming(hw.fingerprint(a), hw.fingerprint(s))))
+        measures["simhash_shingles_distance"].append(float(hamming(hs.fingerprint(a), hs.fingerprint(s))))
         measures["cosine"].append(float(cosine(a, s, cfgs["words"])))
         measures["shared_sentences"].append(
             float(len(set(sentence_hashes(a, n=5)) & set(sentence_hashes(s, n=5))))

@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import asyncio
 import json
-import shutil
 import subprocess
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +18,6 @@ from neardup.eval.report import write_report
 
 pytestmark = pytest.mark.browser
 
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 FLAGS = [
     "--headless",
     "--no-sandbox",
@@ -33,7 +31,7 @@ FLAGS = [
 ]
 
 
-def _page(tmp_path: Path) -> Path:
+def _page(tmp_path: Path, curve_rows: Callable[..., list[dict[str, Any]]]) -> Path:
     recs = [
         {"id": "a", "cluster": "a", "duplicate_of": None, "kind": "new", "distance": None},
         {"id": "b", "cluster": "a", "duplicate_of": "a", "kind": "near", "distance": 2},
@@ -48,18 +46,7 @@ def _page(tmp_path: Path) -> Path:
         "d": "完全不同的另一篇文章，讲的是体育比赛。</script><b>x</b>",
     }
     ev = {
-        "rows": [
-            {
-                "method": m,
-                "param": k,
-                "precision": 1 - k / 20,
-                "recall": 0.4 + k / 15,
-                "f1": 0.6,
-                "hn_precision": 1 - k / 30,
-            }
-            for m in ("simhash-words", "nshash")
-            for k in range(1, 6)
-        ],
+        "rows": curve_rows(("simhash-words", "nshash"), hn_drop=1 / 30),
         "default": {"method": "simhash-words", "param": 3, "f1": 0.6},
     }
     path = tmp_path / "report.html"
@@ -67,19 +54,14 @@ def _page(tmp_path: Path) -> Path:
     return path
 
 
-@pytest.fixture
-def chromium() -> str:
-    if not Path(CHROMIUM).exists():
-        pytest.skip("chromium is not installed")
-    return CHROMIUM
-
-
 def _run(cmd: list[str], timeout: float = 60) -> subprocess.CompletedProcess[str]:
     return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, check=False)
 
 
-def test_dump_dom_after_scripted_hash_shows_the_pair(chromium: str, tmp_path: Path) -> None:
-    page = _page(tmp_path)
+def test_dump_dom_after_scripted_hash_shows_the_pair(
+    chromium: str, curve_rows: Callable[..., list[dict[str, Any]]], tmp_path: Path
+) -> None:
+    page = _page(tmp_path, curve_rows)
     res = _run(
         [
             chromium,
@@ -173,9 +155,11 @@ def devtools(chromium: str, tmp_path: Path, free_tcp_port: int) -> Iterator[str]
             proc.wait(timeout=10)
 
 
-def test_click_on_a_pair_opens_the_side_by_side_view(devtools: str, tmp_path: Path) -> None:
+def test_click_on_a_pair_opens_the_side_by_side_view(
+    devtools: str, curve_rows: Callable[..., list[dict[str, Any]]], tmp_path: Path
+) -> None:
     aiohttp = pytest.importorskip("aiohttp")
-    page = _page(tmp_path)
+    page = _page(tmp_path, curve_rows)
     shot = tmp_path / "report.png"
 
     async def main() -> dict[str, Any]:

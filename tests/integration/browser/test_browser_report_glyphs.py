@@ -3,11 +3,12 @@ their charts, the run's settings printed. Screenshots are decoded here (PNG, zli
 
 from __future__ import annotations
 
-import shutil
 import struct
 import subprocess
 import zlib
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -15,7 +16,6 @@ from neardup.eval.report import FONT_STACK, write_report
 
 pytestmark = pytest.mark.browser
 
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 FLAGS = [
     "--headless",
     "--no-sandbox",
@@ -24,13 +24,6 @@ FLAGS = [
     "--no-first-run",
     "--disable-sync",
 ]
-
-
-@pytest.fixture
-def chromium() -> str:
-    if not Path(CHROMIUM).exists():
-        pytest.skip("chromium is not installed")
-    return CHROMIUM
 
 
 def read_png(path: Path) -> tuple[int, int, list[bytes]]:
@@ -109,7 +102,9 @@ def test_chinese_is_drawn_as_glyphs_in_the_report_fonts(chromium: str, tmp_path:
     assert len(a ^ tofu) > 0.5 * len(a | tofu), "Chinese rendered like unassigned code points (tofu)"
 
 
-def test_report_legends_fit_and_settings_show(chromium: str, tmp_path: Path) -> None:
+def test_report_legends_fit_and_settings_show(
+    chromium: str, curve_rows: Callable[..., list[dict[str, Any]]], tmp_path: Path
+) -> None:
     recs = [
         {"id": "a", "cluster": "a", "duplicate_of": None, "kind": "new", "distance": None},
         {"id": "b", "cluster": "a", "duplicate_of": "a", "kind": "near", "distance": 2},
@@ -119,20 +114,7 @@ def test_report_legends_fit_and_settings_show(chromium: str, tmp_path: Path) -> 
         "b": "【转载】长江经济带沿线省市坚持生态优先。",
     }
     methods = ("simhash-words+cosine", "中文方法名称比较长的一个", "nshash")
-    ev = {
-        "rows": [
-            {
-                "method": m,
-                "param": k,
-                "precision": 1 - k / 20,
-                "recall": 0.4 + k / 15,
-                "f1": 0.6,
-                "hn_precision": 1,
-            }
-            for m in methods
-            for k in range(1, 6)
-        ]
-    }
+    ev = {"rows": curve_rows(methods)}
     page = tmp_path / "report.html"
     write_report(page, recs, texts, ev, settings={"max_distance": 8, "features": "shingles"})
     html = page.read_text(encoding="utf-8")

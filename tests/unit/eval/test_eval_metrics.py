@@ -29,8 +29,8 @@ def test_pair_counts_match_brute_force(labels: list[tuple[int, int]]) -> None:
     assert pair_counts(pred, true) == _brute(pred, true)
 
 
-def test_seed_004_example_precision_and_recall() -> None:
-    # seed 004's example in pair form: 3 true pairs, 2 predicted of which 1 true
+def test_pair_precision_and_recall_of_a_small_example() -> None:
+    # 3 true pairs, 2 predicted of which 1 true
     s = score_clusters({"a": 1, "b": 1, "c": 2, "d": 2}, {"a": "x", "b": "x", "c": "x", "d": "y"})
     assert (s.tp, s.fp, s.fn) == (1, 1, 2)
     assert s.precision == pytest.approx(0.5)
