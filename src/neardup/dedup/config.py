@@ -19,9 +19,21 @@ __all__ = ["KINDS", "DedupConfig"]
 
 IdPolicy = Literal["error", "suffix"]
 #: the ``kind`` of an output line: a cluster's kept document is "unique" (alone) or "first"; the
-#: others are what the engine found (exact, content, near); partial and layout copies stay alone;
-#: "indexed": the corpus index already holds this document under the same id
-KINDS: tuple[str, ...] = ("unique", "first", "exact", "content", "near", "partial", "layout", "indexed")
+#: others are what the engine found (exact, content, near) against the cluster's first document,
+#: and that first document is "superseded" when the keep rule (longest, newest) keeps another copy;
+#: partial and layout copies stay alone; "indexed": the corpus index already holds this document
+#: under the same id
+KINDS: tuple[str, ...] = (
+    "unique",
+    "first",
+    "exact",
+    "content",
+    "near",
+    "superseded",
+    "partial",
+    "layout",
+    "indexed",
+)
 
 
 @dataclass(frozen=True)
