@@ -15,7 +15,7 @@ from neardup.config import config_from_dict
 from neardup.exceptions import ConfigError
 from neardup.match.config import MatchConfig
 
-__all__ = ["KINDS", "DedupConfig"]
+__all__ = ["ROW_KINDS", "DedupConfig"]
 
 IdPolicy = Literal["error", "suffix"]
 #: the ``kind`` of an output line: a cluster's kept document is "unique" (alone) or "first"; the
@@ -23,7 +23,7 @@ IdPolicy = Literal["error", "suffix"]
 #: and that first document is "superseded" when the keep rule (longest, newest) keeps another copy;
 #: partial and layout copies stay alone; "indexed": the corpus index already holds this document
 #: under the same id
-KINDS: tuple[str, ...] = (
+ROW_KINDS: tuple[str, ...] = (
     "unique",
     "first",
     "exact",
