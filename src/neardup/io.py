@@ -37,6 +37,7 @@ __all__ = [
     "expand_inputs",
     "iter_json_objects",
     "iter_records",
+    "json_object",
     "outputs_together",
     "record_from_obj",
     "write_jsonl",
@@ -139,11 +140,14 @@ def _decode(raw: bytes, source: str, line: int) -> str:
         ) from None
 
 
-def _load_object(raw: bytes, src: str, lineno: int) -> dict[str, Any]:
+def json_object(raw: bytes | str, src: str, lineno: int) -> dict[str, Any]:
+    """One JSONL line as an object; InputError naming the line when it is not UTF-8, not JSON, or
+    not an object."""
     try:
         obj = orjson.loads(raw)
     except orjson.JSONDecodeError:
-        _decode(raw, src, lineno)  # report encoding problems as such
+        if isinstance(raw, bytes):
+            _decode(raw, src, lineno)  # report encoding problems as such
         raise InputError("is not valid JSON", source=src, line=lineno) from None
     if not isinstance(obj, dict):
         raise InputError(f"expected a JSON object, got {type(obj).__name__}", source=src, line=lineno)
@@ -153,7 +157,7 @@ def _load_object(raw: bytes, src: str, lineno: int) -> dict[str, Any]:
 def _parse_json_line(
     raw: bytes, src: str, lineno: int, id_field: str, text_field: str, html_field: str | None
 ) -> Record:
-    return record_from_obj(_load_object(raw, src, lineno), src, lineno, id_field, text_field, html_field)
+    return record_from_obj(json_object(raw, src, lineno), src, lineno, id_field, text_field, html_field)
 
 
 def iter_json_objects(path: str | os.PathLike[str]) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -162,30 +166,31 @@ def iter_json_objects(path: str | os.PathLike[str]) -> Iterator[tuple[int, dict[
     A bad line raises InputError naming the file and line.
     """
     src = str(path)
+    for lineno, raw in _lines(Path(path)):
+        if raw.strip():
+            yield lineno, json_object(raw, src, lineno)
+
+
+def _lines(path: Path) -> Iterator[tuple[int, bytes]]:
+    """(line number, raw line) of a file, gzip or plain; a read error is an InputError."""
     try:
-        with _open_text(Path(path)) as fh:
-            for lineno, raw in enumerate(fh, 1):
-                if raw.strip():
-                    yield lineno, _load_object(raw, src, lineno)
-    except (OSError, EOFError, gzip.BadGzipFile) as exc:
-        raise InputError(f"cannot read: {exc}", source=src) from None
+        with _open_text(path) as fh:
+            yield from enumerate(fh, 1)
+    except (OSError, EOFError) as exc:
+        raise InputError(f"cannot read: {exc}", source=str(path)) from None
 
 
 def _iter_jsonl(
     path: Path, id_field: str, text_field: str, html_field: str | None
 ) -> Iterator[Record | InputError]:
     src = str(path)
-    try:
-        with _open_text(path) as fh:
-            for lineno, raw in enumerate(fh, 1):
-                if not raw.strip():
-                    continue
-                try:
-                    yield _parse_json_line(raw, src, lineno, id_field, text_field, html_field)
-                except InputError as err:
-                    yield err  # a bad line is handed on, so the caller may skip it and go on
-    except (OSError, EOFError, gzip.BadGzipFile) as exc:
-        raise InputError(f"cannot read: {exc}", source=src) from None
+    for lineno, raw in _lines(path):
+        if not raw.strip():
+            continue
+        try:
+            yield _parse_json_line(raw, src, lineno, id_field, text_field, html_field)
+        except InputError as err:
+            yield err  # a bad line is handed on, so the caller may skip it and go on
 
 
 def record_from_obj(
@@ -222,18 +227,14 @@ def record_from_obj(
 
 def _iter_text_lines(path: Path) -> Iterator[Record | InputError]:
     src = str(path)
-    try:
-        with _open_text(path) as fh:
-            for lineno, raw in enumerate(fh, 1):
-                try:
-                    text = _decode(raw, src, lineno).strip()
-                except InputError as err:
-                    yield err
-                    continue
-                if text:
-                    yield Record(id=f"{path.name}:{lineno}", text=text, source=src, line=lineno)
-    except OSError as exc:
-        raise InputError(f"cannot read: {exc}", source=src) from None
+    for lineno, raw in _lines(path):
+        try:
+            text = _decode(raw, src, lineno).strip()
+        except InputError as err:
+            yield err
+            continue
+        if text:
+            yield Record(id=f"{path.name}:{lineno}", text=text, source=src, line=lineno)
 
 
 def _iter_parquet(

@@ -90,8 +90,14 @@ class DedupResult:
             keeper = kept[node]
             row: dict[str, Any] = {"id": names[node], "cluster": names[keeper]}
             row["duplicate_of"] = None if keeper == node else names[keeper]
-            if keeper == node:
-                row["kind"] = MATCH_KINDS[k] if k in _RELATED else "first" if members[node] else "unique"
+            if keeper == node:  # kept: a related copy, or the copy kept for a cluster, or alone
+                row["kind"] = (
+                    MATCH_KINDS[k]
+                    if k in _RELATED
+                    else "first"
+                    if members[node] or k in _MERGING
+                    else "unique"
+                )
             elif k in _MERGING:
                 row["kind"] = MATCH_KINDS[k]
             else:  # the cluster's first document; the keep rule kept a longer or newer copy

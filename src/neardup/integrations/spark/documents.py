@@ -7,10 +7,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import orjson
-
 from neardup.exceptions import ConfigError, InputError
-from neardup.io import record_from_obj
+from neardup.io import json_object, record_from_obj
 
 __all__ = ["DOCUMENT_SCHEMA", "read_documents"]
 
@@ -136,14 +134,7 @@ def _parse(
                     continue
                 try:
                     if value is not None:
-                        try:
-                            obj = orjson.loads(value)
-                        except orjson.JSONDecodeError:
-                            raise InputError("is not valid JSON", source=src, line=line) from None
-                        if not isinstance(obj, dict):
-                            raise InputError(
-                                f"expected a JSON object, got {type(obj).__name__}", source=src, line=line
-                            )
+                        obj = json_object(value, src, line)
                         got = (
                             obj.get(keep_field)
                             if keep_field and keep_field not in (id_field, text_field, html_field)
