@@ -203,20 +203,14 @@ def record_from_obj(
     if text is None and html is None:
         want = f"{text_field!r}" + (f" or {html_field!r}" if html_field else "")
         raise InputError(f"has no field {want}", source=src, line=lineno, field=text_field)
-    if text is not None and not isinstance(text, str):
-        raise InputError(
-            f"field {text_field!r} must be a string, got {type(text).__name__}",
-            source=src,
-            line=lineno,
-            field=text_field,
-        )
-    if html is not None and not isinstance(html, str):
-        raise InputError(
-            f"field {html_field!r} must be a string, got {type(html).__name__}",
-            source=src,
-            line=lineno,
-            field=html_field,
-        )
+    for name, value in ((text_field, text), (html_field, html)):
+        if value is not None and not isinstance(value, str):
+            raise InputError(
+                f"field {name!r} must be a string, got {type(value).__name__}",
+                source=src,
+                line=lineno,
+                field=name,
+            )
     if not (text or html or "").strip():
         raise InputError(f"field {text_field!r} is empty", source=src, line=lineno, field=text_field)
     doc_id = obj.get(id_field)
