@@ -54,6 +54,7 @@ from neardup.io import atomic_write
 from neardup.match import Signatures
 
 __all__ = [
+    "CHUNK_ROWS",
     "COLUMNS",
     "FORMAT",
     "HEADER",
@@ -71,6 +72,9 @@ FORMAT = "neardup-corpus-index"
 VERSION = 3  # 3: match-engine signatures; 2: per-part checksums; 1: none (2 and 1 held SimHash only)
 MIN_VERSION = 3
 HEADER = "header.json"
+#: rows per Parquet row group and per streamed chunk: candidate look-ups skip values common within
+#: a chunk, so every reader of the corpus (local or Spark) must cut it into the same chunks
+CHUNK_ROWS = 1 << 18
 _CHUNK = 1 << 22
 
 U64 = npt.NDArray[np.uint64]
@@ -419,7 +423,7 @@ class CorpusIndex:
         return sum(f.stat().st_size for f in self.path.rglob("*") if f.is_file())
 
     # -- reading -----------------------------------------------------------------------------
-    def iter_signatures(self, batch_rows: int = 1 << 18) -> Iterator[tuple[I64, Signatures]]:
+    def iter_signatures(self, batch_rows: int = CHUNK_ROWS) -> Iterator[tuple[I64, Signatures]]:
         """Stream the corpus in position order (per file): (positions, signatures) a row batch at a time."""
         pq = _pq()
         cols = [c for c in COLUMNS if c != "id"]
@@ -435,7 +439,7 @@ class CorpusIndex:
         if positions.size:
             pq = _pq()
             for f in self.files():
-                for rb in _batches(pq, f, 1 << 18, list(COLUMNS)):
+                for rb in _batches(pq, f, CHUNK_ROWS, list(COLUMNS)):
                     pos = rb.column(0).to_numpy().astype(np.int64)
                     hit = np.isin(pos, positions)
                     if not hit.any():
@@ -475,7 +479,7 @@ class CorpusIndex:
         tmp.mkdir(parents=True)
         try:
             if len(fps):
-                pq.write_table(arrow_table(fps, start), tmp / "part-00000.parquet", row_group_size=1 << 18)
+                pq.write_table(arrow_table(fps, start), tmp / "part-00000.parquet", row_group_size=CHUNK_ROWS)
             parts = [
                 {
                     "file": f.name,

@@ -1,9 +1,9 @@
 """``neardup dedup`` on Apache Spark: the match engine's stages as a PySpark job, same output.
 
-1. Signatures in the executors: ``mapInArrow`` over the documents DataFrame (``read_documents``:
-   positions in file-path-then-line order); each Arrow batch is signed by the code
-   ``neardup dedup`` runs (main-text extraction of HTML, then ``neardup.match.signatures``) and
-   comes back as signature columns (unsigned integers as signed bits of the same width).
+1. Signatures in the executors: ``mapInArrow`` over the documents DataFrame (``read_documents`` in
+   ``documents.py``: positions in file-path-then-line order); each Arrow batch is signed by
+   ``neardup.match.page_signatures``, as ``neardup dedup`` signs it, and comes back as signature
+   columns (unsigned integers as signed bits of the same width).
 2. The driver collects the signatures (no text) into a ``Fingerprints`` and runs
    ``neardup.dedup.local.dedup_fingerprints``, the very function ``neardup dedup`` runs: batch
    candidates, verification, clusters, keep rule.
@@ -13,7 +13,9 @@
    within a chunk, so the chunks must be the same) and runs ``neardup.match.cross_candidates``;
    the pairs and the matched corpus rows (ids and signatures) come back to the driver and join the
    clustering ahead of the batch, as in ``neardup dedup``.
-4. ``merge`` appends the batch's kept documents to the index as a new segment (``arrow_table``).
+4. ``merge`` appends the batch's kept documents to the index as a new segment: a local index
+   through ``CorpusIndex.append``; elsewhere the same Parquet table (``arrow_table``) and header
+   (``merged_header``) are written through Hadoop's FileSystem.
 
 Document positions follow the input files in path order, then line order (``neardup dedup`` reads
 files in the order given, directories sorted): give files in sorted order for identical output.
@@ -21,7 +23,6 @@ files in the order given, directories sorted): give files in sorted order for id
 
 from __future__ import annotations
 
-import inspect
 import os
 import re
 import time
@@ -40,6 +41,7 @@ from neardup._deps import require
 from neardup.dedup.config import DedupConfig
 from neardup.dedup.fingerprints import Fingerprints, unique_ids
 from neardup.dedup.index import (
+    CHUNK_ROWS,
     COLUMNS,
     HEADER,
     CorpusIndex,
@@ -74,12 +76,14 @@ SIGNATURE_SCHEMA = (
     "pos long, id string, order string, exact long, content long, simhash long, layout long, "
     "has_layout boolean, size int, tokens int, sketch array<int>, numbers array<long>"
 )
-#: rows per corpus chunk: what ``CorpusIndex.iter_signatures`` streams to ``neardup dedup``
-CHUNK_ROWS: int = inspect.signature(CorpusIndex.iter_signatures).parameters["batch_rows"].default
 
 
 def _pyspark() -> Any:
     return require("pyspark", "spark", purpose="the Spark dedup job")
+
+
+def _pq() -> Any:
+    return require("pyarrow.parquet", "parquet", purpose="the corpus index (Parquet segments)")
 
 
 #: input bytes per shuffle partition of a local session (a partition of signatures, not of text)
@@ -264,7 +268,7 @@ class Chunk:
 
 def read_chunk(chunk: Chunk) -> Any:
     """The rows of a chunk as an Arrow table (the row groups that hold them, sliced)."""
-    pq = require("pyarrow.parquet", "parquet", purpose="the corpus index (Parquet segments)")
+    pq = _pq()
     try:
         if chunk.xxh3 is not None:
             h = xxhash.xxh3_64()
@@ -420,7 +424,7 @@ class SparkCorpus:
         if self.local is not None:
             self.local.append(kept)
             return len(self.local)
-        pq = require("pyarrow.parquet", "parquet", purpose="the corpus index (Parquet segments)")
+        pq = _pq()
         import pyarrow as pa
 
         refuse_changed(self.path, self.header, _read_remote_header(self.spark, self.path))
@@ -447,7 +451,7 @@ class SparkCorpus:
 
 
 def _footer_rows(uri: str) -> int:
-    pq = require("pyarrow.parquet", "parquet", purpose="the corpus index (Parquet segments)")
+    pq = _pq()
     return int(pq.ParquetFile(_open_input(uri)).metadata.num_rows)
 
 
