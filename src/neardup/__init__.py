@@ -1,7 +1,8 @@
 """neardup: duplicate and near-duplicate detection for texts and web pages, Chinese first.
 
-The public API is re-exported here. Names load on first use, so ``import neardup`` stays light
-(numba kernels, jieba and the optional extras are imported only by what needs them).
+The core of the public API is re-exported here (docs/api.md: every public name and the one path
+it is imported from). Names load on first use, so ``import neardup`` stays light (numba kernels,
+jieba and the optional extras are imported only by what needs them).
 
 >>> import neardup
 >>> neardup.hamming(0b1011, 0b0001)
@@ -27,66 +28,31 @@ from neardup.exceptions import (
 
 _jit.configure_cache()  # a writable numba cache folder, before any kernel is declared
 
-# public name -> module that defines it
+# public name -> the module it is read from on first use. The core only: each concern's other
+# names are imported from its subpackage (docs/api.md lists every public name with its one path),
+# and a subpackage's name (``fingerprint``, ``eval``, ...) is never a name here.
 _LAZY: dict[str, str] = {
-    # text and fingerprints
-    "normalize": "neardup.text",
-    "split_sentences": "neardup.text",
-    "tokenize_words": "neardup.text",
-    "char_shingles": "neardup.text",
-    "word_ngrams": "neardup.text",
     "SimHasher": "neardup.fingerprint.simhash",
-    "fingerprint": "neardup.fingerprint.simhash",
     "fingerprint_many": "neardup.fingerprint.simhash",
     "hamming": "neardup.fingerprint.simhash",
-    "hamming_many": "neardup.fingerprint.simhash",
-    "similarity": "neardup.fingerprint.simhash",
-    "simhash_from_features": "neardup.fingerprint.simhash",
-    "cosine": "neardup.fingerprint.simhash",
     "Simhash": "neardup.fingerprint.compat",
     "SimhashIndex": "neardup.fingerprint.compat",
-    # nshash and stores
     "NSHash": "neardup.fingerprint.nshash",
-    "sentence_hashes": "neardup.fingerprint.nshash",
-    "sentence_hashes_many": "neardup.fingerprint.nshash",
-    "longest_sentences": "neardup.fingerprint.nshash",
     "open_store": "neardup.stores",
-    "KeyValueStore": "neardup.stores",
-    # Hamming index
     "HammingIndex": "neardup.index",
-    "self_join": "neardup.index",
-    "join": "neardup.index",
-    # URLs
     "SeenURLs": "neardup.urls",
     "canonicalize_url": "neardup.urls",
-    "DEFAULT_DROP_PARAMS": "neardup.urls",
-    # ContentSeen
     "ContentSeen": "neardup.contentseen",
     "Verdict": "neardup.contentseen",
-    "extract_main_text": "neardup.contentseen",
-    # corpus dedup
     "DedupConfig": "neardup.dedup",
     "dedup_records": "neardup.dedup",
     "CorpusIndex": "neardup.dedup",
-    # service client
     "Client": "neardup.client",
     "AsyncClient": "neardup.client",
     "ServiceError": "neardup.client",
-    # evaluation
-    "Truth": "neardup.eval",
-    "evaluate": "neardup.eval",
-    "score_clusters": "neardup.eval",
-    "adjusted_rand_index": "neardup.eval",
-    "SynthConfig": "neardup.eval",
-    "synthesize": "neardup.eval",
-    "natural_truth": "neardup.eval",
-    "sweep": "neardup.eval",
-    "build_report": "neardup.eval",
-    "write_report": "neardup.eval",
 }
 
 __all__ = [
-    "DEFAULT_DROP_PARAMS",
     "AsyncClient",
     "Client",
     "ConfigError",
@@ -96,7 +62,6 @@ __all__ = [
     "FormatError",
     "HammingIndex",
     "InputError",
-    "KeyValueStore",
     "MissingDependency",
     "NSHash",
     "NeardupError",
@@ -107,39 +72,13 @@ __all__ = [
     "Simhash",
     "SimhashIndex",
     "StoreError",
-    "SynthConfig",
-    "Truth",
     "Verdict",
     "__version__",
-    "adjusted_rand_index",
-    "build_report",
     "canonicalize_url",
-    "char_shingles",
-    "cosine",
     "dedup_records",
-    "evaluate",
-    "extract_main_text",
-    "fingerprint",
     "fingerprint_many",
     "hamming",
-    "hamming_many",
-    "join",
-    "longest_sentences",
-    "natural_truth",
-    "normalize",
     "open_store",
-    "score_clusters",
-    "self_join",
-    "sentence_hashes",
-    "sentence_hashes_many",
-    "simhash_from_features",
-    "similarity",
-    "split_sentences",
-    "sweep",
-    "synthesize",
-    "tokenize_words",
-    "word_ngrams",
-    "write_report",
 ]
 
 
@@ -158,33 +97,11 @@ def __dir__() -> list[str]:
 
 if TYPE_CHECKING:  # let type checkers and IDEs see the lazy names
     from neardup.client import AsyncClient, Client, ServiceError
-    from neardup.contentseen import ContentSeen, Verdict, extract_main_text
+    from neardup.contentseen import ContentSeen, Verdict
     from neardup.dedup import CorpusIndex, DedupConfig, dedup_records
-    from neardup.eval import (
-        SynthConfig,
-        Truth,
-        adjusted_rand_index,
-        build_report,
-        evaluate,
-        natural_truth,
-        score_clusters,
-        sweep,
-        synthesize,
-        write_report,
-    )
     from neardup.fingerprint.compat import Simhash, SimhashIndex
-    from neardup.fingerprint.nshash import NSHash, longest_sentences, sentence_hashes, sentence_hashes_many
-    from neardup.fingerprint.simhash import (
-        SimHasher,
-        cosine,
-        fingerprint,
-        fingerprint_many,
-        hamming,
-        hamming_many,
-        simhash_from_features,
-        similarity,
-    )
-    from neardup.index import HammingIndex, join, self_join
-    from neardup.stores import KeyValueStore, open_store
-    from neardup.text import char_shingles, normalize, split_sentences, tokenize_words, word_ngrams
-    from neardup.urls import DEFAULT_DROP_PARAMS, SeenURLs, canonicalize_url
+    from neardup.fingerprint.nshash import NSHash
+    from neardup.fingerprint.simhash import SimHasher, fingerprint_many, hamming
+    from neardup.index import HammingIndex
+    from neardup.stores import open_store
+    from neardup.urls import SeenURLs, canonicalize_url

@@ -37,7 +37,10 @@ __all__ = [
     "expand_inputs",
     "iter_json_objects",
     "iter_records",
+    "json_object",
     "outputs_together",
+    "record_from_obj",
+    "write_jsonl",
 ]
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -137,11 +140,14 @@ def _decode(raw: bytes, source: str, line: int) -> str:
         ) from None
 
 
-def _load_object(raw: bytes, src: str, lineno: int) -> dict[str, Any]:
+def json_object(raw: bytes | str, src: str, lineno: int) -> dict[str, Any]:
+    """One JSONL line as an object; InputError naming the line when it is not UTF-8, not JSON, or
+    not an object."""
     try:
         obj = orjson.loads(raw)
     except orjson.JSONDecodeError:
-        _decode(raw, src, lineno)  # report encoding problems as such
+        if isinstance(raw, bytes):
+            _decode(raw, src, lineno)  # report encoding problems as such
         raise InputError("is not valid JSON", source=src, line=lineno) from None
     if not isinstance(obj, dict):
         raise InputError(f"expected a JSON object, got {type(obj).__name__}", source=src, line=lineno)
@@ -151,7 +157,7 @@ def _load_object(raw: bytes, src: str, lineno: int) -> dict[str, Any]:
 def _parse_json_line(
     raw: bytes, src: str, lineno: int, id_field: str, text_field: str, html_field: str | None
 ) -> Record:
-    return _record_from_obj(_load_object(raw, src, lineno), src, lineno, id_field, text_field, html_field)
+    return record_from_obj(json_object(raw, src, lineno), src, lineno, id_field, text_field, html_field)
 
 
 def iter_json_objects(path: str | os.PathLike[str]) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -160,54 +166,51 @@ def iter_json_objects(path: str | os.PathLike[str]) -> Iterator[tuple[int, dict[
     A bad line raises InputError naming the file and line.
     """
     src = str(path)
+    for lineno, raw in _lines(Path(path)):
+        if raw.strip():
+            yield lineno, json_object(raw, src, lineno)
+
+
+def _lines(path: Path) -> Iterator[tuple[int, bytes]]:
+    """(line number, raw line) of a file, gzip or plain; a read error is an InputError."""
     try:
-        with _open_text(Path(path)) as fh:
-            for lineno, raw in enumerate(fh, 1):
-                if raw.strip():
-                    yield lineno, _load_object(raw, src, lineno)
-    except (OSError, EOFError, gzip.BadGzipFile) as exc:
-        raise InputError(f"cannot read: {exc}", source=src) from None
+        with _open_text(path) as fh:
+            yield from enumerate(fh, 1)
+    except (OSError, EOFError) as exc:
+        raise InputError(f"cannot read: {exc}", source=str(path)) from None
 
 
 def _iter_jsonl(
     path: Path, id_field: str, text_field: str, html_field: str | None
 ) -> Iterator[Record | InputError]:
     src = str(path)
-    try:
-        with _open_text(path) as fh:
-            for lineno, raw in enumerate(fh, 1):
-                if not raw.strip():
-                    continue
-                try:
-                    yield _parse_json_line(raw, src, lineno, id_field, text_field, html_field)
-                except InputError as err:
-                    yield err  # a bad line is handed on, so the caller may skip it and go on
-    except (OSError, EOFError, gzip.BadGzipFile) as exc:
-        raise InputError(f"cannot read: {exc}", source=src) from None
+    for lineno, raw in _lines(path):
+        if not raw.strip():
+            continue
+        try:
+            yield _parse_json_line(raw, src, lineno, id_field, text_field, html_field)
+        except InputError as err:
+            yield err  # a bad line is handed on, so the caller may skip it and go on
 
 
-def _record_from_obj(
+def record_from_obj(
     obj: dict[str, Any], src: str, lineno: int, id_field: str, text_field: str, html_field: str | None
 ) -> Record:
+    """A JSON object as a Record (the id defaults to ``file:line``); InputError names the line and
+    the field when the object holds no usable text or HTML."""
     text = obj.get(text_field)
     html = obj.get(html_field) if html_field else None
     if text is None and html is None:
         want = f"{text_field!r}" + (f" or {html_field!r}" if html_field else "")
         raise InputError(f"has no field {want}", source=src, line=lineno, field=text_field)
-    if text is not None and not isinstance(text, str):
-        raise InputError(
-            f"field {text_field!r} must be a string, got {type(text).__name__}",
-            source=src,
-            line=lineno,
-            field=text_field,
-        )
-    if html is not None and not isinstance(html, str):
-        raise InputError(
-            f"field {html_field!r} must be a string, got {type(html).__name__}",
-            source=src,
-            line=lineno,
-            field=html_field,
-        )
+    for name, value in ((text_field, text), (html_field, html)):
+        if value is not None and not isinstance(value, str):
+            raise InputError(
+                f"field {name!r} must be a string, got {type(value).__name__}",
+                source=src,
+                line=lineno,
+                field=name,
+            )
     if not (text or html or "").strip():
         raise InputError(f"field {text_field!r} is empty", source=src, line=lineno, field=text_field)
     doc_id = obj.get(id_field)
@@ -218,18 +221,14 @@ def _record_from_obj(
 
 def _iter_text_lines(path: Path) -> Iterator[Record | InputError]:
     src = str(path)
-    try:
-        with _open_text(path) as fh:
-            for lineno, raw in enumerate(fh, 1):
-                try:
-                    text = _decode(raw, src, lineno).strip()
-                except InputError as err:
-                    yield err
-                    continue
-                if text:
-                    yield Record(id=f"{path.name}:{lineno}", text=text, source=src, line=lineno)
-    except OSError as exc:
-        raise InputError(f"cannot read: {exc}", source=src) from None
+    for lineno, raw in _lines(path):
+        try:
+            text = _decode(raw, src, lineno).strip()
+        except InputError as err:
+            yield err
+            continue
+        if text:
+            yield Record(id=f"{path.name}:{lineno}", text=text, source=src, line=lineno)
 
 
 def _iter_parquet(
@@ -253,7 +252,7 @@ def _iter_parquet(
         for obj in batch.to_pylist():
             lineno += 1
             try:
-                yield _record_from_obj(obj, src, lineno, id_field, text_field, html_field)
+                yield record_from_obj(obj, src, lineno, id_field, text_field, html_field)
             except InputError as err:
                 yield err
 
@@ -525,3 +524,20 @@ def atomic_write(path: str | os.PathLike[str], mode: str = "wb", *, join: bool =
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def write_jsonl(path: str | os.PathLike[str], rows: Iterable[dict[str, Any]]) -> int:
+    """Write one JSON line per row atomically (an interrupted run leaves no partial file); returns
+    the number of rows. The writer of every ``neardup dedup`` output (local, ``--against``, Spark).
+
+    >>> import tempfile
+    >>> write_jsonl(tempfile.mkdtemp() + "/rows.jsonl", [{"id": "a"}, {"id": "b"}])
+    2
+    """
+    n = 0
+    with atomic_write(path, "wb") as fh:
+        for row in rows:
+            fh.write(orjson.dumps(row))
+            fh.write(b"\n")
+            n += 1
+    return n

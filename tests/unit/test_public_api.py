@@ -1,11 +1,48 @@
-"""The names in neardup.__all__ are all importable and the package imports light."""
+"""The public API: the core in ``neardup.__all__``, every public name documented once (docs/api.md)
+with the one path it is imported from, eval tools under ``neardup.eval``, and a light import."""
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
+import re
 import subprocess
 import sys
+from pathlib import Path
+
+import pytest
 
 import neardup
+
+API = Path(__file__).resolve().parents[2] / "docs" / "api.md"
+README = API.parent.parent / "README.md"
+#: the evaluation tools, imported from neardup.eval only
+EVAL_NAMES = (
+    "Truth",
+    "evaluate",
+    "score_clusters",
+    "adjusted_rand_index",
+    "SynthConfig",
+    "synthesize",
+    "natural_truth",
+    "sweep",
+    "build_report",
+    "write_report",
+)
+
+
+def documented() -> list[tuple[str, str]]:
+    """(name, module) of each row of docs/api.md, in order."""
+    rows: list[tuple[str, str]] = []
+    module = None
+    for line in API.read_text(encoding="utf-8").splitlines():
+        head = re.fullmatch(r"## `([\w.]+)`", line)
+        if head:
+            module = head.group(1)
+        row = re.match(r"\| `(\w+)` \|", line)
+        if row and module:
+            rows.append((row.group(1), module))
+    return rows
 
 
 def test_every_public_name_resolves() -> None:
@@ -14,12 +51,8 @@ def test_every_public_name_resolves() -> None:
 
 
 def test_unknown_attribute_is_an_attribute_error() -> None:
-    try:
+    with pytest.raises(AttributeError, match="no_such_name"):
         neardup.no_such_name  # noqa: B018
-    except AttributeError as exc:
-        assert "no_such_name" in str(exc)
-    else:
-        raise AssertionError("expected AttributeError")
 
 
 def test_import_neardup_does_not_load_heavy_modules() -> None:
@@ -28,8 +61,8 @@ def test_import_neardup_does_not_load_heavy_modules() -> None:
     assert out.stdout.strip() == "[]"
 
 
-def test_all_lists_exactly_the_lazy_names_and_the_core_ones() -> None:
-    core = {
+def test_all_lists_exactly_the_lazy_names_and_the_eager_ones() -> None:
+    eager = {
         "ConfigError",
         "FormatError",
         "InputError",
@@ -39,4 +72,53 @@ def test_all_lists_exactly_the_lazy_names_and_the_core_ones() -> None:
         "StoreError",
         "__version__",
     }
-    assert set(neardup.__all__) == core | set(neardup._LAZY)
+    assert set(neardup.__all__) == eager | set(neardup._LAZY)
+
+
+def test_no_core_name_is_also_a_subpackage_or_module() -> None:
+    modules = {m.name for m in pkgutil.iter_modules(neardup.__path__)}
+    assert "fingerprint" in modules and "eval" in modules
+    assert sorted(set(neardup.__all__) & modules) == []
+
+
+def test_eval_tools_live_under_neardup_eval_only() -> None:
+    ev = importlib.import_module("neardup.eval")
+    for name in EVAL_NAMES:
+        assert name not in neardup.__all__
+        assert getattr(ev, name) is not None
+        with pytest.raises(AttributeError):
+            getattr(neardup, name)
+
+
+def test_every_public_name_has_exactly_one_documented_import_path() -> None:
+    rows = documented()
+    names = [n for n, _ in rows]
+    assert sorted({n for n in names if names.count(n) > 1}) == []
+    paths = dict(rows)
+    assert sorted(n for n, m in rows if m == "neardup") == sorted(neardup.__all__)
+    for name in EVAL_NAMES:
+        assert paths[name] == "neardup.eval"
+    for name, module in rows:  # each documented path works
+        assert getattr(importlib.import_module(module), name) is not None, f"{module}.{name}"
+    for module in ("neardup.match", "neardup.dedup"):  # their whole __all__, nothing else
+        mod = importlib.import_module(module)
+        assert all(paths.get(n) in (module, "neardup") for n in mod.__all__), module
+
+
+def test_readme_imports_each_name_from_its_documented_path() -> None:
+    paths = dict(documented())
+    text = README.read_text(encoding="utf-8")
+    for module, names in re.findall(r"^from (neardup[\w.]*) import ([\w, ]+)", text, re.MULTILINE):
+        for name in (n.strip() for n in names.split(",")):
+            if name in paths:
+                assert paths[name] == module, (
+                    f"README imports {name} from {module}, documented in {paths[name]}"
+                )
+
+
+def test_the_readme_fingerprint_is_the_one_text_function() -> None:
+    from neardup.fingerprint import fingerprint
+    from neardup.fingerprint.simhash import fingerprint as defined
+
+    assert fingerprint is defined
+    assert fingerprint("新闻联播") == int(neardup.fingerprint_many(["新闻联播"])[0])

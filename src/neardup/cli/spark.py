@@ -74,7 +74,7 @@ def spark_dedup_cmd(
 
     from neardup._deps import require
     from neardup.exceptions import ConfigError
-    from neardup.integrations.spark.job import (
+    from neardup.integrations.spark import (
         SparkCorpus,
         get_spark,
         read_documents,

@@ -11,13 +11,13 @@ The Spark version of the same stages is ``neardup.integrations.spark``.
 
 from __future__ import annotations
 
-from neardup.dedup.config import KINDS, DedupConfig
+from neardup.dedup.config import ROW_KINDS, DedupConfig
 from neardup.dedup.fingerprints import Fingerprints, fingerprint_records, fingerprint_texts
 from neardup.dedup.index import CorpusIndex
 from neardup.dedup.local import DedupResult, dedup_fingerprints, dedup_records
 
 __all__ = [
-    "KINDS",
+    "ROW_KINDS",
     "CorpusIndex",
     "DedupConfig",
     "DedupResult",

@@ -15,13 +15,25 @@ from neardup.config import config_from_dict
 from neardup.exceptions import ConfigError
 from neardup.match.config import MatchConfig
 
-__all__ = ["KINDS", "DedupConfig"]
+__all__ = ["ROW_KINDS", "DedupConfig"]
 
 IdPolicy = Literal["error", "suffix"]
 #: the ``kind`` of an output line: a cluster's kept document is "unique" (alone) or "first"; the
-#: others are what the engine found (exact, content, near); partial and layout copies stay alone;
-#: "indexed": the corpus index already holds this document under the same id
-KINDS: tuple[str, ...] = ("unique", "first", "exact", "content", "near", "partial", "layout", "indexed")
+#: others are what the engine found (exact, content, near) against the cluster's first document,
+#: and that first document is "superseded" when the keep rule (longest, newest) keeps another copy;
+#: partial and layout copies stay alone; "indexed": the corpus index already holds this document
+#: under the same id
+ROW_KINDS: tuple[str, ...] = (
+    "unique",
+    "first",
+    "exact",
+    "content",
+    "near",
+    "superseded",
+    "partial",
+    "layout",
+    "indexed",
+)
 
 
 @dataclass(frozen=True)

@@ -25,10 +25,10 @@ import numpy.typing as npt
 from neardup.dedup.config import DedupConfig
 from neardup.exceptions import InputError
 from neardup.io import Record
-from neardup.match import Signatures, signatures
-from neardup.match.config import MatchConfig
+from neardup.match import Signatures, page_signatures, read_pages, signatures
+from neardup.match.pages import has_html
 
-__all__ = ["Fingerprints", "fingerprint_records", "fingerprint_texts"]
+__all__ = ["Fingerprints", "fingerprint_records", "fingerprint_texts", "unique_ids"]
 
 I64 = npt.NDArray[np.int64]
 
@@ -54,41 +54,18 @@ class Fingerprints:
         )
 
 
-# -------------------------------------------------------------------------------- worker side
 Item = tuple[str | None, str | None]
 
 
-def _extract(items: Sequence[Item], extractor: str) -> list[tuple[str, int | None]]:
-    """Main text and layout signature of each (text, html) item (HTML only; text items pass)."""
-    from neardup.contentseen.extract import extract_main_text, layout_signature
-
-    out: list[tuple[str, int | None]] = []
-    for text, html in items:
-        if html and not text:
-            out.append((extract_main_text(html, extractor), layout_signature(html) or None))
-        else:
-            out.append((text or "", None))
-    return out
-
-
-def _sign(items: Sequence[Item], extracted: Sequence[tuple[str, int | None]], cfg: MatchConfig) -> Signatures:
-    texts = [t for t, _ in extracted]
-    raws = [h if (h and not t) else None for t, h in items]
-    layouts = [lay for _, lay in extracted]
-    return signatures(texts, cfg, raw=raws, layouts=layouts if any(x is not None for x in layouts) else None)
-
-
 # -------------------------------------------------------------------------------- parent side
-def _chunks(
-    records: Iterable[Record],
-    size: int,
-    ids: list[str],
-    order: list[Any] | None,
-    order_field: str,
-    policy: str,
-) -> Iterator[list[Item]]:
+def unique_ids(records: Iterable[Record], policy: str) -> Iterator[Record]:
+    """The records with a repeated id refused (``policy="error"``: InputError) or renamed
+    ``id#2``, ``id#3``, ... (``"suffix"``), skipping a suffixed name that is a real id.
+
+    >>> [r.id for r in unique_ids([Record("a", "x"), Record("a", "y"), Record("a#2", "z")], "suffix")]
+    ['a', 'a#2', 'a#2#2']
+    """
     seen: dict[str, int] = {}
-    chunk: list[Item] = []
     for rec in records:
         doc_id = rec.id
         if doc_id in seen:
@@ -100,12 +77,21 @@ def _chunks(
                     line=rec.line or None,
                 )
             n = seen[doc_id]
-            while f"{doc_id}#{n}" in seen or n < 2:  # a suffixed id may collide with a real one
+            while f"{doc_id}#{n}" in seen or n < 2:
                 n += 1
             seen[doc_id] = n
             doc_id = f"{doc_id}#{n}"
+            rec.id = doc_id
         seen[doc_id] = 1
-        ids.append(doc_id)
+        yield rec
+
+
+def _chunks(
+    records: Iterable[Record], size: int, ids: list[str], order: list[Any] | None, order_field: str
+) -> Iterator[list[Item]]:
+    chunk: list[Item] = []
+    for rec in records:
+        ids.append(rec.id)
         if order is not None:
             order.append(rec.extra.get(order_field))
         chunk.append((rec.text, rec.html))
@@ -130,32 +116,29 @@ def fingerprint_records(
     ids: list[str] = []
     order: list[Any] | None = [] if cfg.keep == "newest" else None
     parts: list[Signatures] = []
-    chunks = _chunks(records, config.chunk_size, ids, order, cfg.keep_field, config.duplicate_ids)
+    chunks = _chunks(unique_ids(records, config.duplicate_ids), config.chunk_size, ids, order, cfg.keep_field)
     pool: Any = None
     pending: deque[tuple[list[Item], Any]] = deque()
 
-    def finish(items: list[Item], extracted: Any) -> None:
-        got = extracted.get() if hasattr(extracted, "get") else extracted
-        parts.append(_sign(items, got, cfg))
+    def finish(items: list[Item], pages: Any) -> None:
+        got = pages.get() if hasattr(pages, "get") else pages
+        parts.append(page_signatures(items, cfg, pages=got)[0])
         if on_chunk:
             on_chunk(len(items))
 
     try:
         for chunk in chunks:
-            if not any(h and not t for t, h in chunk):
+            if config.n_workers <= 1 or not any(has_html(item) for item in chunk):
                 while pending:
                     finish(*pending.popleft())
-                finish(chunk, [(t or "", None) for t, _ in chunk])
-                continue
-            if config.n_workers <= 1:
-                finish(chunk, _extract(chunk, cfg.extractor))
+                finish(chunk, None)
                 continue
             if pool is None:
                 ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context()
                 pool = ctx.Pool(config.n_workers)
             step = max(1, len(chunk) // config.n_workers)
             subs = [chunk[i : i + step] for i in range(0, len(chunk), step)]
-            results = [pool.apply_async(_extract, (sub, cfg.extractor)) for sub in subs]
+            results = [pool.apply_async(read_pages, (sub, cfg.extractor)) for sub in subs]
             pending.append((chunk, _Joined(results)))
             while len(pending) > 2:  # bounded: a few chunks of text in flight
                 finish(*pending.popleft())

@@ -53,12 +53,28 @@ from neardup.exceptions import ConfigError, FormatError, StoreError
 from neardup.io import atomic_write
 from neardup.match import Signatures
 
-__all__ = ["FORMAT", "VERSION", "CorpusIndex", "arrow_table", "signatures_of"]
+__all__ = [
+    "CHUNK_ROWS",
+    "COLUMNS",
+    "FORMAT",
+    "HEADER",
+    "VERSION",
+    "CorpusIndex",
+    "arrow_table",
+    "check_settings",
+    "merged_header",
+    "refuse_changed",
+    "segment_name",
+    "signatures_of",
+]
 
 FORMAT = "neardup-corpus-index"
 VERSION = 3  # 3: match-engine signatures; 2: per-part checksums; 1: none (2 and 1 held SimHash only)
 MIN_VERSION = 3
 HEADER = "header.json"
+#: rows per Parquet row group and per streamed chunk: candidate look-ups skip values common within
+#: a chunk, so every reader of the corpus (local or Spark) must cut it into the same chunks
+CHUNK_ROWS = 1 << 18
 _CHUNK = 1 << 22
 
 U64 = npt.NDArray[np.uint64]
@@ -83,7 +99,7 @@ def file_xxh3(path: str | os.PathLike[str]) -> str:
 
 
 _U64_COLS = ("exact", "content", "simhash", "layout")
-_COLS = ("pos", "id", *_U64_COLS, "has_layout", "size", "tokens", "sketch", "numbers")
+COLUMNS = ("pos", "id", *_U64_COLS, "has_layout", "size", "tokens", "sketch", "numbers")
 
 
 def arrow_table(fps: Fingerprints, start: int) -> Any:
@@ -107,19 +123,26 @@ def arrow_table(fps: Fingerprints, start: int) -> Any:
     return pa.table(cols)
 
 
-def signatures_of(rb: Any) -> Signatures:
-    """The signatures in a record batch (or table) of a corpus index part."""
+def signatures_of(rb: Any, widths: tuple[int, int] | None = None) -> Signatures:
+    """The signatures in a record batch (or table) of a corpus index part, or of the Spark job's
+    signature rows: there the unsigned columns come as signed ones of the same width (the bits are
+    kept), and the list columns are variable-size lists of ``widths`` (sketch, numbers) values."""
     names = rb.schema.names
 
     def col(name: str) -> Any:
         return rb.column(names.index(name))
 
-    def fixed(name: str, dtype: Any) -> Any:
+    def fixed(name: str, dtype: Any, width: int | None) -> Any:
         c = col(name)
         if hasattr(c, "combine_chunks"):
             c = c.combine_chunks()
-        width = c.type.list_size
-        return c.flatten().to_numpy(zero_copy_only=False).astype(dtype).reshape(-1, width)
+        width = c.type.list_size if width is None else width
+        flat = c.flatten().to_numpy(zero_copy_only=False)
+        if flat.size != rb.num_rows * width:
+            raise FormatError(
+                f"signature column {name} holds {flat.size} values for {rb.num_rows} rows of {width}"
+            )
+        return flat.astype(dtype).reshape(-1, width)
 
     return Signatures(
         exact=col("exact").to_numpy().astype(np.uint64),
@@ -127,11 +150,55 @@ def signatures_of(rb: Any) -> Signatures:
         simhash=col("simhash").to_numpy().astype(np.uint64),
         size=col("size").to_numpy().astype(np.int32),
         tokens=col("tokens").to_numpy().astype(np.int32),
-        sketch=fixed("sketch", np.uint32),
-        numbers=fixed("numbers", np.uint64),
+        sketch=fixed("sketch", np.uint32, None if widths is None else widths[0]),
+        numbers=fixed("numbers", np.uint64, None if widths is None else widths[1]),
         layout=col("layout").to_numpy().astype(np.uint64),
         has_layout=col("has_layout").to_numpy(zero_copy_only=False).astype(np.bool_),
     )
+
+
+def check_settings(header: dict[str, Any], config: DedupConfig, where: str | os.PathLike[str]) -> None:
+    """Refuse a batch signed otherwise than the corpus of ``header`` (ConfigError naming the
+    settings that differ)."""
+    mine, theirs = dict(header["settings"]), config.fingerprint_settings()
+    if mine != theirs:
+        diff = [k for k in sorted(set(mine) | set(theirs)) if mine.get(k) != theirs.get(k)]
+        raise ConfigError(
+            f"{where} was built with other fingerprint settings ({', '.join(diff)} differ: "
+            f"index {[mine.get(k) for k in diff]} vs now {[theirs.get(k) for k in diff]}); "
+            "dedup with the index's settings (the default is to use them) or rebuild it"
+        )
+
+
+def segment_name(header: dict[str, Any]) -> str:
+    """The directory name of the next segment."""
+    return f"seg-{len(header['segments']):05d}"
+
+
+def refuse_changed(where: str | os.PathLike[str], opened: dict[str, Any], fresh: dict[str, Any]) -> None:
+    """StoreError when another merge added a segment since the header ``opened`` was read: some
+    of the batch may be in the index now, so it must be deduplicated again."""
+    if fresh["segments"] != opened["segments"]:
+        raise StoreError(
+            f"another merge added {int(fresh['count']) - int(opened['count'])} documents to {where} "
+            "while this batch was being deduplicated against it; nothing was merged: run the dedup "
+            "again (merges into one index must run one after another)"
+        )
+
+
+def merged_header(
+    header: dict[str, Any], count: int, parts: list[dict[str, Any]]
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The header after a merge of ``count`` documents written as ``parts`` (file, rows, bytes,
+    xxh3) in the next segment, and that segment's entry."""
+    start = int(header["count"])
+    seg = {"name": segment_name(header), "start": start, "count": count, "parts": parts}
+    out = dict(header)
+    out["version"] = VERSION
+    out["segments"] = [*header["segments"], seg]
+    out["count"] = start + count
+    out["updated"] = time.time()
+    return out, seg
 
 
 class CorpusIndex:
@@ -335,14 +402,7 @@ class CorpusIndex:
 
     def check_settings(self, config: DedupConfig) -> None:
         """Refuse a batch fingerprinted otherwise than this corpus."""
-        mine, theirs = self.settings, config.fingerprint_settings()
-        if mine != theirs:
-            diff = [k for k in sorted(set(mine) | set(theirs)) if mine.get(k) != theirs.get(k)]
-            raise ConfigError(
-                f"{self.path} was built with other fingerprint settings ({', '.join(diff)} differ: "
-                f"index {[mine.get(k) for k in diff]} vs now {[theirs.get(k) for k in diff]}); "
-                "dedup with the index's settings (the default is to use them) or rebuild it"
-            )
+        check_settings(self.header, config, self.path)
 
     def _seg_files(self, seg: dict[str, Any]) -> list[Path]:
         seg_dir = self.path / seg["name"]
@@ -363,10 +423,10 @@ class CorpusIndex:
         return sum(f.stat().st_size for f in self.path.rglob("*") if f.is_file())
 
     # -- reading -----------------------------------------------------------------------------
-    def iter_signatures(self, batch_rows: int = 1 << 18) -> Iterator[tuple[I64, Signatures]]:
+    def iter_signatures(self, batch_rows: int = CHUNK_ROWS) -> Iterator[tuple[I64, Signatures]]:
         """Stream the corpus in position order (per file): (positions, signatures) a row batch at a time."""
         pq = _pq()
-        cols = [c for c in _COLS if c != "id"]
+        cols = [c for c in COLUMNS if c != "id"]
         for f in self.files():
             for rb in _batches(pq, f, batch_rows, cols):
                 yield rb.column(0).to_numpy().astype(np.int64), signatures_of(rb)
@@ -379,7 +439,7 @@ class CorpusIndex:
         if positions.size:
             pq = _pq()
             for f in self.files():
-                for rb in _batches(pq, f, 1 << 18, list(_COLS)):
+                for rb in _batches(pq, f, CHUNK_ROWS, list(COLUMNS)):
                     pos = rb.column(0).to_numpy().astype(np.int64)
                     hit = np.isin(pos, positions)
                     if not hit.any():
@@ -413,13 +473,13 @@ class CorpusIndex:
     def _write_segment(self, fps: Fingerprints) -> dict[str, Any]:
         pq = _pq()
         start = len(self)
-        name = f"seg-{len(self.segments):05d}"
+        name = segment_name(self.header)
         tmp = self.path / f".{name}.tmp-{os.getpid()}"
         shutil.rmtree(tmp, ignore_errors=True)
         tmp.mkdir(parents=True)
         try:
             if len(fps):
-                pq.write_table(arrow_table(fps, start), tmp / "part-00000.parquet", row_group_size=1 << 18)
+                pq.write_table(arrow_table(fps, start), tmp / "part-00000.parquet", row_group_size=CHUNK_ROWS)
             parts = [
                 {
                     "file": f.name,
@@ -438,12 +498,7 @@ class CorpusIndex:
         except BaseException:
             shutil.rmtree(tmp, ignore_errors=True)
             raise
-        seg = {"name": name, "start": start, "count": len(fps), "parts": parts}
-        header = dict(self.header)
-        header["version"] = VERSION
-        header["segments"] = [*self.segments, seg]
-        header["count"] = start + len(fps)
-        header["updated"] = time.time()
+        header, seg = merged_header(self.header, len(fps), parts)
         with atomic_write(self.path / HEADER, "wb", join=False) as fh:
             fh.write(orjson.dumps(header, option=orjson.OPT_INDENT_2))
         self.header = header
@@ -457,13 +512,7 @@ class CorpusIndex:
         and nothing is written; deduplicate the batch again.
         """
         with self._locked():
-            fresh = CorpusIndex.open(self.path)
-            if fresh.header["segments"] != self.header["segments"]:
-                raise StoreError(
-                    f"another merge added {len(fresh) - len(self)} documents to {self.path} while this "
-                    "batch was being deduplicated against it; nothing was merged: run the dedup again "
-                    "(merges into one index must run one after another)"
-                )
+            refuse_changed(self.path, self.header, CorpusIndex.open(self.path).header)
             return self._write_segment(fps)
 
     def info(self) -> dict[str, Any]:

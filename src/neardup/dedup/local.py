@@ -29,7 +29,7 @@ from neardup.dedup.config import DedupConfig
 from neardup.dedup.fingerprints import Fingerprints, fingerprint_records
 from neardup.io import Record
 from neardup.match import KINDS as MATCH_KINDS
-from neardup.match import Signatures, cross_candidates, match_signatures
+from neardup.match import MatchConfig, Signatures, cross_candidates, match_signatures
 from neardup.match.cluster import Clusters
 from neardup.match.verify import CONTENT, EXACT, LAYOUT, NEAR, PARTIAL
 
@@ -53,6 +53,8 @@ class DedupResult:
     prefix_ids: list[str]
     kept: I64  # per node: the node kept for its cluster
     stats: dict[str, Any] = field(default_factory=dict)
+    sigs: Signatures | None = None  # per node (the prefix's, then the batch's); None: fps.sigs
+    config: MatchConfig = field(default_factory=MatchConfig)
 
     def __len__(self) -> int:
         return len(self.fps)
@@ -70,48 +72,45 @@ class DedupResult:
 
     def rows(self) -> Iterator[dict[str, Any]]:
         """The output contract: id, cluster (the kept copy's id), duplicate_of (null for kept and
-        alone documents), kind, related_to (partial and layout copies), distance and evidence."""
+        alone documents), kind (``KINDS``), related_to (partial and layout copies), distance and
+        evidence (``neardup.match.Evidence.to_dict`` against ``evidence.against``)."""
         c = self.clusters
         p = self.n_prefix
         names = self.prefix_ids + self.fps.ids
+        sigs = self.sigs if self.sigs is not None else self.fps.sigs
         kept = self.kept.tolist()
-        rep = c.rep.tolist()
         kinds = c.kind.tolist()
         partner = c.partner.tolist()
+        rep = np.asarray(c.rep)
         has_members = np.zeros(len(names), np.bool_)
-        has_members[np.asarray(rep)[np.asarray(rep) != np.arange(len(names))]] = True
+        has_members[rep[rep != np.arange(len(names))]] = True
         members = has_members.tolist()
         for node in range(p, len(names)):
             k = kinds[node]
             keeper = kept[node]
             row: dict[str, Any] = {"id": names[node], "cluster": names[keeper]}
-            if k in _MERGING or keeper != node:
-                # a duplicate; or a cluster's first document when another copy is kept instead
-                is_kept = keeper == node
-                row["duplicate_of"] = None if is_kept else names[keeper]
-                row["kind"] = "first" if is_kept else (MATCH_KINDS[k] if k in _MERGING else "first")
-            else:
-                row["duplicate_of"] = None
-                row["kind"] = "first" if members[node] else "unique"
-                if k in _RELATED:
-                    row["kind"] = MATCH_KINDS[k]
-            if keeper < p and names[keeper] == names[node] and row["duplicate_of"] is not None:
+            row["duplicate_of"] = None if keeper == node else names[keeper]
+            if keeper == node:  # kept: a related copy, or the copy kept for a cluster, or alone
+                row["kind"] = (
+                    MATCH_KINDS[k]
+                    if k in _RELATED
+                    else "first"
+                    if members[node] or k in _MERGING
+                    else "unique"
+                )
+            elif k in _MERGING:
+                row["kind"] = MATCH_KINDS[k]
+            else:  # the cluster's first document; the keep rule kept a longer or newer copy
+                row["kind"] = "superseded"
+            if keeper < p and names[keeper] == names[node]:
                 # the corpus already holds this very document (a batch run again after --merge)
                 row["kind"] = "indexed"
             if k in _RELATED:
                 row["related_to"] = names[partner[node]]
             if partner[node] >= 0:
                 row["distance"] = int(c.hamming[node])
-                row["evidence"] = {
-                    "against": names[partner[node]],
-                    "similarity": round(float(c.similarity[node]), 3),
-                    "containment": [
-                        round(float(c.containment[node, 0]), 3),
-                        round(float(c.containment[node, 1]), 3),
-                    ],
-                    "number_conflicts": int(c.conflicts[node]),
-                    "numbers_aligned": int(c.aligned[node]),
-                }
+                ev = c.evidence(node, sigs, self.config)
+                row["evidence"] = {"against": names[partner[node]], **ev.to_dict()}
             else:
                 row["distance"] = None
             yield row
@@ -211,7 +210,9 @@ def dedup_fingerprints(
     clusters = match_signatures(sigs, cfg, fixed=n_prefix)
     kept = keepers(clusters.rep, fps, n_prefix, cfg.keep)
     stats["cluster_seconds"] = round(time.perf_counter() - t0, 3)
-    return DedupResult(fps=fps, clusters=clusters, prefix_ids=prefix_ids, kept=kept, stats=stats)
+    return DedupResult(
+        fps=fps, clusters=clusters, prefix_ids=prefix_ids, kept=kept, stats=stats, sigs=sigs, config=cfg
+    )
 
 
 def dedup_records(

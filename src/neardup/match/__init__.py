@@ -18,11 +18,11 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from neardup.fingerprint.simhash import hamming
 from neardup.match.candidates import cross_candidates, simhash_pairs
 from neardup.match.cluster import Clusters
 from neardup.match.config import KEEP_RULES, MatchConfig
 from neardup.match.engine import EngineState
+from neardup.match.pages import Page, page_signatures, read_pages
 from neardup.match.signature import Signatures, exact_key, signatures
 from neardup.match.verify import KINDS, MERGING, Evidence, evidence
 
@@ -34,6 +34,7 @@ __all__ = [
     "EngineState",
     "Evidence",
     "MatchConfig",
+    "Page",
     "Signatures",
     "compare_texts",
     "cross_candidates",
@@ -42,6 +43,7 @@ __all__ = [
     "match_signatures",
     "match_texts",
     "page_signatures",
+    "read_pages",
     "signatures",
 ]
 
@@ -65,29 +67,6 @@ def match_texts(texts: Sequence[str], config: MatchConfig | None = None) -> Clus
     return match_signatures(signatures(texts, config), config)
 
 
-def page_signatures(
-    items: Sequence[tuple[str | None, str | bytes | None]], config: MatchConfig | None = None
-) -> tuple[Signatures, list[str]]:
-    """Signatures of (text, html) items: HTML goes through main-text extraction and gives a layout
-    signature and an exact key of its raw bytes. Returns the signatures and the main texts."""
-    from neardup.contentseen.extract import decode_html, extract_main_text, layout_signature
-
-    cfg = config or MatchConfig()
-    texts: list[str] = []
-    raws: list[str | None] = []
-    layouts: list[int | None] = []
-    for text, html in items:
-        page = decode_html(html) if isinstance(html, bytes) else html
-        if page is not None and not text:
-            texts.append(extract_main_text(page, cfg.extractor))
-            layouts.append(layout_signature(page) or None)
-        else:
-            texts.append(text or "")
-            layouts.append((layout_signature(page) or None) if page is not None else None)
-        raws.append(page)
-    return signatures(texts, cfg, raw=raws, layouts=layouts), texts
-
-
 def compare_texts(
     a: str,
     b: str,
@@ -109,14 +88,4 @@ def compare_texts(
     c = match_signatures(sigs, cfg)
     if c.partner[1] < 0:
         return evidence(sigs, 1, sigs, 0, cfg)  # unrelated: the evidence, kind "unique"
-    return Evidence(
-        kind=KINDS[int(c.kind[1])],
-        similarity=float(c.similarity[1]),
-        containment=(float(c.containment[1, 0]), float(c.containment[1, 1])),
-        number_conflicts=int(c.conflicts[1]),
-        numbers_aligned=int(c.aligned[1]),
-        hamming=int(c.hamming[1]),
-        same_layout=None
-        if not (sigs.has_layout[0] and sigs.has_layout[1])
-        else hamming(int(sigs.layout[0]), int(sigs.layout[1])) <= cfg.layout_distance,
-    )
+    return c.evidence(1, sigs, cfg)

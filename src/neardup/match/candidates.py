@@ -55,6 +55,19 @@ def key_pairs(keys: U64) -> tuple[I64, I64]:
     return first[keep].astype(np.int64), order[keep].astype(np.int64)
 
 
+@njit(cache=True, inline="always")
+def _run_of(values: np.ndarray, posted: np.ndarray, i: int) -> tuple[int, int]:  # pragma: no cover
+    """The end of the run of equal values starting at ``i``, and how many of its rows posted it."""
+    j = i + 1
+    while j < values.shape[0] and values[j] == values[i]:
+        j += 1
+    n_posted = 0
+    for a in range(i, j):
+        if posted[a]:
+            n_posted += 1
+    return j, n_posted
+
+
 @njit(cache=True, nogil=True)
 def _posting_pairs(
     values: np.ndarray, docs: np.ndarray, posted: np.ndarray, max_posting: int
@@ -68,13 +81,7 @@ def _posting_pairs(
     total = 0
     i = 0
     while i < n:
-        j = i + 1
-        while j < n and values[j] == values[i]:
-            j += 1
-        n_posted = 0
-        for a in range(i, j):
-            if posted[a]:
-                n_posted += 1
+        j, n_posted = _run_of(values, posted, i)
         if n_posted <= max_posting:
             seen = 0
             for a in range(i, j):
@@ -86,13 +93,7 @@ def _posting_pairs(
     k = 0
     i = 0
     while i < n:
-        j = i + 1
-        while j < n and values[j] == values[i]:
-            j += 1
-        n_posted = 0
-        for a in range(i, j):
-            if posted[a]:
-                n_posted += 1
+        j, n_posted = _run_of(values, posted, i)
         if n_posted <= max_posting:
             for b in range(i + 1, j):
                 for a in range(i, b):

@@ -18,14 +18,18 @@ import numpy as np
 import numpy.typing as npt
 from numba import njit
 
+from neardup.fingerprint.simhash import hamming
 from neardup.match.config import MatchConfig
+from neardup.match.signature import Signatures
 from neardup.match.verify import (
     CONTENT,
     EXACT,
+    KINDS,
     LAYOUT,
     NEAR,
     PARTIAL,
     UNIQUE,
+    Evidence,
     decide,
     pair_evidence,
     popcount,
@@ -69,6 +73,23 @@ class Clusters:
             aligned=out["aligned"],
             hamming=out["hamming"],
             verified=int(out["verified"][0]),
+        )
+
+    def evidence(self, node: int, sigs: Signatures, config: MatchConfig) -> Evidence:
+        """The evidence of ``node`` against its partner (``sigs``: the signatures per node, for the
+        layouts); kind "unique" when it has none."""
+        p = int(self.partner[node])
+        same_layout = None
+        if p >= 0 and sigs.has_layout[node] and sigs.has_layout[p]:
+            same_layout = hamming(int(sigs.layout[node]), int(sigs.layout[p])) <= config.layout_distance
+        return Evidence(
+            kind=KINDS[int(self.kind[node])],
+            similarity=float(self.similarity[node]),
+            containment=(float(self.containment[node, 0]), float(self.containment[node, 1])),
+            number_conflicts=int(self.conflicts[node]),
+            numbers_aligned=int(self.aligned[node]),
+            hamming=int(self.hamming[node]),
+            same_layout=same_layout,
         )
 
 

@@ -12,17 +12,11 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "unit" / "dedup"))
 from dedup_synth import make_docs
+from dedup_synth import run_main as run
 
 from neardup.cli.main import main
 from neardup.dedup.index import VERSION, CorpusIndex
 from neardup.exceptions import FormatError, StoreError
-
-
-def run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    with pytest.raises(SystemExit) as exit_info:
-        main(args)
-    out, err = capsys.readouterr()
-    return int(exit_info.value.code or 0), out, err
 
 
 @pytest.fixture(scope="module")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from typing import Any
 
 WORDS = [
     "经济",
@@ -77,3 +78,15 @@ def make_docs(n_base: int = 40, seed: int = 7) -> list[dict[str, str]]:
             docs.append({"id": f"d{len(docs)}", "text": near_copy(rng, text)})
     rng.shuffle(docs)
     return docs
+
+
+def run_main(args: list[str], capsys: Any) -> tuple[int, str, str]:
+    """``neardup ARGS`` in this process: (exit code, stdout, stderr)."""
+    import pytest
+
+    from neardup.cli.main import main
+
+    with pytest.raises(SystemExit) as exit_info:
+        main(args)
+    out, err = capsys.readouterr()
+    return int(exit_info.value.code or 0), out, err

@@ -215,3 +215,29 @@ def test_config_validation_messages() -> None:
         DedupConfig(workers=-1)
     cfg = DedupConfig(match=MatchConfig(keep="longest"))
     assert DedupConfig.from_dict(cfg.to_dict()) == cfg
+
+
+def test_a_superseded_first_document_is_named_so_when_the_keep_rule_keeps_another_copy() -> None:
+    import random
+
+    rng = random.Random(6)
+    text = article(rng, 10)
+    docs = [Record(id="short", text=text), Record(id="long", text=text + "补充一句话。")]
+    rows = list(dedup_records(docs, DedupConfig(workers=1, match=MatchConfig(keep="longest"))))
+    assert [(r["id"], r["kind"], r["duplicate_of"]) for r in rows] == [
+        ("short", "superseded", "long"),
+        ("long", "first", None),
+    ]
+
+
+def test_row_evidence_is_the_engines_evidence() -> None:
+    import random
+
+    from neardup.match import compare_texts
+
+    rng = random.Random(1)
+    text = article(rng, 10)
+    copy = near_copy(rng, text)
+    row = list(dedup_records(recs([{"id": "a", "text": text}, {"id": "b", "text": copy}]), CFG))[1]
+    assert row["evidence"] == {"against": "a", **compare_texts(text, copy).to_dict()}
+    assert row["evidence"]["hamming"] == row["distance"]

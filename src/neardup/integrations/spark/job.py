@@ -1,9 +1,9 @@
 """``neardup dedup`` on Apache Spark: the match engine's stages as a PySpark job, same output.
 
-1. Signatures in the executors: ``mapInArrow`` over the documents DataFrame (``read_documents``:
-   positions in file-path-then-line order); each Arrow batch is signed by the code
-   ``neardup dedup`` runs (main-text extraction of HTML, then ``neardup.match.signatures``) and
-   comes back as signature columns (unsigned integers as signed bits of the same width).
+1. Signatures in the executors: ``mapInArrow`` over the documents DataFrame (``read_documents`` in
+   ``documents.py``: positions in file-path-then-line order); each Arrow batch is signed by
+   ``neardup.match.page_signatures``, as ``neardup dedup`` signs it, and comes back as signature
+   columns (unsigned integers as signed bits of the same width).
 2. The driver collects the signatures (no text) into a ``Fingerprints`` and runs
    ``neardup.dedup.local.dedup_fingerprints``, the very function ``neardup dedup`` runs: batch
    candidates, verification, clusters, keep rule.
@@ -13,7 +13,9 @@
    within a chunk, so the chunks must be the same) and runs ``neardup.match.cross_candidates``;
    the pairs and the matched corpus rows (ids and signatures) come back to the driver and join the
    clustering ahead of the batch, as in ``neardup dedup``.
-4. ``merge`` appends the batch's kept documents to the index as a new segment (``arrow_table``).
+4. ``merge`` appends the batch's kept documents to the index as a new segment: a local index
+   through ``CorpusIndex.append``; elsewhere the same Parquet table (``arrow_table``) and header
+   (``merged_header``) are written through Hadoop's FileSystem.
 
 Document positions follow the input files in path order, then line order (``neardup dedup`` reads
 files in the order given, directories sorted): give files in sorted order for identical output.
@@ -21,7 +23,6 @@ files in the order given, directories sorted): give files in sorted order for id
 
 from __future__ import annotations
 
-import inspect
 import os
 import re
 import time
@@ -38,12 +39,23 @@ import xxhash
 from neardup import exceptions
 from neardup._deps import require
 from neardup.dedup.config import DedupConfig
-from neardup.dedup.fingerprints import Fingerprints
-from neardup.dedup.index import HEADER, CorpusIndex, arrow_table, signatures_of
+from neardup.dedup.fingerprints import Fingerprints, unique_ids
+from neardup.dedup.index import (
+    CHUNK_ROWS,
+    COLUMNS,
+    HEADER,
+    CorpusIndex,
+    arrow_table,
+    check_settings,
+    merged_header,
+    refuse_changed,
+    segment_name,
+    signatures_of,
+)
 from neardup.dedup.local import DedupResult, dedup_fingerprints
 from neardup.exceptions import ConfigError, FormatError, StoreError
-from neardup.match import Signatures, cross_candidates, signatures
-from neardup.match.config import MatchConfig
+from neardup.io import Record, write_jsonl
+from neardup.match import MatchConfig, Signatures, cross_candidates, page_signatures, signatures
 
 __all__ = [
     "SIGNATURE_SCHEMA",
@@ -51,7 +63,6 @@ __all__ = [
     "SparkDedupResult",
     "collect_fingerprints",
     "get_spark",
-    "read_documents",
     "signature_df",
     "spark_dedup",
     "write_output",
@@ -65,13 +76,14 @@ SIGNATURE_SCHEMA = (
     "pos long, id string, order string, exact long, content long, simhash long, layout long, "
     "has_layout boolean, size int, tokens int, sketch array<int>, numbers array<long>"
 )
-_LINE_BITS = 40  # a document's position key: file rank << 40 | line
-#: rows per corpus chunk: what ``CorpusIndex.iter_signatures`` streams to ``neardup dedup``
-CHUNK_ROWS: int = inspect.signature(CorpusIndex.iter_signatures).parameters["batch_rows"].default
 
 
 def _pyspark() -> Any:
     return require("pyspark", "spark", purpose="the Spark dedup job")
+
+
+def _pq() -> Any:
+    return require("pyarrow.parquet", "parquet", purpose="the corpus index (Parquet segments)")
 
 
 #: input bytes per shuffle partition of a local session (a partition of signatures, not of text)
@@ -128,156 +140,6 @@ def _python() -> str:
     return sys.executable
 
 
-# --------------------------------------------------------------------------------------- input
-#: the documents DataFrame: ``file`` and ``line`` give the position order (path, then line)
-DOCUMENT_SCHEMA = "pos long, id string, text string, html string, order string"
-_PARSED_SCHEMA = "file string, line long, id string, text string, html string, order string"
-
-
-def read_documents(
-    spark: Any,
-    inputs: list[str],
-    *,
-    id_field: str = "id",
-    text_field: str = "text",
-    html_field: str | None = "html",
-    skip_bad: bool = False,
-    keep_field: str | None = None,
-) -> Any:
-    """Documents as a DataFrame (``DOCUMENT_SCHEMA``): ``pos`` orders them by file path, then line.
-
-    JSONL(.gz) is read as text lines and parsed in the executors with the same rules (and the same
-    ``file:line`` id fallback) as ``neardup dedup``; ``.txt(.gz)`` lines are documents as they are;
-    Parquet rows go through the same checks (line: the row's number in its file). ``order`` is the
-    value of ``keep_field`` as a string (what ``keep="newest"`` compares), null without one.
-
-    ``pos`` is the file's rank among the input files (sorted by path: a small distinct job here)
-    times 2**40 plus the line, so no global sort moves the texts; the driver numbers the documents
-    0..n-1 in ``pos`` order.
-    """
-    from pyspark.sql import functions as F
-    from pyspark.sql.window import Window
-
-    def numbered(df: Any) -> Any:
-        w = Window.partitionBy("file").orderBy("mono")
-        return df.withColumn("line", F.row_number().over(w).cast("long")).drop("mono")
-
-    null = F.lit(None).cast("string")
-    parquet = [p for p in inputs if p.endswith(".parquet")]
-    text_inputs = [p for p in inputs if not p.endswith(".parquet")]
-    frames = []
-    scans = []
-    if text_inputs:
-        scans.append(spark.read.text(text_inputs).select(F.col("_metadata.file_path").alias("file")))
-        lines = spark.read.text(text_inputs).select(
-            F.col("_metadata.file_path").alias("file"),
-            F.monotonically_increasing_id().alias("mono"),
-            F.col("value"),
-        )
-        lines = numbered(lines).filter(F.trim(F.col("value")) != "")
-        frames.append(
-            lines.select(
-                "file",
-                "line",
-                "value",
-                null.alias("id"),
-                null.alias("text"),
-                null.alias("html"),
-                null.alias("order"),
-            )
-        )
-    if parquet:
-        pdf = spark.read.parquet(*parquet)
-        scans.append(pdf.select(F.col("_metadata.file_path").alias("file")))
-        cols = pdf.columns
-        if text_field not in cols and (not html_field or html_field not in cols):
-            raise ConfigError(
-                f"the Parquet input has no column {text_field!r}"
-                + (f" or {html_field!r}" if html_field else "")
-            )
-        has_order = (
-            keep_field is not None
-            and keep_field in cols
-            and keep_field not in (id_field, text_field, html_field)
-        )
-        pdf = pdf.select(
-            F.col("_metadata.file_path").alias("file"),
-            F.monotonically_increasing_id().alias("mono"),
-            null.alias("value"),
-            (F.col(id_field).cast("string") if id_field in cols else null).alias("id"),
-            (F.col(text_field).cast("string") if text_field in cols else null).alias("text"),
-            (F.col(html_field).cast("string") if html_field and html_field in cols else null).alias("html"),
-            (F.col(str(keep_field)).cast("string") if has_order else null).alias("order"),
-        )
-        frames.append(numbered(pdf).select("file", "line", "value", "id", "text", "html", "order"))
-    df = frames[0]
-    for other in frames[1:]:
-        df = df.unionByName(other)
-    parsed = df.mapInPandas(_parse(id_field, text_field, html_field, skip_bad, keep_field), _PARSED_SCHEMA)
-    names = scans[0]
-    for other in scans[1:]:
-        names = names.unionByName(other)
-    files = sorted(r[0] for r in names.distinct().collect())
-    ranks = spark.createDataFrame(list(zip(files, range(len(files)), strict=True)), "file string, rank long")
-    return parsed.join(F.broadcast(ranks), "file").select(
-        (F.col("rank") * F.lit(1 << _LINE_BITS) + F.col("line")).alias("pos"), "id", "text", "html", "order"
-    )
-
-
-def _parse(
-    id_field: str, text_field: str, html_field: str | None, skip_bad: bool, keep_field: str | None
-) -> Any:
-    """Lines (``value``) or Parquet rows (``id``, ``text``, ``html``, ``order``) -> documents, with
-    ``neardup.io``'s rules and messages for bad records."""
-
-    def parse(batches: Iterator[Any]) -> Iterator[Any]:
-        import pandas as pd
-
-        from neardup.exceptions import InputError
-        from neardup.io import _record_from_obj
-
-        for pdf in batches:
-            rows: list[tuple[str, int, str, str | None, str | None, str | None]] = []
-            for file, line, value, doc_id, text, html, order in zip(
-                *(pdf[c].tolist() for c in ("file", "line", "value", "id", "text", "html", "order")),
-                strict=True,
-            ):
-                src = str(file).removeprefix("file://").removeprefix("file:")
-                line = int(line)
-                if value is not None and src.endswith((".txt", ".txt.gz")):  # a plain-text line
-                    rows.append((file, line, f"{Path(src).name}:{line}", str(value).strip(), None, None))
-                    continue
-                try:
-                    if value is not None:
-                        try:
-                            obj = orjson.loads(value)
-                        except orjson.JSONDecodeError:
-                            raise InputError("is not valid JSON", source=src, line=line) from None
-                        if not isinstance(obj, dict):
-                            raise InputError(
-                                f"expected a JSON object, got {type(obj).__name__}", source=src, line=line
-                            )
-                        got = (
-                            obj.get(keep_field)
-                            if keep_field and keep_field not in (id_field, text_field, html_field)
-                            else None
-                        )
-                        order = None if got is None else str(got)
-                    else:
-                        obj = {k: v for k, v in ((id_field, doc_id), (text_field, text)) if v is not None}
-                        if html_field and html is not None:
-                            obj[html_field] = html
-                    rec = _record_from_obj(obj, src, line, id_field, text_field, html_field)
-                except InputError:
-                    if skip_bad:
-                        continue
-                    raise
-                rows.append((file, line, rec.id, rec.text, rec.html, order))
-            yield pd.DataFrame(rows, columns=["file", "line", "id", "text", "html", "order"])
-
-    return parse
-
-
 # ----------------------------------------------------------------------------------- signatures
 def _arrow_schema() -> Any:
     from pyspark.sql.pandas.types import to_arrow_schema
@@ -321,14 +183,12 @@ def signature_df(docs: Any, config: DedupConfig) -> Any:
     schema = _arrow_schema()  # on the driver: parsing the schema needs the JVM
 
     def run(batches: Iterator[Any]) -> Iterator[Any]:
-        # the very steps of ``fingerprint_records``: HTML -> main text and layout, then signatures
-        from neardup.dedup.fingerprints import _extract, _sign
-
+        # the signing ``fingerprint_records`` does: pages (main text, layout, exact key), then signatures
         for rb in batches:
             if rb.num_rows == 0:
                 continue
             items = list(zip(rb.column(2).to_pylist(), rb.column(3).to_pylist(), strict=True))
-            sigs = _sign(items, _extract(items, cfg.extractor), cfg)
+            sigs, _ = page_signatures(items, cfg)
             yield _signature_batch(schema, rb.column(0), rb.column(1), rb.column(4), sigs)
 
     return docs.select("pos", "id", "text", "html", "order").mapInArrow(run, SIGNATURE_SCHEMA)
@@ -344,14 +204,6 @@ def _collect_arrow(df: Any) -> Any:
     return pa.Table.from_batches(batches) if batches else None
 
 
-def _fixed(table: Any, name: str, dtype: Any, width: int) -> Any:
-    n = table.num_rows
-    flat = table.column(name).combine_chunks().flatten().to_numpy(zero_copy_only=False)
-    if flat.size != n * width:
-        raise FormatError(f"signature column {name} holds {flat.size} values for {n} rows of {width}")
-    return np.ascontiguousarray(flat).view(dtype).reshape(n, width)
-
-
 def collect_fingerprints(sig_df: Any, config: DedupConfig) -> Fingerprints:
     """Stage 1 on the driver: the signature rows, in position order, as ``Fingerprints``.
 
@@ -359,9 +211,6 @@ def collect_fingerprints(sig_df: Any, config: DedupConfig) -> Fingerprints:
     input are refused or renamed (``config.duplicate_ids``) by the code ``neardup dedup`` uses; the
     keep field's values are kept only for ``keep="newest"``.
     """
-    from neardup.dedup.fingerprints import _chunks
-    from neardup.io import Record
-
     cfg = config.match
     table = _collect_arrow(sig_df)
     if table is None or table.num_rows == 0:
@@ -372,29 +221,18 @@ def collect_fingerprints(sig_df: Any, config: DedupConfig) -> Fingerprints:
     if n > 1 and not bool((pos[1:] > pos[:-1]).all()):
         raise FormatError("two documents at the same position: read the input with read_documents")
 
-    def u64(name: str) -> Any:
-        return np.ascontiguousarray(table.column(name).to_numpy()).view(np.uint64)
-
-    sigs = Signatures(
-        exact=u64("exact"),
-        content=u64("content"),
-        simhash=u64("simhash"),
-        size=table.column("size").to_numpy().astype(np.int32),
-        tokens=table.column("tokens").to_numpy().astype(np.int32),
-        sketch=_fixed(table, "sketch", np.uint32, cfg.sketch_size),
-        numbers=_fixed(table, "numbers", np.uint64, max(cfg.max_numbers, 1)),
-        layout=u64("layout"),
-        has_layout=table.column("has_layout").to_numpy(zero_copy_only=False).astype(np.bool_),
-    )
+    sigs = signatures_of(table, (cfg.sketch_size, max(cfg.max_numbers, 1)))
     raw_ids = table.column("id").to_pylist()
-    values = table.column("order").to_pylist() if cfg.keep == "newest" else None
+    values = table.column("order").to_pylist() if cfg.keep == "newest" else [None] * n
+    records = (
+        Record(id=str(i), text=None, extra={cfg.keep_field: v}) for i, v in zip(raw_ids, values, strict=True)
+    )
     ids: list[str] = []
-    order: list[Any] | None = [] if values is not None else None
-    extra = ({cfg.keep_field: v} for v in (values or [None] * n))
-    records = (Record(id=str(i), text=None, extra=e) for i, e in zip(raw_ids, extra, strict=True))
-    for _ in _chunks(records, 1 << 16, ids, order, cfg.keep_field, config.duplicate_ids):
-        pass
-    return Fingerprints(ids=ids, sigs=sigs, order=order)
+    order: list[Any] = []
+    for rec in unique_ids(records, config.duplicate_ids):
+        ids.append(rec.id)
+        order.append(rec.extra[cfg.keep_field])
+    return Fingerprints(ids=ids, sigs=sigs, order=order if cfg.keep == "newest" else None)
 
 
 # -------------------------------------------------------------------------------------- the corpus
@@ -428,24 +266,9 @@ class Chunk:
     xxh3: str | None = None
 
 
-_READ_COLS = [
-    "pos",
-    "id",
-    "exact",
-    "content",
-    "simhash",
-    "layout",
-    "has_layout",
-    "size",
-    "tokens",
-    "sketch",
-    "numbers",
-]
-
-
 def read_chunk(chunk: Chunk) -> Any:
     """The rows of a chunk as an Arrow table (the row groups that hold them, sliced)."""
-    pq = require("pyarrow.parquet", "parquet", purpose="the corpus index (Parquet segments)")
+    pq = _pq()
     try:
         if chunk.xxh3 is not None:
             h = xxhash.xxh3_64()
@@ -468,7 +291,7 @@ def read_chunk(chunk: Chunk) -> Any:
                     start = offset
                 groups.append(g)
             offset += n
-        table = pf.read_row_groups(groups, columns=_READ_COLS) if groups else None
+        table = pf.read_row_groups(groups, columns=list(COLUMNS)) if groups else None
     except (OSError, ValueError, KeyError, TypeError) as exc:  # ArrowInvalid is a ValueError
         raise FormatError(
             f"{chunk.uri} is not a readable corpus index part ({exc}); rebuild the index"
@@ -516,7 +339,7 @@ class SparkCorpus:
         return dict(self.header["settings"])
 
     def check_settings(self, config: DedupConfig) -> None:
-        CorpusIndex(self.path, self.header).check_settings(config)
+        check_settings(self.header, config, self.path)
 
     def chunks(self) -> list[Chunk]:
         """The chunks ``CorpusIndex.iter_signatures`` streams: per part file in position order,
@@ -601,18 +424,12 @@ class SparkCorpus:
         if self.local is not None:
             self.local.append(kept)
             return len(self.local)
-        pq = require("pyarrow.parquet", "parquet", purpose="the corpus index (Parquet segments)")
+        pq = _pq()
         import pyarrow as pa
 
-        fresh = _read_remote_header(self.spark, self.path)
-        if fresh["segments"] != self.header["segments"]:
-            raise StoreError(
-                f"another merge added documents to {self.path} while this batch was being deduplicated "
-                "against it; nothing was merged: run the dedup again (merges into one index must run one "
-                "after another)"
-            )
+        refuse_changed(self.path, self.header, _read_remote_header(self.spark, self.path))
         start = int(self.header["count"])
-        name = f"seg-{len(self.header['segments']):05d}"
+        name = segment_name(self.header)
         parts: list[dict[str, Any]] = []
         if len(kept):
             sink = pa.BufferOutputStream()
@@ -627,20 +444,14 @@ class SparkCorpus:
                     "xxh3": xxhash.xxh3_64_hexdigest(data),
                 }
             )
-        header = dict(self.header)
-        header["segments"] = [
-            *self.header["segments"],
-            {"name": name, "start": start, "count": len(kept), "parts": parts},
-        ]
-        header["count"] = start + len(kept)
-        header["updated"] = time.time()
+        header, _ = merged_header(self.header, len(kept), parts)
         _write_remote(self.spark, f"{self.path}/{HEADER}", orjson.dumps(header, option=orjson.OPT_INDENT_2))
         self.header = header
         return int(header["count"])
 
 
 def _footer_rows(uri: str) -> int:
-    pq = require("pyarrow.parquet", "parquet", purpose="the corpus index (Parquet segments)")
+    pq = _pq()
     return int(pq.ParquetFile(_open_input(uri)).metadata.num_rows)
 
 
@@ -659,13 +470,6 @@ def _read_remote_header(spark: Any, path: str) -> dict[str, Any]:
     except orjson.JSONDecodeError:
         raise FormatError(f"{path}/{HEADER} is not valid JSON: the header is damaged") from None
     return CorpusIndex.check_header(header, f"{path}/{HEADER}")
-
-
-def read_index_header(spark: Any, path: str) -> dict[str, Any]:
-    """The index header, from local disk or through Spark's filesystems (HDFS, S3)."""
-    if _is_local(path):
-        return CorpusIndex.open(_local(path)).header
-    return _read_remote_header(spark, path.rstrip("/"))
 
 
 def _write_remote(spark: Any, path: str, data: bytes) -> None:
@@ -729,16 +533,10 @@ def write_output(spark: Any, out: str, rows: Iterator[dict[str, Any]]) -> None:
     """One JSON line per document, the lines ``neardup dedup`` writes: a local file (atomic), or a
     directory of one ``part-00000`` text file elsewhere (HDFS, S3, or a local path ending in /)."""
     if _is_local(out) and not out.endswith("/"):
-        from neardup.cli.dedup import write_rows
-
-        write_rows(_local(out), rows)
+        write_jsonl(_local(out), rows)
         return
     lines: Sequence[str] = [orjson.dumps(r).decode() for r in rows]
     fs, target = _hadoop_fs(spark, out.rstrip("/"))
     if fs.exists(target):
         fs.delete(target, True)
     spark.sparkContext.parallelize(lines, 1).saveAsTextFile(out.rstrip("/"))
-
-
-def local_path(path: str) -> Path:
-    return Path(_local(path))
