@@ -31,14 +31,14 @@ import orjson
 
 from neardup.contentseen.decision import Decision, decide
 from neardup.contentseen.explain import distances, reasons, shared_sentences
-from neardup.contentseen.extract import check_extractor, decode_html, extract_main_text, layout_signature
+from neardup.contentseen.extract import check_extractor, decode_html
 from neardup.contentseen.records import NS_RAW, NS_TEXT, PageAnalysis
 from neardup.contentseen.state import FORMAT, VERSION, DocState
 from neardup.contentseen.verdict import Verdict
 from neardup.exceptions import ConfigError, InputError, StoreError
 from neardup.fingerprint.hashing import get_hash64
 from neardup.fingerprint.nshash import DEFAULT_MIN_SENTENCE_CHARS, longest_sentences
-from neardup.match import MatchConfig, Signatures, exact_key, signatures
+from neardup.match import MatchConfig, Signatures, exact_key, page_signatures
 from neardup.stores import KeyValueStore
 from neardup.stores.base import Closeable
 from neardup.stores.statedir import parse_state_path
@@ -152,12 +152,8 @@ class ContentSeen(Closeable):
     def _analyse(self, probe: PageAnalysis, html: str | None, text: str | None) -> None:
         if probe.complete:
             return
-        if text is None:
-            assert html is not None
-            text = extract_main_text(html, self.extractor)
+        sig, (text,) = page_signatures([(text, html)], self.match)
         probe.text = text
-        layout = (layout_signature(html) or None) if html is not None else None
-        sig = signatures([text], self.match, raw=[html if html is not None else text], layouts=[layout])
         probe.sig = sig.row_bytes(0)
         probe.sents = longest_sentences(text, _SENTENCES, DEFAULT_MIN_SENTENCE_CHARS) if text else []
         probe.sent_keys = [self._sent_hash(x.encode("utf-8", "surrogatepass")) for x in probe.sents]
