@@ -256,6 +256,26 @@ def progress(
             bar.advance(task)
 
 
+def write_jsonl(path: str, rows: Iterable[dict[str, Any]]) -> int:
+    """Write rows as compact JSON lines, gzipped for a ``.gz`` name; atomically (temp file and
+    rename: an interrupted run leaves no partial file). Returns the number of rows."""
+    import gzip
+
+    import orjson
+
+    from neardup.io import atomic_write
+
+    n = 0
+    with atomic_write(path, "wb") as fh:
+        out: Any = gzip.GzipFile(fileobj=fh, mode="wb", mtime=0) if str(path).endswith(".gz") else fh
+        for row in rows:
+            out.write(orjson.dumps(row) + b"\n")
+            n += 1
+        if out is not fh:
+            out.close()
+    return n
+
+
 def echo_err(message: str) -> None:
     click.echo(message, err=True)
 

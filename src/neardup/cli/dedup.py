@@ -10,7 +10,7 @@ import dataclasses
 import functools
 import time
 import typing
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -29,6 +29,7 @@ from neardup.cli._common import (
     plural,
     with_config,
 )
+from neardup.cli._common import write_jsonl as write_rows
 from neardup.dedup.config import DedupConfig
 from neardup.exceptions import ConfigError, InputError
 from neardup.io import ReadStats, atomic_write, outputs_together
@@ -136,17 +137,6 @@ def build_config(*, settings: dict[str, Any] | None = None, **options: Any) -> D
         return config
     overrides = {f.name: getattr(config, f.name) for f in dataclasses.fields(config)}
     return DedupConfig.from_fingerprint_settings(settings, **overrides)
-
-
-def write_rows(path: str, rows: Iterator[dict[str, Any]]) -> int:
-    """Write JSONL atomically (temp file + rename: an interrupted run leaves no partial file)."""
-    n = 0
-    with atomic_write(path, "wb") as fh:
-        for row in rows:
-            fh.write(orjson.dumps(row))
-            fh.write(b"\n")
-            n += 1
-    return n
 
 
 def write_keep(

@@ -9,7 +9,6 @@ runs against them, and show a run as an HTML page.
 
 from __future__ import annotations
 
-import gzip
 import sys
 import time
 from collections.abc import Iterable, Iterator
@@ -19,7 +18,7 @@ from typing import Any
 import click
 import orjson
 
-from neardup.cli._common import InputFields, add_options, echo_err, input_fields
+from neardup.cli._common import InputFields, add_options, echo_err, input_fields, write_jsonl
 from neardup.eval.sweep import main_text
 from neardup.exceptions import ConfigError, InputError
 from neardup.io import iter_json_objects
@@ -44,17 +43,6 @@ def parse_range(spec: str, what: str = "k") -> list[int]:
     if not out:
         raise ConfigError(f"--{what} {spec!r} holds no values: use e.g. 0..8")
     return out
-
-
-def _write_jsonl(path: Path, rows: list[dict[str, Any]]) -> None:
-    from neardup.io import atomic_write
-
-    with atomic_write(path, "wb") as fh:
-        out: Any = gzip.GzipFile(fileobj=fh, mode="wb", mtime=0) if path.name.endswith(".gz") else fh
-        for r in rows:
-            out.write(orjson.dumps(r) + b"\n")
-        if out is not fh:
-            out.close()
 
 
 def _records(paths: tuple[str, ...], fields: InputFields) -> list[dict[str, Any]]:
@@ -143,14 +131,14 @@ def synth_cmd(
         n_sources=n_sources,
         hard_negatives=hard_negatives,
         min_chars=min_chars,
-        # classic keeps the CLI's old 0.1 so its sets come out byte for byte as before
+        # the classic profile wraps 10% in HTML unless told otherwise (its light edits)
         html_rate=0.1 if html_rate is None and profile == "classic" else html_rate,
         copy_rate=copy_rate,
         profile=profile,  # type: ignore[arg-type]
     )
     docs, truth = synthesize(_records(inputs, fields), cfg)
-    _write_jsonl(Path(out), docs)
-    _write_jsonl(Path(truth_path), truth)
+    write_jsonl(out, docs)
+    write_jsonl(truth_path, truth)
     from collections import Counter
 
     kinds = Counter(t["kind"] for t in truth)
@@ -200,13 +188,13 @@ def _table(rows: list[dict[str, Any]], kinds: list[str]) -> str:
 
 
 class _EvalGroup(click.Group):
-    """``neardup eval`` needs its subcommand; the old flag forms get a one-line pointer to it."""
+    """``neardup eval`` needs its subcommand; a flag in its place gets a one-line pointer to them."""
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         if args and args[0] not in self.commands and args[0] not in ctx.help_option_names:
             raise ConfigError(
                 "neardup eval takes a subcommand: `eval score` (a dedup run's output; --documents runs "
-                "the match engine on documents), `eval sweep` (was --sweep), `eval graded` (was --graded)"
+                "the match engine on documents), `eval sweep` (single-signal methods), `eval graded` (graded copies)"
             )
         return super().parse_args(ctx, args)
 
@@ -280,7 +268,7 @@ def _truth(
     recs = _records(inputs, fields)
     rows = natural_truth(recs, threshold=natural_threshold)
     if write_truth:
-        _write_jsonl(Path(write_truth), rows)
+        write_jsonl(write_truth, rows)
     return Truth.from_records(rows), recs
 
 

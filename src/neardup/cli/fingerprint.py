@@ -74,7 +74,7 @@ SIMHASH_FLAGS: dict[str, Flag] = {
         "IDF table (from 'neardup idf build'); default: jieba's table.",
         type=click.Path(dir_okay=False),
     ),
-    "levels": Flag(("--levels",), "Quantize weights to 1..LEVELS (5 as in seed 004); 0 keeps raw weights."),
+    "levels": Flag(("--levels",), "Quantize weights to 1..LEVELS (5 is usual); 0 keeps raw weights."),
     "top_n": Flag(
         ("--top-n",),
         "Keep the N heaviest features, or 'auto' (by length).",

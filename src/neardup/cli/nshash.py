@@ -33,7 +33,7 @@ class _FileOrCommandGroup(click.Group):
 
 @click.group(cls=_FileOrCommandGroup, context_settings={"help_option_names": ["-h", "--help"]})
 def nshash_group() -> None:
-    """nshash: group documents by the hashes of their n longest sentences (seed 002).
+    """nshash: group documents by the hashes of their n longest sentences.
 
     \b
     neardup nshash FILE... --store URL     write {"id", "similar_id"} per document (JSONL)
