@@ -36,6 +36,14 @@ C = TypeVar("C")
 #: the INPUTS... argument of commands that read documents (files, directories, ``-`` for stdin)
 inputs_argument = click.argument("inputs", nargs=-1, required=True)
 
+
+def output_option(
+    help: str, *, name: str = "out", type: Any = None
+) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """The required ``-o/--out`` (or ``-o/--output``) option of a command that writes one result."""
+    return click.option(f"--{name}", "-o", name, required=True, type=type, help=help)
+
+
 input_options = [
     click.option("--id-field", default="id", show_default=True, help="JSON field holding the document id."),
     click.option("--text-field", default="text", show_default=True, help="JSON field holding the text."),

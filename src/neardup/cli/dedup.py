@@ -26,6 +26,7 @@ from neardup.cli._common import (
     echo_err,
     input_fields,
     inputs_argument,
+    output_option,
     plural,
     with_config,
 )
@@ -217,7 +218,7 @@ def against_options(help: str, type: Any = None) -> Callable[[F], F]:
 
 @click.command("dedup")
 @inputs_argument
-@click.option("--out", "-o", "out", required=True, help="Output JSONL: one line per input document.")
+@output_option("Output JSONL: one line per input document.")
 @input_fields
 @engine_options
 @click.option("--keep-out", help="Also write the documents to keep (the kept copy of each cluster) as JSONL.")

@@ -18,7 +18,7 @@ from typing import Any
 import click
 import orjson
 
-from neardup.cli._common import InputFields, add_options, echo_err, input_fields, write_jsonl
+from neardup.cli._common import InputFields, add_options, echo_err, input_fields, output_option, write_jsonl
 from neardup.eval.sweep import main_text
 from neardup.exceptions import ConfigError, InputError
 from neardup.io import iter_json_objects
@@ -65,14 +65,7 @@ def _records(paths: tuple[str, ...], fields: InputFields) -> list[dict[str, Any]
 
 @click.command("synth")
 @click.argument("inputs", nargs=-1, required=True, type=click.Path())
-@click.option(
-    "-o",
-    "--out",
-    "out",
-    required=True,
-    type=click.Path(dir_okay=False),
-    help="Where to write the labelled set (JSONL, .gz to compress).",
-)
+@output_option("Where to write the labelled set (JSONL, .gz to compress).", type=click.Path(dir_okay=False))
 @click.option(
     "--truth",
     "truth_path",
@@ -514,9 +507,7 @@ def _graded_table(g: dict[str, Any]) -> str:
 
 @click.command("report")
 @click.argument("output", type=click.Path(exists=True, dir_okay=False))
-@click.option(
-    "-o", "--out", "out", required=True, type=click.Path(dir_okay=False), help="HTML file to write."
-)
+@output_option("HTML file to write.", type=click.Path(dir_okay=False))
 @click.option(
     "--texts",
     "texts",

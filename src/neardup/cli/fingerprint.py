@@ -25,6 +25,7 @@ from neardup.cli._common import (
     config_options,
     echo_err,
     input_fields,
+    output_option,
 )
 from neardup.config import SimHashConfig
 from neardup.exceptions import ConfigError, InputError
@@ -322,7 +323,7 @@ def idf_group() -> None:
 @idf_group.command("build")
 @click.argument("files", nargs=-1, required=True)
 @input_fields
-@click.option("-o", "--output", type=click.Path(dir_okay=False), required=True, help="IDF table to write.")
+@output_option("IDF table to write.", name="output", type=click.Path(dir_okay=False))
 @click.option(
     "--features", type=click.Choice(["words", "shingles", "word_ngrams"]), default="words", show_default=True
 )

@@ -13,7 +13,7 @@ import click
 import numpy as np
 import orjson
 
-from neardup.cli._common import InputFields, echo_err, input_fields, inputs_argument, plural
+from neardup.cli._common import InputFields, echo_err, input_fields, inputs_argument, output_option, plural
 from neardup.cli.dedup import build_config, engine_options, format_summary
 from neardup.io import ReadStats
 
@@ -27,14 +27,7 @@ def index_group() -> None:
 
 @index_group.command("build")
 @inputs_argument
-@click.option(
-    "--output",
-    "-o",
-    "output",
-    required=True,
-    type=click.Path(file_okay=False),
-    help="The index directory to create.",
-)
+@output_option("The index directory to create.", name="output", type=click.Path(file_okay=False))
 @input_fields
 @engine_options
 @click.option(

@@ -13,7 +13,14 @@ from typing import Any
 
 import click
 
-from neardup.cli._common import InputFields, echo_err, input_fields, inputs_argument, parse_conf
+from neardup.cli._common import (
+    InputFields,
+    echo_err,
+    input_fields,
+    inputs_argument,
+    output_option,
+    parse_conf,
+)
 from neardup.cli.dedup import Against, against_options, build_config, engine_options, format_summary
 from neardup.io import outputs_together
 
@@ -27,12 +34,8 @@ def spark_group() -> None:
 
 @spark_group.command("dedup")
 @inputs_argument
-@click.option(
-    "--out",
-    "-o",
-    "out",
-    required=True,
-    help="A local .jsonl file (written atomically), or a directory/URI (one part-00000 of the same lines).",
+@output_option(
+    "A local .jsonl file (written atomically), or a directory/URI (one part-00000 of the same lines)."
 )
 @input_fields
 @engine_options
