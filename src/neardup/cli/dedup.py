@@ -94,7 +94,7 @@ ENGINE_FLAGS: dict[str, Flag] = {
     ),
     "duplicate_ids": Flag(("--duplicate-ids",), "An id seen twice: stop, or rename repeats id#2, id#3."),
 }
-_CALIBRATED = "a threshold calibrated in docs/quality.md (set it through the library's MatchConfig)"
+_CALIBRATED = "an engine setting calibrated in docs/quality.md (set it through the library's MatchConfig)"
 _SIGNATURE = "decides signatures: an index's header fixes it (set it through the library's MatchConfig)"
 #: DedupConfig fields with no option, and why
 ENGINE_EXCLUDED: dict[str, str] = {
