@@ -42,7 +42,7 @@ demo: $(DEMO_STAMP)
 	@echo; echo "one line per document in demo-out/clusters.jsonl; duplicates:"; \
 	grep -v '"duplicate_of":null' demo-out/clusters.jsonl | head -20
 	@echo; echo "scored against the shipped ground truth (examples/news.truth.jsonl):"
-	$(VENV)/bin/neardup eval --truth examples/news.truth.jsonl demo-out/clusters.jsonl
+	$(VENV)/bin/neardup eval score --truth examples/news.truth.jsonl demo-out/clusters.jsonl
 	@echo; echo "next: run neardup from the venv, e.g."; \
 	echo "  $(VENV)/bin/neardup --help"; \
 	echo "  $(VENV)/bin/neardup dedup your.jsonl --out clusters.jsonl"; \

@@ -527,8 +527,9 @@ def atomic_write(path: str | os.PathLike[str], mode: str = "wb", *, join: bool =
 
 
 def write_jsonl(path: str | os.PathLike[str], rows: Iterable[dict[str, Any]]) -> int:
-    """Write one JSON line per row atomically (an interrupted run leaves no partial file); returns
-    the number of rows. The writer of every ``neardup dedup`` output (local, ``--against``, Spark).
+    """Write one JSON line per row atomically (an interrupted run leaves no partial file), gzipped
+    for a ``.gz`` name; returns the number of rows. The writer of every ``neardup dedup`` output
+    (local, ``--against``, Spark) and of the CLI's other JSONL outputs.
 
     >>> import tempfile
     >>> write_jsonl(tempfile.mkdtemp() + "/rows.jsonl", [{"id": "a"}, {"id": "b"}])
@@ -536,8 +537,10 @@ def write_jsonl(path: str | os.PathLike[str], rows: Iterable[dict[str, Any]]) ->
     """
     n = 0
     with atomic_write(path, "wb") as fh:
+        out: Any = gzip.GzipFile(fileobj=fh, mode="wb", mtime=0) if os.fspath(path).endswith(".gz") else fh
         for row in rows:
-            fh.write(orjson.dumps(row))
-            fh.write(b"\n")
+            out.write(orjson.dumps(row) + b"\n")
             n += 1
+        if out is not fh:
+            out.close()
     return n

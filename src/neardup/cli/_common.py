@@ -1,15 +1,48 @@
-"""Pieces every command uses: options for input fields, progress on stderr, summaries."""
+"""Pieces every command uses: input fields, options made from config dataclasses, progress, summaries.
+
+A command's settings come from one frozen config dataclass (``DedupConfig``, ``SimHashConfig``,
+``ServiceSettings``). Each command module keeps a table keyed by field path (``"match.keep"``) of
+how a field shows on the command line (``Flag``); ``config_options`` turns the table into click
+options whose defaults are the dataclass's own, and ``config_from_options`` turns the parsed values
+back into the dataclass by ``dataclasses.replace``, so a field added to the table appears in every
+command that uses the config, with the library's default.
+
+>>> from neardup.dedup.config import DedupConfig
+>>> flags = {"workers": Flag(("--workers", "-j"), "Processes.")}
+>>> config_from_options(DedupConfig, flags, {"workers": 2}, DedupConfig()).workers
+2
+"""
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import sys
-from collections.abc import Callable, Iterable, Iterator
-from typing import Any, TypeVar
+import types
+import typing
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from typing import Any, Literal, TypeVar
 
 import click
 
+from neardup.io import ReadStats, Record, iter_records
+
 T = TypeVar("T")
 F = TypeVar("F", bound=Callable[..., Any])
+C = TypeVar("C")
+
+# --------------------------------------------------------------------------------- input fields
+
+#: the INPUTS... argument of commands that read documents (files, directories, ``-`` for stdin)
+inputs_argument = click.argument("inputs", nargs=-1, required=True)
+
+
+def output_option(
+    help: str, *, name: str = "out", type: Any = None
+) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """The required ``-o/--out`` (or ``-o/--output``) option of a command that writes one result."""
+    return click.option(f"--{name}", "-o", name, required=True, type=type, help=help)
+
 
 input_options = [
     click.option("--id-field", default="id", show_default=True, help="JSON field holding the document id."),
@@ -24,6 +57,49 @@ input_options = [
 ]
 
 
+@dataclasses.dataclass(frozen=True)
+class InputFields:
+    """Where a record's id, text and HTML are, and whether bad records are skipped.
+
+    >>> InputFields(html_field="").html_field is None
+    True
+    """
+
+    id_field: str = "id"
+    text_field: str = "text"
+    html_field: str | None = "html"
+    skip_bad: bool = False
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "html_field", self.html_field or None)
+
+    def records(
+        self, inputs: Iterable[str], *, stats: ReadStats | None = None, description: str | None = None
+    ) -> Iterator[Record]:
+        """The records of ``inputs``; with ``description``, behind a progress bar on a terminal."""
+        records = iter_records(
+            tuple(inputs),
+            id_field=self.id_field,
+            text_field=self.text_field,
+            html_field=self.html_field,
+            skip_bad=self.skip_bad,
+            stats=stats,
+        )
+        return records if description is None else progress(records, description=description)
+
+
+def input_fields(func: F) -> F:
+    """Add the input-field options to a command and hand them to it as one ``fields: InputFields``."""
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        names = [f.name for f in dataclasses.fields(InputFields)]
+        fields = InputFields(**{name: kwargs.pop(name) for name in names})
+        return func(*args, fields=fields, **kwargs)
+
+    return add_options(input_options)(typing.cast(F, wrapper))
+
+
 def add_options(options: list[Any]) -> Callable[[F], F]:
     """Apply a list of click options to a command function, in order."""
 
@@ -33,6 +109,140 @@ def add_options(options: list[Any]) -> Callable[[F], F]:
         return func
 
     return wrap
+
+
+# --------------------------------------------------------------------------- options from configs
+
+_UNSET: Any = object()
+
+
+@dataclasses.dataclass(frozen=True)
+class Flag:
+    """How one config field shows on the command line.
+
+    ``flags``: the option names, the first long one naming the parameter; ``type``: a click type
+    (default: from the field's annotation, a ``Literal`` becoming a choice); ``default``: overrides
+    the config's default (e.g. ``None`` for a value computed at run time); ``to_field``: turns the
+    option's value into the field's.
+    """
+
+    flags: tuple[str, ...]
+    help: str | None = None
+    type: Any = None
+    default: Any = _UNSET
+    to_field: Callable[[Any], Any] | None = None
+    is_flag: bool = False
+    multiple: bool = False
+    show_default: bool = True
+    required: bool = False
+    metavar: str | None = None
+
+    @property
+    def dest(self) -> str:
+        long = next(f for f in self.flags if f.startswith("--"))
+        return long[2:].replace("-", "_")
+
+
+def config_fields(cls: type[Any], prefix: str = "") -> dict[str, Any]:
+    """Every field of a config dataclass by path, nested config dataclasses flattened.
+
+    >>> from neardup.dedup.config import DedupConfig
+    >>> paths = config_fields(DedupConfig)
+    >>> paths["workers"], paths["match.keep"]
+    (<class 'int'>, typing.Literal['first', 'longest', 'newest'])
+    """
+    hints = typing.get_type_hints(cls)
+    out: dict[str, Any] = {}
+    for f in dataclasses.fields(cls):
+        hint = hints[f.name]
+        if dataclasses.is_dataclass(hint):
+            out.update(config_fields(typing.cast(type, hint), prefix + f.name + "."))
+        else:
+            out[prefix + f.name] = hint
+    return out
+
+
+def _click_type(hint: Any) -> Any:
+    origin = typing.get_origin(hint)
+    if origin is Literal:
+        return click.Choice([str(a) for a in typing.get_args(hint)])
+    if origin in (typing.Union, types.UnionType):
+        args = [a for a in typing.get_args(hint) if a is not type(None)]
+        if len(args) == 1:
+            return _click_type(args[0])
+    if hint in (int, float, str):
+        return hint
+    raise TypeError(f"give the Flag of a field typed {hint!r} an explicit click type")
+
+
+def _lookup(config: Any, path: str) -> Any:
+    for part in path.split("."):
+        config = getattr(config, part)
+    return config
+
+
+def config_options(cls: type[Any], flags: Mapping[str, Flag], base: Any) -> list[Any]:
+    """Click options for the fields in ``flags`` (table order), defaults read from ``base``."""
+    hints = config_fields(cls)
+    options = []
+    for path, spec in flags.items():
+        default = _lookup(base, path) if spec.default is _UNSET else spec.default
+        extra: dict[str, Any] = {"is_flag": True} if spec.is_flag else {"multiple": spec.multiple}
+        if not spec.is_flag:
+            extra["type"] = spec.type if spec.type is not None else _click_type(hints[path])
+        if default is not None:  # click counts an explicit None as a given default (no "required")
+            extra["default"] = default
+        options.append(
+            click.option(
+                *spec.flags,
+                spec.dest,
+                show_default=spec.show_default and not spec.is_flag,
+                help=spec.help,
+                required=spec.required,
+                metavar=spec.metavar,
+                **extra,
+            )
+        )
+    return options
+
+
+def config_from_options(cls: type[C], flags: Mapping[str, Flag], opts: dict[str, Any], base: C) -> C:
+    """``base`` with the fields of ``flags`` set from parsed options (popped from ``opts``)."""
+    values: dict[str, Any] = {}
+    for path, spec in flags.items():
+        if spec.dest in opts:
+            value = opts.pop(spec.dest)
+            values[path] = spec.to_field(value) if spec.to_field is not None else value
+    return typing.cast(C, _replace(base, values))
+
+
+def _replace(config: Any, values: Mapping[str, Any]) -> Any:
+    direct = {path: v for path, v in values.items() if "." not in path}
+    nested: dict[str, dict[str, Any]] = {}
+    for path, v in values.items():
+        if "." in path:
+            head, rest = path.split(".", 1)
+            nested.setdefault(head, {})[rest] = v
+    for head, sub in nested.items():
+        direct[head] = _replace(getattr(config, head), sub)
+    return dataclasses.replace(config, **direct)
+
+
+def with_config(cls: type[C], flags: Mapping[str, Flag], base: C, name: str = "options") -> Callable[[F], F]:
+    """Add a config's options to a command and hand their values to it as one dict ``name``."""
+
+    def wrap(func: F) -> F:
+        @functools.wraps(func)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            values = {spec.dest: kwargs.pop(spec.dest) for spec in flags.values()}
+            return func(*args, **{name: values}, **kwargs)
+
+        return add_options(config_options(cls, flags, base))(typing.cast(F, wrapper))
+
+    return wrap
+
+
+# -------------------------------------------------------------------------------------- output
 
 
 def progress(
@@ -76,3 +286,20 @@ def compact_json(obj: Any) -> str:
     import json
 
     return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
+
+
+def parse_conf(items: Iterable[str], option: str = "--conf") -> dict[str, str]:
+    """``KEY=VALUE`` strings as a dict; anything else is a one-line error naming the option.
+
+    >>> parse_conf(["spark.a=1", "b=x=y"])
+    {'spark.a': '1', 'b': 'x=y'}
+    """
+    from neardup.exceptions import ConfigError
+
+    conf: dict[str, str] = {}
+    for item in items:
+        if "=" not in item:
+            raise ConfigError(f"{option} takes KEY=VALUE, got {item!r}")
+        key, value = item.split("=", 1)
+        conf[key] = value
+    return conf

@@ -6,35 +6,49 @@ neardup dedup new/ --against corpus.idx --merge --out new-clusters.jsonl
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import time
-from collections.abc import Iterator
-from dataclasses import replace
+import typing
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import click
 import numpy as np
 import orjson
 
-from neardup.cli._common import add_options, echo_err, input_options, progress
+from neardup.cli._common import (
+    Flag,
+    InputFields,
+    add_options,
+    config_from_options,
+    echo_err,
+    input_fields,
+    inputs_argument,
+    output_option,
+    plural,
+    with_config,
+)
 from neardup.dedup.config import DedupConfig
 from neardup.exceptions import ConfigError, InputError
-from neardup.io import ReadStats, Record, atomic_write, iter_records, outputs_together
-from neardup.match.config import KEEP_RULES
+from neardup.io import ReadStats, atomic_write, outputs_together, write_jsonl
 
 __all__ = [
     "DEFAULTS",
+    "ENGINE_EXCLUDED",
+    "ENGINE_FLAGS",
+    "Against",
+    "against_options",
     "build_config",
     "dedup_cmd",
     "engine_options",
     "format_summary",
-    "read_records",
     "write_keep",
-    "write_rows",
 ]
 
+F = TypeVar("F", bound=Callable[..., Any])
 DEFAULTS = DedupConfig()  # the CLI's defaults are the library's (chosen in docs/quality.md)
-MATCH = DEFAULTS.match
 
 #: options of the SimHash-only engine and what replaced them (one line, exit 2)
 _REPLACED = {
@@ -59,123 +73,89 @@ replaced_options = [
     for name in _REPLACED
 ]
 
-engine_options = [
-    click.option(
-        "--keep",
-        type=click.Choice(KEEP_RULES),
-        default=MATCH.keep,
-        show_default=True,
-        help="Which copy of a cluster is kept: the first seen, the longest, or the newest by --keep-field.",
+#: how each DedupConfig field shows on the command line (keyed by field path); every field is
+#: here or in ENGINE_EXCLUDED, which a test checks
+ENGINE_FLAGS: dict[str, Flag] = {
+    "match.keep": Flag(
+        ("--keep",),
+        "Which copy of a cluster is kept: the first seen, the longest, or the newest by --keep-field.",
     ),
-    click.option(
-        "--keep-field", default=MATCH.keep_field, show_default=True, help="The field --keep newest compares."
-    ),
-    click.option(
-        "--max-distance",
-        "-k",
-        type=int,
-        default=MATCH.candidate_distance,
-        show_default=True,
-        help="SimHash candidates: fingerprints within this many bits are verified too (an extra "
+    "match.keep_field": Flag(("--keep-field",), "The field --keep newest compares."),
+    "match.candidate_distance": Flag(
+        ("--max-distance", "-k"),
+        "SimHash candidates: fingerprints within this many bits are verified too (an extra "
         "candidate source, off by default; not the decision).",
-    ),
-    click.option(
-        "--workers",
-        "-j",
         type=int,
-        default=0,
-        show_default=True,
-        help="Processes for main-text extraction of HTML records (0: every core).",
     ),
-    click.option(
-        "--duplicate-ids",
-        type=click.Choice(["error", "suffix"]),
-        default="error",
-        show_default=True,
-        help="An id seen twice: stop, or rename repeats id#2, id#3.",
+    "workers": Flag(
+        ("--workers", "-j"), "Processes for main-text extraction of HTML records (0: every core)."
     ),
-    *replaced_options,
-]
+    "duplicate_ids": Flag(("--duplicate-ids",), "An id seen twice: stop, or rename repeats id#2, id#3."),
+}
+_CALIBRATED = "an engine setting calibrated in docs/quality.md (set it through the library's MatchConfig)"
+_SIGNATURE = "decides signatures: an index's header fixes it (set it through the library's MatchConfig)"
+#: DedupConfig fields with no option, and why
+ENGINE_EXCLUDED: dict[str, str] = {
+    "chunk_size": "a memory and speed trade-off of the library, not of a run's result",
+    **dict.fromkeys(
+        ("match.shingle", "match.sketch_size", "match.max_numbers", "match.extractor"), _SIGNATURE
+    ),
+    **dict.fromkeys(
+        (
+            "match.near_similarity",
+            "match.near_containment",
+            "match.containment_min_similarity",
+            "match.agree_containment",
+            "match.agree_min",
+            "match.partial_containment",
+            "match.max_number_conflicts",
+            "match.conflict_share",
+            "match.posted",
+            "match.min_shared",
+            "match.max_posting",
+            "match.layout_distance",
+        ),
+        _CALIBRATED,
+    ),
+}
 
 
-def build_config(
-    *,
-    keep: str = MATCH.keep,
-    keep_field: str = MATCH.keep_field,
-    max_distance: int | None = MATCH.candidate_distance,
-    workers: int = 0,
-    duplicate_ids: str = "error",
-    settings: dict[str, Any] | None = None,
-) -> DedupConfig:
-    """The DedupConfig of a command line; ``settings`` (an index header's) fix the signatures."""
-    match = replace(MATCH, keep=keep, keep_field=keep_field, candidate_distance=max_distance)  # type: ignore[arg-type]
-    common: dict[str, Any] = {"workers": workers, "duplicate_ids": duplicate_ids}
-    if settings is not None:
-        return DedupConfig.from_fingerprint_settings(settings, match=match, **common)
-    return DedupConfig(match=match, **common)
+def engine_options(func: F) -> F:
+    """The DedupConfig options (and the replaced ones' errors), handed to the command as ``engine``."""
+    return add_options(replaced_options)(with_config(DedupConfig, ENGINE_FLAGS, DEFAULTS, "engine")(func))
 
 
-def read_records(
-    inputs: tuple[str, ...],
-    *,
-    id_field: str,
-    text_field: str,
-    html_field: str,
-    skip_bad: bool,
-    stats: ReadStats,
-    description: str,
-) -> Iterator[Record]:
-    records = iter_records(
-        inputs,
-        id_field=id_field,
-        text_field=text_field,
-        html_field=html_field or None,
-        skip_bad=skip_bad,
-        stats=stats,
-    )
-    return progress(records, description=description)
+def build_config(*, settings: dict[str, Any] | None = None, **options: Any) -> DedupConfig:
+    """The DedupConfig of a command line; ``settings`` (an index header's) fix the signatures.
 
-
-def write_rows(path: str, rows: Iterator[dict[str, Any]]) -> int:
-    """Write JSONL atomically (temp file + rename: an interrupted run leaves no partial file)."""
-    n = 0
-    with atomic_write(path, "wb") as fh:
-        for row in rows:
-            fh.write(orjson.dumps(row))
-            fh.write(b"\n")
-            n += 1
-    return n
+    >>> build_config(keep="longest", max_distance=3).match.candidate_distance
+    3
+    """
+    config = config_from_options(DedupConfig, ENGINE_FLAGS, dict(options), DEFAULTS)
+    if settings is None:
+        return config
+    overrides = {f.name: getattr(config, f.name) for f in dataclasses.fields(config)}
+    return DedupConfig.from_fingerprint_settings(settings, **overrides)
 
 
 def write_keep(
-    path: str,
-    inputs: tuple[str, ...],
-    keep: np.ndarray,
-    *,
-    id_field: str,
-    text_field: str,
-    html_field: str,
-    skip_bad: bool,
-    ids: list[str],
+    path: str, inputs: tuple[str, ...], keep: np.ndarray, fields: InputFields, ids: list[str]
 ) -> int:
     """Second pass over the inputs writing the kept documents' records (with their final ids)."""
     if any(str(p) == "-" for p in inputs):
         raise InputError("--keep-out reads the input twice and can not take stdin; pass a file")
     n = 0
     with atomic_write(path, "wb") as fh:
-        records = iter_records(
-            inputs, id_field=id_field, text_field=text_field, html_field=html_field or None, skip_bad=skip_bad
-        )
-        for i, rec in enumerate(records):
+        for i, rec in enumerate(fields.records(inputs)):
             if i >= keep.size:
                 raise InputError("the input changed while it was being deduplicated", source=rec.source)
             if not keep[i]:
                 continue
-            obj: dict[str, Any] = {id_field: ids[i]}
+            obj: dict[str, Any] = {fields.id_field: ids[i]}
             if rec.text is not None:
-                obj[text_field] = rec.text
-            if rec.html is not None and html_field:
-                obj[html_field] = rec.html
+                obj[fields.text_field] = rec.text
+            if rec.html is not None and fields.html_field:
+                obj[fields.html_field] = rec.html
             obj.update(rec.extra)
             fh.write(orjson.dumps(obj))
             fh.write(b"\n")
@@ -183,17 +163,13 @@ def write_keep(
     return n
 
 
-def _plural(n: int, one: str, many: str | None = None) -> str:
-    return f"{n:,} {one if n == 1 else (many or one + 's')}"
-
-
 def format_summary(s: dict[str, Any], seconds: float, what: str = "dedup") -> str:
     kinds = ", ".join(f"{k} {s.get('kind_' + k, 0):,}" for k in ("exact", "content", "near"))
     related = s.get("kind_partial", 0) + s.get("kind_layout", 0)
     lines = [
-        f"neardup {what}: {_plural(s['documents'], 'document')}, {_plural(s['clusters'], 'cluster')}, "
+        f"neardup {what}: {plural(s['documents'], 'document')}, {plural(s['clusters'], 'cluster')}, "
         f"kept {s['kept']:,}, duplicates {s['duplicates']:,} ({kinds}); "
-        f"{_plural(related, 'partial or layout copy', 'partial or layout copies')} reported, not removed; "
+        f"{plural(related, 'partial or layout copy', 'partial or layout copies')} reported, not removed; "
         f"{seconds:.1f} s"
     ]
     if "corpus_matched" in s:
@@ -210,36 +186,52 @@ def format_summary(s: dict[str, Any], seconds: float, what: str = "dedup") -> st
     return "\n".join(lines)
 
 
+@dataclasses.dataclass(frozen=True)
+class Against:
+    """The corpus index a batch is deduplicated against, and whether its kept documents join it."""
+
+    path: str
+    merge: bool = False
+
+
+def against_options(help: str, type: Any = None) -> Callable[[F], F]:
+    """``--against INDEX`` and ``--merge``, handed to the command as one ``against: Against | None``."""
+
+    def wrap(func: F) -> F:
+        @functools.wraps(func)
+        def wrapper(*args: Any, against: str | None, merge: bool, **kwargs: Any) -> Any:
+            if merge and not against:
+                raise ConfigError("--merge needs --against INDEX_DIR (the index to add the batch to)")
+            return func(*args, against=Against(against, merge) if against else None, **kwargs)
+
+        merge_help = "With --against: add the batch's kept documents to the index."
+        options = [
+            click.option("--against", type=type, help=help),
+            click.option("--merge", is_flag=True, help=merge_help),
+        ]
+        return add_options(options)(typing.cast(F, wrapper))
+
+    return wrap
+
+
 @click.command("dedup")
-@click.argument("inputs", nargs=-1, required=True)
-@click.option("--out", "-o", "out", required=True, help="Output JSONL: one line per input document.")
-@add_options(input_options)
-@add_options(engine_options)
+@inputs_argument
+@output_option("Output JSONL: one line per input document.")
+@input_fields
+@engine_options
 @click.option("--keep-out", help="Also write the documents to keep (the kept copy of each cluster) as JSONL.")
-@click.option(
-    "--against",
-    "against",
-    type=click.Path(file_okay=False),
-    help="A corpus index (neardup index build): dedup the batch against it too.",
+@against_options(
+    "A corpus index (neardup index build): dedup the batch against it too.", click.Path(file_okay=False)
 )
-@click.option("--merge", is_flag=True, help="With --against: add the batch's kept documents to the index.")
 @click.option("--quiet", "-q", is_flag=True, help="No summary on stderr.")
 @outputs_together(inputs="inputs", outputs=("out", "keep_out"))
 def dedup_cmd(
     inputs: tuple[str, ...],
     out: str,
-    id_field: str,
-    text_field: str,
-    html_field: str,
-    skip_bad: bool,
-    keep: str,
-    keep_field: str,
-    max_distance: int,
-    workers: int,
-    duplicate_ids: str,
+    fields: InputFields,
+    engine: dict[str, Any],
     keep_out: str | None,
-    against: str | None,
-    merge: bool,
+    against: Against | None,
     quiet: bool,
 ) -> None:
     """Deduplicate documents: INPUT files (JSONL, JSONL.gz, Parquet) or directories of them.
@@ -254,50 +246,22 @@ def dedup_cmd(
     from neardup.dedup.local import dedup_fingerprints
 
     t0 = time.perf_counter()
-    if merge and not against:
-        raise ConfigError("--merge needs --against INDEX_DIR (the index to add the batch to)")
-    index = CorpusIndex.open(against) if against else None
-    config = build_config(
-        keep=keep,
-        keep_field=keep_field,
-        max_distance=max_distance,
-        workers=workers,
-        duplicate_ids=duplicate_ids,
-        settings=index.settings if index else None,
-    )
+    index = CorpusIndex.open(against.path) if against else None
+    config = build_config(settings=index.settings if index else None, **engine)
     if Path(out).is_dir():
         raise ConfigError(f"--out must be a file, got the directory {out}")
     stats = ReadStats()
-    records = read_records(
-        inputs,
-        id_field=id_field,
-        text_field=text_field,
-        html_field=html_field,
-        skip_bad=skip_bad,
-        stats=stats,
-        description="fingerprinting",
-    )
-    fps = fingerprint_records(records, config)
+    fps = fingerprint_records(fields.records(inputs, stats=stats, description="fingerprinting"), config)
     result = dedup_fingerprints(fps, config, index)
-    write_rows(out, result.rows())
-    kept = result.keep
+    write_jsonl(out, result.rows())
     if keep_out:
-        write_keep(
-            keep_out,
-            inputs,
-            kept,
-            id_field=id_field,
-            text_field=text_field,
-            html_field=html_field,
-            skip_bad=skip_bad,
-            ids=fps.ids,
-        )
+        write_keep(keep_out, inputs, result.keep, fields, fps.ids)
     summary = result.summary()
     if index is not None:
         summary["corpus_documents"] = len(index)
-    if merge and index is not None:
-        index.append(fps.take(np.flatnonzero(kept)))
-        summary["merged"] = int(kept.sum())
+    if against is not None and against.merge and index is not None:
+        index.append(fps.take(np.flatnonzero(result.keep)))
+        summary["merged"] = int(result.keep.sum())
         summary["index_documents"] = len(index)
     summary["skipped"] = stats.skipped
     summary["first_error"] = stats.first_error

@@ -2,28 +2,28 @@
 runs against them, and show a run as an HTML page.
 
     neardup synth news.jsonl.gz -o set.jsonl --truth truth.jsonl --lang zh --seed 1
-    neardup eval --truth truth.jsonl set.jsonl --k 0..8 --json > eval.json
-    neardup dedup set.jsonl --out out.jsonl && neardup eval --truth truth.jsonl out.jsonl
+    neardup eval sweep --truth truth.jsonl set.jsonl --k 0..8 --json > eval.json
+    neardup dedup set.jsonl --out out.jsonl && neardup eval score --truth truth.jsonl out.jsonl
     neardup report out.jsonl -o report.html --texts set.jsonl --eval eval.json
 """
 
 from __future__ import annotations
 
-import gzip
 import sys
 import time
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
 import click
 import orjson
 
-from neardup.cli._common import add_options, echo_err, input_options
+from neardup.cli._common import InputFields, add_options, echo_err, input_fields, output_option
 from neardup.eval.sweep import main_text
 from neardup.exceptions import ConfigError, InputError
-from neardup.io import iter_json_objects
+from neardup.io import iter_json_objects, write_jsonl
 
-__all__ = ["eval_cmd", "parse_range", "report_cmd", "synth_cmd"]
+__all__ = ["eval_group", "parse_range", "report_cmd", "synth_cmd"]
 
 
 def parse_range(spec: str, what: str = "k") -> list[int]:
@@ -45,26 +45,10 @@ def parse_range(spec: str, what: str = "k") -> list[int]:
     return out
 
 
-def _write_jsonl(path: Path, rows: list[dict[str, Any]]) -> None:
-    from neardup.io import atomic_write
-
-    with atomic_write(path, "wb") as fh:
-        out: Any = gzip.GzipFile(fileobj=fh, mode="wb", mtime=0) if path.name.endswith(".gz") else fh
-        for r in rows:
-            out.write(orjson.dumps(r) + b"\n")
-        if out is not fh:
-            out.close()
-
-
-def _records(
-    paths: tuple[str, ...], id_field: str, text_field: str, html_field: str, skip_bad: bool
-) -> list[dict[str, Any]]:
-    from neardup.io import iter_records
-
+def _records(paths: tuple[str, ...], fields: InputFields) -> list[dict[str, Any]]:
+    """Records as dicts with ``id`` and ``text`` (HTML records: their main text, ``html`` kept)."""
     out = []
-    for rec in iter_records(
-        paths, id_field=id_field, text_field=text_field, html_field=html_field, skip_bad=skip_bad
-    ):
+    for rec in fields.records(paths):
         d = dict(rec.extra)
         d["id"] = rec.id
         if rec.text is not None:
@@ -81,14 +65,7 @@ def _records(
 
 @click.command("synth")
 @click.argument("inputs", nargs=-1, required=True, type=click.Path())
-@click.option(
-    "-o",
-    "--out",
-    "out",
-    required=True,
-    type=click.Path(dir_okay=False),
-    help="Where to write the labelled set (JSONL, .gz to compress).",
-)
+@output_option("Where to write the labelled set (JSONL, .gz to compress).", type=click.Path(dir_okay=False))
 @click.option(
     "--truth",
     "truth_path",
@@ -117,7 +94,7 @@ def _records(
 @click.option(
     "--copy-rate", type=float, default=0.7, show_default=True, help="Share of sources given copies."
 )
-@add_options(input_options)
+@input_fields
 def synth_cmd(
     inputs: tuple[str, ...],
     out: str,
@@ -130,10 +107,7 @@ def synth_cmd(
     profile: str,
     html_rate: float | None,
     copy_rate: float,
-    id_field: str,
-    text_field: str,
-    html_field: str,
-    skip_bad: bool,
+    fields: InputFields,
 ) -> None:
     """Make labelled reposts (exact, reformatted, near, partial) and hard negatives from real articles.
 
@@ -150,14 +124,14 @@ def synth_cmd(
         n_sources=n_sources,
         hard_negatives=hard_negatives,
         min_chars=min_chars,
-        # classic keeps the CLI's old 0.1 so its sets come out byte for byte as before
+        # the classic profile wraps 10% in HTML unless told otherwise (its light edits)
         html_rate=0.1 if html_rate is None and profile == "classic" else html_rate,
         copy_rate=copy_rate,
         profile=profile,  # type: ignore[arg-type]
     )
-    docs, truth = synthesize(_records(inputs, id_field, text_field, html_field, skip_bad), cfg)
-    _write_jsonl(Path(out), docs)
-    _write_jsonl(Path(truth_path), truth)
+    docs, truth = synthesize(_records(inputs, fields), cfg)
+    write_jsonl(out, docs)
+    write_jsonl(truth_path, truth)
     from collections import Counter
 
     kinds = Counter(t["kind"] for t in truth)
@@ -206,217 +180,60 @@ def _table(rows: list[dict[str, Any]], kinds: list[str]) -> str:
     return "\n".join(lines)
 
 
-@click.command("eval")
-@click.argument("inputs", nargs=-1, required=True, type=click.Path())
-@click.option(
-    "--truth",
-    "truth_path",
-    type=click.Path(dir_okay=False),
-    help="Truth JSONL (id, group[, kind, source, negative_of]).",
-)
-@click.option(
-    "--natural",
-    is_flag=True,
-    help="No truth file: take the input's own duplicates as truth (same text, or Jaccard of word "
-    "5-grams >= --natural-threshold).",
-)
-@click.option("--natural-threshold", type=float, default=0.8, show_default=True)
-@click.option("--write-truth", type=click.Path(dir_okay=False), help="Save the truth --natural built.")
-@click.option(
-    "--graded",
-    is_flag=True,
-    help="Graded copies (task, category: orig/cut/light/heavy/non, as en-clough): report how each "
-    "score separates the grades from their source.",
-)
-@click.option(
-    "--methods",
-    default=",".join(
-        (
-            "simhash-words",
-            "simhash-shingles",
-            "nshash",
-            "simhash-words+sentence",
-            "simhash-words+cosine",
-            "simhash-words|nshash",
-            "simhash-shingles|nshash",
-            "cosine",
-        )
+class _EvalGroup(click.Group):
+    """``neardup eval`` needs its subcommand; a flag in its place gets a one-line pointer to them."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if args and args[0] not in self.commands and args[0] not in ctx.help_option_names:
+            raise ConfigError(
+                "neardup eval takes a subcommand: `eval score` (a dedup run's output; --documents runs "
+                "the match engine on documents), `eval sweep` (single-signal methods), `eval graded` (graded copies)"
+            )
+        return super().parse_args(ctx, args)
+
+
+@click.group("eval", cls=_EvalGroup)
+def eval_group() -> None:
+    """Score clusters and methods against labelled truth: pairwise precision, recall, F1, ARI.
+
+    \b
+    neardup eval score --truth truth.jsonl out.jsonl              a dedup run's output
+    neardup eval score --truth truth.jsonl --documents set.jsonl  the shipped engine on documents
+    neardup eval sweep --truth truth.jsonl set.jsonl --k 0..8     single-signal methods
+    neardup eval graded clough.jsonl --lang en                    graded copies
+    """
+
+
+_truth_options = [
+    click.option(
+        "--truth",
+        "truth_path",
+        type=click.Path(dir_okay=False),
+        help="Truth JSONL (id, group[, kind, source, negative_of]).",
     ),
-    show_default=True,
-    help="Comma-separated methods to sweep.",
-)
-@click.option("--k", "k_spec", default="0..8", show_default=True, help="Hamming distances to sweep.")
-@click.option("--n", "n_spec", default="1..5", show_default=True, help="nshash n values to sweep.")
-@click.option(
+    click.option(
+        "--natural",
+        is_flag=True,
+        help="No truth file: take the input's own duplicates as truth (same text, or Jaccard of word "
+        "5-grams >= --natural-threshold).",
+    ),
+    click.option("--natural-threshold", type=float, default=0.8, show_default=True),
+    click.option("--write-truth", type=click.Path(dir_okay=False), help="Save the truth --natural built."),
+]
+_result_options = [
+    click.option("--json", "as_json", is_flag=True, help="Print machine-readable JSON instead of a table."),
+    click.option("-o", "--out", "out", type=click.Path(dir_okay=False), help="Also write the JSON here."),
+]
+_lang_option = click.option(
     "--lang",
     type=click.Choice(["zh", "en"]),
     default="zh",
     show_default=True,
     help="Picks the shingle features (zh: char 4-grams, en: word 3-grams).",
 )
-@click.option(
-    "--min-hn-precision",
-    type=float,
-    default=0.99,
-    show_default=True,
-    help="Floor on precision on hard negatives when choosing the best setting.",
-)
-@click.option(
-    "--sweep",
-    "do_sweep",
-    is_flag=True,
-    help="Instead of running the shipped match engine, sweep the single-signal methods "
-    "(--methods over --k, --n): the peers and ablations of docs/quality.md.",
-)
-@click.option("--json", "as_json", is_flag=True, help="Print machine-readable JSON instead of a table.")
-@click.option("-o", "--out", "out", type=click.Path(dir_okay=False), help="Also write the JSON here.")
-@add_options(input_options)
-def eval_cmd(
-    inputs: tuple[str, ...],
-    truth_path: str | None,
-    natural: bool,
-    natural_threshold: float,
-    write_truth: str | None,
-    graded: bool,
-    methods: str,
-    k_spec: str,
-    n_spec: str,
-    lang: str,
-    min_hn_precision: float,
-    do_sweep: bool,
-    as_json: bool,
-    out: str | None,
-    id_field: str,
-    text_field: str,
-    html_field: str,
-    skip_bad: bool,
-) -> None:
-    """Score clusters against labelled truth: pairwise precision, recall, F1, adjusted Rand index.
 
-    If INPUT is a dedup run's output (it has a `cluster` field) its clusters are scored. Otherwise
-    INPUT holds the documents: the shipped match engine (what `neardup dedup` runs, with its
-    defaults) deduplicates them and is scored; with --sweep the single-signal methods are swept.
-    """
-    from neardup.eval.metrics import COPY_KINDS, Truth, evaluate
 
-    result: dict[str, Any] = {}
-    paths = [Path(p) for p in inputs]
-    first: dict[str, Any] = {}
-    if not graded:
-        from neardup.io import expand_inputs
-
-        for p in expand_inputs(paths):
-            if p.name.endswith((".jsonl", ".jsonl.gz", ".ndjson", ".json.gz")):
-                first = next((obj for _, obj in iter_json_objects(p)), {})
-            break
-
-    if graded:
-        from neardup.eval.sweep import graded_separation
-
-        recs = _records(inputs, id_field, text_field, html_field, skip_bad)
-        result = {"graded": graded_separation(recs, lang=lang)}
-        text = _graded_table(result["graded"])
-    elif "cluster" in first and text_field not in first:
-        truth = _load_truth(truth_path, natural)
-        pred: dict[str, Any] = {}
-        related: dict[str, str] = {}
-        from neardup.io import expand_inputs
-
-        for p in expand_inputs(paths):
-            for lineno, obj in iter_json_objects(p):
-                if id_field not in obj or "cluster" not in obj:
-                    raise InputError(
-                        f"dedup output line needs {id_field!r} and 'cluster'", source=str(p), line=lineno
-                    )
-                pred[str(obj[id_field])] = obj["cluster"]
-                if obj.get("related_to") is not None:
-                    related[str(obj[id_field])] = str(obj["related_to"])
-        ev = evaluate(pred, truth, related)
-        result = {"clusters": ev.to_dict()}
-        text = _score_text(ev, truth)
-    elif not do_sweep:
-        from neardup.dedup import DedupConfig, dedup_fingerprints, fingerprint_records
-        from neardup.io import ReadStats, iter_records
-
-        truth = _load_truth(truth_path, natural) if not natural else None
-        if natural:
-            from neardup.eval.synth import natural_truth
-
-            rows_t = natural_truth(_records(inputs, id_field, text_field, html_field, skip_bad))
-            truth = Truth.from_records(rows_t)
-            if write_truth:
-                _write_jsonl(Path(write_truth), rows_t)
-        assert truth is not None
-        t0 = time.perf_counter()
-        config = DedupConfig()
-        records = iter_records(
-            inputs,
-            id_field=id_field,
-            text_field=text_field,
-            html_field=html_field or None,
-            skip_bad=skip_bad,
-            stats=ReadStats(),
-        )
-        run = dedup_fingerprints(fingerprint_records(records, config), config)
-        pred = {}
-        related = {}
-        for row in run.rows():
-            pred[row["id"]] = row["cluster"]
-            if row.get("related_to") is not None:
-                related[row["id"]] = row["related_to"]
-        ev = evaluate(pred, truth, related)
-        seconds = time.perf_counter() - t0
-        result = {
-            "engine": config.match.to_dict(),
-            "clusters": ev.to_dict(),
-            "seconds": round(seconds, 3),
-            "truth_counts": _counts(truth),
-        }
-        text = (
-            "the shipped match engine (neardup dedup's defaults) on "
-            f"{len(pred):,} documents in {seconds:.1f} s\n" + _score_text(ev, truth)
-        )
-    else:
-        from neardup.eval.sweep import choose_default, sweep
-        from neardup.eval.synth import natural_truth
-
-        recs = _records(inputs, id_field, text_field, html_field, skip_bad)
-        if natural:
-            rows_t = natural_truth(recs, threshold=natural_threshold)
-            truth = Truth.from_records(rows_t)
-            if write_truth:
-                _write_jsonl(Path(write_truth), rows_t)
-        else:
-            truth = _load_truth(truth_path, False)
-        labelled = [r for r in recs if r["id"] in truth]
-        if not labelled:
-            raise InputError("no input document has an id found in the truth file", source=inputs[0])
-        method_list = [m.strip() for m in methods.split(",") if m.strip()]
-        show = sys.stderr.isatty() and not as_json
-        rows = sweep(
-            [r["text"] for r in labelled],
-            [r["id"] for r in labelled],
-            truth,
-            methods=method_list,
-            ks=parse_range(k_spec),
-            ns=parse_range(n_spec, "n"),
-            lang=lang,
-            progress=(lambda m: echo_err(f"  {m} ...")) if show else None,
-        )
-        best = choose_default(rows, min_hn_precision=min_hn_precision)
-        result = {
-            "rows": [r.to_dict() for r in rows],
-            "default": best.to_dict() if best else None,
-            "documents": len(labelled),
-            "truth_counts": _counts(truth),
-        }
-        kinds = [k for k in COPY_KINDS if any(k in r.evaluation.recall_by_kind for r in rows)]
-        text = _table(result["rows"], kinds)
-        if best:
-            text += (
-                f"\n\nbest by F1 with precision on hard negatives >= {min_hn_precision}: {best.method} at "
-                f"{best.param:g} (F1 {best.evaluation.duplicates.f1:.4f})"
-            )
+def _emit(result: dict[str, Any], text: str, as_json: bool, out: str | None) -> None:
     payload = orjson.dumps(result, option=orjson.OPT_INDENT_2 | orjson.OPT_SERIALIZE_NUMPY)
     if out:
         from neardup.io import atomic_write
@@ -424,6 +241,206 @@ def eval_cmd(
         with atomic_write(out, "wb") as fh:
             fh.write(payload)
     click.echo(payload.decode() if as_json else text)
+
+
+def _truth(
+    inputs: tuple[str, ...],
+    fields: InputFields,
+    truth_path: str | None,
+    natural: bool,
+    natural_threshold: float,
+    write_truth: str | None,
+) -> tuple[Any, list[dict[str, Any]] | None]:
+    """The truth (a file, or the input's own duplicates) and, when built from them, the records."""
+    from neardup.eval.metrics import Truth
+
+    if not natural:
+        return _load_truth(truth_path, False), None
+    from neardup.eval.synth import natural_truth
+
+    recs = _records(inputs, fields)
+    rows = natural_truth(recs, threshold=natural_threshold)
+    if write_truth:
+        write_jsonl(write_truth, rows)
+    return Truth.from_records(rows), recs
+
+
+@eval_group.command("score")
+@click.argument("inputs", nargs=-1, required=True, type=click.Path())
+@add_options(_truth_options)
+@click.option(
+    "--documents",
+    is_flag=True,
+    help="INPUT holds documents, not a dedup run's output: the shipped match engine (neardup dedup's "
+    "defaults) deduplicates them and its clusters are scored.",
+)
+@add_options(_result_options)
+@input_fields
+def score_cmd(
+    inputs: tuple[str, ...],
+    truth_path: str | None,
+    natural: bool,
+    natural_threshold: float,
+    write_truth: str | None,
+    documents: bool,
+    as_json: bool,
+    out: str | None,
+    fields: InputFields,
+) -> None:
+    """Score the clusters of a dedup run's output (INPUT: its JSONL) against labelled truth.
+
+    With --documents, INPUT holds the documents and the shipped match engine is run and scored.
+    """
+    if not documents:
+        truth = _load_truth(truth_path, natural)
+        ev = _evaluate(_dedup_output(inputs, fields.id_field), truth)
+        _emit({"clusters": ev.to_dict()}, _score_text(ev, truth), as_json, out)
+        return
+    from neardup.dedup import DedupConfig, dedup_fingerprints, fingerprint_records
+
+    truth, _ = _truth(inputs, fields, truth_path, natural, natural_threshold, write_truth)
+    t0 = time.perf_counter()
+    config = DedupConfig()
+    run = dedup_fingerprints(fingerprint_records(fields.records(inputs), config), config)
+    ev = _evaluate(run.rows(), truth)
+    seconds = time.perf_counter() - t0
+    result = {
+        "engine": config.match.to_dict(),
+        "clusters": ev.to_dict(),
+        "seconds": round(seconds, 3),
+        "truth_counts": _counts(truth),
+    }
+    text = (
+        "the shipped match engine (neardup dedup's defaults) on "
+        f"{run.keep.size:,} documents in {seconds:.1f} s\n" + _score_text(ev, truth)
+    )
+    _emit(result, text, as_json, out)
+
+
+def _dedup_output(inputs: tuple[str, ...], id_field: str) -> Iterator[dict[str, Any]]:
+    """The lines of a dedup run's output as rows keyed ``id``."""
+    from neardup.io import expand_inputs
+
+    for p in expand_inputs(Path(i) for i in inputs):
+        for lineno, obj in iter_json_objects(p):
+            if id_field not in obj or "cluster" not in obj:
+                raise InputError(
+                    f"dedup output line needs {id_field!r} and 'cluster' (for documents, add --documents)",
+                    source=str(p),
+                    line=lineno,
+                )
+            yield {**obj, "id": str(obj[id_field])}
+
+
+def _evaluate(rows: Iterable[dict[str, Any]], truth: Any) -> Any:
+    """Score output rows (id, cluster, related_to) against the truth."""
+    from neardup.eval.metrics import evaluate
+
+    pred: dict[str, Any] = {}
+    related: dict[str, str] = {}
+    for row in rows:
+        pred[row["id"]] = row["cluster"]
+        if row.get("related_to") is not None:
+            related[row["id"]] = str(row["related_to"])
+    return evaluate(pred, truth, related)
+
+
+_METHODS = (
+    "simhash-words",
+    "simhash-shingles",
+    "nshash",
+    "simhash-words+sentence",
+    "simhash-words+cosine",
+    "simhash-words|nshash",
+    "simhash-shingles|nshash",
+    "cosine",
+)
+
+
+@eval_group.command("sweep")
+@click.argument("inputs", nargs=-1, required=True, type=click.Path())
+@add_options(_truth_options)
+@click.option("--methods", default=",".join(_METHODS), show_default=True, help="Comma-separated methods.")
+@click.option("--k", "k_spec", default="0..8", show_default=True, help="Hamming distances to sweep.")
+@click.option("--n", "n_spec", default="1..5", show_default=True, help="nshash n values to sweep.")
+@_lang_option
+@click.option(
+    "--min-hn-precision",
+    type=float,
+    default=0.99,
+    show_default=True,
+    help="Floor on precision on hard negatives when choosing the best setting.",
+)
+@add_options(_result_options)
+@input_fields
+def sweep_cmd(
+    inputs: tuple[str, ...],
+    truth_path: str | None,
+    natural: bool,
+    natural_threshold: float,
+    write_truth: str | None,
+    methods: str,
+    k_spec: str,
+    n_spec: str,
+    lang: str,
+    min_hn_precision: float,
+    as_json: bool,
+    out: str | None,
+    fields: InputFields,
+) -> None:
+    """Sweep the single-signal methods (--methods over --k, --n) on documents: the peers and
+    ablations of docs/quality.md."""
+    from neardup.eval.metrics import COPY_KINDS
+    from neardup.eval.sweep import choose_default, sweep
+
+    ks, ns = parse_range(k_spec), parse_range(n_spec, "n")
+    truth, recs = _truth(inputs, fields, truth_path, natural, natural_threshold, write_truth)
+    labelled = [r for r in (recs or _records(inputs, fields)) if r["id"] in truth]
+    if not labelled:
+        raise InputError("no input document has an id found in the truth file", source=inputs[0])
+    show = sys.stderr.isatty() and not as_json
+    rows = sweep(
+        [r["text"] for r in labelled],
+        [r["id"] for r in labelled],
+        truth,
+        methods=[m.strip() for m in methods.split(",") if m.strip()],
+        ks=ks,
+        ns=ns,
+        lang=lang,
+        progress=(lambda m: echo_err(f"  {m} ...")) if show else None,
+    )
+    best = choose_default(rows, min_hn_precision=min_hn_precision)
+    table = [r.to_dict() for r in rows]
+    result = {
+        "rows": table,
+        "default": best.to_dict() if best else None,
+        "documents": len(labelled),
+        "truth_counts": _counts(truth),
+    }
+    kinds = [k for k in COPY_KINDS if any(k in r.evaluation.recall_by_kind for r in rows)]
+    text = _table(table, kinds)
+    if best:
+        text += (
+            f"\n\nbest by F1 with precision on hard negatives >= {min_hn_precision}: {best.method} at "
+            f"{best.param:g} (F1 {best.evaluation.duplicates.f1:.4f})"
+        )
+    _emit(result, text, as_json, out)
+
+
+@eval_group.command("graded")
+@click.argument("inputs", nargs=-1, required=True, type=click.Path())
+@_lang_option
+@add_options(_result_options)
+@input_fields
+def graded_cmd(
+    inputs: tuple[str, ...], lang: str, as_json: bool, out: str | None, fields: InputFields
+) -> None:
+    """Graded copies (task, category: orig/cut/light/heavy/non, as en-clough): how each score
+    separates the grades from their source."""
+    from neardup.eval.sweep import graded_separation
+
+    result = {"graded": graded_separation(_records(inputs, fields), lang=lang)}
+    _emit(result, _graded_table(result["graded"]), as_json, out)
 
 
 def _score_text(ev: Any, truth: Any) -> str:
@@ -490,9 +507,7 @@ def _graded_table(g: dict[str, Any]) -> str:
 
 @click.command("report")
 @click.argument("output", type=click.Path(exists=True, dir_okay=False))
-@click.option(
-    "-o", "--out", "out", required=True, type=click.Path(dir_okay=False), help="HTML file to write."
-)
+@output_option("HTML file to write.", type=click.Path(dir_okay=False))
 @click.option(
     "--texts",
     "texts",
@@ -504,11 +519,11 @@ def _graded_table(g: dict[str, Any]) -> str:
     "--eval",
     "eval_path",
     type=click.Path(exists=True, dir_okay=False),
-    help="JSON from `neardup eval --json` (curves, scores).",
+    help="JSON from `neardup eval score|sweep --json` (curves, scores).",
 )
 @click.option("--max-pairs", type=int, default=500, show_default=True, help="Pairs listed with their texts.")
 @click.option("--title", default="neardup report", show_default=True)
-@add_options(input_options)
+@input_fields
 def report_cmd(
     output: str,
     out: str,
@@ -516,10 +531,7 @@ def report_cmd(
     eval_path: str | None,
     max_pairs: int,
     title: str,
-    id_field: str,
-    text_field: str,
-    html_field: str,
-    skip_bad: bool,
+    fields: InputFields,
 ) -> None:
     """Write a self-contained HTML page about a dedup run (OUTPUT: its JSONL)."""
     from neardup.eval.report import write_report
@@ -533,7 +545,7 @@ def report_cmd(
         recs.append(obj)
     text_map = None
     if texts:
-        text_map = {r["id"]: r["text"] for r in _records(texts, id_field, text_field, html_field, skip_bad)}
+        text_map = {r["id"]: r["text"] for r in _records(texts, fields)}
     eval_data = None
     if eval_path:
         try:

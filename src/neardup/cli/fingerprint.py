@@ -9,27 +9,38 @@ neardup idf build corpus.jsonl.gz -o idf.txt && neardup fingerprint corpus.jsonl
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from itertools import islice
 from pathlib import Path
-from typing import Any, TypeVar, cast
+from typing import IO, Any, cast
 
 import click
 import orjson
 
-from neardup.cli._common import add_options, echo_err, input_options, progress
-from neardup.config import HASH_NAMES, SimHashConfig
+from neardup.cli._common import (
+    Flag,
+    InputFields,
+    add_options,
+    config_from_options,
+    config_options,
+    echo_err,
+    input_fields,
+    output_option,
+)
+from neardup.config import SimHashConfig
 from neardup.exceptions import ConfigError, InputError
-from neardup.io import ReadStats, Record, atomic_write, iter_records
+from neardup.io import ReadStats, Record, atomic_write
 
-__all__ = ["compare_cmd", "config_from_options", "config_options", "fingerprint_cmd", "idf_group"]
+__all__ = [
+    "SIMHASH_EXCLUDED",
+    "SIMHASH_FLAGS",
+    "compare_cmd",
+    "fingerprint_cmd",
+    "idf_group",
+    "simhash_config",
+]
 
 _BATCH = 4096
-F = TypeVar("F", bound=Callable[..., Any])
-
-
-def _opts(options: list[Any]) -> Callable[[F], F]:
-    return add_options(options)
 
 
 def _top_n(value: str | None) -> int | str | None:
@@ -41,101 +52,75 @@ def _top_n(value: str | None) -> int | str | None:
         raise click.BadParameter(f"expected a positive integer or 'auto', got {value!r}") from None
 
 
-config_options = [
-    click.option(
-        "--features",
-        type=click.Choice(["words", "shingles", "word_ngrams"]),
-        default="words",
-        show_default=True,
-        help="words: jieba-compatible words; shingles: character n-grams; word_ngrams: runs of words.",
+def _negate(value: bool) -> bool:
+    return not value
+
+
+#: how each SimHashConfig field shows on the command line; every field is here or in
+#: SIMHASH_EXCLUDED, which a test checks
+SIMHASH_FLAGS: dict[str, Flag] = {
+    "features": Flag(
+        ("--features",),
+        "words: jieba-compatible words; shingles: character n-grams; word_ngrams: runs of words.",
     ),
-    click.option(
-        "--ngram",
-        type=int,
-        default=4,
-        show_default=True,
-        help="Characters per shingle, or words per word n-gram.",
+    "ngram": Flag(("--ngram",), "Characters per shingle, or words per word n-gram."),
+    "step": Flag(("--step",), "Shingle stride: 1 overlapping, equal to --ngram for fixed-size chunks."),
+    "hash": Flag(("--hash",), "64-bit hash of each feature."),
+    "bits": Flag(
+        ("--bits",), "Fingerprint width.", type=click.Choice(["64", "32"]), default="64", to_field=int
     ),
-    click.option(
-        "--step",
-        type=int,
-        default=1,
-        show_default=True,
-        help="Shingle stride: 1 overlapping, equal to --ngram for fixed-size chunks.",
-    ),
-    click.option(
-        "--hash",
-        "hash_name",
-        type=click.Choice(list(HASH_NAMES)),
-        default="xxh3",
-        show_default=True,
-        help="64-bit hash of each feature.",
-    ),
-    click.option(
-        "--bits", type=click.Choice(["64", "32"]), default="64", show_default=True, help="Fingerprint width."
-    ),
-    click.option(
-        "--weighting", type=click.Choice(["tfidf", "tf", "binary"]), default="tfidf", show_default=True
-    ),
-    click.option(
-        "--idf",
-        "idf_path",
+    "weighting": Flag(("--weighting",)),
+    "idf": Flag(
+        ("--idf",),
+        "IDF table (from 'neardup idf build'); default: jieba's table.",
         type=click.Path(dir_okay=False),
-        default=None,
-        help="IDF table (from 'neardup idf build'); default: jieba's table.",
     ),
-    click.option(
-        "--levels",
-        type=int,
-        default=0,
-        show_default=True,
-        help="Quantize weights to 1..LEVELS (5 as in seed 004); 0 keeps raw weights.",
+    "levels": Flag(("--levels",), "Quantize weights to 1..LEVELS (5 is usual); 0 keeps raw weights."),
+    "top_n": Flag(
+        ("--top-n",),
+        "Keep the N heaviest features, or 'auto' (by length).",
+        type=str,
+        to_field=_top_n,
+        show_default=False,
     ),
-    click.option(
-        "--top-n", "top_n", default=None, help="Keep the N heaviest features, or 'auto' (by length)."
+    "stopwords": Flag(("--no-stopwords",), "Keep stop words.", is_flag=True, default=False, to_field=_negate),
+    "strip_html": Flag(("--strip-html",), "Drop HTML tags from the text first.", is_flag=True),
+    "boost": Flag(
+        ("--boost",), "Topic word weighted higher (repeatable).", type=str, multiple=True, to_field=tuple
     ),
-    click.option("--no-stopwords", is_flag=True, help="Keep stop words."),
-    click.option("--strip-html", is_flag=True, help="Drop HTML tags from the text first."),
-    click.option("--boost", multiple=True, help="Topic word weighted higher (repeatable)."),
+    "boost_factor": Flag(("--boost-factor",)),
+}
+#: SimHashConfig fields with no option, and why
+SIMHASH_EXCLUDED: dict[str, str] = {
+    "normalize": "fingerprints of unnormalized text do not match the library's; always on",
+}
+
+simhash_options = [
+    *config_options(SimHashConfig, SIMHASH_FLAGS, SimHashConfig()),
     click.option(
         "--boost-file",
         type=click.Path(exists=True, dir_okay=False),
         default=None,
         help="File of topic words, one a line.",
     ),
-    click.option("--boost-factor", type=float, default=2.0, show_default=True),
 ]
 
 
-def config_from_options(opts: dict[str, Any]) -> SimHashConfig:
+def simhash_config(opts: dict[str, Any]) -> SimHashConfig:
     """The SimHashConfig the config options describe (pops them from ``opts``)."""
-    boost = list(opts.pop("boost", ()) or ())
     boost_file = opts.pop("boost_file", None)
     if boost_file:
         try:
-            boost += [w.strip() for w in Path(boost_file).read_text("utf-8").splitlines() if w.strip()]
+            words = Path(boost_file).read_text("utf-8").splitlines()
         except UnicodeDecodeError:
             raise InputError("boost file is not UTF-8", source=boost_file) from None
-    idf = opts.pop("idf_path", None)
+        opts["boost"] = (*opts.get("boost", ()), *(w.strip() for w in words if w.strip()))
+    idf = opts.get("idf")
     if idf is not None and not Path(idf).is_file():
         raise InputError(
             "IDF table not found (build one with: neardup idf build CORPUS -o idf.txt)", source=idf
         )
-    return SimHashConfig(
-        bits=int(opts.pop("bits")),
-        hash=opts.pop("hash_name"),
-        features=opts.pop("features"),
-        ngram=opts.pop("ngram"),
-        step=opts.pop("step"),
-        weighting=opts.pop("weighting"),
-        idf=idf,
-        levels=opts.pop("levels"),
-        top_n=_top_n(opts.pop("top_n")),  # type: ignore[arg-type]
-        stopwords=not opts.pop("no_stopwords"),
-        strip_html=opts.pop("strip_html"),
-        boost=tuple(boost),
-        boost_factor=opts.pop("boost_factor"),
-    )
+    return config_from_options(SimHashConfig, SIMHASH_FLAGS, opts, SimHashConfig())
 
 
 def _record_text(rec: Record) -> str:
@@ -170,8 +155,8 @@ def _finish(stats: ReadStats, skip_bad: bool) -> None:
 
 @click.command("fingerprint")
 @click.argument("files", nargs=-1, required=True)
-@_opts(input_options)
-@_opts(config_options)
+@input_fields
+@add_options(simhash_options)
 @click.option(
     "--format",
     "fmt",
@@ -186,88 +171,80 @@ def _finish(stats: ReadStats, skip_bad: bool) -> None:
 )
 @click.option("--workers", type=int, default=1, show_default=True, help="Processes for fingerprinting.")
 def fingerprint_cmd(
-    files: tuple[str, ...],
-    id_field: str,
-    text_field: str,
-    html_field: str,
-    skip_bad: bool,
-    fmt: str,
-    output: str | None,
-    workers: int,
-    **opts: Any,
+    files: tuple[str, ...], fields: InputFields, fmt: str, output: str | None, workers: int, **opts: Any
 ) -> None:
     """SimHash fingerprints of the documents in FILE... (JSONL, JSONL.gz, Parquet, text, directories).
 
     Prints one JSON line per document: {"id": ..., "fingerprint": "<hex>"}.
     """
-    import numpy as np
-
-    from neardup.fingerprint.simhash import SimHasher
-
-    cfg = config_from_options(opts)
+    cfg = simhash_config(opts)
     if fmt == "npy" and output is None:
         raise click.UsageError("--format npy needs -o FILE")
     if workers < 1:
         raise ConfigError(f"--workers must be >= 1, got {workers}")
-    width = cfg.bits // 4
     stats = ReadStats()
-    records = iter_records(
-        files, id_field=id_field, text_field=text_field, html_field=html_field, skip_bad=skip_bad, stats=stats
-    )
-    records = progress(records, description="fingerprinting")
-    ids: list[str] = []
-    parts: list[Any] = []
+    batches = _fingerprinted(fields, files, cfg, workers, stats)
+    if fmt == "npy":
+        assert output is not None
+        _write_npy(output, batches)
+    elif output is None:
+        _write_jsonl(sys.stdout.buffer, batches, cfg.bits // 4)
+        sys.stdout.buffer.flush()
+    else:
+        with atomic_write(output, "wb") as out:
+            _write_jsonl(out, batches, cfg.bits // 4)
+    _finish(stats, fields.skip_bad)
 
-    def run(write: Any) -> None:
-        hasher: SimHasher | None = None  # built after the first batch is read: input errors come first
-        for chunk in _batches(records, _BATCH * max(1, workers)):
-            if hasher is None:
-                hasher = SimHasher(cfg)
-            texts: list[str] = []
-            kept: list[Record] = []
-            for rec in chunk:
-                try:
-                    texts.append(_record_text(rec))
-                    kept.append(rec)
-                except InputError as err:
-                    if not skip_bad:
-                        raise
-                    stats.skip(err)
-            fps = hasher.fingerprint_many(texts, workers=workers)
-            write(kept, fps)
 
-    if fmt == "jsonl":
+def _fingerprinted(
+    fields: InputFields, files: tuple[str, ...], cfg: SimHashConfig, workers: int, stats: ReadStats
+) -> Iterator[tuple[list[Record], Any]]:
+    """(records, their fingerprints) per batch; records without text are skipped with --skip-bad."""
+    from neardup.fingerprint.simhash import SimHasher
 
-        def write_jsonl(kept: list[Record], fps: Any) -> None:
-            lines = b"".join(
+    records = fields.records(files, stats=stats, description="fingerprinting")
+    hasher: SimHasher | None = None  # built after the first batch is read: input errors come first
+    for chunk in _batches(records, _BATCH * max(1, workers)):
+        if hasher is None:
+            hasher = SimHasher(cfg)
+        texts: list[str] = []
+        kept: list[Record] = []
+        for rec in chunk:
+            try:
+                texts.append(_record_text(rec))
+                kept.append(rec)
+            except InputError as err:
+                if not fields.skip_bad:
+                    raise
+                stats.skip(err)
+        yield kept, hasher.fingerprint_many(texts, workers=workers)
+
+
+def _write_jsonl(out: IO[bytes], batches: Iterator[tuple[list[Record], Any]], width: int) -> None:
+    for kept, fps in batches:
+        out.write(
+            b"".join(
                 orjson.dumps({"id": r.id, "fingerprint": f"{int(fp):0{width}x}"}) + b"\n"
                 for r, fp in zip(kept, fps, strict=True)
             )
-            out.write(lines)
+        )
 
-        if output is None:
-            out = sys.stdout.buffer
-            run(write_jsonl)
-            out.flush()
-        else:
-            with atomic_write(output, "wb") as out:
-                run(write_jsonl)
-    else:
 
-        def collect(kept: list[Record], fps: Any) -> None:
-            ids.extend(r.id for r in kept)
-            parts.append(fps)
+def _write_npy(output: str, batches: Iterator[tuple[list[Record], Any]]) -> None:
+    import numpy as np
 
-        run(collect)
-        assert output is not None
-        arr = np.concatenate(parts) if parts else np.empty(0, np.uint64)
-        with atomic_write(output, "wb") as fh:
-            np.save(fh, arr)
-        ids_path = Path(output).with_suffix(".ids.txt")
-        with atomic_write(ids_path, "w") as fh:
-            fh.write("".join(f"{i}\n" for i in ids))
-        echo_err(f"neardup: wrote {len(arr)} fingerprints to {output} and ids to {ids_path}")
-    _finish(stats, skip_bad)
+    ids: list[str] = []
+    parts: list[Any] = []
+    for kept, fps in batches:
+        ids.extend(r.id for r in kept)
+        parts.append(fps)
+    arr = np.concatenate(parts) if parts else np.empty(0, np.uint64)
+    with atomic_write(output, "wb") as fh:
+        np.save(fh, arr)
+    ids_path = Path(output).with_suffix(".ids.txt")
+    with atomic_write(ids_path, "w") as fh:
+        fh.write("".join(f"{i}\n" for i in ids))
+    echo_err(f"neardup: wrote {len(arr)} fingerprints to {output} and ids to {ids_path}")
 
 
 def _read_arg(value: str) -> tuple[str, str]:
@@ -345,8 +322,8 @@ def idf_group() -> None:
 
 @idf_group.command("build")
 @click.argument("files", nargs=-1, required=True)
-@_opts(input_options)
-@click.option("-o", "--output", type=click.Path(dir_okay=False), required=True, help="IDF table to write.")
+@input_fields
+@output_option("IDF table to write.", name="output", type=click.Path(dir_okay=False))
 @click.option(
     "--features", type=click.Choice(["words", "shingles", "word_ngrams"]), default="words", show_default=True
 )
@@ -357,10 +334,7 @@ def idf_group() -> None:
 )
 def idf_build_cmd(
     files: tuple[str, ...],
-    id_field: str,
-    text_field: str,
-    html_field: str,
-    skip_bad: bool,
+    fields: InputFields,
     output: str,
     features: str,
     ngram: int,
@@ -372,29 +346,12 @@ def idf_build_cmd(
     from neardup.text.segment import is_word
     from neardup.text.weights import fit_idf
 
-    cfg = SimHashConfig(
-        features=cast(Any, features),
-        ngram=ngram,
-        step=step,
-        stopwords=False,
-        weighting="tf",
-    )
+    cfg = SimHashConfig(features=cast(Any, features), ngram=ngram, step=step, stopwords=False, weighting="tf")
     hasher = SimHasher(cfg)
     stats = ReadStats()
-    records = progress(
-        iter_records(
-            files,
-            id_field=id_field,
-            text_field=text_field,
-            html_field=html_field,
-            skip_bad=skip_bad,
-            stats=stats,
-        ),
-        description="fitting IDF",
-    )
 
     def docs() -> Iterator[list[str]]:
-        for rec in records:
+        for rec in fields.records(files, stats=stats, description="fitting IDF"):
             toks = hasher._tokens(_record_text(rec))
             yield [t for t in toks if is_word(t)] if features == "words" else toks
 
@@ -406,4 +363,4 @@ def idf_build_cmd(
         table.table = {w: v for w, v in table.table.items() if v <= cut_idf}
     table.save(output, docs=n)
     echo_err(f"neardup: fitted IDF on {n} documents, {len(table)} features, wrote {output}")
-    _finish(stats, skip_bad)
+    _finish(stats, fields.skip_bad)

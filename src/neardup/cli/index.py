@@ -7,13 +7,14 @@ neardup index info corpus.idx
 from __future__ import annotations
 
 import time
+from typing import Any
 
 import click
 import numpy as np
 import orjson
 
-from neardup.cli._common import add_options, echo_err, input_options, plural
-from neardup.cli.dedup import build_config, engine_options, format_summary, read_records
+from neardup.cli._common import InputFields, echo_err, input_fields, inputs_argument, output_option, plural
+from neardup.cli.dedup import build_config, engine_options, format_summary
 from neardup.io import ReadStats
 
 __all__ = ["index_group"]
@@ -25,17 +26,10 @@ def index_group() -> None:
 
 
 @index_group.command("build")
-@click.argument("inputs", nargs=-1, required=True)
-@click.option(
-    "--output",
-    "-o",
-    "output",
-    required=True,
-    type=click.Path(file_okay=False),
-    help="The index directory to create.",
-)
-@add_options(input_options)
-@add_options(engine_options)
+@inputs_argument
+@output_option("The index directory to create.", name="output", type=click.Path(file_okay=False))
+@input_fields
+@engine_options
 @click.option(
     "--dedup",
     "dedup_first",
@@ -47,15 +41,8 @@ def index_group() -> None:
 def build_cmd(
     inputs: tuple[str, ...],
     output: str,
-    id_field: str,
-    text_field: str,
-    html_field: str,
-    skip_bad: bool,
-    keep: str,
-    keep_field: str,
-    max_distance: int,
-    workers: int,
-    duplicate_ids: str,
+    fields: InputFields,
+    engine: dict[str, Any],
     dedup_first: bool,
     force: bool,
     quiet: bool,
@@ -66,23 +53,8 @@ def build_cmd(
     from neardup.dedup.local import dedup_fingerprints
 
     t0 = time.perf_counter()
-    config = build_config(
-        keep=keep,
-        keep_field=keep_field,
-        max_distance=max_distance,
-        workers=workers,
-        duplicate_ids=duplicate_ids,
-    )
-    stats = ReadStats()
-    records = read_records(
-        inputs,
-        id_field=id_field,
-        text_field=text_field,
-        html_field=html_field,
-        skip_bad=skip_bad,
-        stats=stats,
-        description="fingerprinting",
-    )
+    config = build_config(**engine)
+    records = fields.records(inputs, stats=ReadStats(), description="fingerprinting")
     fps = fingerprint_records(records, config)
     total = len(fps)
     if dedup_first:

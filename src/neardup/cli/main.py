@@ -28,7 +28,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "dedup": ("neardup.cli.dedup:dedup_cmd", "Deduplicate a corpus, or a new batch against an index"),
     "spark": ("neardup.cli.spark:spark_group", "The dedup plan on Apache Spark"),
     "serve": ("neardup.cli.serve:serve_cmd", "Run the HTTP service"),
-    "eval": ("neardup.cli.eval:eval_cmd", "Score clusters against labelled truth"),
+    "eval": ("neardup.cli.eval:eval_group", "Score clusters and methods against labelled truth"),
     "synth": ("neardup.cli.eval:synth_cmd", "Make labelled reposts from real articles"),
     "report": ("neardup.cli.eval:report_cmd", "An HTML report of a dedup run"),
 }

@@ -14,7 +14,7 @@ from typing import IO, Any
 
 import click
 
-from neardup.cli._common import add_options, compact_json, echo_err, input_options, plural, progress
+from neardup.cli._common import InputFields, compact_json, echo_err, input_fields, plural
 from neardup.exceptions import InputError
 
 __all__ = ["nshash_group"]
@@ -33,7 +33,7 @@ class _FileOrCommandGroup(click.Group):
 
 @click.group(cls=_FileOrCommandGroup, context_settings={"help_option_names": ["-h", "--help"]})
 def nshash_group() -> None:
-    """nshash: group documents by the hashes of their n longest sentences (seed 002).
+    """nshash: group documents by the hashes of their n longest sentences.
 
     \b
     neardup nshash FILE... --store URL     write {"id", "similar_id"} per document (JSONL)
@@ -83,7 +83,7 @@ def nshash_group() -> None:
     help="Write ids as they are assigned (constant memory). Default: buffer and write the merged "
     "(final) id of every document at the end.",
 )
-@add_options(input_options)
+@input_fields
 def run_cmd(
     files: tuple[str, ...],
     store_url: str,
@@ -93,14 +93,11 @@ def run_cmd(
     batch_size: int,
     output: IO[str],
     stream: bool,
-    id_field: str,
-    text_field: str,
-    html_field: str,
-    skip_bad: bool,
+    fields: InputFields,
 ) -> None:
     """Write each document's similar_id: documents sharing one of their n longest sentences share it."""
     from neardup.fingerprint.nshash import NSHash
-    from neardup.io import ReadStats, iter_records
+    from neardup.io import ReadStats
 
     stats = ReadStats()
     t0 = time.perf_counter()
@@ -110,14 +107,7 @@ def run_cmd(
     with NSHash(
         hashfunc=hashfunc, hashdb=store_url, n=n, min_sentence_chars=min_sentence_chars, batch_size=batch_size
     ) as nsh:
-        records = iter_records(
-            files,
-            id_field=id_field,
-            text_field=text_field,
-            html_field=html_field,
-            skip_bad=skip_bad,
-            stats=stats,
-        )
+        records = fields.records(files, stats=stats, description="nshash")
         batch_ids: list[str] = []
         batch_texts: list[str] = []
 
@@ -131,11 +121,11 @@ def run_cmd(
             batch_ids.clear()
             batch_texts.clear()
 
-        for rec in progress(records, description="nshash"):
+        for rec in records:
             text = rec.text if rec.text is not None else _main_text(rec.html or "", rec.source, rec.line)
             if not text.strip():
-                err = InputError("has no text", source=rec.source, line=rec.line, field=text_field)
-                if not skip_bad:
+                err = InputError("has no text", source=rec.source, line=rec.line, field=fields.text_field)
+                if not fields.skip_bad:
                     raise err
                 stats.skip(err)
                 continue

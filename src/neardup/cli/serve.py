@@ -12,108 +12,98 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
+from typing import Any
 
 import click
 
 from neardup._deps import require
-from neardup.service.settings import (
-    DEFAULT_MAX_BATCH,
-    DEFAULT_MAX_BODY,
-    TOKEN_ENV,
-    ServiceSettings,
-    default_analysis_processes,
-)
+from neardup.cli._common import Flag, with_config
+from neardup.service.settings import TOKEN_ENV, ServiceSettings, default_analysis_processes
 
-__all__ = ["serve_cmd"]
+__all__ = ["SERVE_EXCLUDED", "SERVE_FLAGS", "serve_cmd"]
+
+
+def _processes(value: int | None) -> int:
+    return default_analysis_processes() if value is None else value
+
+
+#: how each ServiceSettings field shows on the command line; every field is here or in SERVE_EXCLUDED
+SERVE_FLAGS: dict[str, Flag] = {
+    "state": Flag(
+        ("--state",),
+        "Directory of the ContentSeen state and the embedded URL stores (created if missing).",
+        type=click.Path(file_okay=False, path_type=Path),
+        default=None,
+        required=True,
+    ),
+    "host": Flag(("--host",), "Address to listen on; beyond loopback a bearer token is required."),
+    "port": Flag(("--port",), type=click.IntRange(0, 65535)),
+    "redis": Flag(
+        ("--redis",),
+        "redis://host:port/db shared with other services for URL and nshash state.",
+        metavar="URL",
+    ),
+    "max_body_bytes": Flag(
+        ("--max-body",), "Largest request body in bytes (413 above).", type=click.IntRange(1024)
+    ),
+    "max_batch": Flag(
+        ("--max-batch",), "Most URLs in one /v1/urls/check batch (413 above).", type=click.IntRange(1)
+    ),
+    "max_distance": Flag(
+        ("--max-distance",),
+        "An extra SimHash candidate source (bits); off by default, as in neardup dedup.",
+        type=click.IntRange(0, 15),
+    ),
+    "recrawl_after": Flag(
+        ("--recrawl-after",),
+        "Seconds after which a seen URL counts as new again.",
+        type=click.FloatRange(min=0, min_open=True),
+    ),
+    "url_ttl": Flag(
+        ("--url-ttl",),
+        "Seconds a URL stays in its job's seen-store.",
+        type=click.FloatRange(min=0, min_open=True),
+    ),
+    "analysis_processes": Flag(
+        ("--analysis-processes",),
+        "Worker processes that analyse pages (extraction, SimHash, layout) beside the server "
+        "[default: one per CPU; 0 on one CPU]. 0 analyses in the server process.",
+        type=click.IntRange(0, 64),
+        default=None,
+        to_field=_processes,
+    ),
+    "analysis_timeout": Flag(
+        ("--analysis-timeout",),
+        "Seconds a worker may spend on one page; past it the worker is restarted and the client gets 503.",
+        type=click.FloatRange(min=0, min_open=True, max=3600),
+    ),
+    "max_html_depth": Flag(
+        ("--max-html-depth",),
+        "Pages nesting elements deeper are refused (422) before extraction; 0: no limit.",
+        type=click.IntRange(0, 1_000_000),
+    ),
+    "store_timeout": Flag(
+        ("--store-timeout",),
+        "Seconds a URL or Redis store call may take before the client gets 503.",
+        type=click.FloatRange(min=0, min_open=True, max=3600),
+    ),
+}
+#: ServiceSettings fields with no option, and why
+SERVE_EXCLUDED: dict[str, str] = {
+    "token": f"a secret never goes on a command line: --token-file or ${TOKEN_ENV}",
+    "max_jobs": "a memory bound of the library's default is enough for one server",
+    "max_url_chars": "the longest URL browsers and crawlers send; the library's bound",
+    "fast_path": "answers are the same with and without it; a switch for tests",
+}
 
 
 @click.command("serve")
-@click.option(
-    "--state",
-    "state",
-    type=click.Path(file_okay=False, path_type=Path),
-    required=True,
-    help="Directory of the ContentSeen state and the embedded URL stores (created if missing).",
-)
-@click.option(
-    "--host",
-    default="127.0.0.1",
-    show_default=True,
-    help="Address to listen on; beyond loopback a bearer token is required.",
-)
-@click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535))
-@click.option(
-    "--redis",
-    "redis_url",
-    default=None,
-    metavar="URL",
-    help="redis://host:port/db shared with other services for URL and nshash state.",
-)
+@with_config(ServiceSettings, SERVE_FLAGS, ServiceSettings(), "options")
 @click.option(
     "--token-file",
     type=click.Path(dir_okay=False, path_type=Path),
     default=None,
     help=f"File holding the bearer token for write endpoints (else ${TOKEN_ENV}).",
-)
-@click.option(
-    "--max-body",
-    default=DEFAULT_MAX_BODY,
-    show_default=True,
-    type=click.IntRange(1024),
-    help="Largest request body in bytes (413 above).",
-)
-@click.option(
-    "--max-batch",
-    default=DEFAULT_MAX_BATCH,
-    show_default=True,
-    type=click.IntRange(1),
-    help="Most URLs in one /v1/urls/check batch (413 above).",
-)
-@click.option(
-    "--max-distance",
-    default=None,
-    type=click.IntRange(0, 15),
-    help="An extra SimHash candidate source (bits); off by default, as in neardup dedup.",
-)
-@click.option(
-    "--recrawl-after",
-    type=click.FloatRange(min=0, min_open=True),
-    default=None,
-    help="Seconds after which a seen URL counts as new again.",
-)
-@click.option(
-    "--url-ttl",
-    type=click.FloatRange(min=0, min_open=True),
-    default=None,
-    help="Seconds a URL stays in its job's seen-store.",
-)
-@click.option(
-    "--analysis-processes",
-    type=click.IntRange(0, 64),
-    default=None,
-    help="Worker processes that analyse pages (extraction, SimHash, layout) beside the server "
-    "[default: one per CPU; 0 on one CPU]. 0 analyses in the server process.",
-)
-@click.option(
-    "--analysis-timeout",
-    type=click.FloatRange(min=0, min_open=True, max=3600),
-    default=20.0,
-    show_default=True,
-    help="Seconds a worker may spend on one page; past it the worker is restarted and the client gets 503.",
-)
-@click.option(
-    "--max-html-depth",
-    type=click.IntRange(0, 1_000_000),
-    default=512,
-    show_default=True,
-    help="Pages nesting elements deeper are refused (422) before extraction; 0: no limit.",
-)
-@click.option(
-    "--store-timeout",
-    type=click.FloatRange(min=0, min_open=True, max=3600),
-    default=10.0,
-    show_default=True,
-    help="Seconds a URL or Redis store call may take before the client gets 503.",
 )
 @click.option(
     "--log-level", type=click.Choice(["debug", "info", "warning", "error"]), default="info", show_default=True
@@ -124,54 +114,24 @@ __all__ = ["serve_cmd"]
     show_default=True,
     help="Log every request (costs throughput).",
 )
-def serve_cmd(
-    state: Path,
-    host: str,
-    port: int,
-    redis_url: str | None,
-    token_file: Path | None,
-    max_body: int,
-    max_batch: int,
-    max_distance: int | None,
-    recrawl_after: float | None,
-    url_ttl: float | None,
-    analysis_processes: int | None,
-    analysis_timeout: float,
-    max_html_depth: int,
-    store_timeout: float,
-    log_level: str,
-    access_log: bool,
-) -> None:
+def serve_cmd(options: dict[str, Any], token_file: Path | None, log_level: str, access_log: bool) -> None:
     """Run the HTTP service: URL seen-checks and ContentSeen verdicts for crawler workers."""
     require("fastapi", "service", purpose="neardup serve")
     uvicorn = require("uvicorn", "service", purpose="neardup serve")
+    from neardup.cli._common import config_from_options
     from neardup.service.app import create_app
     from neardup.service.protocols import json_400_protocol
 
-    settings = ServiceSettings(
-        state=state,
-        host=host,
-        port=port,
-        redis=redis_url,
-        max_body_bytes=max_body,
-        max_batch=max_batch,
-        max_distance=max_distance,
-        recrawl_after=recrawl_after,
-        url_ttl=url_ttl,
-        analysis_processes=default_analysis_processes() if analysis_processes is None else analysis_processes,
-        analysis_timeout=analysis_timeout,
-        max_html_depth=max_html_depth,
-        store_timeout=store_timeout,
-    ).with_token_from_env(token_file)
+    settings = config_from_options(ServiceSettings, SERVE_FLAGS, options, ServiceSettings())
+    settings = settings.with_token_from_env(token_file)
     settings.check_bind()
     logging.basicConfig(
         level=getattr(logging, log_level.upper()), format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
-    app = create_app(settings)
     config = uvicorn.Config(
-        app,
-        host=host,
-        port=port,
+        create_app(settings),
+        host=settings.host,
+        port=settings.port,
         workers=1,
         log_level=log_level,
         access_log=access_log,

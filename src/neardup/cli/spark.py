@@ -7,12 +7,21 @@
 
 from __future__ import annotations
 
+import dataclasses
 import time
+from typing import Any
 
 import click
 
-from neardup.cli._common import add_options, echo_err, input_options
-from neardup.cli.dedup import build_config, engine_options, format_summary
+from neardup.cli._common import (
+    InputFields,
+    echo_err,
+    input_fields,
+    inputs_argument,
+    output_option,
+    parse_conf,
+)
+from neardup.cli.dedup import Against, against_options, build_config, engine_options, format_summary
 from neardup.io import outputs_together
 
 __all__ = ["spark_group"]
@@ -24,18 +33,13 @@ def spark_group() -> None:
 
 
 @spark_group.command("dedup")
-@click.argument("inputs", nargs=-1, required=True)
-@click.option(
-    "--out",
-    "-o",
-    "out",
-    required=True,
-    help="A local .jsonl file (written atomically), or a directory/URI (one part-00000 of the same lines).",
+@inputs_argument
+@output_option(
+    "A local .jsonl file (written atomically), or a directory/URI (one part-00000 of the same lines)."
 )
-@add_options(input_options)
-@add_options(engine_options)
-@click.option("--against", help="A corpus index directory (local path, hdfs://, s3a://).")
-@click.option("--merge", is_flag=True, help="With --against: add the batch's kept documents to the index.")
+@input_fields
+@engine_options
+@against_options("A corpus index directory (local path, hdfs://, s3a://).")
 @click.option(
     "--master",
     default=None,
@@ -48,17 +52,9 @@ def spark_group() -> None:
 def spark_dedup_cmd(
     inputs: tuple[str, ...],
     out: str,
-    id_field: str,
-    text_field: str,
-    html_field: str,
-    skip_bad: bool,
-    keep: str,
-    keep_field: str,
-    max_distance: int | None,
-    workers: int,
-    duplicate_ids: str,
-    against: str | None,
-    merge: bool,
+    fields: InputFields,
+    engine: dict[str, Any],
+    against: Against | None,
     master: str | None,
     partitions: int | None,
     confs: tuple[str, ...],
@@ -70,60 +66,22 @@ def spark_dedup_cmd(
     with --against the executors search the corpus index for the batch's candidates. --workers is
     accepted for the same command line and unused: extraction runs in the executors.
     """
-    import os
-
-    from neardup._deps import require
-    from neardup.exceptions import ConfigError
-    from neardup.integrations.spark import (
-        SparkCorpus,
-        get_spark,
-        read_documents,
-        spark_dedup,
-        write_output,
-    )
+    from neardup.integrations.spark import SparkCorpus, read_documents, spark_dedup, write_output
 
     t0 = time.perf_counter()
-    if merge and not against:
-        raise ConfigError("--merge needs --against INDEX_DIR (the index to add the batch to)")
-    conf: dict[str, str] = {}
-    for item in confs:
-        if "=" not in item:
-            raise ConfigError(f"--conf takes KEY=VALUE, got {item!r}")
-        k, v = item.split("=", 1)
-        conf[k] = v
+    conf = parse_conf(confs)
     if partitions:
         conf["spark.sql.shuffle.partitions"] = str(partitions)
-    require("pyspark", "spark", purpose="neardup spark dedup")
-    from pyspark.sql import SparkSession
-
-    under_submit = "SPARK_ENV_LOADED" in os.environ or "PYSPARK_GATEWAY_PORT" in os.environ
-    found = SparkSession.getActiveSession()  # a session the caller runs: used, and left running
-    spark = get_spark(
-        master or (None if under_submit else "local[*]"), conf=conf, input_bytes=_local_bytes(inputs)
-    )
+    spark, stop = _session(master, conf, inputs)
     try:
-        corpus = SparkCorpus(spark, against) if against else None
-        config = build_config(
-            keep=keep,
-            keep_field=keep_field,
-            max_distance=max_distance,
-            workers=workers,
-            duplicate_ids=duplicate_ids,
-            settings=corpus.settings if corpus is not None else None,
-        )
-        docs = read_documents(
-            spark,
-            list(inputs),
-            id_field=id_field,
-            text_field=text_field,
-            html_field=html_field or None,
-            skip_bad=skip_bad,
-            keep_field=config.match.keep_field if config.match.keep == "newest" else None,
-        )
-        res = spark_dedup(spark, docs, config, against=corpus, merge=merge)
+        corpus = SparkCorpus(spark, against.path) if against else None
+        config = build_config(settings=corpus.settings if corpus is not None else None, **engine)
+        keep_field = config.match.keep_field if config.match.keep == "newest" else None
+        docs = read_documents(spark, list(inputs), **dataclasses.asdict(fields), keep_field=keep_field)
+        res = spark_dedup(spark, docs, config, against=corpus, merge=against is not None and against.merge)
         write_output(spark, out, res.result.rows())
     finally:
-        if found is None and (master is not None or not under_submit):
+        if stop:
             spark.stop()
     summary = res.result.summary()
     if res.index_documents is not None:
@@ -132,6 +90,29 @@ def spark_dedup_cmd(
     if not quiet:
         echo_err(format_summary(summary, time.perf_counter() - t0, what="spark dedup"))
         echo_err("  stages: " + ", ".join(f"{k} {v:.1f} s" for k, v in res.seconds.items()))
+
+
+def _session(master: str | None, conf: dict[str, str], inputs: tuple[str, ...]) -> tuple[Any, bool]:
+    """The Spark session to run in, and whether this command must stop it when done.
+
+    A session the caller already runs is used and left running; under spark-submit its --master
+    is used unless --master is given.
+    """
+    import os
+
+    from neardup._deps import require
+
+    require("pyspark", "spark", purpose="neardup spark dedup")
+    from pyspark.sql import SparkSession
+
+    from neardup.integrations.spark import get_spark
+
+    under_submit = "SPARK_ENV_LOADED" in os.environ or "PYSPARK_GATEWAY_PORT" in os.environ
+    found = SparkSession.getActiveSession()
+    spark = get_spark(
+        master or (None if under_submit else "local[*]"), conf=conf, input_bytes=_local_bytes(inputs)
+    )
+    return spark, found is None and (master is not None or not under_submit)
 
 
 def _local_bytes(paths: tuple[str, ...] | list[str]) -> int | None:

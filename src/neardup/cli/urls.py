@@ -136,8 +136,6 @@ def check_cmd(
     """
     if batch_size < 1:
         raise ConfigError(f"--batch-size must be >= 1, got {batch_size}")
-    from neardup.exceptions import InputError
-
     seen = _open(
         _job(job),
         store,
@@ -158,34 +156,14 @@ def check_cmd(
             pending.open()
         with _signals_between_batches() as guard:
             for batch in _batches(sys.stdin, batch_size):
-                good: list[tuple[str, str]] = []
-                for lineno, url in batch:
-                    n_in += 1
-                    try:
-                        good.append((url, seen.canonical(url)))
-                    except InputError as exc:
-                        if strict:
-                            raise InputError(str(exc), source="<stdin>", line=lineno) from None
-                        n_bad += 1
-                        first_bad = first_bad or f"line {lineno}: {exc}"
+                n_in += len(batch)
+                good, bad = _canonical(seen, batch, strict)
+                n_bad += len(bad)
+                first_bad = first_bad or (bad[0] if bad else "")
                 # the batch is recorded and printed with signals held back: a signal lands between
                 # batches, when every URL recorded so far has been written out
                 with guard:
-                    if pending is not None:  # on disk before the commit: a kill -9 is undone next run
-                        pending.stage([c for _, c in good])
-                    flags = seen.check_and_add_many([c for _, c in good])
-                    lines = [
-                        (canon, (canon if print_canonical else url) + "\n")
-                        for (url, canon), new in zip(good, flags, strict=True)
-                        if new
-                    ]
-                    try:
-                        out.deliver(lines)
-                    except OSError as exc:
-                        _undo_undelivered(seen, out, exc)
-                    if pending is not None:
-                        pending.clear()
-                    n_new += len(lines)
+                    n_new += _record_and_print(seen, out, pending, good, print_canonical)
     except _Interrupted as stop:
         name = signal.Signals(stop.signum).name
         click.echo(
@@ -200,6 +178,45 @@ def check_cmd(
         seen.close()
     if n_bad:
         click.echo(f"neardup: skipped {n_bad} malformed URL(s) of {n_in} (first: {first_bad})", err=True)
+
+
+def _canonical(
+    seen: Any, batch: list[tuple[int, str]], strict: bool
+) -> tuple[list[tuple[str, str]], list[str]]:
+    """(line, canonical URL) of the well-formed lines, and a note per malformed one."""
+    from neardup.exceptions import InputError
+
+    good: list[tuple[str, str]] = []
+    bad: list[str] = []
+    for lineno, url in batch:
+        try:
+            good.append((url, seen.canonical(url)))
+        except InputError as exc:
+            if strict:
+                raise InputError(str(exc), source="<stdin>", line=lineno) from None
+            bad.append(f"line {lineno}: {exc}")
+    return good, bad
+
+
+def _record_and_print(
+    seen: Any, out: _Output, pending: _Pending | None, good: list[tuple[str, str]], print_canonical: bool
+) -> int:
+    """Record a batch as seen and print its new URLs; the number printed."""
+    if pending is not None:  # on disk before the commit: a kill -9 is undone next run
+        pending.stage([c for _, c in good])
+    flags = seen.check_and_add_many([c for _, c in good])
+    lines = [
+        (canon, (canon if print_canonical else url) + "\n")
+        for (url, canon), new in zip(good, flags, strict=True)
+        if new
+    ]
+    try:
+        out.deliver(lines)
+    except OSError as exc:
+        _undo_undelivered(seen, out, exc)
+    if pending is not None:
+        pending.clear()
+    return len(lines)
 
 
 _PENDING_KIND = "urls.pending"

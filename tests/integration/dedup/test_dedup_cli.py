@@ -50,7 +50,7 @@ def test_dedup_writes_one_line_per_document_keep_file_and_summary(
 
 
 def test_interrupted_output_leaves_no_partial_file(tmp_path: Path) -> None:
-    from neardup.cli.dedup import write_rows
+    from neardup.io import write_jsonl
 
     target = tmp_path / "out.jsonl"
 
@@ -59,7 +59,7 @@ def test_interrupted_output_leaves_no_partial_file(tmp_path: Path) -> None:
         raise KeyboardInterrupt
 
     with pytest.raises(KeyboardInterrupt):
-        write_rows(str(target), rows())
+        write_jsonl(str(target), rows())
     assert not target.exists() and list(tmp_path.iterdir()) == []
 
 

@@ -81,21 +81,8 @@ def test_fingerprint_gz_and_plain_text_inputs_and_npy_output(
     txt = tmp_path / "lines.txt"
     txt.write_text(EN + "\n", encoding="utf-8")
     out = tmp_path / "fps.npy"
-    proc = run_in_process(
-        "fingerprint",
-        str(gz),
-        str(txt),
-        "--format",
-        "npy",
-        "-o",
-        str(out),
-        "--bits",
-        "32",
-        "--features",
-        "shingles",
-        cwd=tmp_path,
-        monkeypatch=monkeypatch,
-    )
+    args = f"fingerprint {gz} {txt} -o {out} --format npy --bits 32 --features shingles".split()
+    proc = run_in_process(*args, cwd=tmp_path, monkeypatch=monkeypatch)
     assert proc.returncode == 0, proc.stderr
     arr = np.load(out)
     assert arr.dtype == np.uint64 and arr.shape == (2,)
@@ -169,18 +156,8 @@ def test_idf_build_then_use_with_idf(corpus: Path, tmp_path: Path, monkeypatch: 
     proc = run_in_process("idf", "build", str(corpus), "-o", str(idf), cwd=tmp_path, monkeypatch=monkeypatch)
     assert proc.returncode == 0, proc.stderr
     assert idf.read_text(encoding="utf-8").startswith("# neardup idf v1")
-    proc = run_in_process(
-        "fingerprint",
-        str(corpus),
-        "--idf",
-        str(idf),
-        "--levels",
-        "5",
-        "--top-n",
-        "auto",
-        cwd=tmp_path,
-        monkeypatch=monkeypatch,
-    )
+    args = f"fingerprint {corpus} --idf {idf} --levels 5 --top-n auto".split()
+    proc = run_in_process(*args, cwd=tmp_path, monkeypatch=monkeypatch)
     assert proc.returncode == 0, proc.stderr
     assert len(proc.stdout.splitlines()) == 3
     proc = run("fingerprint", str(corpus), "--idf", "missing-idf.txt", cwd=tmp_path)

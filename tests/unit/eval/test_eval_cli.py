@@ -40,7 +40,7 @@ def test_eval_scores_a_dedup_output(labelled: tuple[Path, Path], tmp_path: Path)
     perfect = [{"id": d.id, "cluster": d.group, "duplicate_of": None, "kind": "new"} for d in t.docs.values()]
     run = tmp_path / "out.jsonl"
     _write(run, perfect)
-    res = CliRunner().invoke(cli, ["eval", "--truth", str(truth), str(run), "--json"])
+    res = CliRunner().invoke(cli, ["eval", "score", "--truth", str(truth), str(run), "--json"])
     assert res.exit_code == 0, res.output
     got = json.loads(res.output)
     assert got["clusters"]["overall"]["f1"] == 1.0
@@ -49,7 +49,7 @@ def test_eval_scores_a_dedup_output(labelled: tuple[Path, Path], tmp_path: Path)
 
 def test_eval_runs_the_shipped_engine_on_documents(labelled: tuple[Path, Path]) -> None:
     out, truth = labelled
-    res = CliRunner().invoke(cli, ["eval", "--truth", str(truth), str(out), "--json"])
+    res = CliRunner().invoke(cli, ["eval", "score", "--truth", str(truth), "--documents", str(out), "--json"])
     assert res.exit_code == 0, res.output
     got = json.loads(res.output)
     from neardup.match import MatchConfig
@@ -67,10 +67,10 @@ def test_eval_sweeps_methods_on_documents(labelled: tuple[Path, Path]) -> None:
         cli,
         [
             "eval",
+            "sweep",
             "--truth",
             str(truth),
             str(out),
-            "--sweep",
             "--methods",
             "simhash-words,nshash,simhash-words|nshash",
             "--k",
@@ -92,14 +92,14 @@ def test_eval_sweeps_methods_on_documents(labelled: tuple[Path, Path]) -> None:
 
 def test_eval_errors_are_one_line(labelled: tuple[Path, Path], tmp_path: Path) -> None:
     out, _truth = labelled
-    res = CliRunner().invoke(cli, ["eval", str(out), "--k", "x..y"])
+    res = CliRunner().invoke(cli, ["eval", "sweep", str(out), "--k", "x..y"])
     assert res.exit_code != 0
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"id": "a"}\n')
     from neardup.cli.main import main
 
     with pytest.raises(SystemExit) as exc:
-        main(["eval", "--truth", str(bad), str(out), "--methods", "nshash"])
+        main(["eval", "sweep", "--truth", str(bad), str(out), "--methods", "nshash"])
     assert exc.value.code == 2
 
 
