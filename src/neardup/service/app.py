@@ -164,7 +164,7 @@ def create_app(
     fast = _add_routes(app, Handlers(settings, be, metrics), metrics)
     # the guard runs before FastAPI's routing, so a refused body never reaches a parser
     app.add_middleware(
-        Guard,  # type: ignore[arg-type]
+        Guard,
         metrics=metrics,
         max_body=settings.max_body_bytes,
         fast=fast if settings.fast_path else {},

@@ -22,7 +22,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from neardup.exceptions import StoreError
@@ -126,8 +126,8 @@ class InlineBackend:
 def as_async(backend: Backend | AsyncBackend) -> AsyncBackend:
     """``backend`` itself when it is asynchronous, else wrapped in an :class:`InlineBackend`."""
     if hasattr(backend, "acheck_document"):
-        return backend
-    return InlineBackend(backend)  # type: ignore[arg-type]
+        return cast(AsyncBackend, backend)
+    return InlineBackend(backend)
 
 
 class StateBackend:
