@@ -27,7 +27,7 @@ from typing import Any, ClassVar
 from urllib.parse import quote
 
 from neardup._deps import require
-from neardup.contentseen.checker import page_input
+from neardup.contentseen.checker import Html, page_input
 from neardup.contentseen.verdict import Verdict
 from neardup.exceptions import (
     InputError,
@@ -197,13 +197,7 @@ class Client(BaseClient):
         return out
 
     def check(
-        self,
-        url: str,
-        html: str | bytes | None = None,
-        text: str | None = None,
-        add: bool = True,
-        *,
-        sync: bool = True,
+        self, url: str, html: Html = None, text: str | None = None, add: bool = True, *, sync: bool = True
     ) -> Verdict:
         """ContentSeen's verdict on a page, as ``ContentSeen.check`` gives it (the service commits
         each page before answering, so ``sync`` is accepted and needs no flush)."""
@@ -249,13 +243,7 @@ class AsyncClient(BaseClient):
         return out
 
     async def check(
-        self,
-        url: str,
-        html: str | bytes | None = None,
-        text: str | None = None,
-        add: bool = True,
-        *,
-        sync: bool = True,
+        self, url: str, html: Html = None, text: str | None = None, add: bool = True, *, sync: bool = True
     ) -> Verdict:
         out: Verdict = await self._send(self._check_call(url, html, text, add, sync))
         return out

@@ -14,12 +14,16 @@ script) builds one checker and never asks which kind it holds:
 
 from __future__ import annotations
 
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol, TypeAlias, runtime_checkable
 
 from neardup.contentseen.verdict import Verdict
 from neardup.exceptions import InputError
 
-__all__ = ["ContentChecker", "page_input"]
+__all__ = ["ContentChecker", "Html", "page_input"]
+
+Html: TypeAlias = (
+    "str | bytes | None"  # a page as fetched: bytes are decoded by its declared or detected encoding
+)
 
 
 @runtime_checkable
@@ -32,13 +36,7 @@ class ContentChecker(Protocol):
     """
 
     def check(
-        self,
-        url: str,
-        html: str | bytes | None = None,
-        text: str | None = None,
-        add: bool = True,
-        *,
-        sync: bool = True,
+        self, url: str, html: Html = None, text: str | None = None, add: bool = True, *, sync: bool = True
     ) -> Verdict: ...
 
     def stats(self) -> dict[str, Any]: ...
