@@ -122,6 +122,7 @@ def _add_routes(
             tags=list(route.tags) or None,
             responses=ERROR_RESPONSES if route.method == "POST" or "{" in route.path else None,
             include_in_schema=route.in_schema,
+            openapi_extra={"security": [{"bearer": []}]} if route.method == "POST" else None,
         )
         if route.body is not None:
             fast[(route.method, route.path)] = (route.body, handler)
@@ -132,6 +133,20 @@ def _add_routes(
         return Response(data, media_type=ctype)
 
     return fast
+
+
+def _declare_bearer(app: FastAPI) -> None:
+    """The schema's ``bearer`` security scheme, which every POST route names: the middleware checks
+    the token, so no per-route dependency declares it."""
+    build = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        schema = build()
+        schemes = schema.setdefault("components", {}).setdefault("securitySchemes", {})
+        schemes["bearer"] = {"type": "http", "scheme": "bearer"}
+        return schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
 
 
 def create_app(
@@ -161,6 +176,7 @@ def create_app(
     app.state.backend = be
     app.state.metrics = metrics
     install_error_handlers(app)
+    _declare_bearer(app)
     fast = _add_routes(app, Handlers(settings, be, metrics), metrics)
     # the guard runs before FastAPI's routing, so a refused body never reaches a parser
     app.add_middleware(
