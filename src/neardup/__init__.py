@@ -22,6 +22,7 @@ from neardup.exceptions import (
     InputError,
     MissingDependency,
     NeardupError,
+    ServiceError,
     StoreError,
 )
 
@@ -71,7 +72,6 @@ _LAZY: dict[str, str] = {
     # service client
     "Client": "neardup.client",
     "AsyncClient": "neardup.client",
-    "ServiceError": "neardup.client",
     # evaluation
     "Truth": "neardup.eval",
     "evaluate": "neardup.eval",
@@ -157,7 +157,7 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:  # let type checkers and IDEs see the lazy names
-    from neardup.client import AsyncClient, Client, ServiceError
+    from neardup.client import AsyncClient, Client
     from neardup.contentseen import ContentSeen, Verdict, extract_main_text
     from neardup.dedup import CorpusIndex, DedupConfig, dedup_records
     from neardup.eval import (
