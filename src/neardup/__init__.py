@@ -22,7 +22,6 @@ from neardup.exceptions import (
     InputError,
     MissingDependency,
     NeardupError,
-    ServiceError,
     StoreError,
 )
 
@@ -72,6 +71,7 @@ _LAZY: dict[str, str] = {
     # service client
     "Client": "neardup.client",
     "AsyncClient": "neardup.client",
+    "ServiceError": "neardup.exceptions",
     # evaluation
     "Truth": "neardup.eval",
     "evaluate": "neardup.eval",
@@ -172,6 +172,7 @@ if TYPE_CHECKING:  # let type checkers and IDEs see the lazy names
         synthesize,
         write_report,
     )
+    from neardup.exceptions import ServiceError
     from neardup.fingerprint.compat import Simhash, SimhashIndex
     from neardup.fingerprint.nshash import NSHash, longest_sentences, sentence_hashes, sentence_hashes_many
     from neardup.fingerprint.simhash import (
