@@ -38,8 +38,7 @@ from neardup.service.backend import AsyncBackend, Backend, StateBackend, as_asyn
 from neardup.service.handlers import API_PREFIX, ROUTES, Handlers, Route
 from neardup.service.metrics import ServiceMetrics
 from neardup.service.middleware import FastRoute, Guard
-from neardup.service.models import ERROR_RESPONSES
-from neardup.service.responses import FastJSON, install_error_handlers
+from neardup.service.responses import ERROR_RESPONSES, FastJSON, install_error_handlers
 from neardup.service.settings import ServiceSettings, default_analysis_processes
 
 __all__ = ["API_PREFIX", "app_from_env", "create_app"]

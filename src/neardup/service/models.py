@@ -30,18 +30,9 @@ from pydantic import (
 
 from neardup.contentseen.verdict import Verdict
 
-__all__ = [
-    "ERROR_RESPONSES",
-    "JOB_RE",
-    "DocumentCheck",
-    "ErrorBody",
-    "URLBatch",
-    "URLResults",
-    "VerdictModel",
-    "url_problem",
-]
+__all__ = ["DocumentCheck", "URLBatch", "URLResults", "VerdictModel", "url_problem"]
 
-JOB_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
+_JOB_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 _BAD_URL_CHARS = re.compile(r"[\s\x00-\x1f\x7f\ud800-\udfff]")
 _SURROGATE = re.compile(r"[\ud800-\udfff]")
 
@@ -81,8 +72,8 @@ class URLBatch(_Strict):
     @field_validator("job")
     @classmethod
     def _job_ok(cls, v: str) -> str:
-        if not JOB_RE.fullmatch(v):  # fullmatch: "$" would let a trailing newline through
-            raise ValueError(f"job must match {JOB_RE.pattern} (letters, digits, '.', '_', '-'), got {v!r}")
+        if not _JOB_RE.fullmatch(v):  # fullmatch: "$" would let a trailing newline through
+            raise ValueError(f"job must match {_JOB_RE.pattern} (letters, digits, '.', '_', '-'), got {v!r}")
         return v
 
 
@@ -144,14 +135,3 @@ def _verdict_model() -> type[BaseModel]:
 
 
 VerdictModel = _verdict_model()
-
-
-class ErrorBody(BaseModel):
-    error: str = Field(description="a short code: invalid_json, invalid, too_large, unauthorized, ...")
-    detail: str = Field(description="what is wrong and how to fix it")
-    errors: list[dict[str, Any]] | None = None
-
-
-ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
-    code: {"model": ErrorBody} for code in (400, 401, 404, 413, 422, 503)
-}

@@ -19,13 +19,15 @@ import orjson
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
-from pydantic import ValidationError
+from pydantic import BaseModel, Field, ValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from neardup import exceptions as errors
 from neardup.exceptions import ApiError
 
 __all__ = [
+    "ERROR_RESPONSES",
+    "ErrorBody",
     "FastJSON",
     "as_api_error",
     "dumps",
@@ -36,6 +38,19 @@ __all__ = [
 ]
 
 log = logging.getLogger("neardup.service")
+
+
+class ErrorBody(BaseModel):
+    """The body of every refusal (the OpenAPI schema of the 4xx and 5xx answers)."""
+
+    error: str = Field(description="a short code: invalid_json, invalid, too_large, unauthorized, ...")
+    detail: str = Field(description="what is wrong and how to fix it")
+    errors: list[dict[str, Any]] | None = None
+
+
+ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
+    code: {"model": ErrorBody} for code in (400, 401, 404, 413, 422, 503)
+}
 
 
 def _jsonable(obj: Any) -> Any:
