@@ -326,7 +326,7 @@ class Peer:
         return done / (time.perf_counter() - t0)
 
 
-def main() -> None:
+def _parse_args() -> argparse.Namespace:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="shorter runs (3 s each), fewer pages")
     ap.add_argument("--seconds", type=float, default=None, help="seconds per run (default 6, quick 3)")
@@ -334,62 +334,55 @@ def main() -> None:
     ap.add_argument("--generator", choices=["auto", "wrk", "python"], default="auto")
     ap.add_argument("--no-write", action="store_true", help="do not write docs/benchmarks.md")
     ap.add_argument("--_loadgen", nargs=5, help=argparse.SUPPRESS)
-    args = ap.parse_args()
-    if args._loadgen:
-        base, path, bodies, secs, out = args._loadgen
-        _py_loadgen(base, path, bodies, float(secs), out)
-        return
-    seconds = args.seconds or (3.0 if args.quick else 6.0)
-    gen = args.generator
-    if gen == "auto":
-        gen = "wrk" if shutil.which("wrk") else "python"
-    runner = run_wrk if gen == "wrk" else run_python
-    n_items = 600 if args.quick else 2500
-    every = read_items(2 * n_items)
-    items, asks = every[:n_items], every[n_items:]  # pages to add; texts only asked about (never added)
-    started = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    load_before = os.getloadavg()[0]
+    return ap.parse_args()
 
+
+def _write_bodies(path: Path, rows: list[dict[str, Any]]) -> Path:
+    """Request bodies, one JSON a line (every run gets fresh ones, so adds stay adds)."""
+    path.write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in rows) + "\n", encoding="utf-8")
+    return path
+
+
+def _scenarios(
+    rep: int, repeats: int, items: list[dict[str, Any]], asks: list[dict[str, Any]], work: Path
+) -> list[tuple[str, str, Path | None]]:
+    """Run ``rep``'s scenarios: (name, endpoint, file of request bodies)."""
+    scen: list[tuple[str, str, Path | None]] = [("health", "/v1/health", None)]
+    urls1 = [{"job": "bench", "urls": [f"https://u{rep}.example.com/p/{i}"]} for i in range(60_000)]
+    scen.append(("urls-1", "/v1/urls/check", _write_bodies(work / f"urls1-{rep}.jsonl", urls1)))
+    urls100 = [
+        {"job": "bench", "urls": [f"https://b{rep}.example.com/{j}/{i}" for i in range(100)]}
+        for j in range(3000)
+    ]
+    scen.append(("urls-100", "/v1/urls/check", _write_bodies(work / f"urls100-{rep}.jsonl", urls100)))
+    text = [{"url": page_url(it, 7), "text": it["text"], "add": False} for it in asks]
+    scen.append(("text-ask", "/v1/documents/check", _write_bodies(work / f"text-{rep}.jsonl", text)))
+    # each run: its own third of the articles, each as an original then a mirror on another site
+    part = items[rep * len(items) // repeats : (rep + 1) * len(items) // repeats]
+    pages = [
+        {"url": page_url(it, site), "html": page(it, site), "add": True} for it in part for site in (10, 11)
+    ]
+    scen.append(("page-add", "/v1/documents/check", _write_bodies(work / f"pages-{rep}.jsonl", pages)))
+    return scen
+
+
+def _run_all(
+    args: argparse.Namespace,
+    runner: Any,
+    seconds: float,
+    items: list[dict[str, Any]],
+    asks: list[dict[str, Any]],
+) -> tuple[dict[str, list[dict[str, Any]]], dict[str, list[float]], dict[str, Any]]:
+    """Every scenario ``args.repeats`` times against one server: results, peer rates, final health."""
+    peer = Peer()
+    peer_rates: dict[str, list[float]] = {}
+    results: dict[str, list[dict[str, Any]]] = {}
     with tempfile.TemporaryDirectory(prefix="neardup-bench-service-") as d:
         work = Path(d)
-
-        # request bodies, one JSON a line; every run gets fresh ones so adds stay adds
-        def write(name: str, rows: list[dict[str, Any]]) -> Path:
-            p = work / f"{name}.jsonl"
-            p.write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in rows) + "\n", encoding="utf-8")
-            return p
-
-        print(
-            f"# service benchmark: generator={gen}, {CONNECTIONS} connections, {seconds:.0f} s x "
-            f"{args.repeats} runs per scenario, {len(items)} pages",
-            file=sys.stderr,
-        )
-        peer = Peer()
-        peer_rates: dict[str, list[float]] = {}
         server = Server(work / "state", work / "serve.log")
-        results: dict[str, list[dict[str, Any]]] = {}
         try:
             for rep in range(args.repeats):
-                scen: list[tuple[str, str, Path | None]] = [("health", "/v1/health", None)]
-                urls1 = [
-                    {"job": "bench", "urls": [f"https://u{rep}.example.com/p/{i}"]} for i in range(60_000)
-                ]
-                scen.append(("urls-1", "/v1/urls/check", write(f"urls1-{rep}", urls1)))
-                urls100 = [
-                    {"job": "bench", "urls": [f"https://b{rep}.example.com/{j}/{i}" for i in range(100)]}
-                    for j in range(3000)
-                ]
-                scen.append(("urls-100", "/v1/urls/check", write(f"urls100-{rep}", urls100)))
-                text = [{"url": page_url(it, 7), "text": it["text"], "add": False} for it in asks]
-                scen.append(("text-ask", "/v1/documents/check", write(f"text-{rep}", text)))
-                # each run: its own third of the articles, each as an original then a mirror on another site
-                part = items[rep * len(items) // args.repeats : (rep + 1) * len(items) // args.repeats]
-                pages = []
-                for it in part:
-                    for site in (10, 11):
-                        pages.append({"url": page_url(it, site), "html": page(it, site), "add": True})
-                scen.append(("page-add", "/v1/documents/check", write(f"pages-{rep}", pages)))
-                for name, path, bodies in scen:
+                for name, path, bodies in _scenarios(rep, args.repeats, items, asks, work):
                     cpu0 = server.cpu_seconds()
                     r = runner(server.url, path, bodies, seconds, work)
                     cpu1 = server.cpu_seconds()
@@ -406,12 +399,19 @@ def main() -> None:
                     )
             import httpx
 
-            health = httpx.get(f"{server.url}/v1/health", timeout=10).json()
+            health: dict[str, Any] = httpx.get(f"{server.url}/v1/health", timeout=10).json()
         finally:
             server.stop()
+    return results, peer_rates, health
 
+
+def _table(
+    results: dict[str, list[dict[str, Any]]], peer_rates: dict[str, list[float]]
+) -> tuple[str, dict[str, tuple[float, float]], dict[str, str]]:
+    """The markdown table (medians over runs), CPU ms per request and service/in-process ratios."""
     rows = []
     cpu: dict[str, tuple[float, float]] = {}
+    peer_ratio: dict[str, str] = {}
     for name, runs in results.items():
         rps = statistics.median(r["rps"] for r in runs)
         p50 = statistics.median(r["p50"] for r in runs)
@@ -427,6 +427,8 @@ def main() -> None:
             verdict = f"n/a (batch: {rps * 100:,.0f} URLs/s; {verdict})"
         peer_rate = statistics.median(peer_rates[name]) if name in peer_rates else None
         peer_txt = f"{peer_rate:.0f}/s ({rps / peer_rate:.0%})" if peer_rate else "-"
+        if peer_rate:
+            peer_ratio[name] = f"{rps / peer_rate:.0%}"
         srv_ms = statistics.median(r["cpu_server_ms"] for r in runs)
         wrk_ms = statistics.median(r["cpu_workers_ms"] for r in runs)
         cpu[name] = (srv_ms, wrk_ms)
@@ -434,19 +436,44 @@ def main() -> None:
             f"| {name} | {rps:.0f} | {p50:.1f} | {p99:.1f} | {errors} | {srv_ms:.2f} + {wrk_ms:.2f} | "
             f"{peer_txt} | {verdict} |"
         )
+    head = [
+        "| scenario | requests/s | p50 ms | p99 ms | non-2xx | CPU ms/request: server + workers | in-process ContentSeen, 1 core (service/in-process) | target >= 500/s, p99 <= 50 ms |",
+        "|---|---:|---:|---:|---:|---|---|---|",
+    ]
+    return "\n".join([*head, *rows]), cpu, peer_ratio
+
+
+def main() -> None:
+    args = _parse_args()
+    if args._loadgen:
+        base, path, bodies, secs, out = args._loadgen
+        _py_loadgen(base, path, bodies, float(secs), out)
+        return
+    seconds = args.seconds or (3.0 if args.quick else 6.0)
+    gen = args.generator
+    if gen == "auto":
+        gen = "wrk" if shutil.which("wrk") else "python"
+    runner = run_wrk if gen == "wrk" else run_python
+    n_items = 600 if args.quick else 2500
+    every = read_items(2 * n_items)
+    items, asks = every[:n_items], every[n_items:]  # pages to add; texts only asked about (never added)
+    started = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    load_before = os.getloadavg()[0]
+    print(
+        f"# service benchmark: generator={gen}, {CONNECTIONS} connections, {seconds:.0f} s x "
+        f"{args.repeats} runs per scenario, {len(items)} pages",
+        file=sys.stderr,
+    )
+    results, peer_rates, health = _run_all(args, runner, seconds, items, asks)
+    table, cpu, peer_ratio = _table(results, peer_rates)
     docs = health.get("contentseen", {}).get("documents")
     load_after = os.getloadavg()[0]
-    table = "\n".join(
-        [
-            "| scenario | requests/s | p50 ms | p99 ms | non-2xx | CPU ms/request: server + workers | in-process ContentSeen, 1 core (service/in-process) | target >= 500/s, p99 <= 50 ms |",
-            "|---|---:|---:|---:|---:|---|---|---|",
-            *rows,
-        ]
-    )
     cmd = "python bench/bench_service.py" + (" --quick" if args.quick else "")
     procs = health.get("analysis_processes", 0)
     srv_ms, wrk_ms = cpu.get("page-add", (float("nan"), float("nan")))
     bound = 2000 / (srv_ms + wrk_ms) if srv_ms + wrk_ms > 0 else float("nan")
+    urls_ms = sum(cpu.get("urls-100", (float("nan"), 0.0)))
+    page_ratio = peer_ratio.get("page-add", "n/a")
     section = f"""## service (`neardup serve`)
 
 Command: `{cmd}` — {started}, machine `2 cores, 24 GiB` (shared, {platform.python_implementation()}
@@ -470,17 +497,16 @@ machine: {load_before:.1f} before the run, {load_after:.1f} after (2 cores; a lo
 another job shared the machine): absolute figures, and above all p99, suffer from CPU contention;
 compare p50, the CPU columns and the service/in-process ratio, which are measured side by side.
 
-Reading the table. The HTTP layer (health) and one-URL seen-checks clear 500 requests/s. Page
-checks are bound by CPU: a `page-add` request cost {srv_ms:.2f} ms of CPU in the server process (HTTP,
-JSON, the state step, the pipes to the workers, group commit) and {wrk_ms:.2f} ms in the workers, so
-two cores give at most about {bound:.0f} requests/s before the load generator takes its share; with
-the analysis in worker processes the service passes what one core does in process (the peer
-column). Tail latency at 8 clients on 2 cores comes from three busy processes sharing two cores.
-`urls-100` (100 URLs a request, another unit than the page-check target) is bound by the SQLite
-seen-store: one upsert of 100 random 64-bit keys dirties about 100 B-tree pages, 5-7 ms per batch
-as the file grows (measured in process; 7-9 ms before 1 KiB pages and a bigger page cache), against
-1.3 ms for canonicalizing the 100 URLs (w3lib, 13 us each). A crawler that needs more URLs/s per
-machine uses `--redis` or a Bloom store.
+Reading the table. Page checks are bound by CPU: a `page-add` request cost {srv_ms:.2f} ms of CPU in
+the server process (HTTP, JSON, the state step, the pipes to the workers, group commit) and
+{wrk_ms:.2f} ms in the workers, so two free cores give at most about {bound:.0f} requests/s before the
+load generator takes its share; with the analysis in worker processes the service reached
+{page_ratio} of what one core does in process on the same machine (the peer column). Tail latency at
+8 clients on 2 cores comes from three busy processes (server, workers, wrk) sharing two cores with
+whatever else runs. `urls-100` (100 URLs a request, another unit than the page-check target) cost
+{urls_ms:.2f} ms of server CPU a batch: the seen-store's upsert of 100 keys and canonicalizing the
+100 URLs (w3lib, about 13 us each). A crawler that needs more URLs/s per machine uses `--redis` or
+a Bloom store.
 """
     print(table)
     if not args.no_write:

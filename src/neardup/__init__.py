@@ -49,7 +49,7 @@ _LAZY: dict[str, str] = {
     "CorpusIndex": "neardup.dedup",
     "Client": "neardup.client",
     "AsyncClient": "neardup.client",
-    "ServiceError": "neardup.client",
+    "ServiceError": "neardup.exceptions",
 }
 
 __all__ = [
@@ -96,9 +96,10 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:  # let type checkers and IDEs see the lazy names
-    from neardup.client import AsyncClient, Client, ServiceError
+    from neardup.client import AsyncClient, Client
     from neardup.contentseen import ContentSeen, Verdict
     from neardup.dedup import CorpusIndex, DedupConfig, dedup_records
+    from neardup.exceptions import ServiceError
     from neardup.fingerprint.compat import Simhash, SimhashIndex
     from neardup.fingerprint.nshash import NSHash
     from neardup.fingerprint.simhash import SimHasher, fingerprint_many, hamming

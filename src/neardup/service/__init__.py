@@ -1,7 +1,7 @@
-"""The HTTP service (``neardup serve``) and its Python client.
+"""The HTTP service (``neardup serve``); its Python client is ``neardup.client``.
 
-``create_app`` needs the ``service`` extra (FastAPI, uvicorn); the client needs only httpx.
-Names load lazily so ``from neardup.service import Client`` does not import FastAPI.
+``create_app`` needs the ``service`` extra (FastAPI, uvicorn). Names load lazily, so importing
+the package does not import FastAPI.
 """
 
 from __future__ import annotations
@@ -9,11 +9,9 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-__all__ = ["AsyncClient", "Client", "ServiceSettings", "create_app"]
+__all__ = ["ServiceSettings", "create_app"]
 
 _WHERE = {
-    "AsyncClient": "neardup.service.client",
-    "Client": "neardup.service.client",
     "ServiceSettings": "neardup.service.settings",
     "create_app": "neardup.service.app",
 }

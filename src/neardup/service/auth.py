@@ -1,4 +1,4 @@
-"""Bearer-token check for the POST endpoints, and the JSON error every refusal carries.
+"""Bearer-token check for the POST endpoints (a refusal is an ``ApiError``, 401).
 
 A refusal never quotes what was sent in the Authorization header.
 
@@ -10,30 +10,9 @@ from __future__ import annotations
 
 import hmac
 
-__all__ = ["ApiError", "check_bearer"]
+from neardup.exceptions import ApiError
 
-
-class ApiError(Exception):
-    """A refusal with an HTTP status, a short machine code and a sentence for people."""
-
-    def __init__(
-        self,
-        status: int,
-        code: str,
-        message: str,
-        *,
-        headers: dict[str, str] | None = None,
-        extra: dict[str, object] | None = None,
-    ) -> None:
-        super().__init__(message)
-        self.status = status
-        self.code = code
-        self.message = message
-        self.headers = headers or {}
-        self.extra = extra or {}
-
-    def body(self) -> dict[str, object]:
-        return {"error": self.code, "detail": self.message, **self.extra}
+__all__ = ["check_bearer"]
 
 
 def check_bearer(authorization: str | None, token: str | None) -> None:

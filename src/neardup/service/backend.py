@@ -22,7 +22,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 from neardup.exceptions import StoreError
 from neardup.service.budget import check_html_depth
@@ -30,7 +30,7 @@ from neardup.service.pool import AnalysisPool, GroupSync
 from neardup.service.settings import ServiceSettings
 from neardup.stores._url import with_prefix
 
-__all__ = ["Backend", "StateBackend"]
+__all__ = ["AsyncBackend", "Backend", "InlineBackend", "StateBackend", "as_async"]
 
 log = logging.getLogger("neardup.service")
 _FREEZE_EVERY = 50_000  # documents added between gc.freeze calls: a full collection scans at most these
@@ -40,7 +40,7 @@ _PROBE_STEP = 0.5
 
 
 class Backend(Protocol):
-    """The operations behind the endpoints (a fake one is injected in unit tests)."""
+    """The operations behind the endpoints, blocking (a fake one is injected in unit tests)."""
 
     def check_document(self, url: str, html: str | None, text: str | None, add: bool) -> dict[str, Any]: ...
 
@@ -53,6 +53,61 @@ class Backend(Protocol):
     def flush(self) -> None: ...
 
     def close(self) -> None: ...
+
+
+class AsyncBackend(Protocol):
+    """The operations behind the endpoints, as the app calls them from its event loop."""
+
+    async def acheck_document(
+        self, url: str, html: str | None, text: str | None, add: bool
+    ) -> dict[str, Any]: ...
+
+    async def acheck_urls(self, job: str, urls: list[str]) -> list[bool]: ...
+
+    async def aduplicates(self, doc_id: str) -> dict[str, Any] | None: ...
+
+    async def health(self) -> dict[str, Any]: ...
+
+    def close(self) -> None: ...
+
+
+class InlineBackend:
+    """A blocking :class:`Backend` served inline on the event loop: for backends whose calls are
+    short (in memory, fakes in tests). ``StateBackend`` is asynchronous itself.
+
+    >>> import asyncio
+    >>> class Urls:
+    ...     def check_urls(self, job, urls): return [False] * len(urls)
+    >>> asyncio.run(InlineBackend(Urls()).acheck_urls("j", ["https://a.example/"]))  # type: ignore[arg-type]
+    [False]
+    """
+
+    def __init__(self, backend: Backend) -> None:
+        self.backend = backend
+
+    async def acheck_document(
+        self, url: str, html: str | None, text: str | None, add: bool
+    ) -> dict[str, Any]:
+        return self.backend.check_document(url, html, text, add)
+
+    async def acheck_urls(self, job: str, urls: list[str]) -> list[bool]:
+        return self.backend.check_urls(job, urls)
+
+    async def aduplicates(self, doc_id: str) -> dict[str, Any] | None:
+        return self.backend.duplicates(doc_id)
+
+    async def health(self) -> dict[str, Any]:
+        return self.backend.stats()
+
+    def close(self) -> None:
+        self.backend.close()
+
+
+def as_async(backend: Backend | AsyncBackend) -> AsyncBackend:
+    """``backend`` itself when it is asynchronous, else wrapped in an :class:`InlineBackend`."""
+    if hasattr(backend, "acheck_document"):
+        return cast(AsyncBackend, backend)
+    return InlineBackend(backend)
 
 
 class StateBackend:

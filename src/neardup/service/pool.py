@@ -32,10 +32,10 @@ from typing import Any
 
 from neardup import exceptions
 from neardup.contentseen.contentseen import ContentSeen, PageAnalysis
-from neardup.exceptions import StoreError
+from neardup.exceptions import AnalysisTimeout, StoreError
 from neardup.service.budget import check_html_depth
 
-__all__ = ["AnalysisPool", "AnalysisTimeout", "GroupSync"]
+__all__ = ["AnalysisPool", "GroupSync"]
 
 log = logging.getLogger("neardup.service")
 
@@ -68,10 +68,6 @@ def _write_all(fd: int, data: bytes) -> None:
 def _frame(obj: object) -> bytes:
     data = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
     return _HEADER.pack(len(data)) + data
-
-
-class AnalysisTimeout(StoreError):
-    """A page's analysis ran past its deadline; the worker that held it was restarted."""
 
 
 def _worker_main(

@@ -19,6 +19,7 @@ from scrapy import Request, Spider  # noqa: E402
 from scrapy.exceptions import DropItem  # noqa: E402
 from scrapy.utils.test import get_crawler  # noqa: E402
 
+from neardup.client import Client  # noqa: E402
 from neardup.contentseen.synth import render_page  # noqa: E402
 from neardup.integrations.scrapy import ContentSeenPipeline, NeardupDupeFilter  # noqa: E402
 
@@ -95,7 +96,7 @@ def test_scrapy_parts_through_the_service(service: str) -> None:
         NEARDUP_SERVICE_URL=service, NEARDUP_VERDICT_FIELD="neardup", NEARDUP_CANONICALIZE_URLS=True
     )
     pipe = ContentSeenPipeline.from_crawler(crawler)
-    assert pipe.contentseen is None and pipe.client is not None
+    assert isinstance(pipe.checker, Client)  # the service, not a local ContentSeen
     river = render_page(*RIVER, template="portal")
     assert pipe.process_item({"url": "https://a/1", "html": river})["neardup"]["kind"] == "new"
     with pytest.raises(DropItem, match="exact duplicate of https://a/1"):

@@ -13,8 +13,8 @@ import pytest
 from service_pages import page, page_url, read_items
 from service_proc import ServiceProcess
 
-from neardup.client import Client, NotFound, ServiceAuthError
-from neardup.exceptions import InputError
+from neardup.client import Client
+from neardup.exceptions import InputError, NotFound, ServiceAuthError
 
 pytestmark = pytest.mark.timeout(400)
 

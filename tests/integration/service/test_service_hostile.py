@@ -51,14 +51,19 @@ def test_token_is_never_echoed_and_auth_comes_before_validation(svc: ServiceProc
         assert r.status_code == 401 and "errors" not in r.json()  # no schema for anonymous callers
 
 
-def test_deeply_nested_page_is_refused_fast_and_the_service_stays_responsive(svc: ServiceProcess) -> None:
-    t0 = time.monotonic()
-    r = httpx.post(
-        f"{svc.url}/v1/documents/check",
+def _ask_deep(url: str) -> httpx.Response:
+    """Ask (add=false) about a page nested far deeper than any parser should recurse."""
+    return httpx.post(
+        f"{url}/v1/documents/check",
         json={"url": "https://evil.example/deep", "html": DEEP, "add": False},
         headers=AUTH,
         timeout=30,
     )
+
+
+def test_deeply_nested_page_is_refused_fast_and_the_service_stays_responsive(svc: ServiceProcess) -> None:
+    t0 = time.monotonic()
+    r = _ask_deep(svc.url)
     took = time.monotonic() - t0
     assert r.status_code == 422 and "levels deep" in r.json()["detail"], r.text
     assert took < 5, took
@@ -162,12 +167,7 @@ def test_slow_page_recycles_its_worker_and_sigstopped_redis_answers_503(
         redis=redis.url,  # type: ignore[attr-defined]
     ) as svc:
         t0 = time.monotonic()
-        r = httpx.post(
-            f"{svc.url}/v1/documents/check",
-            json={"url": "https://evil.example/deep", "html": DEEP, "add": False},
-            headers=AUTH,
-            timeout=30,
-        )
+        r = _ask_deep(svc.url)
         assert r.status_code == 503 and r.json()["error"] == "analysis_timeout", r.text
         assert time.monotonic() - t0 < 10
         health = httpx.get(f"{svc.url}/v1/health", timeout=5).json()

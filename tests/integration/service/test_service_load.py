@@ -14,7 +14,8 @@ import pytest
 from service_pages import page, page_url, read_items
 from service_proc import ServiceProcess
 
-from neardup.client import Client, ServiceUnavailable
+from neardup.client import Client
+from neardup.exceptions import ServiceUnavailable
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(500)]
 

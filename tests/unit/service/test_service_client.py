@@ -10,16 +10,21 @@ import httpx
 import pytest
 from service_testkit import TOKEN, FakeBackend
 
+import neardup
 import neardup.client
-from neardup.client import (
-    AsyncClient,
-    Client,
+import neardup.service
+from neardup.client import AsyncClient, Client
+from neardup.contentseen.checker import ContentChecker
+from neardup.exceptions import (
+    InputError,
+    NeardupError,
     NotFound,
     RequestTooLarge,
     ServiceAuthError,
+    ServiceError,
     ServiceUnavailable,
+    StoreError,
 )
-from neardup.exceptions import InputError, NeardupError, StoreError
 from neardup.service.app import create_app
 from neardup.service.settings import ServiceSettings
 
@@ -33,11 +38,16 @@ def _client(backend: FakeBackend, token: str | None = TOKEN, **settings: Any) ->
     return AsyncClient("http://test", token=token, transport=httpx.ASGITransport(app=app))
 
 
-def test_service_client_exports() -> None:
-    assert set(neardup.client.__all__) >= {"Client", "AsyncClient", "ServiceError"}
-    from neardup.service import Client as C2
+def test_service_client_has_one_import_path() -> None:
+    assert set(neardup.client.__all__) >= {"Client", "AsyncClient"}
+    assert neardup.Client is Client and neardup.AsyncClient is AsyncClient
+    assert not hasattr(neardup.service, "Client")  # one import path per name
+    assert issubclass(ServiceError, NeardupError)
 
-    assert C2 is Client
+
+def test_service_client_is_a_content_checker() -> None:
+    with Client("http://127.0.0.1:9") as c:
+        assert isinstance(c, ContentChecker)
 
 
 def test_service_client_round_trip(backend: FakeBackend) -> None:

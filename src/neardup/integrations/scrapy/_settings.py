@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from neardup.exceptions import ConfigError
 
-__all__ = ["get_float", "get_kinds", "job_id_for", "service_client"]
+if TYPE_CHECKING:
+    from neardup.client import Client
+    from neardup.contentseen.checker import ContentChecker
+
+__all__ = ["content_checker", "get_float", "get_kinds", "job_id_for", "service_client"]
 
 _JOB_SAFE = re.compile(r"[^A-Za-z0-9_.-]+")
 
@@ -45,7 +49,7 @@ def job_id_for(settings: Any, spider: Any) -> str:
     return job
 
 
-def service_client(settings: Any) -> Any:
+def service_client(settings: Any) -> Client | None:
     """A ``neardup.client.Client`` for NEARDUP_SERVICE_URL (token: NEARDUP_SERVICE_TOKEN), or None."""
     url = settings.get("NEARDUP_SERVICE_URL")
     if not url:
@@ -54,3 +58,22 @@ def service_client(settings: Any) -> Any:
 
     timeout = settings.getfloat("NEARDUP_SERVICE_TIMEOUT", 30.0)
     return Client(str(url), token=settings.get("NEARDUP_SERVICE_TOKEN") or None, timeout=timeout)
+
+
+def content_checker(settings: Any) -> ContentChecker:
+    """The service's client when NEARDUP_SERVICE_URL is set, else a ``ContentSeen`` on NEARDUP_STATE
+    (default ``memory://``) with NEARDUP_MAX_DISTANCE, NEARDUP_EXTRACTOR, NEARDUP_NSHASH_STORE and
+    NEARDUP_FSYNC."""
+    client = service_client(settings)
+    if client is not None:
+        return client
+    from neardup.contentseen import ContentSeen
+
+    max_distance = settings.get("NEARDUP_MAX_DISTANCE")
+    return ContentSeen(
+        settings.get("NEARDUP_STATE") or "memory://",
+        max_distance=settings.getint("NEARDUP_MAX_DISTANCE") if max_distance else None,
+        extractor=settings.get("NEARDUP_EXTRACTOR") or "resiliparse",
+        nshash_store=settings.get("NEARDUP_NSHASH_STORE") or None,
+        fsync=settings.getbool("NEARDUP_FSYNC", True),
+    )

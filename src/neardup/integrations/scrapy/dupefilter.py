@@ -25,14 +25,61 @@ from __future__ import annotations
 
 import logging
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from neardup.exceptions import InputError
 from neardup.integrations.scrapy._settings import get_float, job_id_for, service_client
 
+if TYPE_CHECKING:
+    from neardup.client import Client
+    from neardup.urls import SeenURLs
+
 __all__ = ["NeardupDupeFilter"]
 
 FINGERPRINT_URL = "https://request.fingerprint.invalid/"
+
+
+class _JobURLs(Protocol):
+    """One job's URL seen-set, in this process or in the service."""
+
+    where: str
+
+    def seen(self, key: str) -> bool: ...
+
+    def stats(self) -> dict[str, Any]: ...
+
+    def close(self) -> None: ...
+
+
+class _LocalURLs:
+    def __init__(self, urls: SeenURLs, where: str) -> None:
+        self.urls = urls
+        self.where = where
+
+    def seen(self, key: str) -> bool:
+        return not self.urls.check_and_add(key)
+
+    def stats(self) -> dict[str, Any]:
+        return self.urls.stats()
+
+    def close(self) -> None:
+        self.urls.close()
+
+
+class _ServiceURLs:
+    def __init__(self, client: Client, job: str) -> None:
+        self.client = client
+        self.job = job
+        self.where = client.base_url
+
+    def seen(self, key: str) -> bool:
+        return bool(self.client.check_urls(self.job, [key])[0])
+
+    def stats(self) -> dict[str, Any]:
+        return {"service": self.where, "job": self.job}
+
+    def close(self) -> None:
+        self.client.close()
 
 
 class NeardupDupeFilter:
@@ -56,7 +103,7 @@ class NeardupDupeFilter:
         ttl: float | None = None,
         debug: bool = False,
         crawler: Any = None,
-        client: Any = None,
+        client: Client | None = None,
         fingerprinter: Any = None,
         canonicalize: bool = False,
         jobdir: str | None = None,
@@ -77,7 +124,7 @@ class NeardupDupeFilter:
         self.canonicalize = canonicalize
         self.logdupes = True
         self.logger = logging.getLogger("scrapy.dupefilters")
-        self._seen: Any = None
+        self._urls: _JobURLs | None = None
         if fingerprinter is None:
             fingerprinter = getattr(crawler, "request_fingerprinter", None)
         if fingerprinter is None:
@@ -109,17 +156,17 @@ class NeardupDupeFilter:
             spider = getattr(self.crawler, "spider", None)
             settings = getattr(self.crawler, "settings", {})
             self.job_id = job_id_for(settings, spider)
-        if self.client is None and self._seen is None:
-            from neardup.urls import SeenURLs
+        if self._urls is None:
+            self._urls = self._open_urls(self.job_id)
+        self.logger.info("neardup dupefilter: job %r, store %s", self.job_id, self._urls.where)
 
-            self._seen = SeenURLs(
-                self.job_id, store=self.store, recrawl_after=self.recrawl_after, ttl=self.ttl
-            )
-        self.logger.info(
-            "neardup dupefilter: job %r, store %s",
-            self.job_id,
-            self.client.base_url if self.client is not None else self.store,
-        )
+    def _open_urls(self, job: str) -> _JobURLs:
+        if self.client is not None:
+            return _ServiceURLs(self.client, job)
+        from neardup.urls import SeenURLs
+
+        seen = SeenURLs(job, store=self.store, recrawl_after=self.recrawl_after, ttl=self.ttl)
+        return _LocalURLs(seen, self.store)
 
     def request_fingerprint(self, request: Any) -> bytes:
         """The configured fingerprinter's bytes for ``request`` (on its canonical URL if asked)."""
@@ -137,14 +184,11 @@ class NeardupDupeFilter:
         return fp
 
     def request_seen(self, request: Any) -> bool:
-        if self.job_id is None or (self._seen is None and self.client is None):
+        if self._urls is None:
             self.open()
+        assert self._urls is not None
         self._inc("neardup/urls/checked")
-        key = FINGERPRINT_URL + self.request_fingerprint(request).hex()
-        if self.client is not None:
-            seen = bool(self.client.check_urls(self.job_id, [key])[0])
-        else:
-            seen = not self._seen.check_and_add(key)
+        seen = self._urls.seen(FINGERPRINT_URL + self.request_fingerprint(request).hex())
         if seen:
             self._inc("neardup/urls/seen")
         return seen
@@ -169,12 +213,11 @@ class NeardupDupeFilter:
         self._inc("dupefilter/filtered")
 
     def close(self, reason: str) -> None:
-        if self._seen is not None:
-            stats = self._seen.stats()
-            self.logger.info("neardup dupefilter closed (%s): %s", reason, stats)
-            self._seen.close()
-            self._seen = None
-        if self.client is not None:
+        if self._urls is not None:
+            self.logger.info("neardup dupefilter closed (%s): %s", reason, self._urls.stats())
+            self._urls.close()
+            self._urls = None
+        elif self.client is not None:
             self.client.close()
 
     def _inc(self, key: str) -> None:

@@ -14,8 +14,13 @@ NEARDUP_DROP_KINDS raises ``DropItem`` (logged once at INFO, then at DEBUG; all 
 with NEARDUP_VERDICT_FIELD set, kept items get the verdict dict in that field. Stats:
 ``neardup/items/checked``, ``neardup/items/new``, ``neardup/items/dropped``,
 ``neardup/items/dropped/<kind>``, ``neardup/items/kept_duplicate/<kind>``, ``neardup/items/no_content``,
-``neardup/items/service_errors`` (the service could not be reached: with NEARDUP_FAIL_OPEN, the
-default, the item is kept unchecked; without, the error propagates and Scrapy drops the item).
+``neardup/items/service_errors`` (the service, or the state's store, could not be reached: with
+NEARDUP_FAIL_OPEN, the default, the item is kept unchecked; without, the error propagates and
+Scrapy drops the item).
+
+The pipeline holds one ``ContentChecker`` (``neardup.contentseen.checker``): a ``ContentSeen`` in
+this process, or a ``neardup.client.Client`` of the service; both answer ``check`` with a
+``Verdict``, so the pipeline never asks which one it has.
 """
 
 from __future__ import annotations
@@ -23,9 +28,10 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from neardup.contentseen.verdict import DUPLICATE_KINDS, KINDS
+from neardup.contentseen.checker import ContentChecker
+from neardup.contentseen.verdict import DUPLICATE_KINDS, KINDS, Verdict
 from neardup.exceptions import StoreError
-from neardup.integrations.scrapy._settings import get_kinds, service_client
+from neardup.integrations.scrapy._settings import content_checker, get_kinds
 
 __all__ = ["ContentSeenPipeline"]
 
@@ -33,13 +39,19 @@ logger = logging.getLogger(__name__)
 
 
 class ContentSeenPipeline:
-    """Check each item's page with ContentSeen (in-process, or the service) and drop duplicates."""
+    """Check each item's page with a ``ContentChecker`` (in-process or the service); drop duplicates.
+
+    >>> from neardup.contentseen import ContentSeen
+    >>> pipe = ContentSeenPipeline(ContentSeen("memory://"))
+    >>> pipe.process_item({"url": "https://a.example/1", "text": "长江是中华民族的母亲河。" * 9})["url"]
+    'https://a.example/1'
+    >>> pipe.close_spider()
+    """
 
     def __init__(
         self,
+        checker: ContentChecker,
         *,
-        contentseen: Any = None,
-        client: Any = None,
         drop_kinds: frozenset[str] = DUPLICATE_KINDS,
         url_field: str = "url",
         html_field: str = "html",
@@ -50,10 +62,7 @@ class ContentSeenPipeline:
         fail_open: bool = True,
         crawler: Any = None,
     ) -> None:
-        if (contentseen is None) == (client is None):
-            raise ValueError("give exactly one of contentseen (in-process) or client (the service)")
-        self.contentseen = contentseen
-        self.client = client
+        self.checker = checker
         self.drop_kinds = drop_kinds
         self.url_field = url_field
         self.html_field = html_field
@@ -74,21 +83,8 @@ class ContentSeenPipeline:
         if not s.getbool("NEARDUP_CONTENTSEEN_ENABLED", True):
             raise NotConfigured("ContentSeenPipeline is disabled (NEARDUP_CONTENTSEEN_ENABLED = False)")
         drop = get_kinds(s, "NEARDUP_DROP_KINDS", tuple(k for k in KINDS if k != "new"))
-        client = service_client(s)
-        contentseen = None
-        if client is None:
-            from neardup.contentseen import ContentSeen
-
-            contentseen = ContentSeen(
-                s.get("NEARDUP_STATE") or "memory://",
-                max_distance=s.getint("NEARDUP_MAX_DISTANCE") if s.get("NEARDUP_MAX_DISTANCE") else None,
-                extractor=s.get("NEARDUP_EXTRACTOR") or "resiliparse",
-                nshash_store=s.get("NEARDUP_NSHASH_STORE") or None,
-                fsync=s.getbool("NEARDUP_FSYNC", True),
-            )
         return cls(
-            contentseen=contentseen,
-            client=client,
+            content_checker(s),
             drop_kinds=drop,
             url_field=s.get("NEARDUP_URL_FIELD") or "url",
             html_field=s.get("NEARDUP_HTML_FIELD") or "html",
@@ -105,9 +101,21 @@ class ContentSeenPipeline:
         if stats is not None:
             stats.inc_value(key)
 
+    def _check(self, url: str, html: Any, text: Any) -> Verdict | None:
+        """The verdict, or None when the checker cannot answer and the pipeline fails open."""
+        try:
+            return self.checker.check(url, html=html or None, text=text or None, add=self.add)
+        except StoreError as exc:  # the service or the state's store is down or overloaded
+            if not self.fail_open:
+                raise
+            self._inc("neardup/items/service_errors")
+            if not self._logged_error:
+                logger.warning("neardup cannot check pages, keeping items unchecked: %s", exc)
+                self._logged_error = True
+            return None
+
     def process_item(self, item: Any, spider: Any = None) -> Any:
         from itemadapter import ItemAdapter
-        from scrapy.exceptions import DropItem
 
         adapter = ItemAdapter(item)
         html = adapter.get(self.html_field)
@@ -115,47 +123,36 @@ class ContentSeenPipeline:
         if not html and not text:
             self._inc("neardup/items/no_content")
             return item
-        url = str(adapter.get(self.url_field) or "")
         self._inc("neardup/items/checked")
-        if self.client is not None:
-            try:
-                verdict: dict[str, Any] = self.client.check(
-                    url, html=html or None, text=text or None, add=self.add
-                ).to_dict()
-            except StoreError as exc:  # the service is down or overloaded
-                if not self.fail_open:
-                    raise
-                self._inc("neardup/items/service_errors")
-                if not self._logged_error:
-                    logger.warning("neardup service unavailable, keeping items unchecked: %s", exc)
-                    self._logged_error = True
-                return item
-        else:
-            verdict = self.contentseen.check(
-                url, html=html or None, text=text or None, add=self.add
-            ).to_dict()
-        kind = verdict["kind"]
-        if kind == "new":
+        verdict = self._check(str(adapter.get(self.url_field) or ""), html, text)
+        if verdict is None:
+            return item
+        if verdict.kind == "new":
             self._inc("neardup/items/new")
-        elif kind in self.drop_kinds:
-            self._inc("neardup/items/dropped")
-            self._inc(f"neardup/items/dropped/{kind}")
-            why = (verdict.get("reasons") or {}).get("why", "")
-            dup = verdict.get("duplicate_url") or verdict.get("duplicate_of")
-            level = "INFO" if (self.debug or not self._logged_drop) else "DEBUG"
-            more = "" if self.debug or self._logged_drop else " (further duplicates are logged at DEBUG)"
-            self._logged_drop = True
-            raise DropItem(f"{kind} duplicate of {dup}: {why}{more}", log_level=level)
+        elif verdict.kind in self.drop_kinds:
+            self._drop(verdict)
         else:
-            self._inc(f"neardup/items/kept_duplicate/{kind}")
+            self._inc(f"neardup/items/kept_duplicate/{verdict.kind}")
         if self.verdict_field:
-            adapter[self.verdict_field] = verdict
+            adapter[self.verdict_field] = verdict.to_dict()
         return item
 
+    def _drop(self, verdict: Verdict) -> None:
+        from scrapy.exceptions import DropItem
+
+        kind = verdict.kind
+        self._inc("neardup/items/dropped")
+        self._inc(f"neardup/items/dropped/{kind}")
+        why = verdict.reasons.get("why", "")
+        dup = verdict.duplicate_url or verdict.duplicate_of
+        level = "INFO" if (self.debug or not self._logged_drop) else "DEBUG"
+        more = "" if self.debug or self._logged_drop else " (further duplicates are logged at DEBUG)"
+        self._logged_drop = True
+        raise DropItem(f"{kind} duplicate of {dup}: {why}{more}", log_level=level)
+
     def close_spider(self, spider: Any = None) -> None:
-        if self.contentseen is not None:
-            stats = self.contentseen.stats()
-            logger.info("neardup ContentSeen closed: %s", stats)
-            self.contentseen.close()
-        if self.client is not None:
-            self.client.close()
+        try:
+            logger.info("neardup content checker closing: %s", self.checker.stats())
+        except StoreError as exc:
+            logger.info("neardup content checker closing (no counts: %s)", exc)
+        self.checker.close()

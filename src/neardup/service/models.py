@@ -1,0 +1,137 @@
+"""The service's request and response bodies (pydantic), and the URL check every endpoint shares.
+
+The verdict's model is derived from ``neardup.contentseen.Verdict``, so a field added there is in
+the OpenAPI schema at once:
+
+>>> sorted(VerdictModel.model_fields)[:3]
+['distance', 'doc_id', 'duplicate_of']
+>>> url_problem("ftp://a.example/", 100)
+"expected an http:// or https:// URL, got scheme 'ftp'"
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import typing
+from typing import Any
+from urllib.parse import urlsplit
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictStr,
+    create_model,
+    field_validator,
+    model_validator,
+)
+
+from neardup.contentseen.verdict import Verdict
+
+__all__ = ["DocumentCheck", "URLBatch", "URLResults", "VerdictModel", "url_problem"]
+
+_JOB_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
+_BAD_URL_CHARS = re.compile(r"[\s\x00-\x1f\x7f\ud800-\udfff]")
+_SURROGATE = re.compile(r"[\ud800-\udfff]")
+
+
+def url_problem(url: str, max_chars: int) -> str | None:
+    """Why ``url`` cannot be checked, or None when it can."""
+    if not url or len(url) > max_chars:
+        return f"expected 1..{max_chars} characters, got {len(url)}"
+    if _BAD_URL_CHARS.search(url):
+        return "contains whitespace, control characters or lone surrogates"
+    try:
+        parts = urlsplit(url)
+    except ValueError as exc:
+        return f"cannot be parsed: {exc}"
+    if parts.scheme.lower() not in ("http", "https"):
+        return f"expected an http:// or https:// URL, got scheme {parts.scheme!r}"
+    if not parts.hostname:
+        return "has no host"
+    return None
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+
+class URLBatch(_Strict):
+    """URLs to check against (and add to) the seen-store of one crawl job."""
+
+    job: StrictStr = Field(
+        description="crawl job id: letters, digits, . _ -; up to 128 characters", examples=["news-2026-11"]
+    )
+    urls: list[StrictStr] = Field(
+        description="URLs to check; each is added to the job's store",
+        examples=[["https://example.com/a?utm_source=x", "https://example.com/b"]],
+    )
+
+    @field_validator("job")
+    @classmethod
+    def _job_ok(cls, v: str) -> str:
+        if not _JOB_RE.fullmatch(v):  # fullmatch: "$" would let a trailing newline through
+            raise ValueError(f"job must match {_JOB_RE.pattern} (letters, digits, '.', '_', '-'), got {v!r}")
+        return v
+
+
+class URLResults(BaseModel):
+    job: str
+    seen: list[bool] = Field(description="one per URL, in order: true when the job had seen it before")
+    new: int = Field(description="how many URLs were new")
+
+
+class DocumentCheck(_Strict):
+    """A fetched page (HTML, main text extracted) or its text, to check and optionally add."""
+
+    url: StrictStr = Field(examples=["https://example.com/news/1.html"])
+    html: StrictStr | None = Field(default=None, description="the page's HTML")
+    text: StrictStr | None = Field(default=None, description="the document's text, when there is no HTML")
+    add: StrictBool = Field(default=True, description="false only asks; true also remembers the document")
+
+    @field_validator("html", "text")
+    @classmethod
+    def _valid_unicode(cls, v: str | None) -> str | None:
+        # JSON allows "\ud800" escapes, which are not Unicode text and could not be answered back;
+        # encoding finds them faster than a regex over a page, the regex then says where
+        if v is None:
+            return v
+        try:
+            v.encode("utf-8")
+            return v
+        except UnicodeEncodeError:
+            m = _SURROGATE.search(v)
+        if m is not None:
+            raise ValueError(
+                f"contains a lone surrogate {m.group()!r} at character {m.start()}: send valid Unicode"
+            )
+        return v
+
+    @model_validator(mode="after")
+    def _has_content(self) -> DocumentCheck:
+        if self.html is None and self.text is None:
+            raise ValueError("send the page as 'html' or its text as 'text'; got neither")
+        return self
+
+
+def _verdict_model() -> type[BaseModel]:
+    """``Verdict.to_dict()`` as a pydantic model: the dataclass's fields plus ``is_duplicate``."""
+    hints = typing.get_type_hints(Verdict)
+    fields: dict[str, Any] = {}
+    for f in dataclasses.fields(Verdict):
+        default: Any = ...  # required
+        if f.default is not dataclasses.MISSING:
+            default = f.default
+        elif f.default_factory is not dataclasses.MISSING:
+            default = Field(default_factory=f.default_factory)
+        fields[f.name] = (hints[f.name], default)
+    fields["is_duplicate"] = (
+        bool,
+        Field(description="exact, content or near: the page repeats an earlier one"),
+    )
+    return create_model("Verdict", __config__=ConfigDict(extra="allow"), __doc__=Verdict.__doc__, **fields)
+
+
+VerdictModel = _verdict_model()
