@@ -19,7 +19,7 @@ from typing import Any, Protocol, TypeAlias, runtime_checkable
 from neardup.contentseen.verdict import Verdict
 from neardup.exceptions import InputError
 
-__all__ = ["ContentChecker", "Html", "page_input"]
+__all__ = ["ContentChecker", "Html", "page_html", "page_input"]
 
 Html: TypeAlias = (
     "str | bytes | None"  # a page as fetched: bytes are decoded by its declared or detected encoding
@@ -56,6 +56,15 @@ def page_input(url: object, html: object, text: object) -> str | None:
     """
     if not isinstance(url, str):
         raise InputError(f"url must be a string, got {type(url).__name__}")
+    return page_html(html, text)
+
+
+def page_html(html: object, text: object) -> str | None:
+    """:func:`page_input` without the URL (``ContentSeen.analyse`` takes none).
+
+    >>> page_html("<p>x</p>", "x")
+    '<p>x</p>'
+    """
     if html is None and text is None:
         raise InputError("give the page's html or its text (or both), got neither")
     if html is not None and not isinstance(html, (str, bytes)):

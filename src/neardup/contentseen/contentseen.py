@@ -29,9 +29,10 @@ from typing import Any
 import numpy as np
 import orjson
 
+from neardup.contentseen.checker import Html, page_html, page_input
 from neardup.contentseen.decision import Decision, decide
 from neardup.contentseen.explain import distances, reasons, shared_sentences
-from neardup.contentseen.extract import check_extractor, decode_html
+from neardup.contentseen.extract import check_extractor
 from neardup.contentseen.records import NS_RAW, NS_TEXT, PageAnalysis
 from neardup.contentseen.state import FORMAT, VERSION, DocState
 from neardup.contentseen.verdict import Verdict
@@ -133,17 +134,6 @@ class ContentSeen(Closeable):
 
     # -- the check ---------------------------------------------------------------------------
     @staticmethod
-    def _page_of(html: str | bytes | None, text: str | None) -> str | None:
-        """Validate what a caller gave and decode the HTML."""
-        if html is None and text is None:
-            raise InputError("give the page's html or its text (or both), got neither")
-        if html is not None and not isinstance(html, (str, bytes)):
-            raise InputError(f"html must be str or bytes, got {type(html).__name__}")
-        if text is not None and not isinstance(text, str):
-            raise InputError(f"text must be a string, got {type(text).__name__}")
-        return decode_html(html) if html is not None else None
-
-    @staticmethod
     def _probe(html: str | None, text: str | None) -> PageAnalysis:
         page = html if html is not None else text
         assert page is not None
@@ -160,7 +150,7 @@ class ContentSeen(Closeable):
         probe.settings = self._settings_key
         probe.complete = True
 
-    def analyse(self, html: str | bytes | None = None, text: str | None = None) -> PageAnalysis:
+    def analyse(self, html: Html = None, text: str | None = None) -> PageAnalysis:
         """Everything ``check`` reads from a page, without touching the state (any thread or process).
 
         ``check(url, html)`` is ``check_analysed(url, analyse(html))``; splitting the two lets the
@@ -172,7 +162,7 @@ class ContentSeen(Closeable):
         >>> cs.check_analysed("https://a.example/1", a).kind
         'new'
         """
-        page = self._page_of(html, text)
+        page = page_html(html, text)
         probe = self._probe(page, text)
         self._analyse(probe, page, text)
         return probe
@@ -180,7 +170,7 @@ class ContentSeen(Closeable):
     def check(
         self,
         url: str,
-        html: str | bytes | None = None,
+        html: Html = None,
         text: str | None = None,
         add: bool = True,
         *,
@@ -194,9 +184,7 @@ class ContentSeen(Closeable):
         is written to the journal but not fsynced: call :meth:`sync` before you acknowledge it
         (one fsync for many pages: group commit).
         """
-        if not isinstance(url, str):
-            raise InputError(f"url must be a string, got {type(url).__name__}")
-        page = self._page_of(html, text)
+        page = page_input(url, html, text)
         probe = self._probe(page, text)
         with self._lock:
             return self._decide(url, probe, page, text, add, sync)
