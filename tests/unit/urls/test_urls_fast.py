@@ -6,6 +6,7 @@ import gzip
 import json
 import random
 import re
+import os
 from pathlib import Path
 
 import numpy as np
@@ -28,7 +29,7 @@ from neardup.urls.canonical import (
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[2]
-SHARED = ROOT.parent / "shared" / "data"
+SHARED = Path(os.environ.get("NEARDUP_DATA", ROOT.parent / "shared" / "data"))
 
 
 def exact(url: str, drop: frozenset[str] = DEFAULT_DROP_PARAMS) -> str | None:
