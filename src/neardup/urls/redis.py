@@ -27,6 +27,7 @@ from __future__ import annotations
 import math
 import os
 import time
+from collections.abc import Callable
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
@@ -207,6 +208,27 @@ def _group(hashes: np.ndarray[Any, Any], bits: int) -> tuple[bytes, bytes, np.nd
     return fields, groups, order
 
 
+class _Batch:
+    """One check-and-add batch as sent: the script's arguments, and the mapping of its reply (one
+    '0'/'1' per distinct hash, in bucket order) back to one flag per input hash."""
+
+    __slots__ = ("args", "first", "n", "order")
+
+    def __init__(
+        self, args: list[Any], n: int, order: np.ndarray[Any, Any], first: np.ndarray[Any, Any] | None
+    ) -> None:
+        self.args, self.n, self.order, self.first = args, n, order, first
+
+    def flags(self, res: bytes) -> np.ndarray[Any, Any]:
+        flags = np.empty(self.order.shape[0], dtype=np.bool_)
+        flags[self.order] = np.frombuffer(res, dtype=np.uint8) == ord("1")
+        if self.first is None:
+            return flags
+        out = np.zeros(self.n, dtype=np.bool_)
+        out[self.first] = flags
+        return out
+
+
 def _glob_escape(s: str) -> str:
     return "".join("\\" + c if c in "*?[]\\" else c for c in s)
 
@@ -250,6 +272,8 @@ class RedisSeenStore:
         self._client = client
         self._check_script: Any = None
         self._forget_script: Any = None
+        self._pipe_conn: Any = None  # the connection batches are pipelined on (``submit``)
+        self._in_flight = 0
         self._owns_client = client is None
         self._connect()
         self.bits = self._explicit_bits or bucket_bits_for(self.capacity)
@@ -262,10 +286,13 @@ class RedisSeenStore:
             self._client = redis_client(_without_our_params(self.url.raw))
         self._check_script = self._client.register_script(_CHECK)
         self._forget_script = self._client.register_script(_FORGET)
+        self._pipe_conn, self._in_flight = None, 0
 
     def __getstate__(self) -> dict[str, Any]:
         state = self.__dict__.copy()
-        state.update(_client=None, _check_script=None, _forget_script=None, _owns_client=True)
+        state.update(
+            _client=None, _check_script=None, _forget_script=None, _pipe_conn=None, _owns_client=True
+        )
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
@@ -322,7 +349,8 @@ class RedisSeenStore:
 
     # -- the protocol ------------------------------------------------------------------------------
 
-    def check_and_add(self, hashes: np.ndarray[Any, Any], now: float) -> np.ndarray[Any, Any]:
+    def _batch(self, hashes: np.ndarray[Any, Any], now: float) -> _Batch:
+        """The EVALSHA arguments of one batch, with what turns its reply into flags."""
         # equal hashes within a batch: only the first is sent (and can be True)
         n = hashes.shape[0]
         uniq, first_idx = np.unique(hashes, return_index=True)
@@ -348,14 +376,54 @@ class RedisSeenStore:
             groups,
             str(_TOKEN_TTL_MS),
         ]
-        res = self._call("check_and_add", self._check_script, keys=[self.meta_key], args=args)
-        flags = np.empty(hashes.shape[0], dtype=np.bool_)
-        flags[order] = np.frombuffer(res, dtype=np.uint8) == ord("1")
-        if first is None:
-            return flags
-        out = np.zeros(n, dtype=np.bool_)
-        out[first] = flags
-        return out
+        return _Batch(args, n, order, first)
+
+    def check_and_add(self, hashes: np.ndarray[Any, Any], now: float) -> np.ndarray[Any, Any]:
+        batch = self._batch(hashes, now)
+        return batch.flags(self._run(batch))
+
+    def _run(self, batch: _Batch) -> Any:
+        """One batch's reply, through the script object (loads the script when Redis lacks it);
+        retried on connection loss with the same token, so an applied batch answers as it did."""
+        return self._call("check_and_add", self._check_script, keys=[self.meta_key], args=batch.args)
+
+    def submit(self, hashes: np.ndarray[Any, Any], now: float) -> Callable[[], np.ndarray[Any, Any]]:
+        """Send one batch without waiting for its reply; the returned function waits for it and
+        gives the flags. Batches submitted in a row are pipelined on one connection (replies come
+        in order), so the caller can prepare the next batch while Redis runs this one."""
+        batch = self._batch(hashes, now)
+        conn = self._pipe_conn
+        if conn is None:
+            conn = self._pipe_conn = self._client.connection_pool.get_connection()
+        try:
+            conn.send_command("EVALSHA", self._check_script.sha, 1, self.meta_key, *batch.args)
+        except Exception:
+            self._drop_pipe()
+            return lambda: batch.flags(self._run(batch))
+        self._in_flight += 1
+        return lambda: batch.flags(self._reply(conn, batch))
+
+    def _reply(self, conn: Any, batch: _Batch) -> Any:
+        """The reply of a submitted batch; on any failure (connection lost, script not loaded) the
+        batch is run again through ``_run`` with its token, which is safe whether it was applied."""
+        try:
+            if conn is not self._pipe_conn:
+                raise ConnectionError("the pipelined connection was dropped")
+            res = conn.read_response()
+        except Exception:
+            self._drop_pipe()
+            return self._run(batch)
+        self._in_flight -= 1
+        if self._in_flight == 0:  # nothing pending: the connection goes back to the pool
+            self._client.connection_pool.release(conn)
+            self._pipe_conn = None
+        return res
+
+    def _drop_pipe(self) -> None:
+        conn, self._pipe_conn, self._in_flight = self._pipe_conn, None, 0
+        if conn is not None:
+            conn.disconnect()
+            self._client.connection_pool.release(conn)
 
     def forget(self, hashes: np.ndarray[Any, Any], now: float) -> int:
         fields, groups, _ = _group(np.unique(hashes), self.bits)
@@ -394,6 +462,8 @@ class RedisSeenStore:
         return StoreInfo(urls=int(meta.get("n", 0)), created=created, extra=extra)
 
     def close(self) -> None:
+        if self._client is not None:
+            self._drop_pipe()
         if self._client is not None and self._owns_client:
             self._client.close()
         self._client = None
