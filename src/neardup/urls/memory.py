@@ -22,54 +22,55 @@ _MAX_LOAD = 0.7
 
 
 @njit(cache=True, nogil=True)
-def _check_add(keys: Any, vals: Any, hashes: Any, now: int, recrawl: int, out: Any) -> tuple[int, int]:
+def _slot(keys: Any, h: Any) -> tuple[int, bool]:
+    """Linear probing for the stored hash ``h`` (never 0): its slot and True, or the empty slot
+    where it goes and False."""
     mask = keys.shape[0] - 1
+    j = np.int64(h & np.uint64(mask))
+    while True:
+        k = keys[j]
+        if k == 0:
+            return j, False
+        if k == h:
+            return j, True
+        j = (j + 1) & mask
+
+
+@njit(cache=True, nogil=True)
+def _check_add(keys: Any, vals: Any, hashes: Any, now: int, recrawl: int, out: Any) -> tuple[int, int]:
     n_new = 0
     n_due = 0
     for i in range(hashes.shape[0]):
         h = hashes[i]
         if h == 0:
             h = np.uint64(0x9E3779B97F4A7C15)
-        j = np.int64(h & np.uint64(mask))
-        while True:
-            k = keys[j]
-            if k == 0:
-                keys[j] = h
-                vals[j] = now
-                out[i] = True
-                n_new += 1
-                break
-            if k == h:
-                if recrawl >= 0 and np.int64(now) - np.int64(vals[j]) >= recrawl:
-                    vals[j] = now
-                    out[i] = True
-                    n_due += 1
-                else:
-                    out[i] = False
-                break
-            j = (j + 1) & mask
+        j, found = _slot(keys, h)
+        if not found:
+            keys[j] = h
+            vals[j] = now
+            out[i] = True
+            n_new += 1
+        elif recrawl >= 0 and np.int64(now) - np.int64(vals[j]) >= recrawl:
+            vals[j] = now
+            out[i] = True
+            n_due += 1
+        else:
+            out[i] = False
     return n_new, n_due
 
 
 @njit(cache=True, nogil=True)
 def _record(keys: Any, vals: Any, hashes: Any, stamp: int) -> int:
     """Set the last-fetch second of each hash to ``stamp`` (inserting it); return how many were new."""
-    mask = keys.shape[0] - 1
     n_new = 0
     for i in range(hashes.shape[0]):
         h = hashes[i]
         if h == 0:
             h = np.uint64(0x9E3779B97F4A7C15)
-        j = np.int64(h & np.uint64(mask))
-        while True:
-            k = keys[j]
-            if k == 0:
-                keys[j] = h
-                n_new += 1
-                break
-            if k == h:
-                break
-            j = (j + 1) & mask
+        j, found = _slot(keys, h)
+        if not found:
+            keys[j] = h
+            n_new += 1
         vals[j] = stamp
     return n_new
 

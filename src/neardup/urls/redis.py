@@ -445,12 +445,18 @@ class RedisSeenStore:
 
         self._call("forget_job", run)
 
-    def info(self, now: float) -> StoreInfo:
+    def live_meta(self, now: float) -> tuple[dict[str, str], float | None, float | None]:
+        """The job's meta, creation time and ttl; an expired job reads as empty (the next check
+        starts a new generation)."""
         meta = self._meta()
         created = float(meta["created"]) if meta.get("created") else None
         ttl = float(meta["ttl"]) if meta.get("ttl") else None
         if created is not None and ttl is not None and now >= created + ttl:
-            meta, created = {}, None  # expired: the next check starts a new generation
+            meta, created = {}, None
+        return meta, created, ttl
+
+    def info(self, now: float) -> StoreInfo:
+        meta, created, ttl = self.live_meta(now)
         extra: dict[str, Any] = {
             "buckets": 1 << int(meta.get("bits", self.bits)),
             "recrawled": int(meta.get("recrawled", 0)),
