@@ -22,17 +22,19 @@ _MAX_LOAD = 0.7
 
 
 @njit(cache=True, nogil=True)
-def _slot(keys: Any, h: Any) -> tuple[int, bool]:
-    """Linear probing for the stored hash ``h`` (never 0): its slot and True, or the empty slot
-    where it goes and False."""
+def _slot(keys: Any, h: Any) -> tuple[Any, int, bool]:
+    """Linear probing for hash ``h``: the value stored for it (0 is stored as the stand-in, as 0
+    marks an empty slot), and its slot and True, or the empty slot where it goes and False."""
+    if h == 0:
+        h = _ZERO_STANDIN
     mask = keys.shape[0] - 1
     j = np.int64(h & np.uint64(mask))
     while True:
         k = keys[j]
         if k == 0:
-            return j, False
+            return h, j, False
         if k == h:
-            return j, True
+            return h, j, True
         j = (j + 1) & mask
 
 
@@ -41,10 +43,7 @@ def _check_add(keys: Any, vals: Any, hashes: Any, now: int, recrawl: int, out: A
     n_new = 0
     n_due = 0
     for i in range(hashes.shape[0]):
-        h = hashes[i]
-        if h == 0:
-            h = np.uint64(0x9E3779B97F4A7C15)
-        j, found = _slot(keys, h)
+        h, j, found = _slot(keys, hashes[i])
         if not found:
             keys[j] = h
             vals[j] = now
@@ -64,10 +63,7 @@ def _record(keys: Any, vals: Any, hashes: Any, stamp: int) -> int:
     """Set the last-fetch second of each hash to ``stamp`` (inserting it); return how many were new."""
     n_new = 0
     for i in range(hashes.shape[0]):
-        h = hashes[i]
-        if h == 0:
-            h = np.uint64(0x9E3779B97F4A7C15)
-        j, found = _slot(keys, h)
+        h, j, found = _slot(keys, hashes[i])
         if not found:
             keys[j] = h
             n_new += 1
@@ -77,21 +73,8 @@ def _record(keys: Any, vals: Any, hashes: Any, stamp: int) -> int:
 
 @njit(cache=True, nogil=True)
 def _contains(keys: Any, hashes: Any, out: Any) -> None:
-    mask = keys.shape[0] - 1
     for i in range(hashes.shape[0]):
-        h = hashes[i]
-        if h == 0:
-            h = np.uint64(0x9E3779B97F4A7C15)
-        j = np.int64(h & np.uint64(mask))
-        out[i] = False
-        while True:
-            k = keys[j]
-            if k == 0:
-                break
-            if k == h:
-                out[i] = True
-                break
-            j = (j + 1) & mask
+        out[i] = _slot(keys, hashes[i])[2]
 
 
 @njit(cache=True, nogil=True)
@@ -99,19 +82,7 @@ def _remove(keys: Any, vals: Any, hashes: Any) -> int:
     mask = keys.shape[0] - 1
     removed = 0
     for i in range(hashes.shape[0]):
-        h = hashes[i]
-        if h == 0:
-            h = np.uint64(0x9E3779B97F4A7C15)
-        j = np.int64(h & np.uint64(mask))
-        found = False
-        while True:
-            k = keys[j]
-            if k == 0:
-                break
-            if k == h:
-                found = True
-                break
-            j = (j + 1) & mask
+        _, j, found = _slot(keys, hashes[i])
         if not found:
             continue
         removed += 1

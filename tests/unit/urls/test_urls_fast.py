@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
 import random
 import re
-import os
 from pathlib import Path
 
 import numpy as np
