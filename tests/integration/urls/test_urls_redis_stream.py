@@ -55,7 +55,9 @@ def test_stream_survives_a_dropped_connection_and_a_flushed_script_cache(redis_u
 
 def test_stream_raises_at_an_invalid_batch_after_the_one_before(redis_url: str) -> None:
     with SeenURLs("bad", redis_url) as seen:
-        stream = seen.check_and_add_batches(iter([["https://a.example/1"], ["not a url"], ["https://a.example/2"]]))
+        stream = seen.check_and_add_batches(
+            iter([["https://a.example/1"], ["not a url"], ["https://a.example/2"]])
+        )
         assert next(stream) == [True]
         with pytest.raises(InputError, match="invalid"):
             next(stream)
