@@ -37,29 +37,29 @@ def _word(buf: Any, o: int) -> Any:
     )
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _step(a: int, b: int, f: int, i: int, m: int) -> Any:
+    """One round's new ``b`` from the round function's value ``f`` and the message word ``m``."""
+    f = (f + a + _K[i] + m) & _MASK
+    s = _SHIFT[i]
+    return (b + (((f << s) | (f >> (32 - s))) & _MASK)) & _MASK
+
+
 @njit(cache=True, nogil=True)
-def _chunk(buf: Any, o: int, state: Any) -> None:
-    """Mix the 64-byte block at ``buf[o:]`` into ``state`` (a0, b0, c0, d0)."""
+def _chunk(buf: Any, o: int, state: Any, m: Any) -> None:
+    """Mix the 64-byte block at ``buf[o:]`` into ``state`` (a0, b0, c0, d0); ``m`` is scratch for
+    its 16 message words."""
+    for g in range(16):
+        m[g] = _word(buf, o + 4 * g)
     a, b, c, d = state[0], state[1], state[2], state[3]
-    for i in range(64):
-        if i < 16:
-            f = (b & c) | (~b & d)
-            g = i
-        elif i < 32:
-            f = (d & b) | (~d & c)
-            g = (5 * i + 1) & 15
-        elif i < 48:
-            f = b ^ c ^ d
-            g = (3 * i + 5) & 15
-        else:
-            f = c ^ (b | (~d & _MASK))
-            g = (7 * i) & 15
-        f = (f + a + _K[i] + _word(buf, o + 4 * g)) & _MASK
-        a = d
-        d = c
-        c = b
-        s = _SHIFT[i]
-        b = (b + (((f << s) | (f >> (32 - s))) & _MASK)) & _MASK
+    for i in range(16):
+        a, b, c, d = d, _step(a, b, (b & c) | (~b & d), i, m[i]), b, c
+    for i in range(16, 32):
+        a, b, c, d = d, _step(a, b, (d & b) | (~d & c), i, m[(5 * i + 1) & 15]), b, c
+    for i in range(32, 48):
+        a, b, c, d = d, _step(a, b, b ^ c ^ d, i, m[(3 * i + 5) & 15]), b, c
+    for i in range(48, 64):
+        a, b, c, d = d, _step(a, b, c ^ (b | (~d & _MASK)), i, m[(7 * i) & 15]), b, c
     state[0] = (state[0] + a) & _MASK
     state[1] = (state[1] + b) & _MASK
     state[2] = (state[2] + c) & _MASK
@@ -75,7 +75,7 @@ def _bswap32(x: int) -> int:
 def md5_head(buf: Any, start: int, end: int, tail: Any) -> Any:
     """The first 8 bytes, big endian, of the MD5 of ``buf[start:end]``; ``tail`` is a scratch
     array of at least 128 uint8 for the padded last block(s)."""
-    state = np.empty(4, np.int64)
+    state = np.empty(20, np.int64)  # a0..d0, then the 16 message words of a block
     state[0] = 0x67452301
     state[1] = 0xEFCDAB89
     state[2] = 0x98BADCFE
@@ -83,7 +83,7 @@ def md5_head(buf: Any, start: int, end: int, tail: Any) -> Any:
     length = end - start
     o = start
     while end - o >= 64:
-        _chunk(buf, o, state)
+        _chunk(buf, o, state, state[4:])
         o += 64
     rest = end - o
     for j in range(rest):
@@ -95,7 +95,7 @@ def md5_head(buf: Any, start: int, end: int, tail: Any) -> Any:
     bits = length * 8
     for j in range(8):
         tail[total - 8 + j] = (bits >> (8 * j)) & 0xFF
-    _chunk(tail, 0, state)
+    _chunk(tail, 0, state, state[4:])
     if total == 128:
-        _chunk(tail, 64, state)
+        _chunk(tail, 64, state, state[4:])
     return np.uint64((_bswap32(state[0]) << 32) | _bswap32(state[1]))

@@ -111,6 +111,7 @@ class _Keyer:
         self.min_chars = min_chars
         self.hashfunc = hashfunc
         self.hash = _hasher(hashfunc)
+        self._md5 = hashfunc == "md5"  # the one-text scanner hashes md5 itself
         self._local = threading.local()  # the one-text scanner's output arrays, per thread
 
     def _run(self, texts: Sequence[object]) -> tuple[list[str], str, bytes, Any, list[int], list[bool]]:
@@ -190,20 +191,22 @@ class _Keyer:
         try:
             return self._local.buffers  # type: ignore[no-any-return]
         except AttributeError:
-            md5 = self.hashfunc == "md5"
             bufs = (
                 np.empty((self.n, ROW), np.int64),
-                np.empty(self.n if md5 else 0, np.uint64),
-                np.empty(128 if md5 else 0, np.uint8),
+                np.empty(self.n if self._md5 else 0, np.uint64),
+                np.empty(128 if self._md5 else 0, np.uint8),
             )
             self._local.buffers = bufs
             return bufs
 
     def _keys_compiled(self, text: str) -> list[Key]:
-        raw = _utf8(text)
+        try:
+            raw = text.encode()  # the strict codec is faster; lone surrogates need surrogatepass
+        except UnicodeEncodeError:
+            raw = _utf8(text)
         top, heads, tail = self._buffers()
         got = _scan_one(raw, len(text), self.n, self.min_chars, top, heads, tail)
-        if 0 < got < CHANGED and heads.shape[0]:  # the md5 keys, computed by the scanner
+        if 0 < got < CHANGED and self._md5:  # the md5 keys, computed by the scanner
             return heads.tolist()[:got]  # type: ignore[no-any-return]
         kept = got & (CHANGED - 1)
         if not kept:
