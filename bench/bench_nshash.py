@@ -8,7 +8,7 @@ Peers in the same run:
 - neardup ``NSHash`` on ``memory://``, ``leveldb://`` (a fresh temp directory) and ``redis://``
   (its own redis-server on a free loopback port, started and stopped here; pipelined batches).
 
-Targets (issue 4): memory <= 0.4 s, LevelDB <= 0.8 s, Redis <= 1.5 s. Wall times are medians of
+Targets: memory <= 0.4 s, LevelDB <= 0.8 s, Redis <= 1.5 s. Wall times are medians of
 --repeat runs; CPU seconds (this process only) are given too, because the machine is shared.
 
 Quality on the same corpus: reposts made from 2,000 real items (a title line, a changed editor

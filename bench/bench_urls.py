@@ -317,7 +317,7 @@ def main() -> None:
         "neardup exact path (validation + drop list + w3lib)",
         lambda: [exact(u, DEFAULT_DROP_PARAMS, 8192) for u in sample],
         n_canon,
-        "what every URL cost before; now only the URLs the kernel leaves",
+        "what a URL costs when the kernel leaves it to the exact path",
     )
     try:
         from url_normalize import url_normalize
@@ -426,7 +426,7 @@ def main() -> None:
             "memory://, check_and_add(url) one URL a call",
             fmt(one_rate),
             fmt(CPU_RATES[id(one_new)]),
-            f"the exact path per call (as before): {fmt(before_rate)}/s wall, "
+            f"the exact path per call: {fmt(before_rate)}/s wall, "
             f"{fmt(CPU_RATES[id(one_before)])} CPU ({CPU_RATES[id(one_new)] / CPU_RATES[id(one_before)]:.1f}x)",
         )
     )
@@ -673,8 +673,8 @@ run. One client; Redis on loopback started by the script. Run took {elapsed:.0f}
 
 {agree_note}.
 {chr(10).join("- " + x for x in notes)}
-Reading the figures. Canonicalization was the bound of every store (w3lib, ~13-20 us a URL): a
-batch now goes through one numba pass that writes the canonical key of every URL of a common shape
+Reading the figures. w3lib canonicalization (~13-20 us a URL) would bound every store: a
+batch goes through one numba pass that writes the canonical key of every URL of a common shape
 (ASCII host, plain path, query without percent-escapes) and its XXH3, and hands any other URL to
 the exact path, so keys are byte-identical to the exact path's. The memory store is then bound by
 that pass (~0.3 us a URL on a free core) and the random probes into its table.{redis_note} The
