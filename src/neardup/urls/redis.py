@@ -27,6 +27,7 @@ from __future__ import annotations
 import math
 import os
 import time
+from collections import deque
 from collections.abc import Callable
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
@@ -273,7 +274,8 @@ class RedisSeenStore:
         self._check_script: Any = None
         self._forget_script: Any = None
         self._pipe_conn: Any = None  # the connection batches are pipelined on (``submit``)
-        self._in_flight = 0
+        self._sent: deque[_Batch] = deque()  # submitted batches whose replies are unread, in order
+        self._replies: dict[_Batch, Any] = {}  # replies read for batches not yet collected
         self._owns_client = client is None
         self._connect()
         self.bits = self._explicit_bits or bucket_bits_for(self.capacity)
@@ -286,7 +288,7 @@ class RedisSeenStore:
             self._client = redis_client(_without_our_params(self.url.raw))
         self._check_script = self._client.register_script(_CHECK)
         self._forget_script = self._client.register_script(_FORGET)
-        self._pipe_conn, self._in_flight = None, 0
+        self._pipe_conn, self._sent, self._replies = None, deque(), {}
 
     def __getstate__(self) -> dict[str, Any]:
         state = self.__dict__.copy()
@@ -390,37 +392,39 @@ class RedisSeenStore:
     def submit(self, hashes: np.ndarray[Any, Any], now: float) -> Callable[[], np.ndarray[Any, Any]]:
         """Send one batch without waiting for its reply; the returned function waits for it and
         gives the flags. Batches submitted in a row are pipelined on one connection (replies come
-        in order), so the caller can prepare the next batch while Redis runs this one."""
+        in the order sent), so the caller can prepare the next batch while Redis runs this one.
+        Callers serialize ``submit`` and the returned functions (``SeenURLs`` holds its lock)."""
         batch = self._batch(hashes, now)
-        conn = self._pipe_conn
-        if conn is None:
-            conn = self._pipe_conn = self._client.connection_pool.get_connection()
         try:
-            conn.send_command("EVALSHA", self._check_script.sha, 1, self.meta_key, *batch.args)
+            if self._pipe_conn is None:
+                self._pipe_conn = self._client.connection_pool.get_connection()
+            self._pipe_conn.send_command("EVALSHA", self._check_script.sha, 1, self.meta_key, *batch.args)
         except Exception:
             self._drop_pipe()
             return lambda: batch.flags(self._run(batch))
-        self._in_flight += 1
-        return lambda: batch.flags(self._reply(conn, batch))
+        self._sent.append(batch)
+        return lambda: batch.flags(self._reply(batch))
 
-    def _reply(self, conn: Any, batch: _Batch) -> Any:
-        """The reply of a submitted batch; on any failure (connection lost, script not loaded) the
-        batch is run again through ``_run`` with its token, which is safe whether it was applied."""
-        try:
-            if conn is not self._pipe_conn:
-                raise ConnectionError("the pipelined connection was dropped")
-            res = conn.read_response()
-        except Exception:
-            self._drop_pipe()
-            return self._run(batch)
-        self._in_flight -= 1
-        if self._in_flight == 0:  # nothing pending: the connection goes back to the pool
-            self._client.connection_pool.release(conn)
+    def _reply(self, batch: _Batch) -> Any:
+        """The reply of a submitted batch, reading (and keeping) the replies sent before it. On any
+        failure (connection lost, script not loaded) the unread batches are run again through
+        ``_run`` with their tokens, which is safe whether or not they were applied."""
+        while batch in self._sent:
+            try:
+                res = self._pipe_conn.read_response()
+            except Exception:
+                self._drop_pipe()
+                break
+            self._replies[self._sent.popleft()] = res
+        if not self._sent and self._pipe_conn is not None:  # nothing pending: back to the pool
+            self._client.connection_pool.release(self._pipe_conn)
             self._pipe_conn = None
-        return res
+        res = self._replies.pop(batch, None)
+        return self._run(batch) if res is None else res
 
     def _drop_pipe(self) -> None:
-        conn, self._pipe_conn, self._in_flight = self._pipe_conn, None, 0
+        conn, self._pipe_conn = self._pipe_conn, None
+        self._sent.clear()
         if conn is not None:
             conn.disconnect()
             self._client.connection_pool.release(conn)

@@ -63,3 +63,19 @@ def test_stream_raises_at_an_invalid_batch_after_the_one_before(redis_url: str) 
             next(stream)
         assert seen.stats()["urls"] == 1
         assert seen.check_and_add_many(["https://a.example/1", "https://a.example/2"]) == [False, True]
+
+
+def test_two_streams_on_one_client_get_their_own_replies(redis_url: str) -> None:
+    a = _batches(5, 200)
+    b = [[u.replace("https://", "http://other.") for u in batch] for batch in a]
+    with SeenURLs("ref", redis_url) as ref_a, SeenURLs("ref_b", redis_url) as ref_b:
+        want_a = [ref_a.check_and_add_many(x) for x in a]
+        want_b = [ref_b.check_and_add_many(x) for x in b]
+    with SeenURLs("both", redis_url) as seen:
+        sa, sb = seen.check_and_add_batches(iter(a)), seen.check_and_add_batches(iter(b))
+        got_a, got_b = [], []
+        for _ in range(len(a)):  # interleaved: each stream has a batch in flight behind the other's
+            got_a.append(next(sa))
+            got_b.append(next(sb))
+        assert got_a == want_a
+        assert got_b == want_b
