@@ -14,6 +14,16 @@ from numba import njit
 _ONE = np.uint64(1)
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _add(sums: np.ndarray, h: Any, w: Any, bits: int) -> None:  # pragma: no cover
+    """Add weight ``w`` to the sum of each bit set in ``h`` and subtract it from the others."""
+    for b in range(bits):
+        if (h >> np.uint64(b)) & _ONE:
+            sums[b] += w
+        else:
+            sums[b] -= w
+
+
 @njit(cache=True, nogil=True)
 def accumulate(hashes: np.ndarray, weights: np.ndarray, bits: int) -> np.ndarray:  # pragma: no cover
     """Signed bit sums: sums[b] = sum of w over features with bit b set minus those with it clear."""
@@ -21,11 +31,7 @@ def accumulate(hashes: np.ndarray, weights: np.ndarray, bits: int) -> np.ndarray
     for i in range(hashes.shape[0]):
         h = hashes[i]
         w = weights[i]
-        for b in range(bits):
-            if (h >> np.uint64(b)) & _ONE:
-                sums[b] += w
-            else:
-                sums[b] -= w
+        _add(sums, h, w, bits)
     return sums
 
 
@@ -109,20 +115,12 @@ def batch_fingerprints(
                 if w <= 0:
                     continue
                 h = vh[seg[i]]
-                for b in range(bits):
-                    if (h >> np.uint64(b)) & _ONE:
-                        sums[b] += w
-                    else:
-                        sums[b] -= w
+                _add(sums, h, w, bits)
         else:
             uh, uw = _select(seg, vh, vw, binary, top_n[d], levels)
             for i in range(uh.shape[0]):
                 h = uh[i]
                 w = uw[i]
-                for b in range(bits):
-                    if (h >> np.uint64(b)) & _ONE:
-                        sums[b] += w
-                    else:
-                        sums[b] -= w
+                _add(sums, h, w, bits)
         out[d] = sums_to_fp(sums) & mask
     return out

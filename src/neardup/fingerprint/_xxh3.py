@@ -39,17 +39,10 @@ _M32 = np.uint64(0xFFFFFFFF)
 
 
 @njit(cache=True)
-def _r64(buf: np.ndarray, i: int) -> Any:  # pragma: no cover
+def _read(buf: np.ndarray, i: int, width: int) -> Any:  # pragma: no cover
+    """The little-endian unsigned integer of ``width`` bytes at ``buf[i:]``."""
     v = np.uint64(0)
-    for k in range(8):
-        v |= np.uint64(buf[i + k]) << np.uint64(8 * k)
-    return v
-
-
-@njit(cache=True)
-def _r32(buf: np.ndarray, i: int) -> Any:  # pragma: no cover
-    v = np.uint64(0)
-    for k in range(4):
+    for k in range(width):
         v |= np.uint64(buf[i + k]) << np.uint64(8 * k)
     return v
 
@@ -103,7 +96,7 @@ def _avalanche(h: np.uint64) -> Any:  # pragma: no cover
 
 @njit(cache=True)
 def _mix16(buf: np.ndarray, i: int, s: np.ndarray, j: int) -> Any:  # pragma: no cover
-    return _mulfold(_r64(buf, i) ^ _r64(s, j), _r64(buf, i + 8) ^ _r64(s, j + 8))
+    return _mulfold(_read(buf, i, 8) ^ _read(s, j, 8), _read(buf, i + 8, 8) ^ _read(s, j + 8, 8))
 
 
 @njit(cache=True)
@@ -114,14 +107,14 @@ def xxh3_64(
     n = np.uint64(length)
     if length <= 16:
         if length > 8:
-            lo = _r64(buf, start) ^ (_r64(s, 24) ^ _r64(s, 32))
-            hi = _r64(buf, start + length - 8) ^ (_r64(s, 40) ^ _r64(s, 48))
+            lo = _read(buf, start, 8) ^ (_read(s, 24, 8) ^ _read(s, 32, 8))
+            hi = _read(buf, start + length - 8, 8) ^ (_read(s, 40, 8) ^ _read(s, 48, 8))
             acc = n + _swap64(lo) + hi + _mulfold(lo, hi)
             return _avalanche(acc), True
         if length >= 4:
-            in1 = _r32(buf, start)
-            in2 = _r32(buf, start + length - 4)
-            keyed = (in2 + (in1 << np.uint64(32))) ^ (_r64(s, 8) ^ _r64(s, 16))
+            in1 = _read(buf, start, 4)
+            in2 = _read(buf, start + length - 4, 4)
+            keyed = (in2 + (in1 << np.uint64(32))) ^ (_read(s, 8, 8) ^ _read(s, 16, 8))
             h = keyed ^ (_rotl(keyed, 49) ^ _rotl(keyed, 24))
             h *= _PMX2
             h ^= (h >> np.uint64(35)) + n
@@ -133,8 +126,8 @@ def xxh3_64(
             c2 = np.uint64(buf[start + (length >> 1)])
             c3 = np.uint64(buf[start + length - 1])
             combined = (c1 << np.uint64(16)) | (c2 << np.uint64(24)) | c3 | (n << np.uint64(8))
-            return _xxh64_avalanche(combined ^ (_r32(s, 0) ^ _r32(s, 4))), True
-        return _xxh64_avalanche(_r64(s, 56) ^ _r64(s, 64)), True
+            return _xxh64_avalanche(combined ^ (_read(s, 0, 4) ^ _read(s, 4, 4))), True
+        return _xxh64_avalanche(_read(s, 56, 8) ^ _read(s, 64, 8)), True
     if length <= 128:
         acc = n * _P64_1
         if length > 32:

@@ -135,13 +135,13 @@ def _one(
     drop_mode: int,
     out: Any,
     o: int,
-    pk: Any,
-    pe: Any,
-    pv: Any,
-    pz: Any,
-    order: Any,
+    work: Any,
 ) -> int:  # pragma: no cover
-    """Write the canonical form of buf[s:e] at out[o:]; return its end, or -1 for the exact path."""
+    """Write the canonical form of buf[s:e] at out[o:]; return its end, or -1 for the exact path.
+
+    ``work`` is scratch of shape (5, at least e - s): the query pairs' key and value bounds and
+    their sort order."""
+    pk, pe, pv, pz, order = work[0], work[1], work[2], work[3], work[4]
     if e - s > max_length or e - s < 8:
         return -1
     for i in range(s, e):
@@ -325,31 +325,11 @@ def canonical_batch(
     longest = 1
     for i in range(n):
         longest = max(longest, starts[i + 1] - starts[i])
-    pk = np.empty(longest, dtype=np.int64)
-    pe = np.empty(longest, dtype=np.int64)
-    pv = np.empty(longest, dtype=np.int64)
-    pz = np.empty(longest, dtype=np.int64)
-    order = np.empty(longest, dtype=np.int64)
+    work = np.empty((5, longest), dtype=np.int64)
     o = 0
     for i in range(n):
         out_starts[i] = o
-        end = _one(
-            buf,
-            starts[i],
-            starts[i + 1],
-            max_length,
-            names,
-            offs,
-            is_prefix,
-            drop_mode,
-            out,
-            o,
-            pk,
-            pe,
-            pv,
-            pz,
-            order,
-        )
+        end = _one(buf, starts[i], starts[i + 1], max_length, names, offs, is_prefix, drop_mode, out, o, work)
         if end < 0:
             status[i] = SLOW
             hashes[i] = 0
@@ -370,23 +350,7 @@ def canonical_one(
     n = buf.shape[0]
     out = np.empty(4 * n + 8, dtype=np.uint8)
     work = np.empty((5, max(n, 1)), dtype=np.int64)
-    end = _one(
-        buf,
-        0,
-        n,
-        max_length,
-        names,
-        offs,
-        is_prefix,
-        drop_mode,
-        out,
-        0,
-        work[0],
-        work[1],
-        work[2],
-        work[3],
-        work[4],
-    )
+    end = _one(buf, 0, n, max_length, names, offs, is_prefix, drop_mode, out, 0, work)
     if end < 0:
         return np.uint64(0), SLOW
     h, ok = xxh3_64(out, 0, end, secret)

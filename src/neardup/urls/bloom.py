@@ -336,11 +336,7 @@ class RedisBloomStore:
         self._r.forget_job()
 
     def info(self, now: float) -> StoreInfo:
-        meta = self._r._meta()
-        created = float(meta["created"]) if meta.get("created") else None
-        ttl = float(meta["ttl"]) if meta.get("ttl") else None
-        if created is not None and ttl is not None and now >= created + ttl:
-            meta, created = {}, None
+        meta, created, ttl = self._r.live_meta(now)
         n = int(meta.get("n", 0))
         extra = {
             **self.params.as_dict(),

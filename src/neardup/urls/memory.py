@@ -22,75 +22,59 @@ _MAX_LOAD = 0.7
 
 
 @njit(cache=True, nogil=True)
-def _check_add(keys: Any, vals: Any, hashes: Any, now: int, recrawl: int, out: Any) -> tuple[int, int]:
+def _slot(keys: Any, h: Any) -> tuple[Any, int, bool]:
+    """Linear probing for hash ``h``: the value stored for it (0 is stored as the stand-in, as 0
+    marks an empty slot), and its slot and True, or the empty slot where it goes and False."""
+    if h == 0:
+        h = _ZERO_STANDIN
     mask = keys.shape[0] - 1
+    j = np.int64(h & np.uint64(mask))
+    while True:
+        k = keys[j]
+        if k == 0:
+            return h, j, False
+        if k == h:
+            return h, j, True
+        j = (j + 1) & mask
+
+
+@njit(cache=True, nogil=True)
+def _check_add(keys: Any, vals: Any, hashes: Any, now: int, recrawl: int, out: Any) -> tuple[int, int]:
     n_new = 0
     n_due = 0
     for i in range(hashes.shape[0]):
-        h = hashes[i]
-        if h == 0:
-            h = np.uint64(0x9E3779B97F4A7C15)
-        j = np.int64(h & np.uint64(mask))
-        while True:
-            k = keys[j]
-            if k == 0:
-                keys[j] = h
-                vals[j] = now
-                out[i] = True
-                n_new += 1
-                break
-            if k == h:
-                if recrawl >= 0 and np.int64(now) - np.int64(vals[j]) >= recrawl:
-                    vals[j] = now
-                    out[i] = True
-                    n_due += 1
-                else:
-                    out[i] = False
-                break
-            j = (j + 1) & mask
+        h, j, found = _slot(keys, hashes[i])
+        if not found:
+            keys[j] = h
+            vals[j] = now
+            out[i] = True
+            n_new += 1
+        elif recrawl >= 0 and np.int64(now) - np.int64(vals[j]) >= recrawl:
+            vals[j] = now
+            out[i] = True
+            n_due += 1
+        else:
+            out[i] = False
     return n_new, n_due
 
 
 @njit(cache=True, nogil=True)
 def _record(keys: Any, vals: Any, hashes: Any, stamp: int) -> int:
     """Set the last-fetch second of each hash to ``stamp`` (inserting it); return how many were new."""
-    mask = keys.shape[0] - 1
     n_new = 0
     for i in range(hashes.shape[0]):
-        h = hashes[i]
-        if h == 0:
-            h = np.uint64(0x9E3779B97F4A7C15)
-        j = np.int64(h & np.uint64(mask))
-        while True:
-            k = keys[j]
-            if k == 0:
-                keys[j] = h
-                n_new += 1
-                break
-            if k == h:
-                break
-            j = (j + 1) & mask
+        h, j, found = _slot(keys, hashes[i])
+        if not found:
+            keys[j] = h
+            n_new += 1
         vals[j] = stamp
     return n_new
 
 
 @njit(cache=True, nogil=True)
 def _contains(keys: Any, hashes: Any, out: Any) -> None:
-    mask = keys.shape[0] - 1
     for i in range(hashes.shape[0]):
-        h = hashes[i]
-        if h == 0:
-            h = np.uint64(0x9E3779B97F4A7C15)
-        j = np.int64(h & np.uint64(mask))
-        out[i] = False
-        while True:
-            k = keys[j]
-            if k == 0:
-                break
-            if k == h:
-                out[i] = True
-                break
-            j = (j + 1) & mask
+        out[i] = _slot(keys, hashes[i])[2]
 
 
 @njit(cache=True, nogil=True)
@@ -98,19 +82,7 @@ def _remove(keys: Any, vals: Any, hashes: Any) -> int:
     mask = keys.shape[0] - 1
     removed = 0
     for i in range(hashes.shape[0]):
-        h = hashes[i]
-        if h == 0:
-            h = np.uint64(0x9E3779B97F4A7C15)
-        j = np.int64(h & np.uint64(mask))
-        found = False
-        while True:
-            k = keys[j]
-            if k == 0:
-                break
-            if k == h:
-                found = True
-                break
-            j = (j + 1) & mask
+        _, j, found = _slot(keys, hashes[i])
         if not found:
             continue
         removed += 1

@@ -27,6 +27,8 @@ from __future__ import annotations
 import math
 import os
 import time
+from collections import deque
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -196,6 +198,27 @@ def _group(hashes: np.ndarray[Any, Any], bits: int) -> tuple[bytes, bytes, np.nd
     return fields, groups, order
 
 
+class _Batch:
+    """One check-and-add batch as sent: the script's arguments, and the mapping of its reply (one
+    '0'/'1' per distinct hash, in bucket order) back to one flag per input hash."""
+
+    __slots__ = ("args", "first", "n", "order")
+
+    def __init__(
+        self, args: list[Any], n: int, order: np.ndarray[Any, Any], first: np.ndarray[Any, Any] | None
+    ) -> None:
+        self.args, self.n, self.order, self.first = args, n, order, first
+
+    def flags(self, res: bytes) -> np.ndarray[Any, Any]:
+        flags = np.empty(self.order.shape[0], dtype=np.bool_)
+        flags[self.order] = np.frombuffer(res, dtype=np.uint8) == ord("1")
+        if self.first is None:
+            return flags
+        out = np.zeros(self.n, dtype=np.bool_)
+        out[self.first] = flags
+        return out
+
+
 def _glob_escape(s: str) -> str:
     return "".join("\\" + c if c in "*?[]\\" else c for c in s)
 
@@ -239,6 +262,9 @@ class RedisSeenStore:
         self._client = client
         self._check_script: Any = None
         self._forget_script: Any = None
+        self._pipe_conn: Any = None  # the connection batches are pipelined on (``submit``)
+        self._sent: deque[_Batch] = deque()  # submitted batches whose replies are unread, in order
+        self._replies: dict[_Batch, Any] = {}  # replies read for batches not yet collected
         self._owns_client = client is None
         self._connect()
         self.bits = self._explicit_bits or bucket_bits_for(self.capacity)
@@ -251,10 +277,13 @@ class RedisSeenStore:
             self._client = redis_client(self.url)
         self._check_script = self._client.register_script(_CHECK)
         self._forget_script = self._client.register_script(_FORGET)
+        self._pipe_conn, self._sent, self._replies = None, deque(), {}
 
     def __getstate__(self) -> dict[str, Any]:
         state = self.__dict__.copy()
-        state.update(_client=None, _check_script=None, _forget_script=None, _owns_client=True)
+        state.update(
+            _client=None, _check_script=None, _forget_script=None, _pipe_conn=None, _owns_client=True
+        )
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
@@ -311,7 +340,8 @@ class RedisSeenStore:
 
     # -- the protocol ------------------------------------------------------------------------------
 
-    def check_and_add(self, hashes: np.ndarray[Any, Any], now: float) -> np.ndarray[Any, Any]:
+    def _batch(self, hashes: np.ndarray[Any, Any], now: float) -> _Batch:
+        """The EVALSHA arguments of one batch, with what turns its reply into flags."""
         # equal hashes within a batch: only the first is sent (and can be True)
         n = hashes.shape[0]
         uniq, first_idx = np.unique(hashes, return_index=True)
@@ -337,14 +367,56 @@ class RedisSeenStore:
             groups,
             str(_TOKEN_TTL_MS),
         ]
-        res = self._call("check_and_add", self._check_script, keys=[self.meta_key], args=args)
-        flags = np.empty(hashes.shape[0], dtype=np.bool_)
-        flags[order] = np.frombuffer(res, dtype=np.uint8) == ord("1")
-        if first is None:
-            return flags
-        out = np.zeros(n, dtype=np.bool_)
-        out[first] = flags
-        return out
+        return _Batch(args, n, order, first)
+
+    def check_and_add(self, hashes: np.ndarray[Any, Any], now: float) -> np.ndarray[Any, Any]:
+        batch = self._batch(hashes, now)
+        return batch.flags(self._run(batch))
+
+    def _run(self, batch: _Batch) -> Any:
+        """One batch's reply, through the script object (loads the script when Redis lacks it);
+        retried on connection loss with the same token, so an applied batch answers as it did."""
+        return self._call("check_and_add", self._check_script, keys=[self.meta_key], args=batch.args)
+
+    def submit(self, hashes: np.ndarray[Any, Any], now: float) -> Callable[[], np.ndarray[Any, Any]]:
+        """Send one batch without waiting for its reply; the returned function waits for it and
+        gives the flags. Batches submitted in a row are pipelined on one connection (replies come
+        in the order sent), so the caller can prepare the next batch while Redis runs this one.
+        Callers serialize ``submit`` and the returned functions (``SeenURLs`` holds its lock)."""
+        batch = self._batch(hashes, now)
+        try:
+            if self._pipe_conn is None:
+                self._pipe_conn = self._client.connection_pool.get_connection()
+            self._pipe_conn.send_command("EVALSHA", self._check_script.sha, 1, self.meta_key, *batch.args)
+        except Exception:
+            self._drop_pipe()
+            return lambda: batch.flags(self._run(batch))
+        self._sent.append(batch)
+        return lambda: batch.flags(self._reply(batch))
+
+    def _reply(self, batch: _Batch) -> Any:
+        """The reply of a submitted batch, reading (and keeping) the replies sent before it. On any
+        failure (connection lost, script not loaded) the unread batches are run again through
+        ``_run`` with their tokens, which is safe whether or not they were applied."""
+        while batch in self._sent:
+            try:
+                res = self._pipe_conn.read_response()
+            except Exception:
+                self._drop_pipe()
+                break
+            self._replies[self._sent.popleft()] = res
+        if not self._sent and self._pipe_conn is not None:  # nothing pending: back to the pool
+            self._client.connection_pool.release(self._pipe_conn)
+            self._pipe_conn = None
+        res = self._replies.pop(batch, None)
+        return self._run(batch) if res is None else res
+
+    def _drop_pipe(self) -> None:
+        conn, self._pipe_conn = self._pipe_conn, None
+        self._sent.clear()
+        if conn is not None:
+            conn.disconnect()
+            self._client.connection_pool.release(conn)
 
     def forget(self, hashes: np.ndarray[Any, Any], now: float) -> int:
         fields, groups, _ = _group(np.unique(hashes), self.bits)
@@ -366,12 +438,18 @@ class RedisSeenStore:
 
         self._call("forget_job", run)
 
-    def info(self, now: float) -> StoreInfo:
+    def live_meta(self, now: float) -> tuple[dict[str, str], float | None, float | None]:
+        """The job's meta, creation time and ttl; an expired job reads as empty (the next check
+        starts a new generation)."""
         meta = self._meta()
         created = float(meta["created"]) if meta.get("created") else None
         ttl = float(meta["ttl"]) if meta.get("ttl") else None
         if created is not None and ttl is not None and now >= created + ttl:
-            meta, created = {}, None  # expired: the next check starts a new generation
+            meta, created = {}, None
+        return meta, created, ttl
+
+    def info(self, now: float) -> StoreInfo:
+        meta, created, ttl = self.live_meta(now)
         extra: dict[str, Any] = {
             "buckets": 1 << int(meta.get("bits", self.bits)),
             "recrawled": int(meta.get("recrawled", 0)),
@@ -383,6 +461,8 @@ class RedisSeenStore:
         return StoreInfo(urls=int(meta.get("n", 0)), created=created, extra=extra)
 
     def close(self) -> None:
+        if self._client is not None:
+            self._drop_pipe()
         if self._client is not None and self._owns_client:
             self._client.close()
         self._client = None

@@ -28,7 +28,7 @@ import math
 import re
 import threading
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, Literal, Protocol
@@ -61,7 +61,7 @@ log = logging.getLogger("neardup.urls")
 #: Store URL schemes (from the one scheme table in neardup.stores); a bare path means sqlite.
 STORE_SCHEMES = schemes("seen")
 
-_JOB_ID = re.compile(r"^[A-Za-z0-9_.-]{1,200}$")
+_JOB_ID = re.compile(r"[A-Za-z0-9_.-]{1,200}")
 _xxh3 = xxhash.xxh3_64_intdigest
 
 
@@ -193,7 +193,7 @@ class SeenURLs:
         if isinstance(job_id, bool) or not isinstance(job_id, (int, str)):
             raise ConfigError(f"job_id must be an int or str, got {type(job_id).__name__}")
         job = str(job_id)
-        if not _JOB_ID.match(job):
+        if not _JOB_ID.fullmatch(job):
             raise ConfigError(f"job_id must be 1-200 characters of letters, digits and _.-, got {job_id!r}")
         self.job_id = job
         url = parse_store_url(store, STORE_SCHEMES)
@@ -277,9 +277,58 @@ class SeenURLs:
         Within a batch, only the first of equal URLs can be True.
         """
         items = urls if isinstance(urls, list) else list(urls)
+        hashes, bad = self._hashes(items)
+        return self._flags_of(self.check_and_add_hashes(hashes), bad, len(items))
+
+    def check_and_add_batches(self, batches: Iterable[Iterable[str]]) -> Iterator[list[bool]]:
+        """``check_and_add_many`` of each batch, in order, with the next batch canonicalized while
+        the store works on the previous one (Redis: the batch is sent without waiting for its reply,
+        so the client's and the server's work overlap). Each batch keeps ``check_and_add_many``'s
+        atomicity; a batch with invalid URLs raises (``on_invalid="raise"``) after the flags of the
+        batch before it are given, and records nothing of its own.
+
+        >>> with SeenURLs("stream") as seen:
+        ...     list(seen.check_and_add_batches([["https://a.example/1"], ["https://a.example/1"]]))
+        [[True], [False]]
+        """
+        submit = getattr(self._store, "submit", None)
+        pending: Callable[[], list[bool]] | None = None  # the flags of the batch in flight
+        for urls in batches:
+            items = urls if isinstance(urls, list) else list(urls)
+            try:
+                hashes, bad = self._hashes(items)
+            except InputError:
+                if pending is not None:
+                    yield pending()
+                raise
+            if submit is None or hashes.shape[0] > self.batch_size:
+                ready = self._flags_of(self.check_and_add_hashes(hashes), bad, len(items))
+                wait: Callable[[], list[bool]] = partial(_ready, ready)
+            else:
+                self._check_open()
+                with self._lock:
+                    reply = submit(hashes, self._clock())
+                wait = partial(self._collect, reply, bad, len(items))
+            if pending is not None:
+                yield pending()
+            pending = wait
+        if pending is not None:
+            yield pending()
+
+    def _collect(
+        self, reply: Callable[[], np.ndarray[Any, Any]], bad: list[tuple[int, str, str]], n: int
+    ) -> list[bool]:
+        with self._lock:
+            flags = reply()
+            self._count(flags)
+        return self._flags_of(flags, bad, n)
+
+    def _hashes(self, items: list[str]) -> tuple[np.ndarray[Any, Any], list[tuple[int, str, str]]]:
+        """The hashes of the valid URLs of a batch and the invalid ones (index, URL, why); raises
+        InputError for invalid URLs with ``on_invalid="raise"``."""
         if self._canon is None:
             try:  # the fast path: hash as given
-                return self.check_and_add_hashes(url_hashes(items)).tolist()  # type: ignore[no-any-return]
+                return url_hashes(items), []
             except (TypeError, AttributeError):
                 pass  # a non-str item: the slow path below names it
         built = self._builtin_hashes(items) if self._builtin_canon else None
@@ -292,21 +341,30 @@ class SeenURLs:
                 keep = np.ones(len(items), dtype=np.bool_)
                 keep[[i for i, _, _ in bad]] = False
                 hashes = hashes[keep]
-        else:
-            keys, bad = self._keys(items)
-            if bad and self.on_invalid == "raise":
-                self._raise_invalid(bad, len(items))
-            hashes = url_hashes(keys)
-        flags = self.check_and_add_hashes(hashes)
+            return hashes, bad
+        keys, bad = self._keys(items)
+        if bad and self.on_invalid == "raise":
+            self._raise_invalid(bad, len(items))
+        return url_hashes(keys), bad
+
+    def _flags_of(self, flags: np.ndarray[Any, Any], bad: list[tuple[int, str, str]], n: int) -> list[bool]:
+        """One flag per input URL: the store's flags, False for the invalid ones (counted)."""
         if not bad:
             return flags.tolist()  # type: ignore[no-any-return]
-        out = np.zeros(len(items), dtype=np.bool_)
-        mask = np.ones(len(items), dtype=np.bool_)
+        out = np.zeros(n, dtype=np.bool_)
+        mask = np.ones(n, dtype=np.bool_)
         mask[[i for i, _, _ in bad]] = False
         out[mask] = flags
         with self._lock:
             self._counts["invalid"] += len(bad)
         return out.tolist()  # type: ignore[no-any-return]
+
+    def _count(self, flags: np.ndarray[Any, Any]) -> None:
+        n, n_true = flags.shape[0], int(np.count_nonzero(flags))
+        counts = self._counts
+        counts["checked"] += n
+        counts["new"] += n_true
+        counts["seen"] += n - n_true
 
     def check_and_add_hashes(self, hashes: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
         """The low-level check on precomputed 64-bit hashes (``url_hashes`` of canonical URLs)."""
@@ -322,11 +380,7 @@ class SeenURLs:
                     for start in range(0, n, self.batch_size)
                 ]
                 flags = np.concatenate(parts)
-            n_true = int(np.count_nonzero(flags))
-            counts = self._counts
-            counts["checked"] += n
-            counts["new"] += n_true
-            counts["seen"] += n - n_true
+            self._count(flags)
         return flags
 
     def forget(self, url: str) -> bool:
@@ -444,6 +498,10 @@ class SeenURLs:
         )
         err.invalid = bad  # type: ignore[attr-defined]
         raise err
+
+
+def _ready(flags: list[bool]) -> list[bool]:
+    return flags
 
 
 def _open_backend(seen: SeenURLs, url: StoreURL, options: dict[str, Any]) -> SeenStore:

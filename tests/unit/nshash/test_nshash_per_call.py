@@ -4,15 +4,17 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
 import random
 from pathlib import Path
 
 import pytest
 
-from neardup.fingerprint import nshash as mod
-from neardup.fingerprint.nshash import NSHash, _keyer
+from neardup.fingerprint import _nshash_keys as mod
+from neardup.fingerprint._nshash_keys import _keyer
+from neardup.fingerprint.nshash import NSHash
 
-DATA = Path(__file__).resolve().parents[3].parent / "shared" / "data"
+DATA = Path(os.environ.get("NEARDUP_DATA", Path(__file__).resolve().parents[3].parent / "shared" / "data"))
 
 _PIECES = ["这是一个足够长的句子，里面有好几个逗号，而且字数超过了三十个字的下限。", "短句。", "第二个也很长的句子，讲的是别的事情，同样超过了三十个字的长度要求！",
            "“引号里的话也算一句，而且要足够长，长到超过三十个字才会被选中。”", "有空格 的 句子　也要 统一处理，长度也要足够长才可以被选中作为关键句。",

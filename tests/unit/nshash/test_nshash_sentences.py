@@ -10,8 +10,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from neardup.exceptions import ConfigError, InputError
+from neardup.fingerprint._nshash_keys import _Keyer
 from neardup.fingerprint.hashing import get_hash64
-from neardup.fingerprint.nshash import _Keyer, longest_sentences, sentence_hashes
+from neardup.fingerprint.nshash import longest_sentences, sentence_hashes
 from neardup.text.sentences import split_sentences
 
 _WS = re.compile(r"[^\S\n]+")

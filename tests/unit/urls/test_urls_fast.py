@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
 import random
 import re
 from pathlib import Path
@@ -28,7 +29,7 @@ from neardup.urls.canonical import (
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[2]
-SHARED = ROOT.parent / "shared" / "data"
+SHARED = Path(os.environ.get("NEARDUP_DATA", ROOT.parent / "shared" / "data"))
 
 
 def exact(url: str, drop: frozenset[str] = DEFAULT_DROP_PARAMS) -> str | None:

@@ -151,6 +151,8 @@ def test_urls_drop_params_per_job() -> None:
     [
         ({"job_id": "a:b"}, "job_id"),
         ({"job_id": ""}, "job_id"),
+        ({"job_id": "108\n"}, "job_id"),  # a trailing newline is not a job id (a `$` anchor would accept it)
+        ({"job_id": "a" * 201}, "job_id"),
         ({"job_id": 1.5}, "job_id"),
         ({"recrawl_after": -1}, "recrawl_after"),
         ({"ttl": 0}, "ttl"),
