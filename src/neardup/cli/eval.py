@@ -19,7 +19,7 @@ import click
 import orjson
 
 from neardup.cli._common import InputFields, add_options, echo_err, input_fields, output_option
-from neardup.eval.sweep import main_text
+from neardup.eval.single_signal import main_text
 from neardup.exceptions import ConfigError, InputError
 from neardup.io import iter_json_objects, write_jsonl
 
@@ -391,7 +391,7 @@ def sweep_cmd(
     """Sweep the single-signal methods (--methods over --k, --n) on documents: the peers and
     ablations of docs/quality.md."""
     from neardup.eval.metrics import COPY_KINDS
-    from neardup.eval.sweep import choose_default, sweep
+    from neardup.eval.single_signal import choose_default, sweep
 
     ks, ns = parse_range(k_spec), parse_range(n_spec, "n")
     truth, recs = _truth(inputs, fields, truth_path, natural, natural_threshold, write_truth)
@@ -437,7 +437,7 @@ def graded_cmd(
 ) -> None:
     """Graded copies (task, category: orig/cut/light/heavy/non, as en-clough): how each score
     separates the grades from their source."""
-    from neardup.eval.sweep import graded_separation
+    from neardup.eval.single_signal import graded_separation
 
     result = {"graded": graded_separation(_records(inputs, fields), lang=lang)}
     _emit(result, _graded_table(result["graded"]), as_json, out)

@@ -22,7 +22,7 @@ from neardup.eval.metrics import (
     score_clusters,
 )
 from neardup.eval.report import build_report, write_report
-from neardup.eval.sweep import RECOMMENDED, SweepRow, choose_default, graded_separation, sweep
+from neardup.eval.single_signal import RECOMMENDED, SweepRow, choose_default, graded_separation, sweep
 from neardup.eval.synth import SynthConfig, natural_truth, ngram_jaccard, synthesize
 
 __all__ = [

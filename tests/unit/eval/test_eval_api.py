@@ -39,3 +39,10 @@ def test_eval_all_names_resolve_to_one_object() -> None:
         value = getattr(neardup.eval, name)
         module = getattr(value, "__module__", None)
         assert module is None or module.startswith("neardup.eval"), (name, module)
+
+
+def test_no_eval_name_is_also_a_submodule() -> None:
+    import pkgutil
+
+    submodules = {m.name for m in pkgutil.iter_modules(neardup.eval.__path__)}
+    assert not submodules & set(neardup.eval.__all__)

@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from neardup.eval.metrics import Truth, evaluate
-from neardup.eval.sweep import SweepRow, choose_default, clusters_from_pairs, hamming_pairs
+from neardup.eval.single_signal import SweepRow, choose_default, clusters_from_pairs, hamming_pairs
 
 
 @settings(max_examples=15, deadline=None)
