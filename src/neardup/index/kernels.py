@@ -59,9 +59,47 @@ def prefetch2(typingctx: Any, arr: Any, t: Any, i: Any) -> Any:
     return sig, codegen
 
 
+def _within16_py(row: Any, i: Any, ph: Any, kk: Any) -> Any:
+    c = [(int(x) ^ int(ph)).bit_count() for x in row[int(i) : int(i) + 16]]
+    return np.uint32(sum(1 << j for j, v in enumerate(c) if v <= int(kk)))
+
+
+@intrinsic
+def within16(typingctx: Any, row: Any, i: Any, ph: Any, kk: Any) -> Any:
+    """Bit mask of the 16 uint32 entries ``row[i : i + 16]`` within ``kk`` bits of ``ph``.
+
+    One vector load, xor, popcount and compare (``llvm.ctpop.v16i32``: a single AVX-512
+    VPOPCNTD where the CPU has it, a few shuffles elsewhere) instead of 16 scalar popcounts.
+    """
+    sig = types.uint32(row, types.int64, types.uint32, types.uint32)
+
+    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+        aryty = signature.args[0]
+        ary = context.make_array(aryty)(context, builder, args[0])
+        ptr = cgutils.get_item_pointer(  # type: ignore[no-untyped-call]
+            context, builder, aryty, ary, [args[1]], wraparound=False
+        )
+        i32 = ir.IntType(32)
+        vty = ir.VectorType(i32, 16)
+        v = builder.load(builder.bitcast(ptr, vty.as_pointer()), align=4)
+        undef = ir.Constant(vty, ir.Undefined)
+        zeros = ir.Constant(vty, [0] * 16)
+        phv = builder.shuffle_vector(builder.insert_element(undef, args[2], i32(0)), undef, zeros)
+        kkv = builder.shuffle_vector(builder.insert_element(undef, args[3], i32(0)), undef, zeros)
+        fnty = ir.FunctionType(vty, [vty])
+        fn = cgutils.get_or_insert_function(builder.module, fnty, "llvm.ctpop.v16i32")  # type: ignore[no-untyped-call]
+        m = builder.bitcast(
+            builder.icmp_unsigned("<=", builder.call(fn, [builder.xor(v, phv)]), kkv), ir.IntType(16)
+        )
+        return builder.zext(m, i32)
+
+    return sig, codegen
+
+
 if config.DISABLE_JIT:  # type: ignore[attr-defined]
     popcount64 = _popcount64_py  # type: ignore[assignment]
     prefetch2 = _prefetch2_py  # type: ignore[assignment]
+    within16 = _within16_py  # type: ignore[assignment]
 
 
 @njit(cache=True, inline="always")
@@ -98,14 +136,6 @@ def permute_into(fps: Any, src: Any, dst: Any, msk: Any, t: int, out: Any) -> No
 
 
 @njit(cache=True)
-def permute_all(fps: Any, src: Any, dst: Any, msk: Any, t: int) -> Any:
-    out = np.empty(fps.shape[0], dtype=np.uint64)
-    for i in range(fps.shape[0]):
-        out[i] = permute1(fps[i], src, dst, msk, t)
-    return out
-
-
-@njit(cache=True)
 def prefix_offsets(vals: Any, shift: int, nbuckets: int) -> Any:
     """offsets[b]..offsets[b+1] is the range of sorted ``vals`` whose top bits (``v >> shift``) equal b."""
     off = np.zeros(nbuckets + 1, dtype=np.int64)
@@ -115,34 +145,6 @@ def prefix_offsets(vals: Any, shift: int, nbuckets: int) -> Any:
     for b in range(nbuckets):
         off[b + 1] += off[b]
     return off
-
-
-@njit(cache=True, inline="always")
-def key_range(tab: Any, off: Any, P: Any, t: int, shift: int, pshift: int, need_search: bool) -> Any:
-    """Range [lo, hi) of table ``t`` whose key (``v >> shift``) equals the key of ``P``."""
-    pre = np.int64(P >> np.uint64(pshift))
-    lo = np.int64(off[t, pre])
-    hi = np.int64(off[t, pre + 1])
-    if need_search and lo < hi:
-        s = np.uint64(shift)
-        key = P >> s
-        a, b = lo, hi
-        while a < b:
-            mid = (a + b) >> 1
-            if (tab[t, mid] >> s) < key:
-                a = mid + 1
-            else:
-                b = mid
-        lo = a
-        b = hi
-        while a < b:
-            mid = (a + b) >> 1
-            if (tab[t, mid] >> s) <= key:
-                a = mid + 1
-            else:
-                b = mid
-        hi = a
-    return lo, hi
 
 
 @njit(cache=True, inline="always")
@@ -158,97 +160,6 @@ def master_row(tab: Any, off: Any, v: Any, pshift: int) -> int:
         else:
             b = mid
     return a
-
-
-@njit(cache=True)
-def query_tables(
-    qfps: Any,
-    k: int,
-    tab: Any,
-    off: Any,
-    keybits: Any,
-    bits: int,
-    pbits: int,
-    src: Any,
-    dst: Any,
-    msk: Any,
-    bsrc: Any,
-    bmask: Any,
-    first: Any,
-    dead: Any,
-    out_q: Any,
-    out_row: Any,
-    out_d: Any,
-) -> int:
-    """Every (query, row of table 0, distance) with distance <= k, each pair once.
-
-    Queries go in groups of 16 so that their memory accesses overlap: first every query's
-    permuted keys (prefetching their prefix-directory entries), then every key range (prefetching
-    the first lines of each run), then the scans; a run is skipped 8 entries at a time while
-    none of them is within k (a branch-free test the compiler vectorizes).
-    """
-    T = tab.shape[0]
-    cap = out_q.shape[0]
-    has_dead = dead.shape[0] > 0
-    pshift = bits - pbits
-    kk = np.uint64(k)
-    G = 16
-    ps = np.empty((G, T), dtype=np.uint64)
-    los = np.empty((G, T), dtype=np.int64)
-    his = np.empty((G, T), dtype=np.int64)
-    n = 0
-    for g0 in range(0, qfps.shape[0], G):
-        g1 = min(g0 + G, qfps.shape[0])
-        for qi in range(g0, g1):
-            q = qfps[qi]
-            for t in range(T):
-                P = permute1(q, src, dst, msk, t) if t > 0 else q
-                ps[qi - g0, t] = P
-                prefetch2(off, t, np.int64(P >> np.uint64(pshift)))
-        for qi in range(g0, g1):
-            for t in range(T):
-                lo, hi = key_range(tab, off, ps[qi - g0, t], t, bits - keybits[t], pshift, keybits[t] > pbits)
-                los[qi - g0, t] = lo
-                his[qi - g0, t] = hi
-                for u in range(0, min(hi - lo, 32), 8):
-                    prefetch2(tab, t, lo + u)
-        for qi in range(g0, g1):
-            q = qfps[qi]
-            for t in range(T):
-                P = ps[qi - g0, t]
-                i = los[qi - g0, t]
-                hi = his[qi - g0, t]
-                while i < hi:
-                    while i + 8 <= hi:
-                        m = 0
-                        for u in range(8):
-                            m += popcount64(tab[t, i + u] ^ P) <= kk
-                        if m:
-                            break
-                        i += 8
-                    if i >= hi:
-                        break
-                    v = tab[t, i]
-                    d = popcount64(v ^ P)
-                    if d > kk:
-                        i += 1
-                        continue
-                    j = i + 1
-                    while j < hi and tab[t, j] == v:
-                        j += 1
-                    orig = unpermute1(v, src, dst, msk, t) if t > 0 else v
-                    if first[equal_blocks(orig ^ q, bsrc, bmask)] == t:
-                        r0 = i if t == 0 else master_row(tab, off, orig, pshift)
-                        for r in range(r0, r0 + (j - i)):
-                            if has_dead and dead[r]:
-                                continue
-                            if n < cap:
-                                out_q[n] = qi
-                                out_row[n] = r
-                                out_d[n] = d
-                            n += 1
-                    i = j
-    return n
 
 
 @njit(cache=True)
@@ -371,29 +282,6 @@ def self_join_tables(
 
 
 @njit(cache=True)
-def brute_pairs(fps: Any, k: int, out_a: Any, out_b: Any, out_d: Any) -> int:
-    cap = out_a.shape[0]
-    kk = np.uint64(k)
-    n = 0
-    for a in range(fps.shape[0]):
-        for b in range(a + 1, fps.shape[0]):
-            d = popcount64(fps[a] ^ fps[b])
-            if d <= kk:
-                if n < cap:
-                    out_a[n] = a
-                    out_b[n] = b
-                    out_d[n] = d
-                n += 1
-    return n
-
-
-@njit(cache=True)
-def cross_pairs(qfps: Any, k: int, fps: Any, out_a: Any, out_b: Any, out_d: Any) -> int:
-    """Pairs between two small sets (the buffer against itself is brute_pairs)."""
-    return query_brute(qfps, k, fps, out_a, out_b, out_d)
-
-
-@njit(cache=True)
 def union_find_labels(n: int, a: Any, b: Any) -> Any:
     """Connected components over rows 0..n-1; label = smallest row of the component."""
     parent = np.arange(n)
@@ -416,14 +304,6 @@ def union_find_labels(n: int, a: Any, b: Any) -> Any:
             x = parent[x]
         parent[i] = x
     return parent
-
-
-@njit(cache=True)
-def popcount_xor(a: Any, b: Any) -> Any:
-    out = np.empty(a.shape[0], dtype=np.int64)
-    for i in range(a.shape[0]):
-        out[i] = popcount64(a[i] ^ b[i])
-    return out
 
 
 @njit(cache=True)
@@ -487,3 +367,35 @@ def sort_with_ids(fps: Any, ids: Any, bits: int) -> Any:
     f, d = unpack_gather(packed, nb, fps, ids)
     fix_runs(f, d, nb)
     return f, d
+
+
+@njit(cache=True)
+def order_matches(qa: Any, da: Any, ia: Any, nq: int) -> Any:
+    """The order of matches by query, then distance, then id: a counting sort on the query and
+    an insertion sort inside each query's (short) group; long groups take two stable sorts."""
+    cnt = np.zeros(nq + 1, dtype=np.int64)
+    for j in range(qa.shape[0]):
+        cnt[qa[j] + 1] += 1
+    for g in range(nq):
+        cnt[g + 1] += cnt[g]
+    pos = cnt[:-1].copy()
+    out = np.empty(qa.shape[0], dtype=np.int64)
+    for j in range(qa.shape[0]):
+        out[pos[qa[j]]] = j
+        pos[qa[j]] += 1
+    for g in range(nq):
+        a = cnt[g]
+        b = cnt[g + 1]
+        if b - a > 32:
+            sub = out[a:b]
+            sub = sub[np.argsort(ia[sub], kind="mergesort")]
+            out[a:b] = sub[np.argsort(da[sub], kind="mergesort")]
+            continue
+        for x in range(a + 1, b):
+            y = out[x]
+            z = x
+            while z > a and (da[out[z - 1]] > da[y] or (da[out[z - 1]] == da[y] and ia[out[z - 1]] > ia[y])):
+                out[z] = out[z - 1]
+                z -= 1
+            out[z] = y
+    return out
