@@ -128,13 +128,6 @@ def equal_blocks(x: Any, bsrc: Any, bmask: Any) -> int:
     return eq
 
 
-@njit(cache=True, nogil=True)
-def permute_into(fps: Any, src: Any, dst: Any, msk: Any, t: int, out: Any) -> None:
-    """``out[i] = permute1(fps[i])``: a table row filled in place, no temporary array."""
-    for i in range(fps.shape[0]):
-        out[i] = permute1(fps[i], src, dst, msk, t)
-
-
 @njit(cache=True)
 def prefix_offsets(vals: Any, shift: int, nbuckets: int) -> Any:
     """offsets[b]..offsets[b+1] is the range of sorted ``vals`` whose top bits (``v >> shift``) equal b."""
@@ -332,41 +325,73 @@ def fix_runs(f: Any, ids: Any, shift: int) -> None:
         i = j
 
 
-@njit(cache=True)
-def pack_positions(fps: Any, nb: int) -> Any:
-    out = np.empty(fps.shape[0], dtype=np.uint64)
-    s = np.uint64(nb)
-    for i in range(fps.shape[0]):
-        out[i] = ((fps[i] >> s) << s) | np.uint64(i)
-    return out
+@njit(cache=True, nogil=True)
+def permute_sorted(fps: Any, src: Any, dst: Any, msk: Any, t: int, pbits: int, bits: int, out: Any) -> None:
+    """``out``: the fingerprints permuted for table ``t``, sorted.
 
-
-@njit(cache=True)
-def unpack_gather(packed: Any, nb: int, fps: Any, ids: Any) -> Any:
-    mask = (np.uint64(1) << np.uint64(nb)) - np.uint64(1)
-    n = packed.shape[0]
-    f = np.empty(n, dtype=np.uint64)
-    d = np.empty(n, dtype=np.int64)
-    for i in range(n):
-        r = np.int64(packed[i] & mask)
-        f[i] = fps[r]
-        d[i] = ids[r]
-    return f, d
-
-
-def sort_with_ids(fps: Any, ids: Any, bits: int) -> Any:
-    """Sort fingerprints ascending, carrying ids (equal fingerprints keep their input order).
-
-    The row number is packed into the low bits of each value, so numpy's SIMD sort of plain
-    uint64 does the work; runs that agree on all but those low bits are then fixed up.
+    One pass of a most-significant-digit radix sort on the leading ``pbits`` bits (count, then
+    scatter), then each bucket (a few hundred values, in cache) sorted on its own.
     """
     n = fps.shape[0]
-    nb = max(1, int(n - 1).bit_length())
-    packed = pack_positions(fps, nb)
-    packed.sort()
-    f, d = unpack_gather(packed, nb, fps, ids)
-    fix_runs(f, d, nb)
-    return f, d
+    rs = np.uint64(bits - pbits)
+    start = np.zeros((1 << pbits) + 1, dtype=np.int64)
+    for i in range(n):
+        p = permute1(fps[i], src, dst, msk, t) if t > 0 else fps[i]
+        start[np.int64(p >> rs) + 1] += 1
+    for b in range(1 << pbits):
+        start[b + 1] += start[b]
+    cur = start[:-1].copy()
+    for i in range(n):
+        p = permute1(fps[i], src, dst, msk, t) if t > 0 else fps[i]
+        b = np.int64(p >> rs)
+        out[cur[b]] = p
+        cur[b] += 1
+    for b in range(1 << pbits):
+        out[start[b] : start[b + 1]].sort()
+
+
+@njit(cache=True, nogil=True)
+def sorted_with_ids(fps: Any, ids: Any, pbits: int, bits: int, out: Any, out_ids: Any) -> None:
+    """``out``: the fingerprints sorted; ``out_ids``: their ids (equal fingerprints keep input order).
+
+    A radix pass on the leading ``pbits`` bits moves values and ids to their buckets (input order
+    kept); each bucket is then sorted as plain uint64 keys (its remaining bits, with the position
+    inside the bucket packed into the lowest ones) and values and ids follow the keys inside the
+    bucket, in cache. The few runs that agree on all but those low bits are put in order by
+    :func:`fix_runs`.
+    """
+    n = fps.shape[0]
+    nb = 1
+    while (1 << nb) < n:
+        nb += 1
+    rs = np.uint64(bits - pbits)
+    ps = np.uint64(64 - bits + pbits)
+    start = np.zeros((1 << pbits) + 1, dtype=np.int64)
+    for i in range(n):
+        start[np.int64(fps[i] >> rs) + 1] += 1
+    for b in range(1 << pbits):
+        start[b + 1] += start[b]
+    cur = start[:-1].copy()
+    vals = np.empty(n, dtype=np.uint64)
+    keep = ~((np.uint64(1) << np.uint64(nb)) - np.uint64(1))
+    for i in range(n):
+        b = np.int64(fps[i] >> rs)
+        j = cur[b]
+        vals[j] = fps[i]
+        out_ids[j] = ids[i]
+        out[j] = ((fps[i] << ps) & keep) | np.uint64(j - start[b])
+        cur[b] += 1
+    row_mask = ~keep
+    for b in range(1 << pbits):
+        a = start[b]
+        e = start[b + 1]
+        out[a:e].sort()
+        moved = out_ids[a:e].copy()
+        for j in range(a, e):
+            r = a + np.int64(out[j] & row_mask)
+            out[j] = vals[r]
+            out_ids[j] = moved[r - a]
+    fix_runs(out, out_ids, max(nb - np.int64(ps), 0))
 
 
 @njit(cache=True)

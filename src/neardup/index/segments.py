@@ -166,9 +166,9 @@ def wide_table(kern: Kernels, fps: U64, t: int) -> U64:
     """Table ``t`` with full 64-bit permuted values, sorted (``fps`` sorted is table 0)."""
     if t == 0:
         return fps
+    d = kern.design
     out = np.empty(fps.shape[0], dtype=np.uint64)
-    K.permute_into(fps, kern.src, kern.dst, kern.msk, t, out)
-    out.sort()
+    K.permute_sorted(fps, kern.src, kern.dst, kern.msk, t, choose_pbits(fps.shape[0], d), d.bits, out)
     return out
 
 
@@ -232,7 +232,9 @@ class Segment(SegmentBase):
 
         def table(t: int) -> None:
             if t == 0:
-                v, i0 = K.sort_with_ids(fps, ids, d.bits)
+                v = np.empty(n, dtype=np.uint64)
+                i0 = np.empty(n, dtype=np.int64)
+                K.sorted_with_ids(fps, ids, pbits, d.bits, v, i0)
                 ids0.append(compact_ids(i0))
                 del i0
             else:
