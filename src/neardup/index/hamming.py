@@ -373,8 +373,9 @@ class HammingIndex:
     ) -> None:
         """Write the index to one file atomically (compacting first); see docs/index.md for the format.
 
-        ``compress=True`` stores the tables Huffman-compressed (seed 004): about 5-6 bytes per
-        fingerprint per table instead of 8; an index opened from it queries the compressed tables.
+        ``compress=True`` stores the tables Huffman-compressed (seed 004): about 5-5.5 bytes per
+        fingerprint per table (the plain residual layout keeps 4, and 6 for table 0); an index
+        opened from it queries the compressed tables, sequentially decoded and several times slower.
         ``codec="xor"`` codes each entry exactly as seed 004 (highest bit differing from the
         previous entry); ``"gap"`` (default) codes the highest bit of the difference instead,
         ~1.8 bits per entry smaller. ``block_size`` entries share one block-index entry.

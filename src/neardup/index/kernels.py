@@ -1,6 +1,9 @@
-"""Numba kernels of the Hamming index: permute, look up, scan, self-join. All single-threaded.
+"""Numba kernels of the Hamming index: popcounts, bit permutations, the build's sorts, the
+self-join, the brute-force buffer scan and the ordering of matches. All single-threaded (the
+build runs several of them at once on threads: they release the GIL).
 
-Every kernel writes into caller-allocated output arrays and returns how many results it found;
+The query kernel over residual tables is in :mod:`neardup.index.residual`. Every kernel that
+reports results writes into caller-allocated output arrays and returns how many results it found;
 when that count exceeds the capacity the caller grows the arrays and calls again (results are
 deterministic, so the second call writes the same results in full).
 """
@@ -325,20 +328,39 @@ def fix_runs(f: Any, ids: Any, shift: int) -> None:
         i = j
 
 
+#: radix bits of the build's first sort pass: 65,536 buckets, a few hundred values each at 10M
+RADIX_BITS = 16
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _sort_run(v: Any, a: int, e: int) -> None:
+    """Sort ``v[a:e]`` in place: insertion sort for a short run, else numpy's sort."""
+    if e - a > 16:
+        v[a:e].sort()
+        return
+    for x in range(a + 1, e):
+        y = v[x]
+        z = x
+        while z > a and v[z - 1] > y:
+            v[z] = v[z - 1]
+            z -= 1
+        v[z] = y
+
+
 @njit(cache=True, nogil=True)
-def permute_sorted(fps: Any, src: Any, dst: Any, msk: Any, t: int, pbits: int, bits: int, out: Any) -> None:
+def permute_sorted(fps: Any, src: Any, dst: Any, msk: Any, t: int, sbits: int, bits: int, out: Any) -> None:
     """``out``: the fingerprints permuted for table ``t``, sorted.
 
-    One pass of a most-significant-digit radix sort on the leading ``pbits`` bits (count, then
+    One pass of a most-significant-digit radix sort on the leading ``sbits`` bits (count, then
     scatter), then each bucket (a few hundred values, in cache) sorted on its own.
     """
     n = fps.shape[0]
-    rs = np.uint64(bits - pbits)
-    start = np.zeros((1 << pbits) + 1, dtype=np.int64)
+    rs = np.uint64(bits - sbits)
+    start = np.zeros((1 << sbits) + 1, dtype=np.int64)
     for i in range(n):
         p = permute1(fps[i], src, dst, msk, t) if t > 0 else fps[i]
         start[np.int64(p >> rs) + 1] += 1
-    for b in range(1 << pbits):
+    for b in range(1 << sbits):
         start[b + 1] += start[b]
     cur = start[:-1].copy()
     for i in range(n):
@@ -346,15 +368,15 @@ def permute_sorted(fps: Any, src: Any, dst: Any, msk: Any, t: int, pbits: int, b
         b = np.int64(p >> rs)
         out[cur[b]] = p
         cur[b] += 1
-    for b in range(1 << pbits):
-        out[start[b] : start[b + 1]].sort()
+    for b in range(1 << sbits):
+        _sort_run(out, start[b], start[b + 1])
 
 
 @njit(cache=True, nogil=True)
-def sorted_with_ids(fps: Any, ids: Any, pbits: int, bits: int, out: Any, out_ids: Any) -> None:
+def sorted_with_ids(fps: Any, ids: Any, sbits: int, bits: int, out: Any, out_ids: Any) -> None:
     """``out``: the fingerprints sorted; ``out_ids``: their ids (equal fingerprints keep input order).
 
-    A radix pass on the leading ``pbits`` bits moves values and ids to their buckets (input order
+    A radix pass on the leading ``sbits`` bits moves values and ids to their buckets (input order
     kept); each bucket is then sorted as plain uint64 keys (its remaining bits, with the position
     inside the bucket packed into the lowest ones) and values and ids follow the keys inside the
     bucket, in cache. The few runs that agree on all but those low bits are put in order by
@@ -364,12 +386,12 @@ def sorted_with_ids(fps: Any, ids: Any, pbits: int, bits: int, out: Any, out_ids
     nb = 1
     while (1 << nb) < n:
         nb += 1
-    rs = np.uint64(bits - pbits)
-    ps = np.uint64(64 - bits + pbits)
-    start = np.zeros((1 << pbits) + 1, dtype=np.int64)
+    rs = np.uint64(bits - sbits)
+    ps = np.uint64(64 - bits + sbits)
+    start = np.zeros((1 << sbits) + 1, dtype=np.int64)
     for i in range(n):
         start[np.int64(fps[i] >> rs) + 1] += 1
-    for b in range(1 << pbits):
+    for b in range(1 << sbits):
         start[b + 1] += start[b]
     cur = start[:-1].copy()
     vals = np.empty(n, dtype=np.uint64)
@@ -382,10 +404,10 @@ def sorted_with_ids(fps: Any, ids: Any, pbits: int, bits: int, out: Any, out_ids
         out[j] = ((fps[i] << ps) & keep) | np.uint64(j - start[b])
         cur[b] += 1
     row_mask = ~keep
-    for b in range(1 << pbits):
+    for b in range(1 << sbits):
         a = start[b]
         e = start[b + 1]
-        out[a:e].sort()
+        _sort_run(out, a, e)
         moved = out_ids[a:e].copy()
         for j in range(a, e):
             r = a + np.int64(out[j] & row_mask)

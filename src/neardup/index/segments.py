@@ -168,7 +168,8 @@ def wide_table(kern: Kernels, fps: U64, t: int) -> U64:
         return fps
     d = kern.design
     out = np.empty(fps.shape[0], dtype=np.uint64)
-    K.permute_sorted(fps, kern.src, kern.dst, kern.msk, t, choose_pbits(fps.shape[0], d), d.bits, out)
+    sbits = min(choose_pbits(fps.shape[0], d), K.RADIX_BITS)
+    K.permute_sorted(fps, kern.src, kern.dst, kern.msk, t, sbits, d.bits, out)
     return out
 
 
@@ -234,7 +235,7 @@ class Segment(SegmentBase):
             if t == 0:
                 v = np.empty(n, dtype=np.uint64)
                 i0 = np.empty(n, dtype=np.int64)
-                K.sorted_with_ids(fps, ids, pbits, d.bits, v, i0)
+                K.sorted_with_ids(fps, ids, min(pbits, K.RADIX_BITS), d.bits, v, i0)
                 ids0.append(compact_ids(i0))
                 del i0
             else:

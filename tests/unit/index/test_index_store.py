@@ -71,7 +71,7 @@ def test_index_header_is_documented_and_versioned(tmp_path):
 
 
 def _write_v1(path, idx):
-    """A version-1 file (full 64-bit sorted tables) as the previous format wrote it."""
+    """A version-1 file: full 64-bit sorted tables and int64 ids (layout "tables")."""
     import json
 
     import xxhash
@@ -239,3 +239,21 @@ def test_index_compressed_queries_match_plain(tmp_path_factory, fps, flips, desi
     idx.save(p, compress=True, block_size=4, codec=codec)
     c = HammingIndex.open(p)
     assert _same(c.query_many(arr), idx.query_many(arr))
+
+
+@pytest.mark.parametrize("base", [0, 2**40, -(2**35)])
+def test_index_ids_beyond_int32_keep_their_values(tmp_path, base):
+    rng = np.random.default_rng(9)
+    fps = rng.integers(0, 2**64, 5000, dtype=np.uint64)
+    fps[1] = fps[0] ^ np.uint64(6)
+    ids = base + np.arange(5000, dtype=np.int64) * 3
+    idx = HammingIndex(design="4x16")
+    idx.add_many(ids, fps)
+    seg = idx._segments[0]
+    assert seg.ids.dtype == (np.int32 if base == 0 else np.int64)
+    assert idx.query(int(fps[0]))[:2] == [(int(ids[0]), 0), (int(ids[1]), 2)]
+    a, b, _ = idx.pairs()
+    assert (int(ids[0]), int(ids[1])) in set(zip(a.tolist(), b.tolist(), strict=True))
+    idx.save(tmp_path / "i.ndx")
+    back = HammingIndex.open(tmp_path / "i.ndx")
+    assert np.array_equal(np.sort(back.ids()), np.sort(ids)) and back.ids().dtype == np.int64
