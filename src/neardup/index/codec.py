@@ -38,7 +38,7 @@ import numpy.typing as npt
 from numba import njit, types
 from numba.extending import intrinsic
 
-from neardup.index.kernels import equal_blocks, permute1, popcount64, unpermute1
+from neardup.index.kernels import equal_blocks, permute1, popcount64
 from neardup.index.segments import Kernels, Segment, SegmentBase, grow_call, wide_table
 
 __all__ = ["CompressedSegment", "EncodedTable", "decode_table", "encode_table", "huffman_lengths"]
@@ -265,17 +265,15 @@ def query_compressed(
     mode: int,
     keybits: Any,
     bits: int,
-    src: Any,
-    dst: Any,
-    msk: Any,
-    bsrc: Any,
-    bmask: Any,
-    first: Any,
+    perm: Any,
+    blocks: Any,
     dead: Any,
     out_q: Any,
     out_row: Any,
     out_d: Any,
 ) -> int:
+    src, dst, msk = perm
+    bsrc, bmask, first = blocks
     T = firsts.shape[0]
     nb = firsts.shape[1]
     cap = out_q.shape[0]
@@ -303,7 +301,7 @@ def query_compressed(
                 if kc == key:
                     d = popcount64(cur ^ P)
                     if d <= kk:
-                        orig = unpermute1(cur, src, dst, msk, t) if t > 0 else cur
+                        orig = permute1(cur, dst, src, msk, t) if t > 0 else cur
                         if first[equal_blocks(orig ^ q, bsrc, bmask)] == t:
                             if t == 0:
                                 if not (has_dead and dead[row]):
@@ -545,12 +543,8 @@ class CompressedSegment(SegmentBase):
             self.mode,
             kern.keybits,
             d.bits,
-            kern.src,
-            kern.dst,
-            kern.msk,
-            kern.bsrc,
-            kern.bmask,
-            kern.first,
+            kern.perm,
+            kern.blocks,
             self.dead,
         )
         return grow_call(query_compressed, args, (np.int64, np.int64, np.int64), 4 * qfps.shape[0])

@@ -107,17 +107,11 @@ if config.DISABLE_JIT:  # type: ignore[attr-defined]
 
 @njit(cache=True, inline="always")
 def permute1(x: Any, src: Any, dst: Any, msk: Any, t: int) -> Any:
+    """Move each block of ``x`` from shift ``src[t, j]`` to shift ``dst[t, j]`` (swap the two
+    arrays to invert the permutation)."""
     out = np.uint64(0)
     for j in range(src.shape[1]):
         out |= ((x >> np.uint64(src[t, j])) & msk[t, j]) << np.uint64(dst[t, j])
-    return out
-
-
-@njit(cache=True, inline="always")
-def unpermute1(p: Any, src: Any, dst: Any, msk: Any, t: int) -> Any:
-    out = np.uint64(0)
-    for j in range(src.shape[1]):
-        out |= ((p >> np.uint64(dst[t, j])) & msk[t, j]) << np.uint64(src[t, j])
     return out
 
 
@@ -185,12 +179,8 @@ def self_join_tables(
     bits: int,
     pbits: int,
     off: Any,
-    src: Any,
-    dst: Any,
-    msk: Any,
-    bsrc: Any,
-    bmask: Any,
-    first: Any,
+    perm: Any,
+    blocks: Any,
     dead: Any,
     out_a: Any,
     out_b: Any,
@@ -201,6 +191,8 @@ def self_join_tables(
     Per table, runs of equal keys are compared all against all; a pair of distinct values is kept
     only by the first table in which its key blocks agree. Equal fingerprints come from table 0.
     """
+    src, dst, msk = perm
+    bsrc, bmask, first = blocks
     T = tab.shape[0]
     N = tab.shape[1]
     cap = out_a.shape[0]
@@ -252,8 +244,8 @@ def self_join_tables(
                         # skip a run of w: only the first of equal values is compared
                         if tab[t, j - 1] == w and j > ie:
                             continue
-                        ov = unpermute1(v, src, dst, msk, t) if t > 0 else v
-                        ow = unpermute1(w, src, dst, msk, t) if t > 0 else w
+                        ov = permute1(v, dst, src, msk, t) if t > 0 else v
+                        ow = permute1(w, dst, src, msk, t) if t > 0 else w
                         if first[equal_blocks(ov ^ ow, bsrc, bmask)] != t:
                             continue
                         je = j + 1
@@ -348,12 +340,13 @@ def _sort_run(v: Any, a: int, e: int) -> None:
 
 
 @njit(cache=True, nogil=True)
-def permute_sorted(fps: Any, src: Any, dst: Any, msk: Any, t: int, sbits: int, bits: int, out: Any) -> None:
+def permute_sorted(fps: Any, perm: Any, t: int, sbits: int, bits: int, out: Any) -> None:
     """``out``: the fingerprints permuted for table ``t``, sorted.
 
     One pass of a most-significant-digit radix sort on the leading ``sbits`` bits (count, then
     scatter), then each bucket (a few hundred values, in cache) sorted on its own.
     """
+    src, dst, msk = perm
     n = fps.shape[0]
     rs = np.uint64(bits - sbits)
     start = np.zeros((1 << sbits) + 1, dtype=np.int64)

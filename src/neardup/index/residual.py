@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from neardup.index.kernels import equal_blocks, permute1, popcount64, prefetch2, unpermute1, within16
+from neardup.index.kernels import equal_blocks, permute1, popcount64, prefetch2, within16
 
 __all__ = ["join_table0", "query_residual", "split_table"]
 
@@ -121,7 +121,8 @@ def _run(hi: Any, off: Any, t: int, x: Any, lead: int, bits: int, pbits: int, lo
 
 
 @njit(cache=True, inline="always")
-def _emit(out_q: Any, out_row: Any, out_d: Any, n: int, qi: int, r: int, d: Any) -> int:
+def _emit(outs: Any, n: int, qi: int, r: int, d: Any) -> int:
+    out_q, out_row, out_d = outs
     if n < out_q.shape[0]:
         out_q[n] = qi
         out_row[n] = r
@@ -147,22 +148,12 @@ def _order_by_bucket(P: Any, rs: Any, cnt: Any, order: Any) -> None:
 def query_residual(
     qfps: Any,
     k: int,
-    hi: Any,
-    lo: Any,
-    off: Any,
+    tables: Any,
     keybits: Any,
-    bits: int,
-    pbits: int,
-    lobits: int,
-    kmask: Any,
-    klead: Any,
-    kblocks: Any,
-    src: Any,
-    dst: Any,
-    msk: Any,
-    bsrc: Any,
-    bmask: Any,
-    first: Any,
+    geo: Any,
+    known: Any,
+    perm: Any,
+    blocks: Any,
     dead: Any,
     out_q: Any,
     out_row: Any,
@@ -170,13 +161,19 @@ def query_residual(
 ) -> int:
     """Every (query, row of table 0, distance) with distance <= k, each pair once, unordered.
 
-    ``kmask[t]`` marks (in fingerprint order) the bits an entry of table ``t`` knows,
+    ``tables`` is (hi, lo, offsets), ``geo`` (bits, pbits, lobits), ``perm`` (src, dst, msk)
+    and ``blocks`` (bsrc, bmask, first) as :class:`neardup.index.segments.Kernels` holds them;
+    ``known`` is (kmask, klead, kblocks): ``kmask[t]`` marks (in fingerprint order) the bits an entry of table ``t`` knows,
     ``klead[t]`` how many leading fingerprint bits are among them and ``kblocks[t]`` the blocks
     it knows whole (bit mask). One table at a time: a large batch visits it in directory order
     (queries counting-sorted by bucket), so the runs it scans come in address order and the
     table streams from memory instead of being read at random. A run is skipped 16 entries at a
     time (one vector compare) while none of them is within k on its known bits.
     """
+    hi, _, off = tables
+    bits, pbits, lobits = geo
+    src, dst, msk = perm
+    outs = (out_q, out_row, out_d)
     T = hi.shape[0]
     nq = qfps.shape[0]
     n = 0
@@ -200,122 +197,44 @@ def query_residual(
             qi = order[j]
             a, e, _ = _run(hi, off, t, P[qi], keybits[t], bits, pbits, lobits)
             if nc + (e - a) > cand_k.shape[0]:
-                n = _resolve_all(
-                    qfps,
-                    cand_qt,
-                    cand_k,
-                    nc,
-                    k,
-                    hi,
-                    lo,
-                    off,
-                    bits,
-                    pbits,
-                    lobits,
-                    kmask,
-                    klead,
-                    bsrc,
-                    bmask,
-                    first,
-                    dead,
-                    out_q,
-                    out_row,
-                    out_d,
-                    n,
-                )
+                n = _resolve_all(qfps, cand_qt, cand_k, nc, k, tables, geo, known, blocks, dead, outs, n)
                 nc = 0
+            scan = (qi, t, a, e, k)
             n, nc = _scan(
-                qi,
-                qfps[qi],
-                P[qi],
-                t,
-                a,
-                e,
-                k,
-                hi,
-                lo,
-                off,
-                bits,
-                pbits,
-                lobits,
-                kblocks,
-                src,
-                dst,
-                msk,
-                bsrc,
-                bmask,
-                first,
-                dead,
-                out_q,
-                out_row,
-                out_d,
-                n,
-                cand_qt,
-                cand_k,
-                nc,
+                scan, qfps[qi], P[qi], tables, geo, known[2], perm, blocks, dead, outs, n, cand_qt, cand_k, nc
             )
-    return _resolve_all(
-        qfps,
-        cand_qt,
-        cand_k,
-        nc,
-        k,
-        hi,
-        lo,
-        off,
-        bits,
-        pbits,
-        lobits,
-        kmask,
-        klead,
-        bsrc,
-        bmask,
-        first,
-        dead,
-        out_q,
-        out_row,
-        out_d,
-        n,
-    )
+    return _resolve_all(qfps, cand_qt, cand_k, nc, k, tables, geo, known, blocks, dead, outs, n)
 
 
 @njit(cache=True, inline="always")
 def _scan(
-    qi: int,
+    scan: Any,
     q: Any,
     P: Any,
-    t: int,
-    i: int,
-    e: int,
-    k: int,
-    hi: Any,
-    lo: Any,
-    off: Any,
-    bits: int,
-    pbits: int,
-    lobits: int,
+    tables: Any,
+    geo: Any,
     kblocks: Any,
-    src: Any,
-    dst: Any,
-    msk: Any,
-    bsrc: Any,
-    bmask: Any,
-    first: Any,
+    perm: Any,
+    blocks: Any,
     dead: Any,
-    out_q: Any,
-    out_row: Any,
-    out_d: Any,
+    outs: Any,
     n: int,
     cand_qt: Any,
     cand_k: Any,
     nc: int,
 ) -> Any:
-    """Scan rows ``i..e`` of table ``t`` for query ``q`` (permuted: ``P``).
+    """Scan rows ``i..e`` of table ``t`` (``scan`` = (query number, t, i, e, k)) for query ``q``
+    (permuted: ``P``).
 
     Entries of table 0 are reported at once; an entry of another table that may be a match is
     queued as a candidate (query, table, known bits) for :func:`_resolve_all`. Returns the new
     counts of results and candidates.
     """
+    qi, t, i, e, k = scan
+    hi, lo, _ = tables
+    bits, pbits, lobits = geo
+    src, dst, msk = perm
+    bsrc, bmask, first = blocks
     has_dead = dead.shape[0] > 0
     has_lo = lo.shape[0] > 0
     rs = np.uint64(bits - pbits)
@@ -348,17 +267,17 @@ def _scan(
             d = popcount64(v ^ q)
             ok = d <= kk and first[equal_blocks(v ^ q, bsrc, bmask)] == 0
             if ok and not (has_dead and dead[i]):
-                n = _emit(out_q, out_row, out_d, n, qi, i, d)
+                n = _emit(outs, n, qi, i, d)
             i += 1
             continue
         # the fingerprint bits this entry knows, back in fingerprint order; blocks it knows
         # equal to the query's already make an earlier table report the pair
-        known = unpermute1(base | (h << ls), src, dst, msk, t)
-        f = first[equal_blocks(known ^ q, bsrc, bmask) & kblocks[t]]
+        kb = permute1(base | (h << ls), dst, src, msk, t)
+        f = first[equal_blocks(kb ^ q, bsrc, bmask) & kblocks[t]]
         if f < 0 or f >= t:
             cand_qt[nc, 0] = qi
             cand_qt[nc, 1] = t
-            cand_k[nc] = known
+            cand_k[nc] = kb
             nc += 1
         # entries with the same known bits lead to the same rows of table 0
         i += 1
@@ -374,26 +293,21 @@ def _resolve_all(
     cand_k: Any,
     nc: int,
     k: int,
-    hi: Any,
-    lo: Any,
-    off: Any,
-    bits: int,
-    pbits: int,
-    lobits: int,
-    kmask: Any,
-    klead: Any,
-    bsrc: Any,
-    bmask: Any,
-    first: Any,
+    tables: Any,
+    geo: Any,
+    known: Any,
+    blocks: Any,
     dead: Any,
-    out_q: Any,
-    out_row: Any,
-    out_d: Any,
+    outs: Any,
     n: int,
 ) -> int:
     """Report, per candidate (query, table ``t``, bits ``known``), the rows of table 0 that agree
     with its known bits and are its match. Candidates go in fingerprint order, so their lookups
     in table 0 stream as the scans did."""
+    hi, lo, off = tables
+    bits, pbits, lobits = geo
+    kmask, klead, _ = known
+    bsrc, bmask, first = blocks
     rs = np.uint64(bits - pbits)
     ls = np.uint64(lobits)
     kk = np.uint64(k)
@@ -403,18 +317,18 @@ def _resolve_all(
         qi = cand_qt[j, 0]
         t = cand_qt[j, 1]
         q = qfps[qi]
-        known = cand_k[j]
-        a, e, b = _run(hi, off, 0, known, klead[t], bits, pbits, lobits)
+        kb = cand_k[j]
+        a, e, b = _run(hi, off, 0, kb, klead[t], bits, pbits, lobits)
         for r in range(a, e):
             while np.int64(off[0, b + 1]) <= r:
                 b += 1
             v = (np.uint64(b) << rs) | (np.uint64(hi[0, r]) << ls)
             if has_lo:
                 v |= np.uint64(lo[r])
-            if (v ^ known) & kmask[t]:
+            if (v ^ kb) & kmask[t]:
                 continue
             d = popcount64(v ^ q)
             ok = d <= kk and first[equal_blocks(v ^ q, bsrc, bmask)] == t
             if ok and not (has_dead and dead[r]):
-                n = _emit(out_q, out_row, out_d, n, qi, r, d)
+                n = _emit(outs, n, qi, r, d)
     return n

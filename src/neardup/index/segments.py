@@ -39,6 +39,8 @@ class Kernels:
         self.bsrc, self.bmask = design.block_shifts()
         self.first = design.first_table()
         self.keybits = np.array(design.key_bits, dtype=np.int64)
+        self.perm = (self.src, self.dst, self.msk)
+        self.blocks = (self.bsrc, self.bmask, self.first)
 
 
 def choose_pbits(n: int, design: Design) -> int:
@@ -169,7 +171,7 @@ def wide_table(kern: Kernels, fps: U64, t: int) -> U64:
     d = kern.design
     out = np.empty(fps.shape[0], dtype=np.uint64)
     sbits = min(choose_pbits(fps.shape[0], d), K.RADIX_BITS)
-    K.permute_sorted(fps, kern.src, kern.dst, kern.msk, t, sbits, d.bits, out)
+    K.permute_sorted(fps, kern.perm, t, sbits, d.bits, out)
     return out
 
 
@@ -183,8 +185,7 @@ def wide_self_join(kern: Kernels, fps: U64, dead: npt.NDArray[np.uint8], k: int)
         tables[t] = wide_table(kern, fps, t)
     pbits = choose_pbits(n, d)
     off0 = K.prefix_offsets(tables[0], d.bits - pbits, 1 << pbits)[None, :]
-    args: tuple[Any, ...] = (k, tables, kern.keybits, d.bits, pbits, off0, kern.src, kern.dst, kern.msk)
-    args += (kern.bsrc, kern.bmask, kern.first, dead)
+    args = (k, tables, kern.keybits, d.bits, pbits, off0, kern.perm, kern.blocks, dead)
     return grow_call(K.self_join_tables, args, (np.int64, np.int64, np.int64), n // 8)
 
 
@@ -290,8 +291,8 @@ class Segment(SegmentBase):
     def query(self, qfps: U64, k: int) -> tuple[I64, I64, I64]:
         """(query index, row, distance) for every live row within ``k`` of a query."""
         kern = self.kern
-        args: tuple[Any, ...] = (qfps, k, self.hi, self.lo, self.offsets, kern.keybits, kern.design.bits)
-        args += (self.pbits,)
-        args += (self.lobits, self.kmask, self.klead, self.kblocks, kern.src, kern.dst, kern.msk)
-        args += (kern.bsrc, kern.bmask, kern.first, self.dead)
+        tables = (self.hi, self.lo, self.offsets)
+        geo = (kern.design.bits, self.pbits, self.lobits)
+        known = (self.kmask, self.klead, self.kblocks)
+        args = (qfps, k, tables, kern.keybits, geo, known, kern.perm, kern.blocks, self.dead)
         return grow_call(query_residual, args, (np.int64, np.int64, np.int64), 4 * qfps.shape[0])
