@@ -268,12 +268,11 @@ def query_compressed(
     perm: Any,
     blocks: Any,
     dead: Any,
-    out_q: Any,
-    out_row: Any,
-    out_d: Any,
+    outs: Any,
 ) -> int:
     src, dst, msk = perm
     bsrc, bmask, first = blocks
+    out_q, out_row, out_d = outs
     T = firsts.shape[0]
     nb = firsts.shape[1]
     cap = out_q.shape[0]

@@ -3,9 +3,9 @@ self-join, the brute-force buffer scan and the ordering of matches. All single-t
 build runs several of them at once on threads: they release the GIL).
 
 The query kernel over residual tables is in :mod:`neardup.index.residual`. Every kernel that
-reports results writes into caller-allocated output arrays and returns how many results it found;
-when that count exceeds the capacity the caller grows the arrays and calls again (results are
-deterministic, so the second call writes the same results in full).
+reports results writes into caller-allocated output arrays (a tuple, its last argument) and
+returns how many results it found; when that count exceeds the capacity the caller grows the
+arrays and calls again (results are deterministic, so the second call writes the same results).
 """
 
 # mypy: disable-error-code="call-arg,var-annotated,no-any-return,unused-ignore"
@@ -153,8 +153,9 @@ def master_row(tab: Any, off: Any, v: Any, pshift: int) -> int:
 
 
 @njit(cache=True)
-def query_brute(qfps: Any, k: int, fps: Any, out_q: Any, out_row: Any, out_d: Any) -> int:
+def query_brute(qfps: Any, k: int, fps: Any, outs: Any) -> int:
     """Compare every query with every fingerprint of a small unsorted buffer."""
+    out_q, out_row, out_d = outs
     cap = out_q.shape[0]
     kk = np.uint64(k)
     n = 0
@@ -182,9 +183,7 @@ def self_join_tables(
     perm: Any,
     blocks: Any,
     dead: Any,
-    out_a: Any,
-    out_b: Any,
-    out_d: Any,
+    outs: Any,
 ) -> int:
     """Every pair of rows (a < b) of table 0 within distance k, each pair once.
 
@@ -193,6 +192,7 @@ def self_join_tables(
     """
     src, dst, msk = perm
     bsrc, bmask, first = blocks
+    out_a, out_b, out_d = outs
     T = tab.shape[0]
     N = tab.shape[1]
     cap = out_a.shape[0]

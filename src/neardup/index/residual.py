@@ -155,9 +155,7 @@ def query_residual(
     perm: Any,
     blocks: Any,
     dead: Any,
-    out_q: Any,
-    out_row: Any,
-    out_d: Any,
+    outs: Any,
 ) -> int:
     """Every (query, row of table 0, distance) with distance <= k, each pair once, unordered.
 
@@ -173,7 +171,6 @@ def query_residual(
     hi, _, off = tables
     bits, pbits, lobits = geo
     src, dst, msk = perm
-    outs = (out_q, out_row, out_d)
     T = hi.shape[0]
     nq = qfps.shape[0]
     n = 0

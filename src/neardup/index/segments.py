@@ -54,7 +54,7 @@ def grow_call(fn: Any, args: tuple[Any, ...], dtypes: tuple[Any, ...], guess: in
     cap = max(int(guess), 16)
     while True:
         outs = tuple(np.empty(cap, dtype=dt) for dt in dtypes)
-        n = int(fn(*args, *outs))
+        n = int(fn(*args, outs))
         if n <= cap:
             return tuple(o[:n] for o in outs)
         cap = n
