@@ -38,7 +38,7 @@ import numpy.typing as npt
 from numba import njit, types
 from numba.extending import intrinsic
 
-from neardup.index.kernels import equal_blocks, permute1, popcount64
+from neardup.index.kernels import emit, equal_blocks, permute1, popcount64
 from neardup.index.segments import Kernels, Segment, SegmentBase, grow_call, wide_table
 
 __all__ = ["CompressedSegment", "EncodedTable", "decode_table", "encode_table", "huffman_lengths"]
@@ -272,10 +272,8 @@ def query_compressed(
 ) -> int:
     src, dst, msk = perm
     bsrc, bmask, first = blocks
-    out_q, out_row, out_d = outs
     T = firsts.shape[0]
     nb = firsts.shape[1]
-    cap = out_q.shape[0]
     has_dead = dead.shape[0] > 0
     kk = np.uint64(k)
     cnt = 0
@@ -304,11 +302,7 @@ def query_compressed(
                         if first[equal_blocks(orig ^ q, bsrc, bmask)] == t:
                             if t == 0:
                                 if not (has_dead and dead[row]):
-                                    if cnt < cap:
-                                        out_q[cnt] = qi
-                                        out_row[cnt] = row
-                                        out_d[cnt] = d
-                                    cnt += 1
+                                    cnt = emit(outs, cnt, qi, row, d)
                             elif not (have_last and orig == last):
                                 have_last = True
                                 last = orig
@@ -319,11 +313,7 @@ def query_compressed(
                                 p0 = starts[0, b0]
                                 while c0 <= orig:
                                     if c0 == orig and not (has_dead and dead[r0]):
-                                        if cnt < cap:
-                                            out_q[cnt] = qi
-                                            out_row[cnt] = r0
-                                            out_d[cnt] = d
-                                        cnt += 1
+                                        cnt = emit(outs, cnt, qi, r0, d)
                                     r0 += 1
                                     if r0 >= n:
                                         break

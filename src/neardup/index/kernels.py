@@ -116,6 +116,17 @@ def permute1(x: Any, src: Any, dst: Any, msk: Any, t: int) -> Any:
 
 
 @njit(cache=True, inline="always")
+def emit(outs: Any, n: int, a: Any, b: Any, d: Any) -> int:
+    """Write result ``n`` (``a``, ``b``, distance ``d``) if the output arrays hold it; return n + 1."""
+    out_a, out_b, out_d = outs
+    if n < out_a.shape[0]:
+        out_a[n] = a
+        out_b[n] = b
+        out_d[n] = d
+    return n + 1
+
+
+@njit(cache=True, inline="always")
 def equal_blocks(x: Any, bsrc: Any, bmask: Any) -> int:
     """Bit mask of the blocks in which ``x`` (an xor of two fingerprints) is zero."""
     eq = 0
@@ -155,8 +166,6 @@ def master_row(tab: Any, off: Any, v: Any, pshift: int) -> int:
 @njit(cache=True)
 def query_brute(qfps: Any, k: int, fps: Any, outs: Any) -> int:
     """Compare every query with every fingerprint of a small unsorted buffer."""
-    out_q, out_row, out_d = outs
-    cap = out_q.shape[0]
     kk = np.uint64(k)
     n = 0
     for qi in range(qfps.shape[0]):
@@ -164,11 +173,7 @@ def query_brute(qfps: Any, k: int, fps: Any, outs: Any) -> int:
         for r in range(fps.shape[0]):
             d = popcount64(fps[r] ^ q)
             if d <= kk:
-                if n < cap:
-                    out_q[n] = qi
-                    out_row[n] = r
-                    out_d[n] = d
-                n += 1
+                n = emit(outs, n, qi, r, d)
     return n
 
 
@@ -192,10 +197,8 @@ def self_join_tables(
     """
     src, dst, msk = perm
     bsrc, bmask, first = blocks
-    out_a, out_b, out_d = outs
     T = tab.shape[0]
     N = tab.shape[1]
-    cap = out_a.shape[0]
     has_dead = dead.shape[0] > 0
     pshift = bits - pbits
     n = 0
@@ -211,11 +214,7 @@ def self_join_tables(
             for b in range(a + 1, j):
                 if has_dead and dead[b]:
                     continue
-                if n < cap:
-                    out_a[n] = a
-                    out_b[n] = b
-                    out_d[n] = 0
-                n += 1
+                n = emit(outs, n, a, b, 0)
         i = j
     if k == 0:
         return n
@@ -259,11 +258,7 @@ def self_join_tables(
                             for b in range(rb, rb + (je - j)):
                                 if has_dead and dead[b]:
                                     continue
-                                if n < cap:
-                                    out_a[n] = a
-                                    out_b[n] = b
-                                    out_d[n] = d
-                                n += 1
+                                n = emit(outs, n, a, b, d)
                     i = ie
             g0 = g1
     return n

@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from neardup.index.kernels import equal_blocks, permute1, popcount64, prefetch2, within16
+from neardup.index.kernels import emit, equal_blocks, permute1, popcount64, prefetch2, within16
 
 __all__ = ["join_table0", "query_residual", "split_table"]
 
@@ -118,16 +118,6 @@ def _run(hi: Any, off: Any, t: int, x: Any, lead: int, bits: int, pbits: int, lo
     if lead > 0:
         b = np.int64(x >> np.uint64(bits - lead)) << (pbits - lead)
     return np.int64(off[t, b]), np.int64(off[t, b + (1 << (pbits - lead))]), b
-
-
-@njit(cache=True, inline="always")
-def _emit(outs: Any, n: int, qi: int, r: int, d: Any) -> int:
-    out_q, out_row, out_d = outs
-    if n < out_q.shape[0]:
-        out_q[n] = qi
-        out_row[n] = r
-        out_d[n] = d
-    return n + 1
 
 
 @njit(cache=True, inline="always")
@@ -264,7 +254,7 @@ def _scan(
             d = popcount64(v ^ q)
             ok = d <= kk and first[equal_blocks(v ^ q, bsrc, bmask)] == 0
             if ok and not (has_dead and dead[i]):
-                n = _emit(outs, n, qi, i, d)
+                n = emit(outs, n, qi, i, d)
             i += 1
             continue
         # the fingerprint bits this entry knows, back in fingerprint order; blocks it knows
@@ -327,5 +317,5 @@ def _resolve_all(
             d = popcount64(v ^ q)
             ok = d <= kk and first[equal_blocks(v ^ q, bsrc, bmask)] == t
             if ok and not (has_dead and dead[r]):
-                n = _emit(outs, n, qi, r, d)
+                n = emit(outs, n, qi, r, d)
     return n
