@@ -38,9 +38,8 @@ import numpy.typing as npt
 from numba import njit, types
 from numba.extending import intrinsic
 
-from neardup.index import kernels as K
-from neardup.index.kernels import equal_blocks, permute1, popcount64, unpermute1
-from neardup.index.segments import Kernels, Segment, SegmentBase, choose_pbits, grow_call
+from neardup.index.kernels import emit, equal_blocks, permute1, popcount64
+from neardup.index.segments import Kernels, Segment, SegmentBase, grow_call, wide_table
 
 __all__ = ["CompressedSegment", "EncodedTable", "decode_table", "encode_table", "huffman_lengths"]
 
@@ -175,16 +174,6 @@ def _encode(
 
 
 @njit(cache=True, inline="always")
-def _peek(words: Any, pos: int) -> Any:
-    w = pos >> 6
-    off = pos & 63
-    x = words[w] << np.uint64(off)
-    if off:
-        x |= words[w + 1] >> np.uint64(64 - off)
-    return x
-
-
-@njit(cache=True, inline="always")
 def _next(words: Any, pos: int, prev: Any, lut: Any, t: int, L: int, mode: int) -> Any:
     """Decode the value after ``prev`` at bit ``pos``; returns (value, new pos)."""
     w = pos >> 6
@@ -276,20 +265,15 @@ def query_compressed(
     mode: int,
     keybits: Any,
     bits: int,
-    src: Any,
-    dst: Any,
-    msk: Any,
-    bsrc: Any,
-    bmask: Any,
-    first: Any,
+    perm: Any,
+    blocks: Any,
     dead: Any,
-    out_q: Any,
-    out_row: Any,
-    out_d: Any,
+    outs: Any,
 ) -> int:
+    src, dst, msk = perm
+    bsrc, bmask, first = blocks
     T = firsts.shape[0]
     nb = firsts.shape[1]
-    cap = out_q.shape[0]
     has_dead = dead.shape[0] > 0
     kk = np.uint64(k)
     cnt = 0
@@ -314,15 +298,11 @@ def query_compressed(
                 if kc == key:
                     d = popcount64(cur ^ P)
                     if d <= kk:
-                        orig = unpermute1(cur, src, dst, msk, t) if t > 0 else cur
+                        orig = permute1(cur, dst, src, msk, t) if t > 0 else cur
                         if first[equal_blocks(orig ^ q, bsrc, bmask)] == t:
                             if t == 0:
                                 if not (has_dead and dead[row]):
-                                    if cnt < cap:
-                                        out_q[cnt] = qi
-                                        out_row[cnt] = row
-                                        out_d[cnt] = d
-                                    cnt += 1
+                                    cnt = emit(outs, cnt, qi, row, d)
                             elif not (have_last and orig == last):
                                 have_last = True
                                 last = orig
@@ -333,11 +313,7 @@ def query_compressed(
                                 p0 = starts[0, b0]
                                 while c0 <= orig:
                                     if c0 == orig and not (has_dead and dead[r0]):
-                                        if cnt < cap:
-                                            out_q[cnt] = qi
-                                            out_row[cnt] = r0
-                                            out_d[cnt] = d
-                                        cnt += 1
+                                        cnt = emit(outs, cnt, qi, r0, d)
                                     r0 += 1
                                     if r0 >= n:
                                         break
@@ -460,22 +436,18 @@ class CompressedSegment(SegmentBase):
 
     @classmethod
     def from_segment(cls, seg: Any, block_size: int = 128, codec: str = "gap") -> CompressedSegment:
+        """Compress a segment's tables, one full-width table at a time."""
         kern = seg.kern
-        T, n = seg.tables.shape
-        nb = max((n + block_size - 1) // block_size, 1)
-        mode = _mode(codec)
-        bits = [_table_bits(np.asarray(seg.tables[t]), block_size, mode) for t in range(T)]
-        wstart = [0]
-        for b in bits:
-            wstart.append(wstart[-1] + b // 64 + 1)
-        words = np.zeros(wstart[-1] + 3, dtype=np.uint64)
-        firsts = np.zeros((T, nb), dtype=np.uint64)
-        starts = np.zeros((T, nb), dtype=np.uint64)
-        lengths = np.zeros((T, N_SYMBOLS), dtype=np.uint8)
-        for t in range(T):
-            lengths[t] = _encode_into(
-                np.asarray(seg.tables[t]), block_size, words, wstart[t] * 64, firsts[t], starts[t], mode
-            )
+        fps = seg.fps()
+        encs = []
+        for t in range(kern.design.n_tables):
+            encs.append(encode_table(wide_table(kern, fps, t), block_size, codec))
+        del fps
+        base = np.cumsum([0] + [e.words.shape[0] for e in encs[:-1]]) * 64
+        words = np.concatenate([e.words for e in encs])
+        firsts = np.stack([e.firsts for e in encs])
+        starts = np.stack([e.starts + np.uint64(b) for e, b in zip(encs, base, strict=True)])
+        lengths = np.stack([e.lengths for e in encs])
         dead = seg.dead if seg.n_dead else None
         return cls(
             kern, words, firsts, starts.view(np.int64), lengths, np.asarray(seg.ids), block_size, dead, codec
@@ -537,18 +509,9 @@ class CompressedSegment(SegmentBase):
         return self.decode(0)
 
     def plain(self) -> Segment:
-        """The uncompressed segment (decoded on first use, for self-joins and merges)."""
+        """The uncompressed segment (built on first use; its rows are these rows)."""
         if self._plain is None:
-            d = self.kern.design
-            T = d.n_tables
-            tables = np.empty((T, self.n), dtype=np.uint64)
-            for t in range(T):
-                tables[t] = self.decode(t)
-            pbits = choose_pbits(self.n, d)
-            offsets = np.empty((T, (1 << pbits) + 1), dtype=np.int64)
-            for t in range(T):
-                offsets[t] = K.prefix_offsets(tables[t], d.bits - pbits, 1 << pbits)
-            self._plain = Segment(self.kern, tables, offsets, np.asarray(self.ids), pbits)
+            self._plain = Segment.build(self.kern, np.asarray(self.ids), self.fps())
         self._plain.dead = self.dead
         self._plain.n_dead = self.n_dead
         return self._plain
@@ -569,15 +532,8 @@ class CompressedSegment(SegmentBase):
             self.mode,
             kern.keybits,
             d.bits,
-            kern.src,
-            kern.dst,
-            kern.msk,
-            kern.bsrc,
-            kern.bmask,
-            kern.first,
+            kern.perm,
+            kern.blocks,
             self.dead,
         )
         return grow_call(query_compressed, args, (np.int64, np.int64, np.int64), 4 * qfps.shape[0])
-
-    def self_join(self, k: int) -> tuple[Any, ...]:
-        return self.plain().self_join(k)  # type: ignore[no-any-return]

@@ -27,7 +27,7 @@ import numpy.typing as npt
 from neardup.exceptions import ConfigError, InputError
 from neardup.index import kernels as K
 from neardup.index.design import Design, auto_design, design_for_tables
-from neardup.index.segments import Kernels, Segment, grow_call
+from neardup.index.segments import Kernels, Segment, grow_call, wide_self_join
 
 __all__ = ["HammingIndex", "as_fingerprints", "join", "self_join"]
 
@@ -270,19 +270,13 @@ class HammingIndex:
         """
         k = self._k(max_distance)
         q = as_fingerprints(fps, self.bits)
-        # Large batches are looked up in fingerprint order: consecutive queries then touch nearby
-        # rows of table 0 (and of the prefix directories), ~25% faster at 10M; indices map back.
-        qorder: I64 | None = None
-        if q.shape[0] >= 4096 and self._segments:
-            qorder = np.argsort(q, kind="stable")
-            q = q[qorder]
         parts_q: list[I64] = []
         parts_i: list[I64] = []
         parts_d: list[I64] = []
         for s in self._segments:
             qi, rows, d = s.query(q, k)
             parts_q.append(qi)
-            parts_i.append(np.asarray(s.ids)[rows])
+            parts_i.append(np.asarray(s.ids)[rows].astype(np.int64, copy=False))
             parts_d.append(d)
         if self._buf_ids.shape[0]:
             qi, rows, d = grow_call(K.query_brute, (q, k, self._buf_fps), (np.int64,) * 3, q.shape[0])
@@ -293,9 +287,7 @@ class HammingIndex:
             z = np.zeros(0, dtype=np.int64)
             return z, z.copy(), z.copy()
         qa, ia, da = (np.concatenate(p) if len(p) > 1 else p[0] for p in (parts_q, parts_i, parts_d))
-        if qorder is not None:
-            qa = qorder[qa]
-        order = np.lexsort((ia, da, qa))
+        order = K.order_matches(qa, da, ia, q.shape[0])
         return qa[order], ia[order], da[order]
 
     def pairs(self, max_distance: int | None = None) -> tuple[I64, I64, I64]:
@@ -310,32 +302,36 @@ class HammingIndex:
         if not self._segments:
             z = np.zeros(0, dtype=np.int64)
             return z, z.copy(), z.copy()
-        s = self._segments[0]
-        join_seg, ids = self._join_segment(s)
-        ra, rb, d = join_seg.self_join(k)
+        ra, rb, d, ids = self._self_join(self._segments[0], k)
         a, b = ids[ra], ids[rb]
         lo, hi = np.minimum(a, b), np.maximum(a, b)
         order = np.lexsort((hi, lo))
         return lo[order], hi[order], d[order]
 
-    def _join_segment(self, s: Segment) -> tuple[Segment, I64]:
-        """The segment to self-join: ``s`` itself, or temporary finer tables when that is cheaper.
+    def join_design(self, n: int) -> Design:
+        """The design a self-join of ``n`` fingerprints uses: the index's own or a finer one.
 
         A self-join compares all fingerprints sharing a key: about ``N / 2**key_bits`` per
         fingerprint per table. With 16-bit keys at 10M that is ~150, so beyond a few million it
         pays to build more tables with longer keys (temporarily) than to compare.
         """
-        ids = np.asarray(s.ids)
-        n = s.live
         best = pairs_design(self.bits, self.max_distance, n)
-        if best.blocks == self.design.blocks or _join_cost(best, n, build=True) >= _join_cost(
-            self.design, n, build=False
-        ):
-            return s, ids
+        if _join_cost(best, n) < _join_cost(self.design, n):
+            return best
+        return self.design
+
+    def _self_join(self, s: Any, k: int) -> tuple[I64, I64, I64, I64]:
+        """Rows a, rows b, distances and the ids the rows index, over the live rows of ``s``."""
+        ids = np.asarray(s.ids).astype(np.int64)
+        d = self.join_design(s.live)
+        if d == self.design:
+            ra, rb, dist = s.self_join(k)
+            return ra, rb, dist, ids
         rows = s.alive_rows()
-        fps = np.asarray(s.fps()) if rows is None else np.asarray(s.fps())[rows]
+        fps = s.fps() if rows is None else s.fps()[rows]
         live_ids = ids if rows is None else ids[rows]
-        return Segment.build(Kernels(best), live_ids, fps), np.asarray(live_ids)
+        ra, rb, dist = wide_self_join(Kernels(d), fps, np.zeros(0, dtype=np.uint8), k)
+        return ra, rb, dist, live_ids
 
     def clusters(
         self, method: Literal["components", "star"] = "components", max_distance: int | None = None
@@ -377,8 +373,9 @@ class HammingIndex:
     ) -> None:
         """Write the index to one file atomically (compacting first); see docs/index.md for the format.
 
-        ``compress=True`` stores the tables Huffman-compressed (seed 004): about 5-6 bytes per
-        fingerprint per table instead of 8; an index opened from it queries the compressed tables.
+        ``compress=True`` stores the tables Huffman-compressed (seed 004): about 5-5.5 bytes per
+        fingerprint per table (the plain residual layout keeps 4, and 6 for table 0); an index
+        opened from it queries the compressed tables, sequentially decoded and several times slower.
         ``codec="xor"`` codes each entry exactly as seed 004 (highest bit differing from the
         previous entry); ``"gap"`` (default) codes the highest bit of the difference instead,
         ~1.8 bits per entry smaller. ``block_size`` entries share one block-index entry.
@@ -406,9 +403,9 @@ _BUILD_COST = 25.0
 _CMP_COST = 3.5
 
 
-def _join_cost(d: Design, n: int, *, build: bool) -> float:
+def _join_cost(d: Design, n: int) -> float:
     group = float(max(n, 1)) / float(2 ** min(d.key_bits))
-    return float(d.n_tables) * ((_BUILD_COST if build else 0.0) + _CMP_COST * group / 2)
+    return float(d.n_tables) * (_BUILD_COST + _CMP_COST * group / 2)
 
 
 def pairs_design(bits: int, max_distance: int, n: int) -> Design:
@@ -422,7 +419,7 @@ def pairs_design(bits: int, max_distance: int, n: int) -> Design:
         if tables > 64 or k + extra > bits // 2:
             break
         d = design_for_tables(tables, bits=bits, max_distance=k)
-        if best is None or _join_cost(d, n, build=True) < _join_cost(best, n, build=True):
+        if best is None or _join_cost(d, n) < _join_cost(best, n):
             best = d
     if best is None:
         best = auto_design(bits, k, n)

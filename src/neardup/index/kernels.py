@@ -1,8 +1,11 @@
-"""Numba kernels of the Hamming index: permute, look up, scan, self-join. All single-threaded.
+"""Numba kernels of the Hamming index: popcounts, bit permutations, the build's sorts, the
+self-join, the brute-force buffer scan and the ordering of matches. All single-threaded (the
+build runs several of them at once on threads: they release the GIL).
 
-Every kernel writes into caller-allocated output arrays and returns how many results it found;
-when that count exceeds the capacity the caller grows the arrays and calls again (results are
-deterministic, so the second call writes the same results in full).
+The query kernel over residual tables is in :mod:`neardup.index.residual`. Every kernel that
+reports results writes into caller-allocated output arrays (a tuple, its last argument) and
+returns how many results it found; when that count exceeds the capacity the caller grows the
+arrays and calls again (results are deterministic, so the second call writes the same results).
 """
 
 # mypy: disable-error-code="call-arg,var-annotated,no-any-return,unused-ignore"
@@ -59,13 +62,53 @@ def prefetch2(typingctx: Any, arr: Any, t: Any, i: Any) -> Any:
     return sig, codegen
 
 
+def _within16_py(row: Any, i: Any, ph: Any, kk: Any) -> Any:
+    c = [(int(x) ^ int(ph)).bit_count() for x in row[int(i) : int(i) + 16]]
+    return np.uint32(sum(1 << j for j, v in enumerate(c) if v <= int(kk)))
+
+
+@intrinsic
+def within16(typingctx: Any, row: Any, i: Any, ph: Any, kk: Any) -> Any:
+    """Bit mask of the 16 uint32 entries ``row[i : i + 16]`` within ``kk`` bits of ``ph``.
+
+    One vector load, xor, popcount and compare (``llvm.ctpop.v16i32``: a single AVX-512
+    VPOPCNTD where the CPU has it, a few shuffles elsewhere) instead of 16 scalar popcounts.
+    """
+    sig = types.uint32(row, types.int64, types.uint32, types.uint32)
+
+    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+        aryty = signature.args[0]
+        ary = context.make_array(aryty)(context, builder, args[0])
+        ptr = cgutils.get_item_pointer(  # type: ignore[no-untyped-call]
+            context, builder, aryty, ary, [args[1]], wraparound=False
+        )
+        i32 = ir.IntType(32)
+        vty = ir.VectorType(i32, 16)
+        v = builder.load(builder.bitcast(ptr, vty.as_pointer()), align=4)
+        undef = ir.Constant(vty, ir.Undefined)
+        zeros = ir.Constant(vty, [0] * 16)
+        phv = builder.shuffle_vector(builder.insert_element(undef, args[2], i32(0)), undef, zeros)
+        kkv = builder.shuffle_vector(builder.insert_element(undef, args[3], i32(0)), undef, zeros)
+        fnty = ir.FunctionType(vty, [vty])
+        fn = cgutils.get_or_insert_function(builder.module, fnty, "llvm.ctpop.v16i32")  # type: ignore[no-untyped-call]
+        m = builder.bitcast(
+            builder.icmp_unsigned("<=", builder.call(fn, [builder.xor(v, phv)]), kkv), ir.IntType(16)
+        )
+        return builder.zext(m, i32)
+
+    return sig, codegen
+
+
 if config.DISABLE_JIT:  # type: ignore[attr-defined]
     popcount64 = _popcount64_py  # type: ignore[assignment]
     prefetch2 = _prefetch2_py  # type: ignore[assignment]
+    within16 = _within16_py  # type: ignore[assignment]
 
 
 @njit(cache=True, inline="always")
 def permute1(x: Any, src: Any, dst: Any, msk: Any, t: int) -> Any:
+    """Move each block of ``x`` from shift ``src[t, j]`` to shift ``dst[t, j]`` (swap the two
+    arrays to invert the permutation)."""
     out = np.uint64(0)
     for j in range(src.shape[1]):
         out |= ((x >> np.uint64(src[t, j])) & msk[t, j]) << np.uint64(dst[t, j])
@@ -73,11 +116,14 @@ def permute1(x: Any, src: Any, dst: Any, msk: Any, t: int) -> Any:
 
 
 @njit(cache=True, inline="always")
-def unpermute1(p: Any, src: Any, dst: Any, msk: Any, t: int) -> Any:
-    out = np.uint64(0)
-    for j in range(src.shape[1]):
-        out |= ((p >> np.uint64(dst[t, j])) & msk[t, j]) << np.uint64(src[t, j])
-    return out
+def emit(outs: Any, n: int, a: Any, b: Any, d: Any) -> int:
+    """Write result ``n`` (``a``, ``b``, distance ``d``) if the output arrays hold it; return n + 1."""
+    out_a, out_b, out_d = outs
+    if n < out_a.shape[0]:
+        out_a[n] = a
+        out_b[n] = b
+        out_d[n] = d
+    return n + 1
 
 
 @njit(cache=True, inline="always")
@@ -90,21 +136,6 @@ def equal_blocks(x: Any, bsrc: Any, bmask: Any) -> int:
     return eq
 
 
-@njit(cache=True, nogil=True)
-def permute_into(fps: Any, src: Any, dst: Any, msk: Any, t: int, out: Any) -> None:
-    """``out[i] = permute1(fps[i])``: a table row filled in place, no temporary array."""
-    for i in range(fps.shape[0]):
-        out[i] = permute1(fps[i], src, dst, msk, t)
-
-
-@njit(cache=True)
-def permute_all(fps: Any, src: Any, dst: Any, msk: Any, t: int) -> Any:
-    out = np.empty(fps.shape[0], dtype=np.uint64)
-    for i in range(fps.shape[0]):
-        out[i] = permute1(fps[i], src, dst, msk, t)
-    return out
-
-
 @njit(cache=True)
 def prefix_offsets(vals: Any, shift: int, nbuckets: int) -> Any:
     """offsets[b]..offsets[b+1] is the range of sorted ``vals`` whose top bits (``v >> shift``) equal b."""
@@ -115,34 +146,6 @@ def prefix_offsets(vals: Any, shift: int, nbuckets: int) -> Any:
     for b in range(nbuckets):
         off[b + 1] += off[b]
     return off
-
-
-@njit(cache=True, inline="always")
-def key_range(tab: Any, off: Any, P: Any, t: int, shift: int, pshift: int, need_search: bool) -> Any:
-    """Range [lo, hi) of table ``t`` whose key (``v >> shift``) equals the key of ``P``."""
-    pre = np.int64(P >> np.uint64(pshift))
-    lo = np.int64(off[t, pre])
-    hi = np.int64(off[t, pre + 1])
-    if need_search and lo < hi:
-        s = np.uint64(shift)
-        key = P >> s
-        a, b = lo, hi
-        while a < b:
-            mid = (a + b) >> 1
-            if (tab[t, mid] >> s) < key:
-                a = mid + 1
-            else:
-                b = mid
-        lo = a
-        b = hi
-        while a < b:
-            mid = (a + b) >> 1
-            if (tab[t, mid] >> s) <= key:
-                a = mid + 1
-            else:
-                b = mid
-        hi = a
-    return lo, hi
 
 
 @njit(cache=True, inline="always")
@@ -161,100 +164,8 @@ def master_row(tab: Any, off: Any, v: Any, pshift: int) -> int:
 
 
 @njit(cache=True)
-def query_tables(
-    qfps: Any,
-    k: int,
-    tab: Any,
-    off: Any,
-    keybits: Any,
-    bits: int,
-    pbits: int,
-    src: Any,
-    dst: Any,
-    msk: Any,
-    bsrc: Any,
-    bmask: Any,
-    first: Any,
-    dead: Any,
-    out_q: Any,
-    out_row: Any,
-    out_d: Any,
-) -> int:
-    """Every (query, row of table 0, distance) with distance <= k, each pair once.
-
-    Queries go in groups of 16 so that their memory accesses overlap: first every query's
-    permuted keys (prefetching their prefix-directory entries), then every key range (prefetching
-    the first lines of each run), then the scans; a run is skipped 8 entries at a time while
-    none of them is within k (a branch-free test the compiler vectorizes).
-    """
-    T = tab.shape[0]
-    cap = out_q.shape[0]
-    has_dead = dead.shape[0] > 0
-    pshift = bits - pbits
-    kk = np.uint64(k)
-    G = 16
-    ps = np.empty((G, T), dtype=np.uint64)
-    los = np.empty((G, T), dtype=np.int64)
-    his = np.empty((G, T), dtype=np.int64)
-    n = 0
-    for g0 in range(0, qfps.shape[0], G):
-        g1 = min(g0 + G, qfps.shape[0])
-        for qi in range(g0, g1):
-            q = qfps[qi]
-            for t in range(T):
-                P = permute1(q, src, dst, msk, t) if t > 0 else q
-                ps[qi - g0, t] = P
-                prefetch2(off, t, np.int64(P >> np.uint64(pshift)))
-        for qi in range(g0, g1):
-            for t in range(T):
-                lo, hi = key_range(tab, off, ps[qi - g0, t], t, bits - keybits[t], pshift, keybits[t] > pbits)
-                los[qi - g0, t] = lo
-                his[qi - g0, t] = hi
-                for u in range(0, min(hi - lo, 32), 8):
-                    prefetch2(tab, t, lo + u)
-        for qi in range(g0, g1):
-            q = qfps[qi]
-            for t in range(T):
-                P = ps[qi - g0, t]
-                i = los[qi - g0, t]
-                hi = his[qi - g0, t]
-                while i < hi:
-                    while i + 8 <= hi:
-                        m = 0
-                        for u in range(8):
-                            m += popcount64(tab[t, i + u] ^ P) <= kk
-                        if m:
-                            break
-                        i += 8
-                    if i >= hi:
-                        break
-                    v = tab[t, i]
-                    d = popcount64(v ^ P)
-                    if d > kk:
-                        i += 1
-                        continue
-                    j = i + 1
-                    while j < hi and tab[t, j] == v:
-                        j += 1
-                    orig = unpermute1(v, src, dst, msk, t) if t > 0 else v
-                    if first[equal_blocks(orig ^ q, bsrc, bmask)] == t:
-                        r0 = i if t == 0 else master_row(tab, off, orig, pshift)
-                        for r in range(r0, r0 + (j - i)):
-                            if has_dead and dead[r]:
-                                continue
-                            if n < cap:
-                                out_q[n] = qi
-                                out_row[n] = r
-                                out_d[n] = d
-                            n += 1
-                    i = j
-    return n
-
-
-@njit(cache=True)
-def query_brute(qfps: Any, k: int, fps: Any, out_q: Any, out_row: Any, out_d: Any) -> int:
+def query_brute(qfps: Any, k: int, fps: Any, outs: Any) -> int:
     """Compare every query with every fingerprint of a small unsorted buffer."""
-    cap = out_q.shape[0]
     kk = np.uint64(k)
     n = 0
     for qi in range(qfps.shape[0]):
@@ -262,11 +173,7 @@ def query_brute(qfps: Any, k: int, fps: Any, out_q: Any, out_row: Any, out_d: An
         for r in range(fps.shape[0]):
             d = popcount64(fps[r] ^ q)
             if d <= kk:
-                if n < cap:
-                    out_q[n] = qi
-                    out_row[n] = r
-                    out_d[n] = d
-                n += 1
+                n = emit(outs, n, qi, r, d)
     return n
 
 
@@ -278,25 +185,20 @@ def self_join_tables(
     bits: int,
     pbits: int,
     off: Any,
-    src: Any,
-    dst: Any,
-    msk: Any,
-    bsrc: Any,
-    bmask: Any,
-    first: Any,
+    perm: Any,
+    blocks: Any,
     dead: Any,
-    out_a: Any,
-    out_b: Any,
-    out_d: Any,
+    outs: Any,
 ) -> int:
     """Every pair of rows (a < b) of table 0 within distance k, each pair once.
 
     Per table, runs of equal keys are compared all against all; a pair of distinct values is kept
     only by the first table in which its key blocks agree. Equal fingerprints come from table 0.
     """
+    src, dst, msk = perm
+    bsrc, bmask, first = blocks
     T = tab.shape[0]
     N = tab.shape[1]
-    cap = out_a.shape[0]
     has_dead = dead.shape[0] > 0
     pshift = bits - pbits
     n = 0
@@ -312,11 +214,7 @@ def self_join_tables(
             for b in range(a + 1, j):
                 if has_dead and dead[b]:
                     continue
-                if n < cap:
-                    out_a[n] = a
-                    out_b[n] = b
-                    out_d[n] = 0
-                n += 1
+                n = emit(outs, n, a, b, 0)
         i = j
     if k == 0:
         return n
@@ -345,8 +243,8 @@ def self_join_tables(
                         # skip a run of w: only the first of equal values is compared
                         if tab[t, j - 1] == w and j > ie:
                             continue
-                        ov = unpermute1(v, src, dst, msk, t) if t > 0 else v
-                        ow = unpermute1(w, src, dst, msk, t) if t > 0 else w
+                        ov = permute1(v, dst, src, msk, t) if t > 0 else v
+                        ow = permute1(w, dst, src, msk, t) if t > 0 else w
                         if first[equal_blocks(ov ^ ow, bsrc, bmask)] != t:
                             continue
                         je = j + 1
@@ -360,37 +258,10 @@ def self_join_tables(
                             for b in range(rb, rb + (je - j)):
                                 if has_dead and dead[b]:
                                     continue
-                                if n < cap:
-                                    out_a[n] = a
-                                    out_b[n] = b
-                                    out_d[n] = d
-                                n += 1
+                                n = emit(outs, n, a, b, d)
                     i = ie
             g0 = g1
     return n
-
-
-@njit(cache=True)
-def brute_pairs(fps: Any, k: int, out_a: Any, out_b: Any, out_d: Any) -> int:
-    cap = out_a.shape[0]
-    kk = np.uint64(k)
-    n = 0
-    for a in range(fps.shape[0]):
-        for b in range(a + 1, fps.shape[0]):
-            d = popcount64(fps[a] ^ fps[b])
-            if d <= kk:
-                if n < cap:
-                    out_a[n] = a
-                    out_b[n] = b
-                    out_d[n] = d
-                n += 1
-    return n
-
-
-@njit(cache=True)
-def cross_pairs(qfps: Any, k: int, fps: Any, out_a: Any, out_b: Any, out_d: Any) -> int:
-    """Pairs between two small sets (the buffer against itself is brute_pairs)."""
-    return query_brute(qfps, k, fps, out_a, out_b, out_d)
 
 
 @njit(cache=True)
@@ -419,14 +290,6 @@ def union_find_labels(n: int, a: Any, b: Any) -> Any:
 
 
 @njit(cache=True)
-def popcount_xor(a: Any, b: Any) -> Any:
-    out = np.empty(a.shape[0], dtype=np.int64)
-    for i in range(a.shape[0]):
-        out[i] = popcount64(a[i] ^ b[i])
-    return out
-
-
-@njit(cache=True)
 def fix_runs(f: Any, ids: Any, shift: int) -> None:
     """Sort, in place, each run of ``f`` whose values agree above ``shift`` (they are rare and short)."""
     n = f.shape[0]
@@ -452,38 +315,122 @@ def fix_runs(f: Any, ids: Any, shift: int) -> None:
         i = j
 
 
-@njit(cache=True)
-def pack_positions(fps: Any, nb: int) -> Any:
-    out = np.empty(fps.shape[0], dtype=np.uint64)
-    s = np.uint64(nb)
-    for i in range(fps.shape[0]):
-        out[i] = ((fps[i] >> s) << s) | np.uint64(i)
-    return out
+#: radix bits of the build's first sort pass: 65,536 buckets, a few hundred values each at 10M
+RADIX_BITS = 16
 
 
-@njit(cache=True)
-def unpack_gather(packed: Any, nb: int, fps: Any, ids: Any) -> Any:
-    mask = (np.uint64(1) << np.uint64(nb)) - np.uint64(1)
-    n = packed.shape[0]
-    f = np.empty(n, dtype=np.uint64)
-    d = np.empty(n, dtype=np.int64)
+@njit(cache=True, nogil=True, inline="always")
+def _sort_run(v: Any, a: int, e: int) -> None:
+    """Sort ``v[a:e]`` in place: insertion sort for a short run, else numpy's sort."""
+    if e - a > 16:
+        v[a:e].sort()
+        return
+    for x in range(a + 1, e):
+        y = v[x]
+        z = x
+        while z > a and v[z - 1] > y:
+            v[z] = v[z - 1]
+            z -= 1
+        v[z] = y
+
+
+@njit(cache=True, nogil=True)
+def permute_sorted(fps: Any, perm: Any, t: int, sbits: int, bits: int, out: Any) -> None:
+    """``out``: the fingerprints permuted for table ``t``, sorted.
+
+    One pass of a most-significant-digit radix sort on the leading ``sbits`` bits (count, then
+    scatter), then each bucket (a few hundred values, in cache) sorted on its own.
+    """
+    src, dst, msk = perm
+    n = fps.shape[0]
+    rs = np.uint64(bits - sbits)
+    start = np.zeros((1 << sbits) + 1, dtype=np.int64)
     for i in range(n):
-        r = np.int64(packed[i] & mask)
-        f[i] = fps[r]
-        d[i] = ids[r]
-    return f, d
+        p = permute1(fps[i], src, dst, msk, t) if t > 0 else fps[i]
+        start[np.int64(p >> rs) + 1] += 1
+    for b in range(1 << sbits):
+        start[b + 1] += start[b]
+    cur = start[:-1].copy()
+    for i in range(n):
+        p = permute1(fps[i], src, dst, msk, t) if t > 0 else fps[i]
+        b = np.int64(p >> rs)
+        out[cur[b]] = p
+        cur[b] += 1
+    for b in range(1 << sbits):
+        _sort_run(out, start[b], start[b + 1])
 
 
-def sort_with_ids(fps: Any, ids: Any, bits: int) -> Any:
-    """Sort fingerprints ascending, carrying ids (equal fingerprints keep their input order).
+@njit(cache=True, nogil=True)
+def sorted_with_ids(fps: Any, ids: Any, sbits: int, bits: int, out: Any, out_ids: Any) -> None:
+    """``out``: the fingerprints sorted; ``out_ids``: their ids (equal fingerprints keep input order).
 
-    The row number is packed into the low bits of each value, so numpy's SIMD sort of plain
-    uint64 does the work; runs that agree on all but those low bits are then fixed up.
+    A radix pass on the leading ``sbits`` bits moves values and ids to their buckets (input order
+    kept); each bucket is then sorted as plain uint64 keys (its remaining bits, with the position
+    inside the bucket packed into the lowest ones) and values and ids follow the keys inside the
+    bucket, in cache. The few runs that agree on all but those low bits are put in order by
+    :func:`fix_runs`.
     """
     n = fps.shape[0]
-    nb = max(1, int(n - 1).bit_length())
-    packed = pack_positions(fps, nb)
-    packed.sort()
-    f, d = unpack_gather(packed, nb, fps, ids)
-    fix_runs(f, d, nb)
-    return f, d
+    nb = 1
+    while (1 << nb) < n:
+        nb += 1
+    rs = np.uint64(bits - sbits)
+    ps = np.uint64(64 - bits + sbits)
+    start = np.zeros((1 << sbits) + 1, dtype=np.int64)
+    for i in range(n):
+        start[np.int64(fps[i] >> rs) + 1] += 1
+    for b in range(1 << sbits):
+        start[b + 1] += start[b]
+    cur = start[:-1].copy()
+    vals = np.empty(n, dtype=np.uint64)
+    keep = ~((np.uint64(1) << np.uint64(nb)) - np.uint64(1))
+    for i in range(n):
+        b = np.int64(fps[i] >> rs)
+        j = cur[b]
+        vals[j] = fps[i]
+        out_ids[j] = ids[i]
+        out[j] = ((fps[i] << ps) & keep) | np.uint64(j - start[b])
+        cur[b] += 1
+    row_mask = ~keep
+    for b in range(1 << sbits):
+        a = start[b]
+        e = start[b + 1]
+        _sort_run(out, a, e)
+        moved = out_ids[a:e].copy()
+        for j in range(a, e):
+            r = a + np.int64(out[j] & row_mask)
+            out[j] = vals[r]
+            out_ids[j] = moved[r - a]
+    fix_runs(out, out_ids, max(nb - np.int64(ps), 0))
+
+
+@njit(cache=True)
+def order_matches(qa: Any, da: Any, ia: Any, nq: int) -> Any:
+    """The order of matches by query, then distance, then id: a counting sort on the query and
+    an insertion sort inside each query's (short) group; long groups take two stable sorts."""
+    cnt = np.zeros(nq + 1, dtype=np.int64)
+    for j in range(qa.shape[0]):
+        cnt[qa[j] + 1] += 1
+    for g in range(nq):
+        cnt[g + 1] += cnt[g]
+    pos = cnt[:-1].copy()
+    out = np.empty(qa.shape[0], dtype=np.int64)
+    for j in range(qa.shape[0]):
+        out[pos[qa[j]]] = j
+        pos[qa[j]] += 1
+    for g in range(nq):
+        a = cnt[g]
+        b = cnt[g + 1]
+        if b - a > 32:
+            sub = out[a:b]
+            sub = sub[np.argsort(ia[sub], kind="mergesort")]
+            out[a:b] = sub[np.argsort(da[sub], kind="mergesort")]
+            continue
+        for x in range(a + 1, b):
+            y = out[x]
+            z = x
+            while z > a and (da[out[z - 1]] > da[y] or (da[out[z - 1]] == da[y] and ia[out[z - 1]] > ia[y])):
+                out[z] = out[z - 1]
+                z -= 1
+            out[z] = y
+    return out

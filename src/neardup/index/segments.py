@@ -1,8 +1,10 @@
 """Immutable sorted segments of the Hamming index (in memory or memory-mapped from a file).
 
-A segment holds ``T`` sorted tables of permuted fingerprints (``tables[t]``, one per key-block
-combination of the design), prefix offsets into them, the ids in table-0 order (table 0's
-permutation is the identity, so ``tables[0]`` is the sorted fingerprints) and a tombstone mask.
+A segment holds ``T`` sorted tables of permuted fingerprints (one per key-block combination of
+the design) in the residual layout of :mod:`neardup.index.residual`: a directory on the leading
+``pbits`` bits per table, a 32-bit column per table and the low bits of table 0. Table 0's
+permutation is the identity, so its rows are the sorted fingerprints; ``ids`` (int32 when every
+id fits, else int64) and the tombstone mask follow table 0's order.
 """
 
 from __future__ import annotations
@@ -17,8 +19,9 @@ import numpy.typing as npt
 
 from neardup.index import kernels as K
 from neardup.index.design import Design
+from neardup.index.residual import join_table0, query_residual, split_table
 
-__all__ = ["PARALLEL_BUILD", "Kernels", "Segment", "grow_call"]
+__all__ = ["PARALLEL_BUILD", "Kernels", "Segment", "grow_call", "wide_self_join"]
 
 #: segments of at least this many fingerprints build their tables on two threads
 PARALLEL_BUILD = 1 << 20
@@ -36,6 +39,8 @@ class Kernels:
         self.bsrc, self.bmask = design.block_shifts()
         self.first = design.first_table()
         self.keybits = np.array(design.key_bits, dtype=np.int64)
+        self.perm = (self.src, self.dst, self.msk)
+        self.blocks = (self.bsrc, self.bmask, self.first)
 
 
 def choose_pbits(n: int, design: Design) -> int:
@@ -49,7 +54,7 @@ def grow_call(fn: Any, args: tuple[Any, ...], dtypes: tuple[Any, ...], guess: in
     cap = max(int(guess), 16)
     while True:
         outs = tuple(np.empty(cap, dtype=dt) for dt in dtypes)
-        n = int(fn(*args, *outs))
+        n = int(fn(*args, outs))
         if n <= cap:
             return tuple(o[:n] for o in outs)
         cap = n
@@ -58,7 +63,8 @@ def grow_call(fn: Any, args: tuple[Any, ...], dtypes: tuple[Any, ...], guess: in
 class SegmentBase:
     """Id lookup and tombstones shared by plain and compressed segments."""
 
-    ids: I64
+    kern: Kernels
+    ids: npt.NDArray[Any]
     dead: npt.NDArray[np.uint8]
     n_dead: int
     _id_sorted: I64 | None = None
@@ -114,24 +120,96 @@ class SegmentBase:
         self.n_dead += int(fresh.shape[0])
         return int(fresh.shape[0])
 
+    def fps(self) -> U64:
+        """The fingerprints in row order (sorted)."""
+        raise NotImplementedError
+
+    def self_join(self, k: int) -> tuple[I64, I64, I64]:
+        """(row a, row b, distance) for every pair of live rows within ``k``, each pair once."""
+        return wide_self_join(self.kern, self.fps(), self.dead, k)
+
+
+def compact_ids(ids: npt.NDArray[Any]) -> npt.NDArray[Any]:
+    """``ids`` as int32 when every one fits (4 bytes per fingerprint instead of 8), else int64."""
+    a = np.asarray(ids)
+    if a.shape[0] and int(a.min()) >= -(2**31) and int(a.max()) < 2**31:
+        return a.astype(np.int32)
+    return a.astype(np.int64, copy=False)
+
+
+def low_bits(bits: int, pbits: int) -> int:
+    """Bits of table 0 below its 32-bit column (stored in the ``lo`` column)."""
+    return max(0, bits - pbits - 32)
+
+
+def known_bits(kern: Kernels, pbits: int) -> tuple[U64, I64, I64]:
+    """Per table: the fingerprint bits an entry knows (directory + ``hi``), how many of them
+    lead, and the blocks it knows whole (bit mask)."""
+    d = kern.design
+    lobits = low_bits(d.bits, pbits)
+    full = (1 << d.bits) - 1
+    pm = full ^ ((1 << lobits) - 1)
+    masks, leads, whole = [], [], []
+    for t in range(d.n_tables):
+        m = 0
+        for j in range(kern.src.shape[1]):
+            m |= ((pm >> int(kern.dst[t, j])) & int(kern.msk[t, j])) << int(kern.src[t, j])
+        lead = 0
+        while lead < d.bits and (m >> (d.bits - 1 - lead)) & 1:
+            lead += 1
+        masks.append(m)
+        leads.append(lead)
+        blocks = [(int(kern.bmask[i]) << int(kern.bsrc[i])) for i in range(d.n_blocks)]
+        whole.append(sum(1 << i for i, b in enumerate(blocks) if b & m == b))
+    return np.array(masks, dtype=np.uint64), np.array(leads, dtype=np.int64), np.array(whole, dtype=np.int64)
+
+
+def wide_table(kern: Kernels, fps: U64, t: int) -> U64:
+    """Table ``t`` with full 64-bit permuted values, sorted (``fps`` sorted is table 0)."""
+    if t == 0:
+        return fps
+    d = kern.design
+    out = np.empty(fps.shape[0], dtype=np.uint64)
+    sbits = min(choose_pbits(fps.shape[0], d), K.RADIX_BITS)
+    K.permute_sorted(fps, kern.perm, t, sbits, d.bits, out)
+    return out
+
+
+def wide_self_join(kern: Kernels, fps: U64, dead: npt.NDArray[np.uint8], k: int) -> tuple[I64, I64, I64]:
+    """Self-join of sorted ``fps`` over temporary full-width tables (a key group is compared
+    all against all, so the full values pay for themselves here; they are freed afterwards)."""
+    d = kern.design
+    n = fps.shape[0]
+    tables = np.empty((d.n_tables, n), dtype=np.uint64)
+    for t in range(d.n_tables):
+        tables[t] = wide_table(kern, fps, t)
+    pbits = choose_pbits(n, d)
+    off0 = K.prefix_offsets(tables[0], d.bits - pbits, 1 << pbits)[None, :]
+    args = (k, tables, kern.keybits, d.bits, pbits, off0, kern.perm, kern.blocks, dead)
+    return grow_call(K.self_join_tables, args, (np.int64, np.int64, np.int64), n // 8)
+
 
 class Segment(SegmentBase):
-    """Sorted tables over a fixed set of fingerprints; only its tombstone mask ever changes."""
+    """Sorted residual tables over a fixed set of fingerprints; only its tombstones change."""
 
     def __init__(
         self,
         kern: Kernels,
-        tables: U64,
-        offsets: I64,
-        ids: I64,
+        hi: npt.NDArray[np.uint32],
+        lo: npt.NDArray[Any],
+        offsets: npt.NDArray[Any],
+        ids: npt.NDArray[Any],
         pbits: int,
         dead: npt.NDArray[np.uint8] | None = None,
     ) -> None:
         self.kern = kern
-        self.tables = tables
+        self.hi = hi
+        self.lo = lo
         self.offsets = offsets
         self.ids = ids
         self.pbits = pbits
+        self.lobits = low_bits(kern.design.bits, pbits)
+        self.kmask, self.klead, self.kblocks = known_bits(kern, pbits)
         self.dead: npt.NDArray[np.uint8] = (
             dead if dead is not None and dead.shape[0] else np.zeros(0, dtype=np.uint8)
         )
@@ -141,25 +219,29 @@ class Segment(SegmentBase):
 
     # --- construction ----------------------------------------------------------------------------
     @classmethod
-    def build(cls, kern: Kernels, ids: I64, fps: U64) -> Segment:
-        """Sort the fingerprints into the design's tables (on two threads for big segments: the
-        sorts and the permutation run without the GIL)."""
+    def build(cls, kern: Kernels, ids: npt.NDArray[Any], fps: U64) -> Segment:
+        """Sort the fingerprints into the design's tables, each cut straight into its columns
+        (on two threads for big segments: sorting and cutting run without the GIL)."""
         d = kern.design
         n = fps.shape[0]
-        tables = np.empty((d.n_tables, n), dtype=np.uint64)
         pbits = choose_pbits(n, d)
-        offsets = np.empty((d.n_tables, (1 << pbits) + 1), dtype=np.int64)
-        ids0: list[I64] = []
+        rbits = d.bits - pbits
+        lobits = low_bits(d.bits, pbits)
+        hi = np.empty((d.n_tables, n), dtype=np.uint32)
+        lo = np.empty(n if lobits else 0, dtype=np.uint16 if lobits <= 16 else np.uint32)
+        offsets = np.empty((d.n_tables, (1 << pbits) + 1), dtype=np.int32 if n < 2**31 else np.int64)
+        ids0: list[npt.NDArray[Any]] = []
 
         def table(t: int) -> None:
             if t == 0:
-                f0, i0 = K.sort_with_ids(fps, ids, d.bits)
-                tables[0] = f0
-                ids0.append(i0)
+                v = np.empty(n, dtype=np.uint64)
+                i0 = np.empty(n, dtype=np.int64)
+                K.sorted_with_ids(fps, ids, min(pbits, K.RADIX_BITS), d.bits, v, i0)
+                ids0.append(compact_ids(i0))
+                del i0
             else:
-                K.permute_into(fps, kern.src, kern.dst, kern.msk, t, tables[t])
-                tables[t].sort()
-            offsets[t] = K.prefix_offsets(tables[t], d.bits - pbits, 1 << pbits)
+                v = wide_table(kern, fps, t)
+            split_table(v, lobits, rbits, hi[t], lo if t == 0 else lo[:0], offsets[t])
 
         workers = min(2, os.cpu_count() or 1) if n >= PARALLEL_BUILD else 1
         if workers > 1:
@@ -168,74 +250,49 @@ class Segment(SegmentBase):
         else:
             for t in range(d.n_tables):
                 table(t)
-        return cls(kern, tables, offsets, ids0[0], pbits)
+        return cls(kern, hi, lo, offsets, ids0[0], pbits)
 
     def to_arrays(self) -> tuple[dict[str, npt.NDArray[Any]], dict[str, Any]]:
         """The arrays and parameters a file stores (tombstoned rows are dropped by compaction first)."""
-        return {"tables": self.tables, "offsets": self.offsets, "ids": self.ids}, {"pbits": self.pbits}
+        arrays = {"hi": self.hi, "lo": self.lo, "offsets": self.offsets, "ids": self.ids}
+        return arrays, {"pbits": self.pbits}
 
     @classmethod
     def from_arrays(cls, kern: Kernels, arrays: dict[str, Any], params: dict[str, Any]) -> Segment:
-        tables, offsets, ids = arrays["tables"], arrays["offsets"], arrays["ids"]
+        hi, lo, offsets, ids = arrays["hi"], arrays["lo"], arrays["offsets"], arrays["ids"]
         pbits = int(params["pbits"])
         d = kern.design
-        if tables.shape != (d.n_tables, ids.shape[0]) or offsets.shape != (d.n_tables, (1 << pbits) + 1):
-            raise ValueError(f"tables {tables.shape}, offsets {offsets.shape}, ids {ids.shape}")
-        return cls(kern, tables, offsets, ids, pbits)
+        n = ids.shape[0]
+        want_lo = n if low_bits(d.bits, pbits) else 0
+        if (
+            hi.shape != (d.n_tables, n)
+            or lo.shape != (want_lo,)
+            or offsets.shape != (d.n_tables, (1 << pbits) + 1)
+        ):
+            raise ValueError(f"hi {hi.shape}, lo {lo.shape}, offsets {offsets.shape}, ids {ids.shape}")
+        return cls(kern, hi, lo, offsets, ids, pbits)
 
     # --- facts -----------------------------------------------------------------------------------
     def fps(self) -> U64:
-        return np.asarray(self.tables[0], dtype=np.uint64)
+        return np.asarray(
+            join_table0(self.hi, self.lo, self.offsets, self.lobits, self.kern.design.bits - self.pbits),
+            dtype=np.uint64,
+        )
 
     def nbytes(self) -> dict[str, int]:
         return {
-            "tables": int(self.tables.nbytes),
+            "tables": int(self.hi.nbytes + self.lo.nbytes),
             "offsets": int(self.offsets.nbytes),
             "ids": int(self.ids.nbytes),
             "tombstones": int(self.dead.nbytes),
         }
 
     # --- lookups ---------------------------------------------------------------------------------
-    def query(self, qfps: U64, k: int) -> tuple[I64, I64, npt.NDArray[np.int64]]:
+    def query(self, qfps: U64, k: int) -> tuple[I64, I64, I64]:
         """(query index, row, distance) for every live row within ``k`` of a query."""
         kern = self.kern
-        d = kern.design
-        args = (
-            qfps,
-            k,
-            self.tables,
-            self.offsets,
-            kern.keybits,
-            d.bits,
-            self.pbits,
-            kern.src,
-            kern.dst,
-            kern.msk,
-            kern.bsrc,
-            kern.bmask,
-            kern.first,
-            self.dead,
-        )
-        q, r, dist = grow_call(K.query_tables, args, (np.int64, np.int64, np.int64), 4 * qfps.shape[0])
-        return q, r, dist
-
-    def self_join(self, k: int) -> tuple[I64, I64, npt.NDArray[np.int64]]:
-        """(row a, row b, distance) for every pair of live rows within ``k``, each pair once."""
-        kern = self.kern
-        d = kern.design
-        args = (
-            k,
-            self.tables,
-            kern.keybits,
-            d.bits,
-            self.pbits,
-            self.offsets,
-            kern.src,
-            kern.dst,
-            kern.msk,
-            kern.bsrc,
-            kern.bmask,
-            kern.first,
-            self.dead,
-        )
-        return grow_call(K.self_join_tables, args, (np.int64, np.int64, np.int64), self.n // 8)
+        tables = (self.hi, self.lo, self.offsets)
+        geo = (kern.design.bits, self.pbits, self.lobits)
+        known = (self.kmask, self.klead, self.kblocks)
+        args = (qfps, k, tables, kern.keybits, geo, known, kern.perm, kern.blocks, self.dead)
+        return grow_call(query_residual, args, (np.int64, np.int64, np.int64), 4 * qfps.shape[0])

@@ -10,11 +10,15 @@ Layout (all integers little-endian)::
     ...        zero padding; every array starts at a multiple of 4096
 
 Header keys: ``format``, ``version``, ``bits``, ``max_distance``, ``blocks`` (the design),
-``count``, ``layout`` ("tables" or "compressed"), ``layout_params``, ``metadata`` (the caller's
+``count``, ``layout`` ("residual" or "compressed"), ``layout_params``, ``metadata`` (the caller's
 dict, e.g. the SimHash config), ``neardup_version``, and ``arrays``: name -> {dtype, shape,
 offset, nbytes, xxh3}. Opening checks the magic, the version, the header checksum, the file
 length and (unless ``verify=False``) the xxh3 of every array; any mismatch raises FormatError.
 Writes are atomic: a temp file beside the target, fsync, rename.
+
+Version 2 stores the residual tables of :mod:`neardup.index.residual` (arrays ``hi``, ``lo``,
+``offsets``, ``ids``). Version 1 stored full 64-bit tables (layout "tables"); such a file still
+opens, its table 0 rebuilt into residual tables in memory (save it again to store version 2).
 """
 
 from __future__ import annotations
@@ -42,7 +46,8 @@ if TYPE_CHECKING:
 __all__ = ["FORMAT_VERSION", "MAGIC", "open_index", "read_header", "save_index"]
 
 MAGIC = b"NDHAMIDX"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+READABLE_VERSIONS = (1, 2)
 _PREFIX = struct.Struct("<8sIIQ")
 _ALIGN = 4096
 
@@ -79,7 +84,7 @@ def save_index(
         elif not compress and isinstance(seg, CompressedSegment):
             seg = seg.plain()
         arrays, params = seg.to_arrays()
-        layout = "compressed" if isinstance(seg, CompressedSegment) else "tables"
+        layout = "compressed" if isinstance(seg, CompressedSegment) else "residual"
     d = index.design
     header: dict[str, Any] = {
         "format": "neardup-hamming-index",
@@ -136,10 +141,11 @@ def read_header(path: str | os.PathLike[str]) -> dict[str, Any]:
                 raise FormatError(
                     f"{p}: not a neardup Hamming index (expected magic {MAGIC!r}, got {magic!r})"
                 )
-            if version != FORMAT_VERSION:
+            if version not in READABLE_VERSIONS:
                 raise FormatError(
-                    f"{p}: index format version {version}, this neardup reads version {FORMAT_VERSION}: "
-                    "rebuild the index with this version"
+                    f"{p}: index format version {version}, this neardup reads versions "
+                    f"{', '.join(map(str, READABLE_VERSIONS))}: rebuild the index with this neardup "
+                    "(`neardup index build`) or open it with the neardup that wrote it"
                 )
             blob = fh.read(hlen)
     except OSError as exc:
@@ -198,8 +204,10 @@ def open_index(path: str | os.PathLike[str], *, verify: bool = True) -> HammingI
         try:
             if header.get("layout") == "compressed":
                 seg: Any = CompressedSegment.from_arrays(kern, arrays, params)
-            elif header.get("layout") == "tables":
+            elif header.get("layout") == "residual":
                 seg = Segment.from_arrays(kern, arrays, params)
+            elif header.get("layout") == "tables":  # version 1: full tables, table 0 = sorted fps
+                seg = Segment.build(kern, np.asarray(arrays["ids"]), np.asarray(arrays["tables"][0]))
             else:
                 raise FormatError(f"{p}: unknown index layout {header.get('layout')!r}")
         except (KeyError, ValueError) as exc:

@@ -67,7 +67,64 @@ def test_index_header_is_documented_and_versioned(tmp_path):
     h = read_header(tmp_path / "x.ndx")
     assert h["version"] == FORMAT_VERSION and h["bits"] == 64 and h["max_distance"] == 3
     assert h["blocks"] == [16, 16, 16, 16] and h["metadata"]["simhash"]["hash"] == "xxh3"
-    assert set(h["arrays"]) == {"tables", "offsets", "ids"}
+    assert set(h["arrays"]) == {"hi", "lo", "offsets", "ids"} and h["layout"] == "residual"
+
+
+def _write_v1(path, idx):
+    """A version-1 file: full 64-bit sorted tables and int64 ids (layout "tables")."""
+    import json
+
+    import xxhash
+
+    from neardup.index.segments import wide_table
+    from neardup.index.store import MAGIC
+
+    seg = idx._segments[0]
+    fps = seg.fps()
+    tables = np.stack([wide_table(seg.kern, fps, t) for t in range(idx.design.n_tables)])
+    arrays = {"tables": tables, "offsets": np.zeros((idx.design.n_tables, 3), dtype=np.int64), "ids": seg.ids}
+    arrays["ids"] = np.asarray(arrays["ids"], dtype=np.int64)
+    specs, pos = {}, 8192
+    for name, a in arrays.items():
+        specs[name] = {
+            "dtype": a.dtype.str,
+            "shape": list(a.shape),
+            "nbytes": int(a.nbytes),
+            "offset": pos,
+            "xxh3": xxhash.xxh3_64_hexdigest(np.ascontiguousarray(a).data),
+        }
+        pos = (pos + a.nbytes + 4095) // 4096 * 4096
+    d = idx.design
+    header = {
+        "format": "neardup-hamming-index",
+        "version": 1,
+        "bits": d.bits,
+        "max_distance": d.max_distance,
+        "blocks": list(d.blocks),
+        "count": len(idx),
+        "layout": "tables",
+        "layout_params": {"pbits": 1},
+        "metadata": idx.metadata,
+        "arrays": specs,
+    }
+    blob = json.dumps(header).encode()
+    data = bytearray(pos)
+    data[:24] = struct.pack("<8sIIQ", MAGIC, 1, len(blob), xxhash.xxh3_64_intdigest(blob))
+    data[24 : 24 + len(blob)] = blob
+    for name, a in arrays.items():
+        data[specs[name]["offset"] : specs[name]["offset"] + a.nbytes] = a.tobytes()
+    path.write_bytes(bytes(data))
+
+
+def test_index_version_1_file_opens_and_answers_the_same(tmp_path):
+    idx, fps = _index(3000)
+    idx.compact()
+    _write_v1(tmp_path / "v1.ndx", idx)
+    old = HammingIndex.open(tmp_path / "v1.ndx")
+    q = _queries(fps)
+    assert _same(old.query_many(q), idx.query_many(q)) and _same(old.pairs(), idx.pairs())
+    old.save(tmp_path / "v2.ndx")
+    assert read_header(tmp_path / "v2.ndx")["version"] == FORMAT_VERSION
 
 
 def test_index_empty_round_trip(tmp_path):
@@ -102,7 +159,7 @@ def test_index_damaged_header_foreign_version_truncated_are_refused(tmp_path):
     with pytest.raises(FormatError, match="header is damaged"):
         HammingIndex.open(p)
     p.write_bytes(good[:8] + struct.pack("<I", FORMAT_VERSION + 1) + good[12:])
-    with pytest.raises(FormatError, match="version"):
+    with pytest.raises(FormatError, match=r"version .*rebuild the index"):
         HammingIndex.open(p)
     p.write_bytes(b"NOTANIDX" + good[8:])
     with pytest.raises(FormatError, match="not a neardup Hamming index"):
@@ -182,3 +239,21 @@ def test_index_compressed_queries_match_plain(tmp_path_factory, fps, flips, desi
     idx.save(p, compress=True, block_size=4, codec=codec)
     c = HammingIndex.open(p)
     assert _same(c.query_many(arr), idx.query_many(arr))
+
+
+@pytest.mark.parametrize("base", [0, 2**40, -(2**35)])
+def test_index_ids_beyond_int32_keep_their_values(tmp_path, base):
+    rng = np.random.default_rng(9)
+    fps = rng.integers(0, 2**64, 5000, dtype=np.uint64)
+    fps[1] = fps[0] ^ np.uint64(6)
+    ids = base + np.arange(5000, dtype=np.int64) * 3
+    idx = HammingIndex(design="4x16")
+    idx.add_many(ids, fps)
+    seg = idx._segments[0]
+    assert seg.ids.dtype == (np.int32 if base == 0 else np.int64)
+    assert idx.query(int(fps[0]))[:2] == [(int(ids[0]), 0), (int(ids[1]), 2)]
+    a, b, _ = idx.pairs()
+    assert (int(ids[0]), int(ids[1])) in set(zip(a.tolist(), b.tolist(), strict=True))
+    idx.save(tmp_path / "i.ndx")
+    back = HammingIndex.open(tmp_path / "i.ndx")
+    assert np.array_equal(np.sort(back.ids()), np.sort(ids)) and back.ids().dtype == np.int64
