@@ -246,16 +246,14 @@ def v1_store(path: str) -> None:
     """An empty seen-store file in the version-1 layout (one (job, h, ts) row per URL)."""
     import sqlite3
 
+    from neardup.urls.sqlite import _META, _SCHEMA_V1
+
     with sqlite3.connect(path) as conn:
         conn.executescript(
-            """
-            CREATE TABLE neardup_urls_meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
-            INSERT INTO neardup_urls_meta VALUES ('version', '1');
-            CREATE TABLE jobs(id INTEGER PRIMARY KEY, name TEXT UNIQUE NOT NULL, created REAL, ttl REAL);
-            CREATE TABLE seen(job INTEGER NOT NULL, h INTEGER NOT NULL, ts INTEGER NOT NULL,
-                              PRIMARY KEY(job, h)) WITHOUT ROWID;
-            PRAGMA page_size=1024;
-            """
+            "PRAGMA page_size=1024;"
+            + _META
+            + "INSERT INTO neardup_urls_meta VALUES ('version', '1');"
+            + _SCHEMA_V1
         )
 
 

@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
 
 def components(groups: list[list[int]]) -> set[frozenset[int]]:
     """Reference partition of document indexes: documents sharing a key are in one group."""
@@ -33,3 +39,38 @@ def partition(ids: list[int]) -> set[frozenset[int]]:
     for i, g in enumerate(ids):
         out.setdefault(g, set()).add(i)
     return {frozenset(v) for v in out.values()}
+
+
+def run_cli(
+    args: list[str], cwd: Path, env: dict[str, str] | None = None, timeout: float = 240
+) -> subprocess.CompletedProcess[str]:
+    """``neardup ARGS`` in a fresh interpreter (this one's), text output captured, never raising."""
+    return subprocess.run(
+        [sys.executable, "-m", "neardup.cli.main", *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+
+
+def wait_healthy(
+    url: str, proc: subprocess.Popen[bytes] | None, log: Callable[[], str], timeout: float
+) -> bool:
+    """Poll ``url`` until it answers 200 (True), the process exits (RuntimeError with its log's
+    tail) or ``timeout`` seconds pass (False)."""
+    import httpx
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc is not None and proc.poll() is not None:
+            raise RuntimeError(f"server exited with {proc.returncode}:\n{log()[-3000:]}")
+        try:
+            if httpx.get(url, timeout=1.0).status_code == 200:
+                return True
+        except httpx.TransportError:
+            pass
+        time.sleep(0.1)
+    return False

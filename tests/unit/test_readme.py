@@ -18,12 +18,13 @@ import signal
 import subprocess
 import sys
 import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+from neardup_testing import wait_healthy
 
 ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "README.md"
@@ -175,19 +176,11 @@ def test_readme_serve_line_starts_a_service(workdir: Path, free_tcp_port: int) -
 
 
 def _wait_health(base: str, proc: Any = None, timeout: float = 120.0, log: Path | None = None) -> None:
-    import httpx
+    def tail() -> str:
+        return log.read_text() if log else ""
 
-    t_end = time.monotonic() + timeout
-    while time.monotonic() < t_end:
-        if proc is not None and proc.poll() is not None:
-            raise AssertionError(log.read_text()[-2000:] if log else f"exited with {proc.returncode}")
-        try:
-            if httpx.get(f"{base}/v1/health", timeout=2).status_code == 200:
-                return
-        except httpx.HTTPError:
-            pass
-        time.sleep(0.2)
-    raise AssertionError(f"{base} did not answer in {timeout} s")
+    if not wait_healthy(f"{base}/v1/health", proc, tail, timeout):
+        raise AssertionError(f"{base} did not answer in {timeout} s")
 
 
 @pytest.fixture

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from neardup._jit import prefer_interpreter
+from neardup_testing import run_cli
 
 ROOT = Path(__file__).resolve().parents[2]
 NEWS = ROOT / "examples" / "news.jsonl"
@@ -20,14 +21,7 @@ NEWS = ROOT / "examples" / "news.jsonl"
 def _neardup(args: list[str], tmp: Path, jit: str) -> str:
     env = {**os.environ, "NEARDUP_JIT": jit}
     env.pop("NUMBA_DISABLE_JIT", None)
-    proc = subprocess.run(
-        [sys.executable, "-m", "neardup.cli.main", *args],
-        cwd=tmp,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=240,
-    )
+    proc = run_cli(args, tmp, env)
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert "Warning" not in proc.stderr, proc.stderr[-2000:]
     return proc.stdout

@@ -5,13 +5,13 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from neardup.exceptions import StoreError
 from neardup.fingerprint.nshash import NSHash
+from neardup_testing import run_cli
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -24,15 +24,7 @@ DOCS = [
 
 def _run(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PYTHONPATH": f"{ROOT / 'src'}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
-    return subprocess.run(
-        [sys.executable, "-m", "neardup.cli.main", *args],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    return run_cli(args, cwd, env, timeout=120)
 
 
 def test_ids_continue_across_processes(tmp_path: Path) -> None:

@@ -6,11 +6,10 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
-import httpx
+from neardup_testing import wait_healthy
 
 
 def free_port() -> int:
@@ -84,16 +83,8 @@ class ServiceProcess:
         log.flush()
         self.proc = subprocess.Popen(self.args(), stdout=log, stderr=subprocess.STDOUT, env=env)
         log.close()
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"neardup serve exited with {self.proc.returncode}:\n{self.log()[-3000:]}")
-            try:
-                if httpx.get(f"{self.url}/healthz", timeout=1.0).status_code == 200:
-                    return
-            except httpx.TransportError:
-                pass
-            time.sleep(0.1)
+        if wait_healthy(f"{self.url}/healthz", self.proc, self.log, timeout):
+            return
         self.stop(sig=signal.SIGKILL)
         raise RuntimeError(f"neardup serve did not answer within {timeout}s:\n{self.log()[-3000:]}")
 

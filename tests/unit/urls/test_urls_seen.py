@@ -355,17 +355,10 @@ def _v1_file(path: Path, job: str, urls: list[str], stamp: int = 1_000) -> None:
     import sqlite3
 
     from neardup.urls.canonical import canonical_hashes
+    from neardup.urls.sqlite import _META, _SCHEMA_V1
 
     with sqlite3.connect(path) as conn:
-        conn.executescript(
-            """
-            CREATE TABLE neardup_urls_meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
-            INSERT INTO neardup_urls_meta VALUES ('version', '1');
-            CREATE TABLE jobs(id INTEGER PRIMARY KEY, name TEXT UNIQUE NOT NULL, created REAL, ttl REAL);
-            CREATE TABLE seen(job INTEGER NOT NULL, h INTEGER NOT NULL, ts INTEGER NOT NULL,
-                              PRIMARY KEY(job, h)) WITHOUT ROWID;
-            """
-        )
+        conn.executescript(_META + "INSERT INTO neardup_urls_meta VALUES ('version', '1');" + _SCHEMA_V1)
         conn.execute("INSERT INTO jobs(id, name, created, ttl) VALUES (1, ?, 0, NULL)", (job,))
         hashes = canonical_hashes(urls)[0].view(np.int64).tolist()
         conn.executemany("INSERT INTO seen VALUES (1, ?, ?)", [(h, stamp) for h in hashes])
