@@ -7,6 +7,7 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 
 def components(groups: list[list[int]]) -> set[frozenset[int]]:
@@ -74,3 +75,16 @@ def wait_healthy(
             pass
         time.sleep(0.1)
     return False
+
+
+def scrapy_crawler(spider_name: str, **settings: Any) -> Any:
+    """A Scrapy crawler with a spider of this name attached and its stats open, for driving
+    pipelines and dupefilters without a crawl."""
+    from scrapy import Spider
+    from scrapy.utils.test import get_crawler
+
+    spider_cls = type("TestSpider", (Spider,), {"name": spider_name})
+    crawler = get_crawler(spider_cls, settings_dict=settings)
+    crawler.spider = spider_cls()
+    crawler.stats.open_spider()
+    return crawler

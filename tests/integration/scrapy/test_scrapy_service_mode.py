@@ -15,13 +15,13 @@ import pytest
 
 scrapy = pytest.importorskip("scrapy")
 httpx = pytest.importorskip("httpx")
-from scrapy import Request, Spider  # noqa: E402
+from scrapy import Request  # noqa: E402
 from scrapy.exceptions import DropItem  # noqa: E402
-from scrapy.utils.test import get_crawler  # noqa: E402
 
 from neardup.client import Client  # noqa: E402
 from neardup.contentseen.synth import render_page  # noqa: E402
 from neardup.integrations.scrapy import ContentSeenPipeline, NeardupDupeFilter  # noqa: E402
+from neardup_testing import scrapy_crawler  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "unit" / "contentseen"))
 from _cs_articles import HARVEST, RIVER  # noqa: E402
@@ -80,15 +80,8 @@ def service(tmp_path: Path) -> Iterator[str]:
         log.close()
 
 
-class _Spider(Spider):
-    name = "svc"
-
-
 def _crawler(**settings: Any) -> Any:
-    crawler = get_crawler(_Spider, settings_dict=settings)
-    crawler.spider = _Spider()
-    crawler.stats.open_spider()
-    return crawler
+    return scrapy_crawler("svc", **settings)
 
 
 def test_scrapy_parts_through_the_service(service: str) -> None:

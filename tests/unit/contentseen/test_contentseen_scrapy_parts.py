@@ -11,22 +11,15 @@ from neardup.contentseen.synth import render_page
 from neardup.exceptions import ConfigError
 
 scrapy = pytest.importorskip("scrapy")
-from scrapy import Request, Spider  # noqa: E402
+from scrapy import Request  # noqa: E402
 from scrapy.exceptions import DropItem, NotConfigured  # noqa: E402
-from scrapy.utils.test import get_crawler  # noqa: E402
 
 from neardup.integrations.scrapy import ContentSeenPipeline, NeardupDupeFilter  # noqa: E402
-
-
-class _Spider(Spider):
-    name = "news spider/1"
+from neardup_testing import scrapy_crawler  # noqa: E402
 
 
 def _crawler(**settings: Any) -> Any:
-    crawler = get_crawler(_Spider, settings_dict=settings)
-    crawler.spider = _Spider()
-    crawler.stats.open_spider()
-    return crawler
+    return scrapy_crawler("news spider/1", **settings)
 
 
 def test_scrapy_dupefilter_filters_seen_urls_per_job() -> None:
