@@ -28,7 +28,7 @@ from neardup.exceptions import StoreError
 from neardup.service.budget import check_html_depth
 from neardup.service.pool import AnalysisPool, GroupSync
 from neardup.service.settings import ServiceSettings
-from neardup.stores._url import with_prefix
+from neardup.stores import with_prefix
 
 __all__ = ["AsyncBackend", "Backend", "InlineBackend", "StateBackend", "as_async"]
 

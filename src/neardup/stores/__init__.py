@@ -8,7 +8,18 @@ one scheme table every store URL goes through (``schemes``), and the state direc
 
 from __future__ import annotations
 
+from neardup.stores._url import with_prefix
 from neardup.stores.base import SCHEMES, Key, KeyValueStore, MutableStore, StoreBase, open_store
 from neardup.stores.schemes import backend, schemes
 
-__all__ = ["SCHEMES", "Key", "KeyValueStore", "MutableStore", "StoreBase", "backend", "open_store", "schemes"]
+__all__ = [
+    "SCHEMES",
+    "Key",
+    "KeyValueStore",
+    "MutableStore",
+    "StoreBase",
+    "backend",
+    "open_store",
+    "schemes",
+    "with_prefix",
+]
