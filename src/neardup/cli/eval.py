@@ -552,7 +552,7 @@ def report_cmd(
             eval_data = orjson.loads(Path(eval_path).read_bytes())
         except orjson.JSONDecodeError:
             raise InputError(
-                "is not valid JSON (expected the output of neardup eval --json)", source=eval_path
+                "is not valid JSON (expected the output of neardup eval score|sweep --json)", source=eval_path
             ) from None
     write_report(out, recs, text_map, eval_data, title=title, max_pairs=max_pairs)
     echo_err(f"neardup report: wrote {out} ({len(recs)} documents)")

@@ -1,7 +1,7 @@
 """A self-contained HTML page about a dedup run: what it removed, why, and how good it is.
 
 The page has no outside dependencies (inline CSS and JavaScript, SVG plots drawn here): summary
-numbers, precision/recall curves from an evaluation (``neardup eval --json``), the largest clusters,
+numbers, precision/recall curves from an evaluation (``neardup eval score|sweep --json``), the largest clusters,
 and for each duplicate pair a side-by-side view with the differing passages highlighted (difflib) and
 the reason (distance, kind, shared sentences). A pair opens on click, or from the address:
 ``report.html#pair-3``.
@@ -145,7 +145,7 @@ def svg_curves(
 def _curves_html(eval_data: Mapping[str, Any] | None) -> str:
     if not eval_data:
         return (
-            '<p class="muted">No evaluation given (run <code>neardup eval --json</code> and pass '
+            '<p class="muted">No evaluation given (run <code>neardup eval score|sweep --json</code> and pass '
             "<code>--eval</code>).</p>"
         )
     out = []
@@ -226,7 +226,7 @@ def _settings_html(settings: Mapping[str, Any] | None, eval_data: Mapping[str, A
     if not settings:
         return (
             '<p class="muted">The dedup output does not record its settings; pass <code>--eval</code> '
-            "with the JSON of <code>neardup eval --json</code> to print the evaluated run's.</p>"
+            "with the JSON of <code>neardup eval score|sweep --json</code> to print the evaluated run's.</p>"
         )
     rows = "".join(
         f"<tr><td>{esc(str(k))}</td><td>{esc(json.dumps(v, ensure_ascii=False) if not isinstance(v, str) else v)}</td></tr>"
@@ -397,7 +397,7 @@ def build_report(
     """The HTML page for dedup output ``records`` (id, cluster, duplicate_of, kind, distance).
 
     ``texts`` (id -> text) enables the side-by-side pair view; ``eval_data`` (the JSON of
-    ``neardup eval --json``) adds the curves. Only the first ``max_pairs`` pairs carry their texts.
+    ``neardup eval score|sweep --json``) adds the curves. Only the first ``max_pairs`` pairs carry their texts.
     ``settings`` (the run's engine settings) are printed; without them, those of the evaluated run
     in ``eval_data`` (its ``engine``).
     """
