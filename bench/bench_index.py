@@ -316,7 +316,7 @@ def machine() -> str:
     la = os.getloadavg()
     return (
         f"{os.cpu_count()} cores, {os.sysconf('SC_PAGE_SIZE') * os.sysconf('SC_PHYS_PAGES') / 2**30:.0f} GiB, "
-        f"{platform.machine()}, Python {platform.python_version()}, shared and loaded: load average at start {la[0]:.1f}"
+        f"{platform.machine()}, Python {platform.python_version()}, shared machine, load average at start {la[0]:.1f}"
     )
 
 
