@@ -17,6 +17,35 @@ ROOT = Path(__file__).resolve().parents[1]
 DATA_DIR = Path(os.environ.get("NEARDUP_DATA", ROOT.parent / "shared" / "data"))
 
 
+def _drop_stale_kernel_caches(src: Path) -> None:
+    """Delete the checkout's numba caches when any module using numba changed since they were made.
+
+    numba keys a cached kernel on its own file's timestamp and size only: a kernel that calls an
+    njit function (or reads a constant) of another module keeps its old compilation when that
+    module changes, which can loop forever. A digest of every such module decides instead.
+    """
+    import hashlib
+
+    digest = hashlib.sha256()
+    for path in sorted(src.rglob("*.py")):
+        text = path.read_bytes()
+        if b"numba" in text or b"njit" in text:
+            digest.update(path.relative_to(src).as_posix().encode() + b"\0" + text)
+    stamp = src / "__pycache__" / "numba-sources.sha256"
+    try:
+        if stamp.is_file() and stamp.read_text() == digest.hexdigest():
+            return
+        for cached in [*src.rglob("*.nbi"), *src.rglob("*.nbc")]:
+            cached.unlink(missing_ok=True)
+        stamp.parent.mkdir(exist_ok=True)
+        stamp.write_text(digest.hexdigest())
+    except OSError:  # a read-only checkout: numba cannot cache there either
+        pass
+
+
+_drop_stale_kernel_caches(ROOT / "src" / "neardup")
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
