@@ -486,8 +486,11 @@ def atomic_write(path: str | os.PathLike[str], mode: str = "wb", *, join: bool =
             raise InputError("no such device or stream; write to a file", source=str(given))
         if stat.S_ISBLK(st.st_mode) or stat.S_ISSOCK(st.st_mode):
             raise InputError("the output is a block device or a socket; write to a file", source=str(given))
-        with open(given, mode) as fh:
-            yield fh
+        try:
+            with open(given, mode) as fh:
+                yield fh
+        except OSError as exc:
+            raise _named(exc, given) from None
         return
     if st is not None and not stat.S_ISREG(st.st_mode):
         raise InputError(
@@ -521,9 +524,19 @@ def atomic_write(path: str | os.PathLike[str], mode: str = "wb", *, join: bool =
             return
         os.replace(tmp, target)
         _fsync_dir(target.parent)
+    except OSError as exc:
+        Path(tmp).unlink(missing_ok=True)
+        raise _named(exc, given) from None
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def _named(exc: OSError, path: Path) -> OSError:
+    """``exc`` naming the output the user gave when the write itself failed (a full disk)."""
+    if exc.filename is not None:
+        return exc
+    return OSError(exc.errno, exc.strerror, str(path))
 
 
 def write_jsonl(path: str | os.PathLike[str], rows: Iterable[dict[str, Any]]) -> int:

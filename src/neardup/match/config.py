@@ -85,6 +85,8 @@ class MatchConfig:
         rng("layout_distance", 0, 32)
         if self.keep not in KEEP_RULES:
             raise ConfigError(f"keep must be one of {', '.join(KEEP_RULES)}, got {self.keep!r}")
+        if not isinstance(self.keep_field, str) or not self.keep_field.strip():
+            raise ConfigError(f"keep_field must name a record field (e.g. date), got {self.keep_field!r}")
 
     def signature_settings(self) -> dict[str, Any]:
         """What decides a signature: files that store signatures must agree on it."""

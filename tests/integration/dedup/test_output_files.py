@@ -92,6 +92,7 @@ def test_character_devices_are_written_never_replaced(src: Path, capsys: pytest.
     assert code == 0 and stat.S_ISCHR(os.stat("/dev/null").st_mode)
     code, _, err = run(["dedup", str(src), "-o", "/dev/full", "-j", "1", "-q"], capsys)
     assert code == 2 and err.count("\n") == 1 and "No space left on device" in err
+    assert "/dev/full:" in err  # the output the user named, not "standard output"
     assert stat.S_ISCHR(os.stat("/dev/full").st_mode)
     code, _, err = run(["dedup", str(src), "-o", "/dev/neardup-no-such-device", "-j", "1"], capsys)
     assert code == 2 and "no such device" in err and not os.path.exists("/dev/neardup-no-such-device")

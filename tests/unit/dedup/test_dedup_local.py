@@ -211,6 +211,8 @@ def test_config_validation_messages() -> None:
         MatchConfig(candidate_distance=70)
     with pytest.raises(ConfigError, match="keep"):
         MatchConfig(keep="oldest")  # type: ignore[arg-type]
+    with pytest.raises(ConfigError, match="keep_field must name a record field"):
+        MatchConfig(keep="newest", keep_field=" ")
     with pytest.raises(ConfigError, match="workers"):
         DedupConfig(workers=-1)
     cfg = DedupConfig(match=MatchConfig(keep="longest"))
