@@ -105,14 +105,16 @@ def test_every_public_name_has_exactly_one_documented_import_path() -> None:
         assert all(paths.get(n) in (module, "neardup") for n in mod.__all__), module
 
 
-def test_readme_imports_each_name_from_its_documented_path() -> None:
+@pytest.mark.parametrize("page", [README, *sorted(API.parent.glob("*.md"))], ids=lambda p: p.name)
+def test_readme_and_docs_import_each_name_from_its_documented_path(page: Path) -> None:
     paths = dict(documented())
-    text = README.read_text(encoding="utf-8")
-    for module, names in re.findall(r"^from (neardup[\w.]*) import ([\w, ]+)", text, re.MULTILINE):
+    text = page.read_text(encoding="utf-8")
+    found = re.findall(r"^\s*(?:>>> )?from (neardup[\w.]*) import \(?([\w, ]+)", text, re.MULTILINE)
+    for module, names in found:
         for name in (n.strip() for n in names.split(",")):
             if name in paths:
                 assert paths[name] == module, (
-                    f"README imports {name} from {module}, documented in {paths[name]}"
+                    f"{page.name} imports {name} from {module}, documented in {paths[name]}"
                 )
 
 
