@@ -23,7 +23,8 @@ the full-width sorts of :mod:`neardup.index.kernels` build the table.
 >>> fps = np.array([9, 1 << 63 | 5, 9], dtype=np.uint64)
 >>> hi = np.empty((4, 3), dtype=np.uint32); lo = np.empty(3, dtype=np.uint32)
 >>> off = np.empty((4, 3), dtype=np.int32); ids = np.empty(3, dtype=np.int32)
->>> build_tables(fps, np.array([7, 8, 6]), kern.perm, np.arange(4), (64, 1, 31), hi, lo, ids, off)
+>>> work = np.empty(3, dtype=np.uint64)
+>>> build_tables(fps, np.array([7, 8, 6]), kern.perm, np.arange(4), (64, 1, 31), hi, lo, ids, off, work)
 >>> ids.tolist(), lo.tolist(), off[0].tolist()
 ([7, 6, 8], [9, 9, 5], [0, 2, 3])
 """
@@ -131,9 +132,11 @@ def _table_hi(fps: Any, perm: Any, t: int, geo: Any, off_row: Any, hi_row: Any) 
 
 
 @njit(cache=True, nogil=True)
-def _table0(fps: Any, ids: Any, geo: Any, off_row: Any, hi_row: Any, lo: Any, ids_out: Any) -> None:
-    """Table 0: keys (residual bits, then the position inside the bucket) scattered and sorted;
-    the positions move the ids, the residuals give ``hi`` and ``lo``."""
+def _table0(
+    fps: Any, ids: Any, geo: Any, off_row: Any, hi_row: Any, lo: Any, ids_out: Any, keys: Any
+) -> None:
+    """Table 0: ``keys`` (residual bits, then the position inside the bucket) scattered and
+    sorted; the positions move the ids, the residuals give ``hi`` and ``lo``."""
     bits, pbits, lobits = geo
     rbits = bits - pbits
     rs = np.uint64(rbits)
@@ -142,7 +145,6 @@ def _table0(fps: Any, ids: Any, geo: Any, off_row: Any, hi_row: Any, lo: Any, id
     rmask = (np.uint64(1) << rs) - np.uint64(1)
     lmask = (np.uint64(1) << np.uint64(lobits)) - np.uint64(1)
     hmask = (np.uint64(1) << np.uint64(rbits - lobits)) - np.uint64(1)
-    keys = np.empty(fps.shape[0], dtype=np.uint64)
     cur = off_row[:-1].copy()
     for i in range(fps.shape[0]):
         x = fps[i]
@@ -174,11 +176,12 @@ def _table0(fps: Any, ids: Any, geo: Any, off_row: Any, hi_row: Any, lo: Any, id
 
 
 @njit(cache=True, nogil=True)
-def _wide(fps: Any, ids: Any, perm: Any, t: int, geo: Any, hi: Any, lo: Any, ids_out: Any, off: Any) -> None:
-    """Table ``t`` through the full-width sorts (any directory width, any bucket size)."""
+def _wide(
+    fps: Any, ids: Any, perm: Any, t: int, geo: Any, hi: Any, lo: Any, ids_out: Any, off: Any, v: Any
+) -> None:
+    """Table ``t`` through the full-width sorts (any directory width, any bucket size), in ``v``."""
     bits, pbits, lobits = geo
     sbits = min(pbits, K.RADIX_BITS)
-    v = np.empty(fps.shape[0], dtype=np.uint64)
     if t == 0:
         i0 = np.empty(fps.shape[0], dtype=np.int64)
         K.sorted_with_ids(fps, ids, sbits, bits, v, i0)
@@ -192,14 +195,16 @@ def _wide(fps: Any, ids: Any, perm: Any, t: int, geo: Any, hi: Any, lo: Any, ids
 
 @njit(cache=True, nogil=True)
 def build_tables(
-    fps: Any, ids: Any, perm: Any, ts: Any, geo: Any, hi: Any, lo: Any, ids_out: Any, off: Any
+    fps: Any, ids: Any, perm: Any, ts: Any, geo: Any, hi: Any, lo: Any, ids_out: Any, off: Any, work: Any
 ) -> None:
     """Fill the tables ``ts`` of a segment: ``hi[t]`` and ``off[t]``, and for table 0 also ``lo``
-    and ``ids_out`` (the ids in row order). ``geo`` is (bits, pbits, lobits)."""
+    and ``ids_out`` (the ids in row order). ``geo`` is (bits, pbits, lobits); ``work`` is uint64
+    scratch as long as ``fps`` (allocated by numpy, which asks the kernel for huge pages: a
+    build that faults 4 KiB pages in spends much of its time in the kernel)."""
     bits, pbits, _ = geo
     if pbits > K.RADIX_BITS:
         for t in ts:
-            _wide(fps, ids, perm, t, geo, hi, lo, ids_out, off)
+            _wide(fps, ids, perm, t, geo, hi, lo, ids_out, off, work)
         return
     _histograms(fps, perm, ts, bits - pbits, off)
     for t in ts:
@@ -210,6 +215,6 @@ def build_tables(
         for b in range(off.shape[1] - 1):
             most = max(most, np.int64(off[0, b + 1] - off[0, b]))
         if bits - pbits < 64 and most <= (1 << (64 - bits + pbits)):
-            _table0(fps, ids, geo, off[0], hi[0], lo, ids_out)
+            _table0(fps, ids, geo, off[0], hi[0], lo, ids_out, work)
         else:
-            _wide(fps, ids, perm, 0, geo, hi, lo, ids_out, off)
+            _wide(fps, ids, perm, 0, geo, hi, lo, ids_out, off, work)

@@ -241,7 +241,8 @@ class Segment(SegmentBase):
         groups = table_groups(d.n_tables, workers)
 
         def run(ts: I64) -> None:
-            build_tables(fps, ids, kern.perm, ts, geo, hi, lo, ids0, offsets)
+            work = np.empty(n, dtype=np.uint64)
+            build_tables(fps, ids, kern.perm, ts, geo, hi, lo, ids0, offsets, work)
 
         if len(groups) > 1:
             with ThreadPoolExecutor(len(groups), thread_name_prefix="neardup-index-build") as pool:
