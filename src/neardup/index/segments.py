@@ -18,8 +18,9 @@ import numpy as np
 import numpy.typing as npt
 
 from neardup.index import kernels as K
+from neardup.index.build import build_tables
 from neardup.index.design import Design
-from neardup.index.residual import join_table0, query_residual, split_table
+from neardup.index.residual import join_table0, query_residual
 
 __all__ = ["PARALLEL_BUILD", "Kernels", "Segment", "grow_call", "wide_self_join"]
 
@@ -129,12 +130,16 @@ class SegmentBase:
         return wide_self_join(self.kern, self.fps(), self.dead, k)
 
 
-def compact_ids(ids: npt.NDArray[Any]) -> npt.NDArray[Any]:
-    """``ids`` as int32 when every one fits (4 bytes per fingerprint instead of 8), else int64."""
-    a = np.asarray(ids)
-    if a.shape[0] and int(a.min()) >= -(2**31) and int(a.max()) < 2**31:
-        return a.astype(np.int32)
-    return a.astype(np.int64, copy=False)
+def table_groups(n_tables: int, workers: int) -> list[I64]:
+    """Tables split between ``workers`` threads, least loaded first (table 0, which also moves
+    the ids, counts twice)."""
+    load = [0] * workers
+    groups: list[list[int]] = [[] for _ in range(workers)]
+    for t in range(n_tables):
+        w = load.index(min(load))
+        groups[w].append(t)
+        load[w] += 2 if t == 0 else 1
+    return [np.array(g, dtype=np.int64) for g in groups if g]
 
 
 def low_bits(bits: int, pbits: int) -> int:
@@ -221,36 +226,30 @@ class Segment(SegmentBase):
     @classmethod
     def build(cls, kern: Kernels, ids: npt.NDArray[Any], fps: U64) -> Segment:
         """Sort the fingerprints into the design's tables, each cut straight into its columns
-        (on two threads for big segments: sorting and cutting run without the GIL)."""
+        (on two threads for big segments, each building its own tables without the GIL)."""
         d = kern.design
         n = fps.shape[0]
         pbits = choose_pbits(n, d)
-        rbits = d.bits - pbits
         lobits = low_bits(d.bits, pbits)
         hi = np.empty((d.n_tables, n), dtype=np.uint32)
         lo = np.empty(n if lobits else 0, dtype=np.uint16 if lobits <= 16 else np.uint32)
         offsets = np.empty((d.n_tables, (1 << pbits) + 1), dtype=np.int32 if n < 2**31 else np.int64)
-        ids0: list[npt.NDArray[Any]] = []
-
-        def table(t: int) -> None:
-            if t == 0:
-                v = np.empty(n, dtype=np.uint64)
-                i0 = np.empty(n, dtype=np.int64)
-                K.sorted_with_ids(fps, ids, min(pbits, K.RADIX_BITS), d.bits, v, i0)
-                ids0.append(compact_ids(i0))
-                del i0
-            else:
-                v = wide_table(kern, fps, t)
-            split_table(v, lobits, rbits, hi[t], lo if t == 0 else lo[:0], offsets[t])
-
+        fits = n == 0 or (int(ids.min()) >= -(2**31) and int(ids.max()) < 2**31)
+        ids0 = np.empty(n, dtype=np.int32 if fits else np.int64)
+        geo = (d.bits, pbits, lobits)
         workers = min(2, os.cpu_count() or 1) if n >= PARALLEL_BUILD else 1
-        if workers > 1:
-            with ThreadPoolExecutor(workers, thread_name_prefix="neardup-index-build") as pool:
-                list(pool.map(table, range(d.n_tables)))
+        groups = table_groups(d.n_tables, workers)
+
+        def run(ts: I64) -> None:
+            work = np.empty(n, dtype=np.uint64)
+            build_tables(fps, ids, kern.perm, ts, geo, hi, lo, ids0, offsets, work)
+
+        if len(groups) > 1:
+            with ThreadPoolExecutor(len(groups), thread_name_prefix="neardup-index-build") as pool:
+                list(pool.map(run, groups))
         else:
-            for t in range(d.n_tables):
-                table(t)
-        return cls(kern, hi, lo, offsets, ids0[0], pbits)
+            run(groups[0])
+        return cls(kern, hi, lo, offsets, ids0, pbits)
 
     def to_arrays(self) -> tuple[dict[str, npt.NDArray[Any]], dict[str, Any]]:
         """The arrays and parameters a file stores (tombstoned rows are dropped by compaction first)."""
