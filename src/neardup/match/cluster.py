@@ -4,7 +4,9 @@ Documents are taken in order (corpus documents first, then a batch in input orde
 pages as they arrive). A document joins a cluster when it verifies as exact, content or near
 against that cluster's **representative** (its first document) or, when the representative fails,
 against one of the cluster's newest ``member_checks`` members that verified against the
-representative itself. A ~ B and B ~ C put C with A only when B ~ A directly: no document is more
+representative itself, with a similarity of at least ``near_similarity`` (the containment routes
+of a near verdict are for representatives only: a cut copy of a member is not enough). A ~ B and
+B ~ C put C with A only when B ~ A directly: no document is more
 than two verified links from its representative, so chains cannot drift. Two copies edited apart
 from one source share less with each other than with the source, and the first copy seen, not the
 source, represents the cluster (the source joins it as a member): the member check is what finds
@@ -270,7 +272,7 @@ def assign_one(
                             pc,
                             max_posting,
                         )
-                        if r[0] in (EXACT, CONTENT, NEAR):
+                        if r[0] in (EXACT, CONTENT) or (r[0] == NEAR and r[1] >= th[0]):
                             kd, s, ca, cb, c, a, same_layout = r
                             via = x
                             break

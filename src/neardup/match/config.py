@@ -48,10 +48,11 @@ class MatchConfig:
     agree_containment: float = 0.55  # ... or less of it, when many numbers agree in place
     agree_min: int = 10
     partial_containment: float = 0.3
-    # members of a candidate cluster checked when its representative fails (0: representatives
-    # only). Set by the error analysis of docs/quality.md, then checked with bench/calibrate.py: 1
-    # gains most of it, 2 all of it on the dev sets; 8 costs nothing more (clusters are small)
-    member_checks: int = 8
+    # members of a candidate cluster checked when its representative fails, newest first (0:
+    # representatives only); a member link needs similarity >= near_similarity. Chosen on the
+    # development sets of docs/quality.md (0, 1, 2, 4, 8): 1 gives the best zh F1 with the fewest
+    # look-alikes merged, English gains the same with 1 as with more
+    member_checks: int = 1
     max_number_conflicts: int = 0  # conflicting aligned numbers a near copy may have
     conflict_share: float = 0.0  # ... or this share of the aligned numbers, whichever is larger
     candidate_distance: int | None = None  # SimHash candidates within this many bits (None: off)
