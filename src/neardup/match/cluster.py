@@ -114,14 +114,7 @@ def _priority(kind: int, sim: float) -> float:  # pragma: no cover
 def _verify(
     j: int,
     x: int,
-    exact: np.ndarray,
-    content: np.ndarray,
-    tokens: np.ndarray,
-    size: np.ndarray,
-    sketch: np.ndarray,
-    numbers: np.ndarray,
-    layout: np.ndarray,
-    has_layout: np.ndarray,
+    sig: tuple[np.ndarray, ...],
     k: int,
     layout_distance: int,
     th: np.ndarray,
@@ -131,7 +124,9 @@ def _verify(
     pc: np.ndarray,
     max_posting: int,
 ) -> tuple[int, float, float, float, int, int, bool]:  # pragma: no cover
-    """The kind of document ``j`` against row ``x``, with its evidence."""
+    """The kind of document ``j`` against row ``x``, with its evidence; ``sig`` holds the signature
+    arrays (exact, content, tokens, size, sketch, numbers, layout, has_layout)."""
+    exact, content, tokens, size, sketch, numbers, layout, has_layout = sig
     s, ca, cb, c, a = pair_evidence(
         sketch[j], numbers[j], size[j], sketch[x], numbers[x], size[x], k, pv, pc, max_posting
     )
@@ -201,6 +196,7 @@ def assign_one(
     hamming to ``out_i``; returns how many pairs were verified. ``checked`` marks targets already
     verified in this call (it holds ``stamp`` there, a number the caller never reuses).
     """
+    sig = (exact, content, tokens, size, sketch, numbers, layout, has_layout)
     best_p = 0.0
     best_part = 0.0
     verified = 0
@@ -224,24 +220,7 @@ def assign_one(
             checked[target] = stamp
             verified += 1
             kd, s, ca, cb, c, a, same_layout = _verify(
-                j,
-                target,
-                exact,
-                content,
-                tokens,
-                size,
-                sketch,
-                numbers,
-                layout,
-                has_layout,
-                k,
-                layout_distance,
-                th,
-                max_conflicts,
-                agree_min,
-                pv,
-                pc,
-                max_posting,
+                j, target, sig, k, layout_distance, th, max_conflicts, agree_min, pv, pc, max_posting
             )
             via = target
             if not second and kd not in (EXACT, CONTENT, NEAR):
@@ -253,24 +232,7 @@ def assign_one(
                         checked[x] = stamp
                         verified += 1
                         r = _verify(
-                            j,
-                            x,
-                            exact,
-                            content,
-                            tokens,
-                            size,
-                            sketch,
-                            numbers,
-                            layout,
-                            has_layout,
-                            k,
-                            layout_distance,
-                            th,
-                            max_conflicts,
-                            agree_min,
-                            pv,
-                            pc,
-                            max_posting,
+                            j, x, sig, k, layout_distance, th, max_conflicts, agree_min, pv, pc, max_posting
                         )
                         if r[0] in (EXACT, CONTENT) or (r[0] == NEAR and r[1] >= th[0]):
                             kd, s, ca, cb, c, a, same_layout = r
@@ -314,14 +276,7 @@ def link_member(
     j: int,
     rep: np.ndarray,
     nxt: np.ndarray,
-    exact: np.ndarray,
-    content: np.ndarray,
-    tokens: np.ndarray,
-    size: np.ndarray,
-    sketch: np.ndarray,
-    numbers: np.ndarray,
-    layout: np.ndarray,
-    has_layout: np.ndarray,
+    sig: tuple[np.ndarray, ...],
     k: int,
     layout_distance: int,
     th: np.ndarray,
@@ -338,26 +293,7 @@ def link_member(
     r = rep[j]
     if r == j:
         return
-    kd = _verify(
-        j,
-        r,
-        exact,
-        content,
-        tokens,
-        size,
-        sketch,
-        numbers,
-        layout,
-        has_layout,
-        k,
-        layout_distance,
-        th,
-        max_conflicts,
-        agree_min,
-        pv,
-        pc,
-        max_posting,
-    )[0]
+    kd = _verify(j, r, sig, k, layout_distance, th, max_conflicts, agree_min, pv, pc, max_posting)[0]
     if kd in (EXACT, CONTENT, NEAR):
         nxt[j] = nxt[r]
         nxt[r] = j
