@@ -114,6 +114,7 @@ ENGINE_EXCLUDED: dict[str, str] = {
             "match.min_shared",
             "match.max_posting",
             "match.layout_distance",
+            "match.member_checks",
         ),
         _CALIBRATED,
     ),

@@ -1,12 +1,18 @@
-"""Stage 4, clusters without chains: each document verified against representatives.
+"""Stage 4, clusters with short verified links: each document verified against representatives.
 
 Documents are taken in order (corpus documents first, then a batch in input order, or a crawler's
-pages as they arrive). A document joins a cluster only when it verifies as exact, content or near
-against that cluster's **representative** (its first document), never through a chain of indirect
-matches: A ~ B and B ~ C do not put C with A unless C ~ A. Among the clusters it verifies against it
-joins the strongest match (exact, then content, then near by similarity). A document that joins
-none starts its own cluster; its best partial or layout relation is still reported, and never
-merges anything. ``neardup.match.engine`` runs this for every document, in order, for the batch
+pages as they arrive). A document joins a cluster when it verifies as exact, content or near
+against that cluster's **representative** (its first document) or, when the representative fails,
+against one of the cluster's newest ``member_checks`` members that verified against the
+representative itself, with a similarity of at least ``near_similarity`` (the containment routes
+of a near verdict are for representatives only: a cut copy of a member is not enough). A ~ B and
+B ~ C put C with A only when B ~ A directly: no document is more
+than two verified links from its representative, so chains cannot drift. Two copies edited apart
+from one source share less with each other than with the source, and the first copy seen, not the
+source, represents the cluster (the source joins it as a member): the member check is what finds
+the second copy. Among the clusters it verifies against a document joins the strongest match
+(exact, then content, then near by similarity). A document that joins none starts its own cluster;
+its best partial or layout relation is still reported, and never merges anything. ``neardup.match.engine`` runs this for every document, in order, for the batch
 and for the stream alike.
 """
 
@@ -35,7 +41,7 @@ from neardup.match.verify import (
     popcount,
 )
 
-__all__ = ["Clusters", "assign_one", "thresholds"]
+__all__ = ["Clusters", "assign_one", "link_member", "thresholds"]
 
 I64 = npt.NDArray[np.int64]
 
@@ -105,11 +111,56 @@ def _priority(kind: int, sim: float) -> float:  # pragma: no cover
 
 
 @njit(cache=True, nogil=True)
+def _verify(
+    j: int,
+    x: int,
+    sig: tuple[np.ndarray, ...],
+    k: int,
+    layout_distance: int,
+    th: np.ndarray,
+    max_conflicts: int,
+    agree_min: int,
+    pv: np.ndarray,
+    pc: np.ndarray,
+    max_posting: int,
+) -> tuple[int, float, float, float, int, int, bool]:  # pragma: no cover
+    """The kind of document ``j`` against row ``x``, with its evidence; ``sig`` holds the signature
+    arrays (exact, content, tokens, size, sketch, numbers, layout, has_layout)."""
+    exact, content, tokens, size, sketch, numbers, layout, has_layout = sig
+    s, ca, cb, c, a = pair_evidence(
+        sketch[j], numbers[j], size[j], sketch[x], numbers[x], size[x], k, pv, pc, max_posting
+    )
+    same_layout = bool(
+        has_layout[j] and has_layout[x] and int(popcount(layout[j] ^ layout[x])) <= layout_distance
+    )
+    kd = decide(
+        exact[j] == exact[x],
+        content[j] == content[x] and tokens[j] > 0,
+        s,
+        ca,
+        cb,
+        c,
+        a,
+        same_layout,
+        th[0],
+        th[1],
+        th[2],
+        th[3],
+        max_conflicts,
+        th[4],
+        th[5],
+        agree_min,
+    )
+    return kd, s, ca, cb, c, a, same_layout
+
+
+@njit(cache=True, nogil=True)
 def assign_one(
     j: int,
     stamp: int,
     cands: np.ndarray,
     rep: np.ndarray,
+    nxt: np.ndarray,
     checked: np.ndarray,
     exact: np.ndarray,
     content: np.ndarray,
@@ -128,16 +179,24 @@ def assign_one(
     pv: np.ndarray,
     pc: np.ndarray,
     max_posting: int,
+    member_checks: int,
     out_f: np.ndarray,
     out_i: np.ndarray,
 ) -> int:  # pragma: no cover
     """Verify document ``j`` against the representatives (and, for partial relations, the
     documents) of its earlier candidates ``cands``; set ``rep[j]``.
 
+    A representative that is not a duplicate of ``j`` hands on to up to ``member_checks`` of its
+    cluster's members (``nxt`` links a cluster's rows, newest first): two copies edited apart from
+    one source share less with each other than with the source, and in a stream the first copy
+    seen, not the source, is the representative. A member that verifies joins ``j`` to its cluster
+    (single linkage, each link verified on its own evidence, numbers in place included).
+
     Writes similarity, containment both ways to ``out_f`` and kind, partner, conflicts, aligned,
     hamming to ``out_i``; returns how many pairs were verified. ``checked`` marks targets already
     verified in this call (it holds ``stamp`` there, a number the caller never reuses).
     """
+    sig = (exact, content, tokens, size, sketch, numbers, layout, has_layout)
     best_p = 0.0
     best_part = 0.0
     verified = 0
@@ -160,41 +219,26 @@ def assign_one(
                 continue
             checked[target] = stamp
             verified += 1
-            s, ca, cb, c, a = pair_evidence(
-                sketch[j],
-                numbers[j],
-                size[j],
-                sketch[target],
-                numbers[target],
-                size[target],
-                k,
-                pv,
-                pc,
-                max_posting,
+            kd, s, ca, cb, c, a, same_layout = _verify(
+                j, target, sig, k, layout_distance, th, max_conflicts, agree_min, pv, pc, max_posting
             )
-            same_layout = (
-                has_layout[j]
-                and has_layout[target]
-                and int(popcount(layout[j] ^ layout[target])) <= layout_distance
-            )
-            kd = decide(
-                exact[j] == exact[target],
-                content[j] == content[target] and tokens[j] > 0,
-                s,
-                ca,
-                cb,
-                c,
-                a,
-                same_layout,
-                th[0],
-                th[1],
-                th[2],
-                th[3],
-                max_conflicts,
-                th[4],
-                th[5],
-                agree_min,
-            )
+            via = target
+            if not second and kd not in (EXACT, CONTENT, NEAR):
+                x = nxt[target]
+                left = member_checks
+                while x >= 0 and left > 0:
+                    left -= 1
+                    if checked[x] != stamp:
+                        checked[x] = stamp
+                        verified += 1
+                        r = _verify(
+                            j, x, sig, k, layout_distance, th, max_conflicts, agree_min, pv, pc, max_posting
+                        )
+                        if r[0] in (EXACT, CONTENT) or (r[0] == NEAR and r[1] >= th[0]):
+                            kd, s, ca, cb, c, a, same_layout = r
+                            via = x
+                            break
+                    x = nxt[x]
             merging = kd in (EXACT, CONTENT, NEAR)
             if target != rep[target]:
                 # not a representative: only a partial or layout relation may be reported
@@ -217,14 +261,42 @@ def assign_one(
                     continue
                 best_part = p
             out_i[0] = kd
-            out_i[1] = target
+            out_i[1] = via
             out_i[2] = c
             out_i[3] = c + a
-            out_i[4] = int(popcount(simhash[j] ^ simhash[target]))
+            out_i[4] = int(popcount(simhash[j] ^ simhash[via]))
             out_f[0] = s
             out_f[1] = ca
             out_f[2] = cb
     return verified
+
+
+@njit(cache=True, nogil=True)
+def link_member(
+    j: int,
+    rep: np.ndarray,
+    nxt: np.ndarray,
+    sig: tuple[np.ndarray, ...],
+    k: int,
+    layout_distance: int,
+    th: np.ndarray,
+    max_conflicts: int,
+    agree_min: int,
+    pv: np.ndarray,
+    pc: np.ndarray,
+    max_posting: int,
+) -> None:  # pragma: no cover
+    """List a member ``j`` first among its cluster's members (the list starts at the
+    representative's ``nxt``) when it verifies against the representative itself, so a later
+    document is never more than two verified links from the representative."""
+    nxt[j] = -1
+    r = rep[j]
+    if r == j:
+        return
+    kd = _verify(j, r, sig, k, layout_distance, th, max_conflicts, agree_min, pv, pc, max_posting)[0]
+    if kd in (EXACT, CONTENT, NEAR):
+        nxt[j] = nxt[r]
+        nxt[r] = j
 
 
 def thresholds(cfg: MatchConfig) -> npt.NDArray[np.float64]:

@@ -18,8 +18,9 @@ What a document leaves behind for later ones:
 
 A later document is a candidate of the representatives sharing at least ``min_shared`` of its sketch
 values (not boilerplate), plus the documents holding its exact or content key. Verification is
-always against a representative (no chains), and for partial relations also against the document
-that was the candidate.
+against a representative, then against the members of its cluster that verified against it
+(``neardup.match.cluster``), and for partial relations also against the document that was the
+candidate.
 
 Memory per document: its signature (``Signatures.nbytes_per_document()``) and, for a
 representative, about ``posted`` posting slots (16 bytes each, tables kept at most 80 % full).
@@ -31,19 +32,17 @@ import numpy as np
 import numpy.typing as npt
 from numba import njit
 
-from neardup.match.cluster import assign_one, thresholds
+from neardup.match.cluster import assign_one, link_member, thresholds
 from neardup.match.config import MatchConfig
 from neardup.match.signature import FIELDS as _FIELDS
 from neardup.match.signature import Signatures, signatures
-from neardup.match.tables import key_get, key_put, posting_slot
+from neardup.match.tables import CKEYS, ENTRIES, SLOTS, XKEYS, key_get, key_put, posting_slot, record_document
 from neardup.match.verify import popcount
 
 __all__ = ["EngineState"]
 
 I64 = npt.NDArray[np.int64]
 _EMPTY32 = np.uint32(0xFFFFFFFF)
-# meta slots
-_SLOTS, _ENTRIES, _XKEYS, _CKEYS = range(4)
 
 
 @njit(cache=True, nogil=True)
@@ -119,62 +118,13 @@ def _candidates(
 
 
 @njit(cache=True, nogil=True)
-def _record(
-    j: int,
-    merged: bool,
-    exact: np.ndarray,
-    content: np.ndarray,
-    tokens: np.ndarray,
-    sketch: np.ndarray,
-    posted: int,
-    xk: np.ndarray,
-    xr: np.ndarray,
-    ck: np.ndarray,
-    cr: np.ndarray,
-    pv: np.ndarray,
-    pc: np.ndarray,
-    pf: np.ndarray,
-    ph: np.ndarray,
-    er: np.ndarray,
-    en: np.ndarray,
-    max_posting: int,
-    meta: np.ndarray,
-) -> None:  # pragma: no cover
-    """Leave document ``j``'s keys (and, for a representative, its posted values) for later ones."""
-    if key_put(xk, xr, exact[j], j):
-        meta[_XKEYS] += 1
-    if tokens[j] > 0 and key_put(ck, cr, content[j], j):
-        meta[_CKEYS] += 1
-    if merged:
-        return
-    for t in range(min(posted, sketch.shape[1])):
-        v = sketch[j, t]
-        if v == _EMPTY32:
-            break
-        i = posting_slot(pv, v)
-        if pv[i] != v:
-            pv[i] = v
-            pc[i] = 1
-            pf[i] = j
-            ph[i] = -1
-            meta[_SLOTS] += 1
-            continue
-        pc[i] += 1
-        if pc[i] <= max_posting + 1:  # past that the value is boilerplate: its rows are not needed
-            e = meta[_ENTRIES]
-            er[e] = j
-            en[e] = ph[i]
-            ph[i] = e
-            meta[_ENTRIES] += 1
-
-
-@njit(cache=True, nogil=True)
 def _run(
     j0: int,
     j1: int,
     fixed: int,
     add: bool,
     rep: np.ndarray,
+    nxt: np.ndarray,
     checked: np.ndarray,
     exact: np.ndarray,
     content: np.ndarray,
@@ -206,6 +156,7 @@ def _run(
     th: np.ndarray,
     max_conflicts: int,
     agree_min: int,
+    member_checks: int,
     kind: np.ndarray,
     partner: np.ndarray,
     sim: np.ndarray,
@@ -253,6 +204,7 @@ def _run(
                 j + 1 + meta[4],
                 cands,
                 rep,
+                nxt,
                 checked,
                 exact,
                 content,
@@ -271,6 +223,7 @@ def _run(
                 pv,
                 pc,
                 max_posting,
+                member_checks,
                 out_f,
                 out_i,
             )
@@ -299,7 +252,21 @@ def _run(
             cont[o, 0] = out_f[1]
             cont[o, 1] = out_f[2]
         if add:
-            _record(
+            link_member(
+                j,
+                rep,
+                nxt,
+                (exact, content, tokens, size, sketch, numbers, layout, has_layout),
+                k,
+                layout_distance,
+                th,
+                max_conflicts,
+                agree_min,
+                pv,
+                pc,
+                max_posting,
+            )
+            record_document(
                 j,
                 rep[j] != j,
                 exact,
@@ -343,6 +310,7 @@ class EngineState:
         self.n = 0  # rows recorded
         self.cap = 0
         self.rep = np.empty(0, np.int64)
+        self.nxt = np.empty(0, np.int64)  # a cluster's members, linked from its representative
         self.checked = np.empty(0, np.int64)
         self.meta = np.zeros(5, np.int64)  # slots, entries, exact keys, content keys, check stamps
         self.pv = np.full(1024, 0xFFFFFFFF, np.uint32)
@@ -372,6 +340,9 @@ class EngineState:
         rep = np.arange(cap, dtype=np.int64)
         rep[: self.n] = self.rep[: self.n]
         self.rep = rep
+        nxt = np.full(cap, -1, np.int64)
+        nxt[: self.n] = self.nxt[: self.n]
+        self.nxt = nxt
         checked = np.full(cap, -1, np.int64)
         checked[: self.n] = self.checked[: self.n]
         self.checked = checked
@@ -379,16 +350,16 @@ class EngineState:
 
     def _tables(self, new_docs: int) -> None:
         cfg = self.config
-        need_slots = int(self.meta[_SLOTS]) + new_docs * cfg.posted
+        need_slots = int(self.meta[SLOTS]) + new_docs * cfg.posted
         if need_slots > 0.8 * self.pv.shape[0]:
             # grow by at least a quarter, so a stream of single documents rehashes rarely
             self._rehash_postings(max(_capacity(need_slots), self.pv.shape[0] * 5 // 4))
-        need_entries = int(self.meta[_ENTRIES]) + new_docs * cfg.posted
+        need_entries = int(self.meta[ENTRIES]) + new_docs * cfg.posted
         if need_entries > self.er.shape[0]:
             size = max(need_entries, 2 * self.er.shape[0])
             self.er = np.concatenate([self.er, np.zeros(size - self.er.shape[0], np.int32)])
             self.en = np.concatenate([self.en, np.zeros(size - self.en.shape[0], np.int32)])
-        for keys, rows, used in (("xk", "xr", _XKEYS), ("ck", "cr", _CKEYS)):
+        for keys, rows, used in (("xk", "xr", XKEYS), ("ck", "cr", CKEYS)):
             need = int(self.meta[used]) + new_docs
             if need > 0.8 * getattr(self, keys).shape[0]:
                 size = max(_capacity(need), getattr(self, keys).shape[0] * 5 // 4)
@@ -424,6 +395,7 @@ class EngineState:
             # a batch into an empty state: use its arrays as they are, no copy
             self.sigs = Signatures(**{name: np.ascontiguousarray(getattr(sigs, name)) for name in _FIELDS})
             self.rep = np.arange(m, dtype=np.int64)
+            self.nxt = np.full(m, -1, np.int64)
             self.checked = np.full(m, -1, np.int64)
             self.cap = m
         self._rows(j0 + m)
@@ -471,6 +443,7 @@ class EngineState:
                 fixed,
                 add,
                 self.rep,
+                self.nxt,
                 self.checked,
                 s.exact,
                 s.content,
@@ -502,6 +475,7 @@ class EngineState:
                 self.th,
                 cfg.max_number_conflicts,
                 cfg.agree_min,
+                cfg.member_checks,
                 out["kind"],
                 out["partner"],
                 out["similarity"],
@@ -526,7 +500,21 @@ class EngineState:
         cfg = self.config
         with np.errstate(over="ignore"):  # hash arithmetic wraps around on purpose (interpreted runs)
             for j in range(j0, j0 + m):
-                _record(
+                link_member(
+                    j,
+                    self.rep,
+                    self.nxt,
+                    (s.exact, s.content, s.tokens, s.size, s.sketch, s.numbers, s.layout, s.has_layout),
+                    cfg.sketch_size,
+                    cfg.layout_distance,
+                    self.th,
+                    cfg.max_number_conflicts,
+                    cfg.agree_min,
+                    self.pv,
+                    self.pc,
+                    cfg.max_posting,
+                )
+                record_document(
                     j,
                     bool(self.rep[j] != j),
                     s.exact,
@@ -555,7 +543,7 @@ class EngineState:
             "signatures": int(sum(getattr(self.sigs, n).nbytes for n in _FIELDS)),
             "postings": int(sum(a.nbytes for a in (self.pv, self.pc, self.pf, self.ph, self.er, self.en))),
             "keys": int(sum(a.nbytes for a in (self.xk, self.xr, self.ck, self.cr))),
-            "clusters": int(self.rep.nbytes + self.checked.nbytes),
+            "clusters": int(self.rep.nbytes + self.nxt.nbytes + self.checked.nbytes),
         }
 
 

@@ -14,7 +14,11 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-__all__ = ["is_common", "key_get", "key_put", "posting_slot"]
+__all__ = ["is_common", "key_get", "key_put", "posting_slot", "record_document"]
+
+# the engine's meta slots: posting slots used, posting entries, exact keys, content keys
+SLOTS, ENTRIES, XKEYS, CKEYS = range(4)
+EMPTY32 = np.uint32(0xFFFFFFFF)
 
 
 @njit(cache=True, inline="always")
@@ -77,3 +81,53 @@ def key_put(keys: np.ndarray, rows: np.ndarray, k: np.uint64, row: int) -> bool:
     keys[i] = k
     rows[i] = row
     return True
+
+
+@njit(cache=True, nogil=True)
+def record_document(
+    j: int,
+    merged: bool,
+    exact: np.ndarray,
+    content: np.ndarray,
+    tokens: np.ndarray,
+    sketch: np.ndarray,
+    posted: int,
+    xk: np.ndarray,
+    xr: np.ndarray,
+    ck: np.ndarray,
+    cr: np.ndarray,
+    pv: np.ndarray,
+    pc: np.ndarray,
+    pf: np.ndarray,
+    ph: np.ndarray,
+    er: np.ndarray,
+    en: np.ndarray,
+    max_posting: int,
+    meta: np.ndarray,
+) -> None:  # pragma: no cover
+    """Leave document ``j``'s keys (and, for a representative, its posted values) for later ones."""
+    if key_put(xk, xr, exact[j], j):
+        meta[XKEYS] += 1
+    if tokens[j] > 0 and key_put(ck, cr, content[j], j):
+        meta[CKEYS] += 1
+    if merged:
+        return
+    for t in range(min(posted, sketch.shape[1])):
+        v = sketch[j, t]
+        if v == EMPTY32:
+            break
+        i = posting_slot(pv, v)
+        if pv[i] != v:
+            pv[i] = v
+            pc[i] = 1
+            pf[i] = j
+            ph[i] = -1
+            meta[SLOTS] += 1
+            continue
+        pc[i] += 1
+        if pc[i] <= max_posting + 1:  # past that the value is boilerplate: its rows are not needed
+            e = meta[ENTRIES]
+            er[e] = j
+            en[e] = ph[i]
+            ph[i] = e
+            meta[ENTRIES] += 1

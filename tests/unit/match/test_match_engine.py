@@ -1,4 +1,5 @@
-"""The engine's pass: the batch and the stream agree, no chains, reposts never become boilerplate."""
+"""The engine's pass: the batch and the stream agree, links are verified (to the representative or
+to a member of its cluster), reposts never become boilerplate."""
 
 from __future__ import annotations
 
@@ -55,9 +56,32 @@ def test_a_document_joins_only_a_representative_it_verifies_against() -> None:
     a = article(rng, 16)
     b = a[: len(a) * 3 // 4] + article(rng, 4)
     c = b[len(b) // 3 :] + article(rng, 8)
-    out = match_signatures(signatures([a, b, c]))
+    out = match_signatures(signatures([a, b, c]), MatchConfig(member_checks=0))
     assert out.rep.tolist()[:2] == [0, 0]
     assert out.rep[2] != 0  # c ~ b and b ~ a does not make c ~ a
+
+
+def _edited(text: str, lo: int, hi: int) -> str:
+    chars = list(text)
+    for i in range(lo, hi, 12):
+        chars[i] = "的"
+    return "".join(chars)
+
+
+def test_two_copies_edited_apart_meet_through_their_source_in_the_cluster() -> None:
+    # a copy edited in its first half comes first and represents the cluster; the source joins
+    # it; a copy edited in its second half is only a partial copy of the first one, but a near
+    # copy of the source, a member it is checked against when the representative fails
+    source = article(random.Random(5), 16)
+    half = len(source) // 2
+    first, second = _edited(source, 0, half), _edited(source, half, len(source))
+    sigs = signatures([first, source, second])
+    out = match_signatures(sigs)
+    assert out.rep.tolist() == [0, 0, 0]
+    assert [KINDS[k] for k in out.kind] == ["unique", "near", "near"]
+    assert out.partner.tolist() == [-1, 0, 1]  # the evidence names the member it verified against
+    alone = match_signatures(sigs, MatchConfig(member_checks=0))
+    assert alone.rep.tolist() == [0, 0, 2] and KINDS[alone.kind[2]] == "partial"
 
 
 def test_an_article_reposted_hundreds_of_times_is_never_boilerplate() -> None:

@@ -17,6 +17,7 @@ from typing import Any
 
 from neardup.eval.synth.classic import Editor
 from neardup.eval.synth.config import SynthConfig
+from neardup.eval.synth.distinct import near_copies
 from neardup.eval.synth.negatives import look_alike_reason, pick_hard_negatives
 from neardup.eval.synth.realistic import Reposter
 from neardup.eval.synth.text import grams, join_paragraphs, ngram_jaccard, paragraphs
@@ -39,6 +40,9 @@ def synthesize(
     rng = random.Random(cfg.seed)
     recs = _distinct(records)
     eligible = [i for i, r in enumerate(recs) if len(str(r["text"])) >= cfg.min_length]
+    if cfg.profile == "realistic":  # the corpus's own copies are one article, not two groups
+        dup = near_copies([str(recs[i]["text"]) for i in eligible], words=cfg.lang == "en")
+        eligible = [i for k, i in enumerate(eligible) if k not in dup]
     if len(eligible) < 2:
         raise ConfigError(
             f"need at least 2 articles of >= {cfg.min_length} characters, got {len(eligible)}: "
