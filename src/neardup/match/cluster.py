@@ -19,6 +19,7 @@ and for the stream alike.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -27,6 +28,7 @@ from numba import njit
 from neardup.fingerprint.simhash import hamming
 from neardup.match.config import MatchConfig
 from neardup.match.signature import Signatures
+from neardup.match.tables import Arrays
 from neardup.match.verify import (
     CONTENT,
     EXACT,
@@ -114,19 +116,17 @@ def _priority(kind: int, sim: float) -> float:  # pragma: no cover
 def _verify(
     j: int,
     x: int,
-    sig: tuple[np.ndarray, ...],
-    k: int,
-    layout_distance: int,
-    th: np.ndarray,
-    max_conflicts: int,
-    agree_min: int,
-    pv: np.ndarray,
-    pc: np.ndarray,
-    max_posting: int,
+    sig: Arrays,
+    rule: tuple[Any, ...],
+    tab: Arrays,
 ) -> tuple[int, float, float, float, int, int, bool]:  # pragma: no cover
     """The kind of document ``j`` against row ``x``, with its evidence; ``sig`` holds the signature
-    arrays (exact, content, tokens, size, sketch, numbers, layout, has_layout)."""
-    exact, content, tokens, size, sketch, numbers, layout, has_layout = sig
+    columns (``Signatures.columns()``), ``rule`` the verification parameters (sketch size, layout
+    distance, thresholds, number conflicts, agreeing numbers, boilerplate posting count), ``tab``
+    the key and posting tables."""
+    exact, content, _, size, tokens, sketch, numbers, layout, has_layout = sig
+    k, layout_distance, th, max_conflicts, agree_min, max_posting = rule
+    pv, pc = tab[4], tab[5]
     s, ca, cb, c, a = pair_evidence(
         sketch[j], numbers[j], size[j], sketch[x], numbers[x], size[x], k, pv, pc, max_posting
     )
@@ -162,23 +162,9 @@ def assign_one(
     rep: np.ndarray,
     nxt: np.ndarray,
     checked: np.ndarray,
-    exact: np.ndarray,
-    content: np.ndarray,
-    tokens: np.ndarray,
-    simhash: np.ndarray,
-    size: np.ndarray,
-    sketch: np.ndarray,
-    numbers: np.ndarray,
-    layout: np.ndarray,
-    has_layout: np.ndarray,
-    k: int,
-    layout_distance: int,
-    th: np.ndarray,
-    max_conflicts: int,
-    agree_min: int,
-    pv: np.ndarray,
-    pc: np.ndarray,
-    max_posting: int,
+    sig: Arrays,
+    rule: tuple[Any, ...],
+    tab: Arrays,
     member_checks: int,
     out_f: np.ndarray,
     out_i: np.ndarray,
@@ -196,7 +182,7 @@ def assign_one(
     hamming to ``out_i``; returns how many pairs were verified. ``checked`` marks targets already
     verified in this call (it holds ``stamp`` there, a number the caller never reuses).
     """
-    sig = (exact, content, tokens, size, sketch, numbers, layout, has_layout)
+    simhash, th = sig[2], rule[2]
     best_p = 0.0
     best_part = 0.0
     verified = 0
@@ -219,9 +205,7 @@ def assign_one(
                 continue
             checked[target] = stamp
             verified += 1
-            kd, s, ca, cb, c, a, same_layout = _verify(
-                j, target, sig, k, layout_distance, th, max_conflicts, agree_min, pv, pc, max_posting
-            )
+            kd, s, ca, cb, c, a, same_layout = _verify(j, target, sig, rule, tab)
             via = target
             if not second and kd not in (EXACT, CONTENT, NEAR):
                 x = nxt[target]
@@ -231,9 +215,7 @@ def assign_one(
                     if checked[x] != stamp:
                         checked[x] = stamp
                         verified += 1
-                        r = _verify(
-                            j, x, sig, k, layout_distance, th, max_conflicts, agree_min, pv, pc, max_posting
-                        )
+                        r = _verify(j, x, sig, rule, tab)
                         if r[0] in (EXACT, CONTENT) or (r[0] == NEAR and r[1] >= th[0]):
                             kd, s, ca, cb, c, a, same_layout = r
                             via = x
@@ -276,15 +258,9 @@ def link_member(
     j: int,
     rep: np.ndarray,
     nxt: np.ndarray,
-    sig: tuple[np.ndarray, ...],
-    k: int,
-    layout_distance: int,
-    th: np.ndarray,
-    max_conflicts: int,
-    agree_min: int,
-    pv: np.ndarray,
-    pc: np.ndarray,
-    max_posting: int,
+    sig: Arrays,
+    rule: tuple[Any, ...],
+    tab: Arrays,
 ) -> None:  # pragma: no cover
     """List a member ``j`` first among its cluster's members (the list starts at the
     representative's ``nxt``) when it verifies against the representative itself, so a later
@@ -293,7 +269,7 @@ def link_member(
     r = rep[j]
     if r == j:
         return
-    kd = _verify(j, r, sig, k, layout_distance, th, max_conflicts, agree_min, pv, pc, max_posting)[0]
+    kd = _verify(j, r, sig, rule, tab)[0]
     if kd in (EXACT, CONTENT, NEAR):
         nxt[j] = nxt[r]
         nxt[r] = j

@@ -36,7 +36,17 @@ from neardup.match.cluster import assign_one, link_member, thresholds
 from neardup.match.config import MatchConfig
 from neardup.match.signature import FIELDS as _FIELDS
 from neardup.match.signature import Signatures, signatures
-from neardup.match.tables import CKEYS, ENTRIES, SLOTS, XKEYS, key_get, key_put, posting_slot, record_document
+from neardup.match.tables import (
+    CKEYS,
+    ENTRIES,
+    SLOTS,
+    XKEYS,
+    Arrays,
+    key_get,
+    key_put,
+    posting_slot,
+    record_document,
+)
 from neardup.match.verify import popcount
 
 __all__ = ["EngineState"]
@@ -47,26 +57,10 @@ _EMPTY32 = np.uint32(0xFFFFFFFF)
 
 @njit(cache=True, nogil=True)
 def _candidates(
-    j: int,
-    exact: np.ndarray,
-    content: np.ndarray,
-    tokens: np.ndarray,
-    sketch: np.ndarray,
-    xk: np.ndarray,
-    xr: np.ndarray,
-    ck: np.ndarray,
-    cr: np.ndarray,
-    pv: np.ndarray,
-    pc: np.ndarray,
-    pf: np.ndarray,
-    ph: np.ndarray,
-    er: np.ndarray,
-    en: np.ndarray,
-    max_posting: int,
-    min_shared: int,
-    extra: np.ndarray,
-    buf: np.ndarray,
+    j: int, sig: Arrays, tab: Arrays, max_posting: int, min_shared: int, extra: np.ndarray, buf: np.ndarray
 ) -> np.ndarray:  # pragma: no cover
+    exact, content, _, _, tokens, sketch, _, _, _ = sig
+    xk, xr, ck, cr, pv, pc, pf, ph, er, en = tab
     n = 0
     r = key_get(xk, xr, exact[j])
     if r >= 0:
@@ -126,25 +120,8 @@ def _run(
     rep: np.ndarray,
     nxt: np.ndarray,
     checked: np.ndarray,
-    exact: np.ndarray,
-    content: np.ndarray,
-    tokens: np.ndarray,
-    simhash: np.ndarray,
-    size: np.ndarray,
-    sketch: np.ndarray,
-    numbers: np.ndarray,
-    layout: np.ndarray,
-    has_layout: np.ndarray,
-    xk: np.ndarray,
-    xr: np.ndarray,
-    ck: np.ndarray,
-    cr: np.ndarray,
-    pv: np.ndarray,
-    pc: np.ndarray,
-    pf: np.ndarray,
-    ph: np.ndarray,
-    er: np.ndarray,
-    en: np.ndarray,
+    sig: Arrays,
+    tab: Arrays,
     meta: np.ndarray,
     extra_ptr: np.ndarray,
     extra: np.ndarray,
@@ -166,7 +143,11 @@ def _run(
     ham: np.ndarray,
 ) -> int:  # pragma: no cover
     """Documents j0..j1-1 in order: the first ``fixed`` of them are representatives already (a
-    corpus); the others are checked, and with ``add`` recorded. Outputs are indexed j - j0."""
+    corpus); the others are checked, and with ``add`` recorded. Outputs are indexed j - j0.
+    ``sig``: the signature columns (``Signatures.columns()``); ``tab``: ``EngineState.tables()``."""
+    exact, content, simhash, _, tokens, _, _, _, _ = sig
+    xk, xr, ck, cr = tab[0], tab[1], tab[2], tab[3]
+    rule = (k, layout_distance, th, max_conflicts, agree_min, max_posting)
     out_f = np.zeros(3, np.float64)
     out_i = np.zeros(5, np.int64)
     buf = np.empty(k * (max_posting + 2) + 2, np.int64)
@@ -179,53 +160,10 @@ def _run(
             partner[o] = -1
         else:
             cands = _candidates(
-                j,
-                exact,
-                content,
-                tokens,
-                sketch,
-                xk,
-                xr,
-                ck,
-                cr,
-                pv,
-                pc,
-                pf,
-                ph,
-                er,
-                en,
-                max_posting,
-                min_shared,
-                extra[extra_ptr[o] : extra_ptr[o + 1]],
-                buf,
+                j, sig, tab, max_posting, min_shared, extra[extra_ptr[o] : extra_ptr[o + 1]], buf
             )
             verified += assign_one(
-                j,
-                j + 1 + meta[4],
-                cands,
-                rep,
-                nxt,
-                checked,
-                exact,
-                content,
-                tokens,
-                simhash,
-                size,
-                sketch,
-                numbers,
-                layout,
-                has_layout,
-                k,
-                layout_distance,
-                th,
-                max_conflicts,
-                agree_min,
-                pv,
-                pc,
-                max_posting,
-                member_checks,
-                out_f,
-                out_i,
+                j, j + 1 + meta[4], cands, rep, nxt, checked, sig, rule, tab, member_checks, out_f, out_i
             )
             # the same page (or the same text) as an earlier document of the cluster it joined:
             # named for that document, as a stream's key look-up names it
@@ -252,41 +190,8 @@ def _run(
             cont[o, 0] = out_f[1]
             cont[o, 1] = out_f[2]
         if add:
-            link_member(
-                j,
-                rep,
-                nxt,
-                (exact, content, tokens, size, sketch, numbers, layout, has_layout),
-                k,
-                layout_distance,
-                th,
-                max_conflicts,
-                agree_min,
-                pv,
-                pc,
-                max_posting,
-            )
-            record_document(
-                j,
-                rep[j] != j,
-                exact,
-                content,
-                tokens,
-                sketch,
-                posted,
-                xk,
-                xr,
-                ck,
-                cr,
-                pv,
-                pc,
-                pf,
-                ph,
-                er,
-                en,
-                max_posting,
-                meta,
-            )
+            link_member(j, rep, nxt, sig, rule, tab)
+            record_document(j, rep[j] != j, sig, tab, posted, max_posting, meta)
         else:
             meta[4] += 1  # a check that adds nothing still needs its own stamp
     return verified
@@ -445,25 +350,8 @@ class EngineState:
                 self.rep,
                 self.nxt,
                 self.checked,
-                s.exact,
-                s.content,
-                s.tokens,
-                s.simhash,
-                s.size,
-                s.sketch,
-                s.numbers,
-                s.layout,
-                s.has_layout,
-                self.xk,
-                self.xr,
-                self.ck,
-                self.cr,
-                self.pv,
-                self.pc,
-                self.pf,
-                self.ph,
-                self.er,
-                self.en,
+                s.columns(),
+                self.tables(),
                 self.meta,
                 np.ascontiguousarray(ptr, np.int64),
                 np.ascontiguousarray(rows, np.int64),
@@ -496,53 +384,33 @@ class EngineState:
         for name in _FIELDS:
             getattr(self.sigs, name)[j0 : j0 + m] = getattr(sigs, name)
         self.rep[j0 : j0 + m] = reps
-        s = self.sigs
+        sig, tab = self.sigs.columns(), self.tables()
         cfg = self.config
+        rule = (
+            cfg.sketch_size,
+            cfg.layout_distance,
+            self.th,
+            cfg.max_number_conflicts,
+            cfg.agree_min,
+            cfg.max_posting,
+        )
         with np.errstate(over="ignore"):  # hash arithmetic wraps around on purpose (interpreted runs)
             for j in range(j0, j0 + m):
-                link_member(
-                    j,
-                    self.rep,
-                    self.nxt,
-                    (s.exact, s.content, s.tokens, s.size, s.sketch, s.numbers, s.layout, s.has_layout),
-                    cfg.sketch_size,
-                    cfg.layout_distance,
-                    self.th,
-                    cfg.max_number_conflicts,
-                    cfg.agree_min,
-                    self.pv,
-                    self.pc,
-                    cfg.max_posting,
-                )
-                record_document(
-                    j,
-                    bool(self.rep[j] != j),
-                    s.exact,
-                    s.content,
-                    s.tokens,
-                    s.sketch,
-                    cfg.posted,
-                    self.xk,
-                    self.xr,
-                    self.ck,
-                    self.cr,
-                    self.pv,
-                    self.pc,
-                    self.pf,
-                    self.ph,
-                    self.er,
-                    self.en,
-                    cfg.max_posting,
-                    self.meta,
-                )
+                link_member(j, self.rep, self.nxt, sig, rule, tab)
+                record_document(j, bool(self.rep[j] != j), sig, tab, cfg.posted, cfg.max_posting, self.meta)
         self.n = j0 + m
+
+    def tables(self) -> Arrays:
+        """The key and posting tables as the kernels take them (one tuple): exact keys and rows,
+        content keys and rows, posting values, counts, first rows, heads, entry rows, entry links."""
+        return (self.xk, self.xr, self.ck, self.cr, self.pv, self.pc, self.pf, self.ph, self.er, self.en)
 
     def nbytes(self) -> dict[str, int]:
         """Bytes held, by part (arrays at their current capacity)."""
         return {
             "signatures": int(sum(getattr(self.sigs, n).nbytes for n in _FIELDS)),
-            "postings": int(sum(a.nbytes for a in (self.pv, self.pc, self.pf, self.ph, self.er, self.en))),
-            "keys": int(sum(a.nbytes for a in (self.xk, self.xr, self.ck, self.cr))),
+            "postings": int(sum(a.nbytes for a in self.tables()[4:])),
+            "keys": int(sum(a.nbytes for a in self.tables()[:4])),
             "clusters": int(self.rep.nbytes + self.nxt.nbytes + self.checked.nbytes),
         }
 

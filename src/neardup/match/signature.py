@@ -301,6 +301,10 @@ class Signatures:
             self.layout = np.zeros(n, np.uint64)
             self.has_layout = np.zeros(n, np.bool_)
 
+    def columns(self) -> tuple[Any, ...]:
+        """The arrays in ``FIELDS`` order, as the engine's numba kernels take them (one tuple)."""
+        return tuple(getattr(self, name) for name in FIELDS)
+
     def take(self, rows: Any) -> Signatures:
         """The signatures of the documents at ``rows`` (an index array or a slice)."""
         return Signatures(**{name: getattr(self, name)[rows] for name in FIELDS})

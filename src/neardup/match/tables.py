@@ -14,11 +14,14 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-__all__ = ["is_common", "key_get", "key_put", "posting_slot", "record_document"]
+__all__ = ["Arrays", "is_common", "key_get", "key_put", "posting_slot", "record_document"]
 
 # the engine's meta slots: posting slots used, posting entries, exact keys, content keys
 SLOTS, ENTRIES, XKEYS, CKEYS = range(4)
 EMPTY32 = np.uint32(0xFFFFFFFF)
+# how the kernels take a group of arrays: the signature columns (``Signatures.columns()``) or the
+# key and posting tables (``EngineState.tables()``), one tuple each
+Arrays = tuple[np.ndarray, ...]
 
 
 @njit(cache=True, inline="always")
@@ -85,27 +88,13 @@ def key_put(keys: np.ndarray, rows: np.ndarray, k: np.uint64, row: int) -> bool:
 
 @njit(cache=True, nogil=True)
 def record_document(
-    j: int,
-    merged: bool,
-    exact: np.ndarray,
-    content: np.ndarray,
-    tokens: np.ndarray,
-    sketch: np.ndarray,
-    posted: int,
-    xk: np.ndarray,
-    xr: np.ndarray,
-    ck: np.ndarray,
-    cr: np.ndarray,
-    pv: np.ndarray,
-    pc: np.ndarray,
-    pf: np.ndarray,
-    ph: np.ndarray,
-    er: np.ndarray,
-    en: np.ndarray,
-    max_posting: int,
-    meta: np.ndarray,
+    j: int, merged: bool, sig: Arrays, tab: Arrays, posted: int, max_posting: int, meta: np.ndarray
 ) -> None:  # pragma: no cover
-    """Leave document ``j``'s keys (and, for a representative, its posted values) for later ones."""
+    """Leave document ``j``'s keys (and, for a representative, its posted values) for later ones.
+    ``sig`` holds the signature columns (``Signatures.columns()``), ``tab`` the key and posting
+    tables (``EngineState.tables()``)."""
+    exact, content, _, _, tokens, sketch, _, _, _ = sig
+    xk, xr, ck, cr, pv, pc, pf, ph, er, en = tab
     if key_put(xk, xr, exact[j], j):
         meta[XKEYS] += 1
     if tokens[j] > 0 and key_put(ck, cr, content[j], j):
