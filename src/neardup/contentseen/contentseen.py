@@ -135,9 +135,8 @@ class ContentSeen(Closeable):
     # -- the check ---------------------------------------------------------------------------
     @staticmethod
     def _probe(html: str | None, text: str | None) -> PageAnalysis:
-        page = html if html is not None else text
-        assert page is not None
-        return PageAnalysis(raw=exact_key(page))
+        # the exact key page_signatures will record: the page's, or the text's when the HTML is empty
+        return PageAnalysis(raw=exact_key(html if html else (text or "")))
 
     def _analyse(self, probe: PageAnalysis, html: str | None, text: str | None) -> None:
         if probe.complete:

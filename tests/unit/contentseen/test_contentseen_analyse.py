@@ -98,3 +98,16 @@ os._exit(0)
     with ContentSeen(tmp_path / "cs") as again:
         assert len(again) == 3
         assert again.check("https://m.example/", html=_page(HARVEST, "blog"), add=False).duplicate_of == 2
+
+
+def test_empty_html_probes_the_exact_key_it_records() -> None:
+    from neardup.match import Signatures
+
+    text = "".join(RIVER[1])
+    cs = ContentSeen("memory://")
+    for html in ("", b""):
+        a = cs.analyse(html=html, text=text)
+        assert a.raw == int(Signatures.from_row_bytes(a.sig, cs.match).exact[0])
+    cs.check("https://a.example/1", html="", text=text)
+    assert cs.check("https://b.example/1", html="", text=text).kind == "exact"
+    cs.close()
