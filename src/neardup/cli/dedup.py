@@ -78,7 +78,7 @@ replaced_options = [
 ENGINE_FLAGS: dict[str, Flag] = {
     "match.keep": Flag(
         ("--keep",),
-        "Which copy of a cluster is kept: the first seen, the longest, or the newest by --keep-field.",
+        "Which copy of a cluster is kept: the fuller (the first seen, unless a copy contains it and adds to it), the first seen, the longest, or the newest by --keep-field.",
     ),
     "match.keep_field": Flag(("--keep-field",), "The field --keep newest compares."),
     "match.candidate_distance": Flag(
@@ -91,6 +91,12 @@ ENGINE_FLAGS: dict[str, Flag] = {
         ("--workers", "-j"), "Processes for main-text extraction of HTML records (0: every core)."
     ),
     "duplicate_ids": Flag(("--duplicate-ids",), "An id seen twice: stop, or rename repeats id#2, id#3."),
+    "match.report_templates": Flag(
+        ("--report-templates",),
+        "Report documents told on another document's template of another subject or occasion (kind "
+        "template, related_to), as partial copies are; never merged either way.",
+        is_flag=True,
+    ),
 }
 _CALIBRATED = "an engine setting calibrated in docs/quality.md (set it through the library's MatchConfig)"
 _SIGNATURE = "decides signatures: an index's header fixes it (set it through the library's MatchConfig)"
@@ -98,7 +104,14 @@ _SIGNATURE = "decides signatures: an index's header fixes it (set it through the
 ENGINE_EXCLUDED: dict[str, str] = {
     "chunk_size": "a memory and speed trade-off of the library, not of a run's result",
     **dict.fromkeys(
-        ("match.shingle", "match.sketch_size", "match.max_numbers", "match.extractor"), _SIGNATURE
+        (
+            "match.shingle",
+            "match.sketch_size",
+            "match.max_numbers",
+            "match.extractor",
+            "match.profile_tokens",
+        ),
+        _SIGNATURE,
     ),
     **dict.fromkeys(
         (
@@ -115,6 +128,17 @@ ENGINE_EXCLUDED: dict[str, str] = {
             "match.max_posting",
             "match.layout_distance",
             "match.member_checks",
+            "match.adds_share",
+            "match.adds_slack",
+            "match.contained_adds_share",
+            "match.adds_cap",
+            "match.fuller_margin",
+            "match.contained_share",
+            "match.passage_min",
+            "match.shared_min",
+            "match.template_repeats",
+            "match.text_window_cjk",
+            "match.text_window_latin",
         ),
         _CALIBRATED,
     ),
@@ -165,7 +189,7 @@ def write_keep(
 
 
 def format_summary(s: dict[str, Any], seconds: float, what: str = "dedup") -> str:
-    kinds = ", ".join(f"{k} {s.get('kind_' + k, 0):,}" for k in ("exact", "content", "near"))
+    kinds = ", ".join(f"{k} {s.get('kind_' + k, 0):,}" for k in ("exact", "content", "near", "contained"))
     related = s.get("kind_partial", 0) + s.get("kind_layout", 0)
     lines = [
         f"neardup {what}: {plural(s['documents'], 'document')}, {plural(s['clusters'], 'cluster')}, "

@@ -20,7 +20,11 @@ from typing import Any
 from neardup.match import KINDS as ENGINE_KINDS
 from neardup.match import MERGING, Evidence
 
-__all__ = ["Decision", "decide", "verdict_kind"]
+__all__ = ["JOINING", "Decision", "decide", "verdict_kind"]
+
+#: verdict kinds whose page joins its partner's cluster: the duplicates, and a fuller copy that
+#: supersedes an earlier one (the engine merged the two; the crawler keeps the fuller page)
+JOINING = MERGING | {"supersedes"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,6 +56,8 @@ def decide(out: dict[str, Any], rows: Sequence[int], root_of: Callable[[int], in
         return Decision("new", None, None, None)
     partner = rows[int(out["partner"][0])]
     root = rows[int(out["rep"][0])] if kind in MERGING else root_of(partner)
+    text = out["text"][0] if "text" in out else None
+    has_text = text is not None and int(text[0]) >= 0
     ev = Evidence(
         kind=kind,
         similarity=float(out["similarity"][0]),
@@ -59,5 +65,13 @@ def decide(out: dict[str, Any], rows: Sequence[int], root_of: Callable[[int], in
         number_conflicts=int(out["conflicts"][0]),
         numbers_aligned=int(out["aligned"][0]),
         hamming=int(out["hamming"][0]),
+        **(
+            {"adds": (int(text[0]), int(text[1])), "passage": int(text[2]), "repeated": int(text[3])}
+            if has_text and text is not None
+            else {}
+        ),
     )
+    if kind == "contained" and has_text and text is not None and int(text[0]) > int(text[1]):
+        # the earlier page is the contained one: this fuller page is kept, the earlier superseded
+        kind = "supersedes"
     return Decision(kind, root, partner, ev)

@@ -36,12 +36,19 @@ def _why(kind: str, partner: int | None, ev: Evidence | None) -> str | None:
         return f"the same main text (punctuation, spacing and width aside) as document {partner}"
     if ev is None:
         return None
+    adds = f"; adds {ev.adds[0]} characters, the other {ev.adds[1]}" if ev.adds is not None else ""
     if kind == "near":
         return (
             f"similar main text to document {partner}: similarity {ev.similarity:.2f}, containment "
             f"{max(ev.containment):.2f}, {ev.number_conflicts} conflicting of {ev.numbers_aligned} "
-            "numbers in place"
+            f"numbers in place{adds}"
         )
+    if kind == "contained":
+        return f"adds nothing to the fuller document {partner}{adds}"
+    if kind == "supersedes":
+        return f"a fuller copy of document {partner}, which adds nothing to it{adds}; keep this page"
+    if kind == "template":
+        return f"the same template as document {partner}, told of another subject or occasion{adds}"
     tmpl = "the same template" if kind == "layout" else "another template"
     return (
         f"a passage shared with document {partner} ({max(ev.containment):.0%} of the shorter one), "
@@ -70,7 +77,7 @@ def reasons(
     why = _why(kind, partner, ev)
     if why is not None:
         out["why"] = why
-    if partner is not None and kind in ("partial", "layout"):
+    if partner is not None and kind in ("partial", "layout", "template", "supersedes"):
         out["related_to"] = partner
     return out
 

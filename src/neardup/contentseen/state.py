@@ -24,10 +24,11 @@ from pathlib import Path
 import numpy as np
 import orjson
 
+from neardup.contentseen.decision import JOINING
 from neardup.contentseen.records import DocRecord, PageAnalysis, keys_of
 from neardup.exceptions import FormatError
 from neardup.index import HammingIndex
-from neardup.match import MERGING, EngineState, MatchConfig, Signatures
+from neardup.match import EngineState, MatchConfig, Signatures
 from neardup.stores import KeyValueStore, open_store
 from neardup.stores.journal import Journal
 from neardup.stores.statedir import StateDir
@@ -136,7 +137,7 @@ class DocState:
             if root.members is None:
                 root.members = []
             root.members.append(doc.id)
-        merged = doc.kind in MERGING and doc.root in self._row_of
+        merged = doc.kind in JOINING and doc.root in self._row_of
         row = len(self.rows)
         self.engine.record(sig, np.array([self._row_of[doc.root] if merged else row], np.int64))
         self.simhash.add(row, int(sig.simhash[0]))
@@ -171,7 +172,7 @@ class DocState:
     ) -> int:
         """Journal and remember one page; its id."""
         doc_id = self.next_id()
-        merges = kind in MERGING and root is not None
+        merges = kind in JOINING and root is not None
         doc = DocRecord(
             id=doc_id,
             url=url,

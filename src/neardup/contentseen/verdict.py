@@ -3,17 +3,21 @@
 Four kinds of duplicate pages, plus near duplicates; the match engine (``neardup.match``) decides
 them from evidence:
 
-========  ====================================================================================
-exact     same page: the HTML (or text) is the same as an earlier page's, whitespace aside
-content   same main text (the same words; punctuation, spacing, width aside), other HTML: a mirror
-near      similar main text (similarity or containment high, numbers in place agree): a repost
-layout    a passage of one inside the other, on pages of the same template (reported only)
-partial   a passage of one inside the other, another template (reported only)
-new       none of the above
-========  ====================================================================================
+==========  ==================================================================================
+exact       same page: the HTML (or text) is the same as an earlier page's, whitespace aside
+content     same main text (the same words; punctuation, spacing, width aside), other HTML: a mirror
+near        the same text with edits that leave the content (each adds little to the other): a repost
+contained   the page adds nothing to an earlier, fuller page (a cut, abridged or excerpted copy)
+supersedes  an earlier page adds nothing to this fuller one: keep this page, the earlier is superseded
+layout      a passage of one inside the other, on pages of the same template (reported only)
+partial     a passage of one inside the other, each adding its own text (reported only)
+template    the same template told of another subject or occasion (reported with report_templates)
+new         none of the above
+==========  ==================================================================================
 
-Only exact, content and near are duplicates (``is_duplicate``); layout and partial pages are new
-articles that share a passage with an earlier one (``is_related``), and never join its cluster.
+Only exact, content, near and contained are duplicates (``is_duplicate``); the others are new
+articles related to an earlier one (``is_related``); layout, partial and template pages never join
+its cluster.
 
 >>> Verdict(kind="near", doc_id=7, duplicate_of=3, distance=2).is_duplicate
 True
@@ -28,10 +32,20 @@ from typing import Any, Literal
 
 __all__ = ["DUPLICATE_KINDS", "KINDS", "RELATED_KINDS", "Kind", "Verdict"]
 
-Kind = Literal["new", "exact", "content", "near", "layout", "partial"]
-KINDS: tuple[str, ...] = ("new", "exact", "content", "near", "layout", "partial")
-DUPLICATE_KINDS: frozenset[str] = frozenset(("exact", "content", "near"))
-RELATED_KINDS: frozenset[str] = frozenset(("layout", "partial"))
+Kind = Literal["new", "exact", "content", "near", "contained", "supersedes", "layout", "partial", "template"]
+KINDS: tuple[str, ...] = (
+    "new",
+    "exact",
+    "content",
+    "near",
+    "contained",
+    "supersedes",
+    "layout",
+    "partial",
+    "template",
+)
+DUPLICATE_KINDS: frozenset[str] = frozenset(("exact", "content", "near", "contained"))
+RELATED_KINDS: frozenset[str] = frozenset(("layout", "partial", "template", "supersedes"))
 # the fields to_dict copies as they are, in the order of the dict it returns
 _PLAIN_FIELDS = (
     "kind",

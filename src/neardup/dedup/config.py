@@ -19,9 +19,9 @@ __all__ = ["ROW_KINDS", "DedupConfig"]
 
 IdPolicy = Literal["error", "suffix"]
 #: the ``kind`` of an output line: a cluster's kept document is "unique" (alone) or "first"; the
-#: others are what the engine found (exact, content, near) against the cluster's first document,
-#: and that first document is "superseded" when the keep rule (longest, newest) keeps another copy;
-#: partial and layout copies stay alone; "indexed": the corpus index already holds this document
+#: others are what the engine found (exact, content, near, contained) against the cluster's first
+#: document, and that first document is "superseded" when the keep rule (fuller, longest, newest)
+#: keeps another copy; partial, layout and template copies stay alone; "indexed": the corpus index already holds this document
 #: under the same id
 ROW_KINDS: tuple[str, ...] = (
     "unique",
@@ -29,9 +29,11 @@ ROW_KINDS: tuple[str, ...] = (
     "exact",
     "content",
     "near",
+    "contained",
     "superseded",
     "partial",
     "layout",
+    "template",
     "indexed",
 )
 
@@ -83,13 +85,15 @@ class DedupConfig:
     def from_fingerprint_settings(cls, settings: dict[str, Any], **overrides: Any) -> DedupConfig:
         """The config whose signatures match an index header's settings (other fields: overrides)."""
         match = overrides.pop("match", None) or MatchConfig()
-        if settings.get("engine") != "neardup.match/1":
+        if settings.get("engine") != "neardup.match/2":
             raise ConfigError(
-                "the corpus index was built by an older neardup (SimHash-only signatures); rebuild it "
-                "with `neardup index build`"
+                "the corpus index was built by an older neardup (signatures without text profiles, or "
+                "SimHash-only); rebuild it with `neardup index build`"
             )
         fixed = {
-            k: settings[k] for k in ("shingle", "sketch_size", "max_numbers", "extractor") if k in settings
+            k: settings[k]
+            for k in ("shingle", "sketch_size", "max_numbers", "extractor", "profile_tokens")
+            if k in settings
         }
         match = MatchConfig(**{**match.to_dict(), **fixed})
         return cls(match=match, **overrides)

@@ -99,7 +99,7 @@ def file_xxh3(path: str | os.PathLike[str]) -> str:
 
 
 _U64_COLS = ("exact", "content", "simhash", "layout")
-COLUMNS = ("pos", "id", *_U64_COLS, "has_layout", "size", "tokens", "sketch", "numbers")
+COLUMNS = ("pos", "id", *_U64_COLS, "has_layout", "size", "tokens", "sketch", "numbers", "profile")
 
 
 def arrow_table(fps: Fingerprints, start: int) -> Any:
@@ -120,7 +120,20 @@ def arrow_table(fps: Fingerprints, start: int) -> Any:
     cols["tokens"] = pa.array(s.tokens, pa.int32())
     cols["sketch"] = pa.FixedSizeListArray.from_arrays(pa.array(s.sketch.ravel(), pa.uint32()), k)
     cols["numbers"] = pa.FixedSizeListArray.from_arrays(pa.array(s.numbers.ravel(), pa.uint64()), m)
+    cols["profile"] = profile_array(s)
     return pa.table(cols)
+
+
+def profile_array(s: Signatures, value_type: Any = None) -> Any:
+    """The text profiles of ``s`` as one Arrow list column (``value_type``: uint32 by default)."""
+    pa = _pa()
+    lo = int(s.prof_ptr[0])
+    offsets = pa.array((s.prof_ptr - lo).astype(np.int32 if s.prof_ptr[-1] - lo < 2**31 else np.int64))
+    values = s.prof[lo : int(s.prof_ptr[-1])]
+    vt = value_type or pa.uint32()
+    values_arr = pa.array(values if vt == pa.uint32() else values.view(np.int32), vt)
+    kind = pa.ListArray if offsets.type == pa.int32() else pa.LargeListArray
+    return kind.from_arrays(offsets, values_arr)
 
 
 def signatures_of(rb: Any, widths: tuple[int, int] | None = None) -> Signatures:
@@ -144,7 +157,20 @@ def signatures_of(rb: Any, widths: tuple[int, int] | None = None) -> Signatures:
             )
         return flat.astype(dtype).reshape(-1, width)
 
+    prof_ptr = np.zeros(rb.num_rows + 1, np.int64)
+    prof = np.empty(0, np.uint32)
+    if "profile" in names:
+        c = col("profile")
+        if hasattr(c, "combine_chunks"):
+            c = c.combine_chunks()
+        offsets = c.offsets.to_numpy().astype(np.int64)
+        prof_ptr = offsets - offsets[0]
+        prof = c.flatten().to_numpy(zero_copy_only=False).view(np.uint32).copy()
+        if prof.size != prof_ptr[-1]:
+            raise FormatError(f"the profile column holds {prof.size} values, its offsets say {prof_ptr[-1]}")
     return Signatures(
+        prof_ptr=prof_ptr,
+        prof=prof,
         exact=col("exact").to_numpy().astype(np.uint64),
         content=col("content").to_numpy().astype(np.uint64),
         simhash=col("simhash").to_numpy().astype(np.uint64),

@@ -31,14 +31,14 @@ from neardup.io import Record
 from neardup.match import KINDS as MATCH_KINDS
 from neardup.match import MatchConfig, Signatures, cross_candidates, match_signatures
 from neardup.match.cluster import Clusters
-from neardup.match.verify import CONTENT, EXACT, LAYOUT, NEAR, PARTIAL
+from neardup.match.verify import CONTAINED, CONTENT, EXACT, LAYOUT, NEAR, PARTIAL, TEMPLATE
 
 __all__ = ["DedupResult", "corpus_candidates", "dedup_fingerprints", "dedup_records", "keepers"]
 
 I64 = npt.NDArray[np.int64]
 _EMPTY = np.empty(0, np.int64)
-_MERGING = (EXACT, CONTENT, NEAR)
-_RELATED = (PARTIAL, LAYOUT)
+_MERGING = (EXACT, CONTENT, NEAR, CONTAINED)
+_RELATED = (PARTIAL, LAYOUT, TEMPLATE)
 
 
 @dataclass
@@ -134,15 +134,21 @@ class DedupResult:
 
 
 def keepers(rep: I64, fps: Fingerprints, n_prefix: int, rule: str) -> I64:
-    """Per node, the node kept for its cluster: the first (the representative), the longest, or
-    the newest by ``keep_field``; ties go to the earlier document, and a corpus document is always
-    kept (it is already in the corpus)."""
+    """Per node, the node kept for its cluster: the first (the representative), the fuller (the
+    first, unless a copy holds clearly more text: a tenth more and ten tokens, as a copy that
+    contains another and adds to it does), the longest, or the newest by ``keep_field``; ties go
+    to the earlier document, and a corpus document is always kept (it is already in the corpus)."""
     n = rep.shape[0]
     if rule == "first" or n == 0:
         return np.array(rep, np.int64)
     length = np.concatenate(
         [np.full(n_prefix, np.iinfo(np.int32).max, np.int64), fps.sigs.tokens.astype(np.int64)]
     )
+    if rule == "fuller":
+        longest = keepers(rep, fps, n_prefix, "longest")
+        fuller = length[longest] > 1.1 * length[rep] + 10
+        kept_fuller: I64 = np.where(fuller, longest, rep).astype(np.int64)
+        return kept_fuller
     if rule == "longest":
         score = length
     else:

@@ -30,6 +30,7 @@ from neardup.match.config import MatchConfig
 from neardup.match.signature import Signatures
 from neardup.match.tables import Arrays
 from neardup.match.verify import (
+    CONTAINED,
     CONTENT,
     EXACT,
     KINDS,
@@ -38,9 +39,9 @@ from neardup.match.verify import (
     PARTIAL,
     UNIQUE,
     Evidence,
-    decide,
-    pair_evidence,
     popcount,
+    thresholds,
+    verify_pair,
 )
 
 __all__ = ["Clusters", "assign_one", "link_member", "thresholds"]
@@ -65,6 +66,7 @@ class Clusters:
     aligned: npt.NDArray[np.int32]
     hamming: npt.NDArray[np.int32]
     verified: int = 0  # pairs verified
+    text: npt.NDArray[np.int32] | None = None  # (n, 4): adds, partner adds, passage, repeated; -1: none
 
     @classmethod
     def from_run(cls, out: dict[str, np.ndarray], offset: int = 0) -> Clusters:
@@ -81,6 +83,7 @@ class Clusters:
             aligned=out["aligned"],
             hamming=out["hamming"],
             verified=int(out["verified"][0]),
+            text=out["text"],
         )
 
     def evidence(self, node: int, sigs: Signatures, config: MatchConfig) -> Evidence:
@@ -90,6 +93,10 @@ class Clusters:
         same_layout = None
         if p >= 0 and sigs.has_layout[node] and sigs.has_layout[p]:
             same_layout = hamming(int(sigs.layout[node]), int(sigs.layout[p])) <= config.layout_distance
+        text: dict[str, Any] = {}
+        if self.text is not None and self.text[node, 0] >= 0:
+            t = self.text[node]
+            text = {"adds": (int(t[0]), int(t[1])), "passage": int(t[2]), "repeated": int(t[3])}
         return Evidence(
             kind=KINDS[int(self.kind[node])],
             similarity=float(self.similarity[node]),
@@ -98,6 +105,7 @@ class Clusters:
             numbers_aligned=int(self.aligned[node]),
             hamming=int(self.hamming[node]),
             same_layout=same_layout,
+            **text,
         )
 
 
@@ -107,7 +115,7 @@ def _priority(kind: int, sim: float) -> float:  # pragma: no cover
         return 4.0
     if kind == CONTENT:
         return 3.0
-    if kind == NEAR:
+    if kind == NEAR or kind == CONTAINED:
         return 1.0 + sim
     return 0.0
 
@@ -119,39 +127,38 @@ def _verify(
     sig: Arrays,
     rule: tuple[Any, ...],
     tab: Arrays,
-) -> tuple[int, float, float, float, int, int, bool]:  # pragma: no cover
+) -> tuple[int, float, float, float, int, int, bool, np.ndarray]:  # pragma: no cover
     """The kind of document ``j`` against row ``x``, with its evidence; ``sig`` holds the signature
     columns (``Signatures.columns()``), ``rule`` the verification parameters (sketch size, layout
     distance, thresholds, number conflicts, agreeing numbers, boilerplate posting count), ``tab``
     the key and posting tables."""
-    exact, content, _, size, tokens, sketch, numbers, layout, has_layout = sig
+    exact, content, _, size, tokens, sketch, numbers, layout, has_layout, pp, prof = sig
     k, layout_distance, th, max_conflicts, agree_min, max_posting = rule
     pv, pc = tab[4], tab[5]
-    s, ca, cb, c, a = pair_evidence(
-        sketch[j], numbers[j], size[j], sketch[x], numbers[x], size[x], k, pv, pc, max_posting
-    )
     same_layout = bool(
         has_layout[j] and has_layout[x] and int(popcount(layout[j] ^ layout[x])) <= layout_distance
     )
-    kd = decide(
+    kd, s, ca, cb, c, a, ev = verify_pair(
+        sketch[j],
+        numbers[j],
+        size[j],
+        prof[pp[j] : pp[j + 1]],
+        sketch[x],
+        numbers[x],
+        size[x],
+        prof[pp[x] : pp[x + 1]],
         exact[j] == exact[x],
         content[j] == content[x] and tokens[j] > 0,
-        s,
-        ca,
-        cb,
-        c,
-        a,
         same_layout,
-        th[0],
-        th[1],
-        th[2],
-        th[3],
+        k,
+        pv,
+        pc,
+        max_posting,
+        th,
         max_conflicts,
-        th[4],
-        th[5],
         agree_min,
     )
-    return kd, s, ca, cb, c, a, same_layout
+    return kd, s, ca, cb, c, a, same_layout, ev
 
 
 @njit(cache=True, nogil=True)
@@ -196,6 +203,7 @@ def assign_one(
     out_f[0] = 0.0
     out_f[1] = 0.0
     out_f[2] = 0.0
+    out_i[5:9] = -1
     for second in (False, True):
         if second and best_p > 0.0:
             break
@@ -205,9 +213,9 @@ def assign_one(
                 continue
             checked[target] = stamp
             verified += 1
-            kd, s, ca, cb, c, a, same_layout = _verify(j, target, sig, rule, tab)
+            kd, s, ca, cb, c, a, same_layout, ev = _verify(j, target, sig, rule, tab)
             via = target
-            if not second and kd not in (EXACT, CONTENT, NEAR):
+            if not second and kd not in (EXACT, CONTENT, NEAR, CONTAINED):
                 x = nxt[target]
                 left = member_checks
                 while x >= 0 and left > 0:
@@ -216,12 +224,14 @@ def assign_one(
                         checked[x] = stamp
                         verified += 1
                         r = _verify(j, x, sig, rule, tab)
-                        if r[0] in (EXACT, CONTENT) or (r[0] == NEAR and r[1] >= th[0]):
-                            kd, s, ca, cb, c, a, same_layout = r
+                        if r[0] in (EXACT, CONTENT) or (
+                            r[0] in (NEAR, CONTAINED) and (r[7][2] > 0 or r[1] >= th[0])
+                        ):
+                            kd, s, ca, cb, c, a, same_layout, ev = r
                             via = x
                             break
                     x = nxt[x]
-            merging = kd in (EXACT, CONTENT, NEAR)
+            merging = kd in (EXACT, CONTENT, NEAR, CONTAINED)
             if target != rep[target]:
                 # not a representative: only a partial or layout relation may be reported
                 if merging:
@@ -250,6 +260,11 @@ def assign_one(
             out_f[0] = s
             out_f[1] = ca
             out_f[2] = cb
+            has_text = ev[2] > 0 or ev[3] > 0
+            out_i[5] = ev[0] if has_text else -1
+            out_i[6] = ev[1] if has_text else -1
+            out_i[7] = ev[4] if has_text else -1
+            out_i[8] = ev[6] if has_text else -1
     return verified
 
 
@@ -270,21 +285,6 @@ def link_member(
     if r == j:
         return
     kd = _verify(j, r, sig, rule, tab)[0]
-    if kd in (EXACT, CONTENT, NEAR):
+    if kd in (EXACT, CONTENT, NEAR, CONTAINED):
         nxt[j] = nxt[r]
         nxt[r] = j
-
-
-def thresholds(cfg: MatchConfig) -> npt.NDArray[np.float64]:
-    """The decision thresholds as the kernels take them."""
-    return np.array(
-        [
-            cfg.near_similarity,
-            cfg.near_containment,
-            cfg.containment_min_similarity,
-            cfg.partial_containment,
-            cfg.conflict_share,
-            cfg.agree_containment,
-        ],
-        np.float64,
-    )

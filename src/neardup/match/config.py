@@ -19,8 +19,8 @@ from neardup.exceptions import ConfigError
 
 __all__ = ["KEEP_RULES", "MatchConfig"]
 
-KeepRule = Literal["first", "longest", "newest"]
-KEEP_RULES: tuple[str, ...] = ("first", "longest", "newest")
+KeepRule = Literal["fuller", "first", "longest", "newest"]
+KEEP_RULES: tuple[str, ...] = ("fuller", "first", "longest", "newest")
 
 
 @dataclass(frozen=True)
@@ -60,9 +60,26 @@ class MatchConfig:
     min_shared: int = 3  # sketch candidates: at least this many of them shared
     max_posting: int = 16  # a value posted by more documents is boilerplate: no key, no evidence
     layout_distance: int = 6  # layout signatures this close: the same template
-    keep: KeepRule = "first"
+    keep: KeepRule = "fuller"  # when one copy contains another and adds to it, keep that one
     keep_field: str = "date"  # the field ``keep="newest"`` compares
     extractor: str = "resiliparse"  # main-text extraction for HTML
+    profile_tokens: int = 32768  # tokens of a text its profile keeps for text evidence (0: sketches only)
+    # text evidence (neardup.match.text): what a text may add to the other and still be the same
+    # document (adds_share of its characters plus adds_slack), what a fuller copy may add to a
+    # contained one (None: anything; a share of the contained copy otherwise), the shared passage a
+    # partial report needs, and the repeated substitutions that make a template of another subject
+    adds_share: float = 0.1
+    adds_slack: int = 10
+    contained_adds_share: float = 0.25  # what a contained copy may add (an intro line, a dateline)
+    adds_cap: int = 150  # ... in characters at most (what a removal may cost a reader)
+    fuller_margin: float = 4.0  # the fuller copy adds this many times more than the contained one
+    contained_share: float | None = None
+    passage_min: int = 50
+    shared_min: int = 40  # text both sides share, at the least, to be one document
+    template_repeats: int = 2
+    report_templates: bool = False
+    text_window_cjk: int = 8
+    text_window_latin: int = 4
 
     def __post_init__(self) -> None:
         def rng(name: str, lo: float, hi: float) -> None:
@@ -91,6 +108,21 @@ class MatchConfig:
         rng("min_shared", 1, self.posted)
         rng("max_posting", 2, 10**9)
         rng("layout_distance", 0, 32)
+        rng("profile_tokens", 0, 1 << 24)
+        rng("adds_share", 0.0, 1.0)
+        rng("adds_slack", 0, 10**9)
+        rng("contained_adds_share", 0.0, 1.0)
+        rng("adds_cap", 0, 10**9)
+        rng("fuller_margin", 0.0, 10**6)
+        if self.contained_share is not None:
+            rng("contained_share", 0.0, 10**6)
+        rng("passage_min", 0, 10**9)
+        rng("shared_min", 0, 10**9)
+        rng("template_repeats", 0, 10**6)
+        rng("text_window_cjk", 1, 64)
+        rng("text_window_latin", 1, 64)
+        if not isinstance(self.report_templates, bool):
+            raise ConfigError(f"report_templates must be true or false, got {self.report_templates!r}")
         if self.keep not in KEEP_RULES:
             raise ConfigError(f"keep must be one of {', '.join(KEEP_RULES)}, got {self.keep!r}")
         if not isinstance(self.keep_field, str) or not self.keep_field.strip():
@@ -99,11 +131,12 @@ class MatchConfig:
     def signature_settings(self) -> dict[str, Any]:
         """What decides a signature: files that store signatures must agree on it."""
         return {
-            "engine": "neardup.match/1",
+            "engine": "neardup.match/2",
             "shingle": self.shingle,
             "sketch_size": self.sketch_size,
             "max_numbers": self.max_numbers,
             "extractor": self.extractor,
+            "profile_tokens": self.profile_tokens,
         }
 
     def to_dict(self) -> dict[str, Any]:

@@ -59,7 +59,7 @@ _EMPTY32 = np.uint32(0xFFFFFFFF)
 def _candidates(
     j: int, sig: Arrays, tab: Arrays, max_posting: int, min_shared: int, extra: np.ndarray, buf: np.ndarray
 ) -> np.ndarray:  # pragma: no cover
-    exact, content, _, _, tokens, sketch, _, _, _ = sig
+    exact, content, tokens, sketch = sig[0], sig[1], sig[4], sig[5]
     xk, xr, ck, cr, pv, pc, pf, ph, er, en = tab
     n = 0
     r = key_get(xk, xr, exact[j])
@@ -141,15 +141,16 @@ def _run(
     conf: np.ndarray,
     alig: np.ndarray,
     ham: np.ndarray,
+    text: np.ndarray,
 ) -> int:  # pragma: no cover
     """Documents j0..j1-1 in order: the first ``fixed`` of them are representatives already (a
     corpus); the others are checked, and with ``add`` recorded. Outputs are indexed j - j0.
     ``sig``: the signature columns (``Signatures.columns()``); ``tab``: ``EngineState.tables()``."""
-    exact, content, simhash, _, tokens, _, _, _, _ = sig
+    exact, content, simhash, tokens = sig[0], sig[1], sig[2], sig[4]
     xk, xr, ck, cr = tab[0], tab[1], tab[2], tab[3]
     rule = (k, layout_distance, th, max_conflicts, agree_min, max_posting)
     out_f = np.zeros(3, np.float64)
-    out_i = np.zeros(5, np.int64)
+    out_i = np.zeros(9, np.int64)
     buf = np.empty(k * (max_posting + 2) + 2, np.int64)
     verified = 0
     for j in range(j0, j1):
@@ -177,6 +178,7 @@ def _run(
                         out_i[1] = r
                         out_i[2] = 0
                         out_i[4] = int(popcount(simhash[j] ^ simhash[r]))
+                        out_i[5:9] = -1
                         out_f[0] = 1.0
                         out_f[1] = 1.0
                         out_f[2] = 1.0
@@ -186,6 +188,10 @@ def _run(
             conf[o] = out_i[2]
             alig[o] = out_i[3]
             ham[o] = out_i[4]
+            text[o, 0] = out_i[5]
+            text[o, 1] = out_i[6]
+            text[o, 2] = out_i[7]
+            text[o, 3] = out_i[8]
             sim[o] = out_f[0]
             cont[o, 0] = out_f[1]
             cont[o, 1] = out_f[2]
@@ -241,7 +247,9 @@ class EngineState:
             new = np.zeros((cap, *old.shape[1:]), old.dtype)
             new[: self.n] = old[: self.n]
             grown[name] = new
-        self.sigs = Signatures(**grown)
+        ptr = np.zeros(cap + 1, np.int64)
+        ptr[: self.n + 1] = self.sigs.prof_ptr[: self.n + 1]
+        self.sigs = Signatures(**grown, prof_ptr=ptr, prof=self.sigs.prof)
         rep = np.arange(cap, dtype=np.int64)
         rep[: self.n] = self.rep[: self.n]
         self.rep = rep
@@ -252,6 +260,18 @@ class EngineState:
         checked[: self.n] = self.checked[: self.n]
         self.checked = checked
         self.cap = cap
+
+    def _put_profiles(self, sigs: Signatures, j0: int) -> None:
+        """Store the text profiles of ``sigs`` as rows ``j0``... (their values after row j0 - 1's)."""
+        lo, hi = int(sigs.prof_ptr[0]), int(sigs.prof_ptr[-1])
+        used = int(self.sigs.prof_ptr[j0])
+        need = used + hi - lo
+        if need > self.sigs.prof.shape[0]:
+            grown = np.empty(max(need, 2 * self.sigs.prof.shape[0], 4096), np.uint32)
+            grown[:used] = self.sigs.prof[:used]
+            self.sigs.prof = grown
+        self.sigs.prof[used:need] = sigs.prof[lo:hi]
+        self.sigs.prof_ptr[j0 + 1 : j0 + len(sigs) + 1] = used + (sigs.prof_ptr[1:] - lo)
 
     def _tables(self, new_docs: int) -> None:
         cfg = self.config
@@ -298,7 +318,11 @@ class EngineState:
         j0 = self.n
         if j0 == 0 and self.cap == 0 and add and m > 1:
             # a batch into an empty state: use its arrays as they are, no copy
-            self.sigs = Signatures(**{name: np.ascontiguousarray(getattr(sigs, name)) for name in _FIELDS})
+            self.sigs = Signatures(
+                **{name: np.ascontiguousarray(getattr(sigs, name)) for name in _FIELDS},
+                prof_ptr=sigs.prof_ptr - sigs.prof_ptr[0],
+                prof=sigs.prof[sigs.prof_ptr[0] : sigs.prof_ptr[-1]],
+            )
             self.rep = np.arange(m, dtype=np.int64)
             self.nxt = np.full(m, -1, np.int64)
             self.checked = np.full(m, -1, np.int64)
@@ -308,6 +332,7 @@ class EngineState:
         if self.sigs.exact is not sigs.exact:
             for name in _FIELDS:
                 getattr(self.sigs, name)[j0 : j0 + m] = getattr(sigs, name)
+            self._put_profiles(sigs, j0)
         ptr, rows = extra if extra is not None else (np.zeros(m + 1, np.int64), np.empty(0, np.int64))
         out: dict[str, np.ndarray] = {
             "kind": np.zeros(m, np.int8),
@@ -317,6 +342,7 @@ class EngineState:
             "conflicts": np.zeros(m, np.int32),
             "aligned": np.zeros(m, np.int32),
             "hamming": np.full(m, -1, np.int32),
+            "text": np.full((m, 4), -1, np.int32),
         }
         s = self.sigs
         with np.errstate(over="ignore"):  # hash arithmetic wraps around on purpose (interpreted runs)
@@ -371,6 +397,7 @@ class EngineState:
                 out["conflicts"],
                 out["aligned"],
                 out["hamming"],
+                out["text"],
             )
         )
 
@@ -383,6 +410,7 @@ class EngineState:
         self._tables(m)
         for name in _FIELDS:
             getattr(self.sigs, name)[j0 : j0 + m] = getattr(sigs, name)
+        self._put_profiles(sigs, j0)
         self.rep[j0 : j0 + m] = reps
         sig, tab = self.sigs.columns(), self.tables()
         cfg = self.config
@@ -409,6 +437,7 @@ class EngineState:
         """Bytes held, by part (arrays at their current capacity)."""
         return {
             "signatures": int(sum(getattr(self.sigs, n).nbytes for n in _FIELDS)),
+            "profiles": int(self.sigs.prof.nbytes + self.sigs.prof_ptr.nbytes),
             "postings": int(sum(a.nbytes for a in self.tables()[4:])),
             "keys": int(sum(a.nbytes for a in self.tables()[:4])),
             "clusters": int(self.rep.nbytes + self.nxt.nbytes + self.checked.nbytes),

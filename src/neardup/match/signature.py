@@ -37,7 +37,7 @@ from numba import njit, prange
 
 from neardup.fingerprint._fast import majority_bits, to_codepoints
 from neardup.match.config import MatchConfig
-from neardup.text.normalize import compat_map
+from neardup.text.normalize import compat_map, numbers_as_digits, t2s_map
 
 __all__ = ["EMPTY32", "EMPTY64", "FIELDS", "Signatures", "exact_key", "signatures"]
 
@@ -71,12 +71,13 @@ def exact_key(raw: str) -> int:
 def fold_table() -> np.ndarray:
     """Per BMP code point, the character it is read as (0: not part of a token).
 
-    A character's NFKC form when that is one character (full-width forms to ASCII), lowercased, and
-    kept only when it is a letter or a digit: what the tokenizer sees, so no separate normalization
-    pass is needed.
+    A character's NFKC form when that is one character (full-width forms to ASCII), lowercased, read
+    in simplified script (OpenCC's character table, ``t2s_map``), and kept only when it is a letter
+    or a digit: what the tokenizer sees, so no separate normalization pass is needed.
     """
     table = np.zeros(0x10000, np.uint32)
     cmap = compat_map()
+    t2s = t2s_map()
     for cp in range(0x10000):
         if 0xD800 <= cp < 0xE000:
             continue
@@ -86,7 +87,7 @@ def fold_table() -> np.ndarray:
         low = c.lower()
         c = low if len(low) == 1 else c
         if c.isalnum():
-            table[cp] = ord(c)
+            table[cp] = ord(t2s.get(c, c))
     return table
 
 
@@ -131,6 +132,19 @@ def _is_cjk_numeral(cp: int) -> bool:  # pragma: no cover - 〇一二三四五�
     )
 
 
+@njit(cache=True, inline="always")
+def _is_occasion_unit(tok: np.uint64) -> bool:  # pragma: no cover - 年 月 日 号 届 次 期
+    return (
+        tok == _mix(np.uint64(0x5E74) + _P)
+        or tok == _mix(np.uint64(0x6708) + _P)
+        or tok == _mix(np.uint64(0x65E5) + _P)
+        or tok == _mix(np.uint64(0x53F7) + _P)
+        or tok == _mix(np.uint64(0x5C4A) + _P)
+        or tok == _mix(np.uint64(0x6B21) + _P)
+        or tok == _mix(np.uint64(0x671F) + _P)
+    )
+
+
 @njit(cache=True, nogil=True)
 def _one(
     cps: np.ndarray,
@@ -147,16 +161,29 @@ def _one(
     ntok: np.ndarray,
     sketch: np.ndarray,
     nums: np.ndarray,
+    prof: np.ndarray,
+    base: int,
 ) -> None:  # pragma: no cover
     toks = np.empty(hi - lo + 1, np.uint64)
+    cjks = np.zeros(hi - lo + 1, np.bool_)
     numeric = np.zeros(hi - lo + 1, np.int8)  # 1: digits, 2: a Chinese numeral
+    quoted = np.zeros(hi - lo + 1, np.bool_)  # on a line quoted with ">", "|" or "#" (mail, forums)
     # tokens: one per CJK character, one per run of other letters and digits
     nt = 0
     h = _FNV0
     in_run = False
     digits = True
+    line_start = True
+    in_quote = False
+    run_quote = False
     for i in range(lo, hi + 1):
         cp = int(cps[i]) if i < hi else 32
+        if cp == 10:
+            line_start = True
+            in_quote = False
+        elif line_start and cp != 32 and cp != 9:
+            line_start = False
+            in_quote = cp == 62 or cp == 124 or cp == 35
         if cp < 0x10000:
             cp = int(table[cp])
         cjk = _is_cjk(cp)
@@ -165,6 +192,7 @@ def _one(
                 h = _FNV0
                 in_run = True
                 digits = True
+                run_quote = in_quote
             h = (h ^ np.uint64(cp)) * _FNV
             if cp < 48 or cp > 57:
                 digits = False
@@ -172,13 +200,30 @@ def _one(
         if in_run:
             toks[nt] = _mix(h)
             numeric[nt] = 1 if digits else 0
+            quoted[nt] = run_quote
             nt += 1
             in_run = False
         if cjk:
             toks[nt] = _mix(np.uint64(cp) + _P)
             numeric[nt] = 2 if _is_cjk_numeral(cp) else 0
+            cjks[nt] = True
+            quoted[nt] = in_quote
             nt += 1
     ntok[d] = nt
+    # the text profile: each token's hash (29 bits), whether it is a CJK character (the top bit),
+    # whether it is a number that names an occasion (bit 30: a year, a date, an edition or session
+    # number: digits before 年 月 日 号 届 次 期, or after 第), which a template's next story changes,
+    # and whether it sits on a quoted line (bit 29)
+    for t in range(nt):
+        v = np.uint32(toks[t] >> np.uint64(35)) | (np.uint32(0x80000000) if cjks[t] else np.uint32(0))
+        if quoted[t]:
+            v |= np.uint32(0x20000000)
+        if numeric[t] == 1 and (
+            (t + 1 < nt and _is_occasion_unit(toks[t + 1]))
+            or (t > 0 and toks[t - 1] == _mix(np.uint64(0x7B2C) + _P))
+        ):
+            v |= np.uint32(0x40000000)
+        prof[base + t] = v
     if nt == 0:
         return
     c = np.uint64(0)
@@ -256,9 +301,27 @@ def _signature_kernel(
 ) -> tuple[np.ndarray, ...]:  # pragma: no cover
     nd = offsets.shape[0] - 1
     content, simhash, size, ntok, sketch, nums = _outputs(nd, k, m)
+    prof = np.empty(cps.shape[0] + nd, np.uint32)
     for d in prange(nd):
-        _one(cps, offsets[d], offsets[d + 1], table, n, k, m, d, content, simhash, size, ntok, sketch, nums)
-    return content, simhash, size, ntok, sketch, nums
+        _one(
+            cps,
+            offsets[d],
+            offsets[d + 1],
+            table,
+            n,
+            k,
+            m,
+            d,
+            content,
+            simhash,
+            size,
+            ntok,
+            sketch,
+            nums,
+            prof,
+            offsets[d] + d,
+        )
+    return content, simhash, size, ntok, sketch, nums, prof
 
 
 @njit(cache=True, nogil=True)
@@ -267,9 +330,43 @@ def _signature_kernel_serial(
 ) -> tuple[np.ndarray, ...]:  # pragma: no cover
     nd = offsets.shape[0] - 1
     content, simhash, size, ntok, sketch, nums = _outputs(nd, k, m)
+    prof = np.empty(cps.shape[0] + nd, np.uint32)
     for d in range(nd):
-        _one(cps, offsets[d], offsets[d + 1], table, n, k, m, d, content, simhash, size, ntok, sketch, nums)
-    return content, simhash, size, ntok, sketch, nums
+        _one(
+            cps,
+            offsets[d],
+            offsets[d + 1],
+            table,
+            n,
+            k,
+            m,
+            d,
+            content,
+            simhash,
+            size,
+            ntok,
+            sketch,
+            nums,
+            prof,
+            offsets[d] + d,
+        )
+    return content, simhash, size, ntok, sketch, nums, prof
+
+
+@njit(cache=True, nogil=True)
+def _compact_profiles(
+    prof: np.ndarray, offsets: np.ndarray, ntok: np.ndarray, cap: int
+) -> tuple[np.ndarray, np.ndarray]:  # pragma: no cover
+    """Each document's first ``cap`` profile tokens, packed: (pointers, values)."""
+    nd = ntok.shape[0]
+    ptr = np.zeros(nd + 1, np.int64)
+    for d in range(nd):
+        ptr[d + 1] = ptr[d] + min(ntok[d], cap)
+    out = np.empty(ptr[nd], np.uint32)
+    for d in range(nd):
+        base = offsets[d] + d
+        out[ptr[d] : ptr[d + 1]] = prof[base : base + ptr[d + 1] - ptr[d]]
+    return ptr, out
 
 
 _PARALLEL_FROM = 256
@@ -280,7 +377,14 @@ FIELDS = ("exact", "content", "simhash", "size", "tokens", "sketch", "numbers", 
 
 @dataclass
 class Signatures:
-    """The signatures of a batch of documents, one row per document (struct of arrays)."""
+    """The signatures of a batch of documents, one row per document (struct of arrays).
+
+    Besides the fixed-width columns (``FIELDS``) each document has a **text profile**: its tokens'
+    hashes in text order (``profile(i)``; the top bit marks a CJK character), up to
+    ``MatchConfig.profile_tokens`` of them. Verification reads the two texts through their profiles
+    (``neardup.match.text``); an empty profile (a signature stored without one) falls back to the
+    sketch evidence.
+    """
 
     exact: U64
     content: U64
@@ -291,6 +395,8 @@ class Signatures:
     numbers: U64  # (n, max_numbers), ascending, padded with EMPTY64
     layout: U64 = field(default_factory=lambda: np.empty(0, np.uint64))  # 0 where no HTML
     has_layout: npt.NDArray[np.bool_] = field(default_factory=lambda: np.empty(0, np.bool_))
+    prof_ptr: npt.NDArray[np.int64] = field(default_factory=lambda: np.empty(0, np.int64))  # n + 1
+    prof: U32 = field(default_factory=lambda: np.empty(0, np.uint32))
 
     def __len__(self) -> int:
         return int(self.exact.shape[0])
@@ -300,53 +406,78 @@ class Signatures:
         if self.layout.shape[0] != n:
             self.layout = np.zeros(n, np.uint64)
             self.has_layout = np.zeros(n, np.bool_)
+        if self.prof_ptr.shape[0] != n + 1:
+            self.prof_ptr = np.zeros(n + 1, np.int64)
+            self.prof = np.empty(0, np.uint32)
 
     def columns(self) -> tuple[Any, ...]:
-        """The arrays in ``FIELDS`` order, as the engine's numba kernels take them (one tuple)."""
-        return tuple(getattr(self, name) for name in FIELDS)
+        """The arrays in ``FIELDS`` order, then the profile pointers and values, as the engine's
+        numba kernels take them (one tuple)."""
+        return (*(getattr(self, name) for name in FIELDS), self.prof_ptr, self.prof)
+
+    def profile(self, i: int) -> U32:
+        """Document ``i``'s text profile (empty when it was stored without one)."""
+        return self.prof[self.prof_ptr[i] : self.prof_ptr[i + 1]]
 
     def take(self, rows: Any) -> Signatures:
         """The signatures of the documents at ``rows`` (an index array or a slice)."""
-        return Signatures(**{name: getattr(self, name)[rows] for name in FIELDS})
+        idx = np.arange(len(self))[rows]
+        ptr, prof = _gather_profiles(self.prof_ptr, self.prof, np.ascontiguousarray(idx, np.int64))
+        return Signatures(**{name: getattr(self, name)[rows] for name in FIELDS}, prof_ptr=ptr, prof=prof)
 
     @classmethod
     def concat(cls, parts: Sequence[Signatures], config: MatchConfig | None = None) -> Signatures:
         if not parts:
             return signatures([], config)
-        return Signatures(**{name: np.concatenate([getattr(p, name) for p in parts]) for name in FIELDS})
+        ptrs = [np.zeros(1, np.int64)]
+        at = 0
+        for p in parts:
+            ptrs.append(p.prof_ptr[1:] - p.prof_ptr[0] + at)
+            at += int(p.prof_ptr[-1] - p.prof_ptr[0])
+        return Signatures(
+            **{name: np.concatenate([getattr(p, name) for p in parts]) for name in FIELDS},
+            prof_ptr=np.concatenate(ptrs),
+            prof=np.concatenate([p.prof[p.prof_ptr[0] : p.prof_ptr[-1]] for p in parts]),
+        )
 
     def row_bytes(self, i: int) -> bytes:
         """Row ``i`` as compact bytes (a journal record's payload): fixed fields, then the valid
-        sketch values and number facts only."""
+        sketch values, number facts and the text profile."""
         sk = self.sketch[i]
         sk = sk[sk != EMPTY32]
         nm = self.numbers[i]
         nm = nm[nm != EMPTY64]
+        pr = self.profile(i)
         head = (
             np.array([self.exact[i], self.content[i], self.simhash[i], self.layout[i]], np.uint64).tobytes()
             + np.array(
-                [self.size[i], self.tokens[i], int(self.has_layout[i]), sk.size, nm.size], np.int32
+                [self.size[i], self.tokens[i], int(self.has_layout[i]), sk.size, nm.size, pr.size], np.int32
             ).tobytes()
         )
-        return bytes(head + sk.astype("<u4").tobytes() + nm.astype("<u8").tobytes())
+        return bytes(
+            head + sk.astype("<u4").tobytes() + nm.astype("<u8").tobytes() + pr.astype("<u4").tobytes()
+        )
 
     @classmethod
     def from_row_bytes(cls, data: bytes, config: MatchConfig | None = None) -> Signatures:
         """A one-row Signatures from ``row_bytes``; raises ValueError when the bytes do not fit."""
         cfg = config or MatchConfig()
-        if len(data) < 52:
-            raise ValueError(f"a signature record holds at least 52 bytes, got {len(data)}")
+        if len(data) < _ROW_HEAD:
+            raise ValueError(f"a signature record holds at least {_ROW_HEAD} bytes, got {len(data)}")
         u = np.frombuffer(data[:32], "<u8")
-        size, tokens, has_layout, nk, nm = np.frombuffer(data[32:52], "<i4").tolist()
+        size, tokens, has_layout, nk, nm, npr = np.frombuffer(data[32:_ROW_HEAD], "<i4").tolist()
         if (
             not (0 <= nk <= cfg.sketch_size and 0 <= nm <= max(cfg.max_numbers, 1))
-            or len(data) != 52 + 4 * nk + 8 * nm
+            or not 0 <= npr <= cfg.profile_tokens
+            or len(data) != _ROW_HEAD + 4 * nk + 8 * nm + 4 * npr
         ):
             raise ValueError("a signature record's lengths do not match its settings")
         sketch = np.full((1, cfg.sketch_size), EMPTY32, np.uint32)
-        sketch[0, :nk] = np.frombuffer(data[52 : 52 + 4 * nk], "<u4")
+        sketch[0, :nk] = np.frombuffer(data[_ROW_HEAD : _ROW_HEAD + 4 * nk], "<u4")
         numbers = np.full((1, max(cfg.max_numbers, 1)), EMPTY64, np.uint64)
-        numbers[0, :nm] = np.frombuffer(data[52 + 4 * nk :], "<u8")
+        at = _ROW_HEAD + 4 * nk
+        numbers[0, :nm] = np.frombuffer(data[at : at + 8 * nm], "<u8")
+        prof = np.frombuffer(data[at + 8 * nm :], "<u4").astype(np.uint32)
         return cls(
             exact=u[0:1].copy(),
             content=u[1:2].copy(),
@@ -357,11 +488,31 @@ class Signatures:
             numbers=numbers,
             layout=u[3:4].copy(),
             has_layout=np.array([bool(has_layout)]),
+            prof_ptr=np.array([0, npr], np.int64),
+            prof=prof,
         )
 
     def nbytes_per_document(self) -> int:
-        """Bytes one document's signature takes in memory."""
-        return int(8 * 4 + 4 * 2 + self.sketch.shape[1] * 4 + self.numbers.shape[1] * 8 + 1)
+        """Bytes one document's signature takes in memory, the text profile as its average."""
+        n = max(len(self), 1)
+        profile = 4 * int(self.prof_ptr[-1] - self.prof_ptr[0]) / n if len(self) else 0
+        return int(8 * 4 + 4 * 2 + self.sketch.shape[1] * 4 + self.numbers.shape[1] * 8 + 1 + 8 + profile)
+
+
+_ROW_HEAD = 56
+
+
+@njit(cache=True, nogil=True)
+def _gather_profiles(
+    ptr: np.ndarray, prof: np.ndarray, rows: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:  # pragma: no cover
+    out_ptr = np.zeros(rows.shape[0] + 1, np.int64)
+    for t in range(rows.shape[0]):
+        out_ptr[t + 1] = out_ptr[t] + ptr[rows[t] + 1] - ptr[rows[t]]
+    out = np.empty(out_ptr[-1], np.uint32)
+    for t in range(rows.shape[0]):
+        out[out_ptr[t] : out_ptr[t + 1]] = prof[ptr[rows[t]] : ptr[rows[t] + 1]]
+    return out_ptr, out
 
 
 def signatures(
@@ -388,18 +539,27 @@ def signatures(
             sketch=np.empty((0, cfg.sketch_size), np.uint32),
             numbers=np.empty((0, max(cfg.max_numbers, 1)), np.uint64),
         )
-    cps, offsets = to_codepoints(texts)
+    cps, offsets = to_codepoints([numbers_as_digits(t) for t in texts])
     kernel = _signature_kernel if n >= _PARALLEL_FROM else _signature_kernel_serial
     with np.errstate(over="ignore"):  # hashing wraps around 2**64 on purpose (interpreted runs)
-        content, simhash, size, ntok, sketch, nums = kernel(
+        content, simhash, size, ntok, sketch, nums, prof = kernel(
             cps, offsets, fold_table(), cfg.shingle, cfg.sketch_size, cfg.max_numbers
         )
+    prof_ptr, prof = _compact_profiles(prof, offsets, ntok, cfg.profile_tokens)
     src = raw if raw is not None else texts
     exact = np.fromiter(
         (exact_key(r if r is not None else t) for r, t in zip(src, texts, strict=True)), np.uint64, n
     )
     sig = Signatures(
-        exact=exact, content=content, simhash=simhash, size=size, tokens=ntok, sketch=sketch, numbers=nums
+        exact=exact,
+        content=content,
+        simhash=simhash,
+        size=size,
+        tokens=ntok,
+        sketch=sketch,
+        numbers=nums,
+        prof_ptr=prof_ptr,
+        prof=prof,
     )
     if layouts is not None:
         has = np.fromiter((lay is not None for lay in layouts), np.bool_, n)

@@ -93,7 +93,7 @@ def record_document(
     """Leave document ``j``'s keys (and, for a representative, its posted values) for later ones.
     ``sig`` holds the signature columns (``Signatures.columns()``), ``tab`` the key and posting
     tables (``EngineState.tables()``)."""
-    exact, content, _, _, tokens, sketch, _, _, _ = sig
+    exact, content, _, _, tokens, sketch = sig[0], sig[1], sig[2], sig[3], sig[4], sig[5]
     xk, xr, ck, cr, pv, pc, pf, ph, er, en = tab
     if key_put(xk, xr, exact[j], j):
         meta[XKEYS] += 1

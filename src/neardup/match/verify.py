@@ -38,16 +38,17 @@ from neardup.index.kernels import popcount64
 from neardup.match.config import MatchConfig
 from neardup.match.signature import Signatures
 from neardup.match.tables import is_common
+from neardup.match.text import text_evidence
 
-__all__ = ["KINDS", "MERGING", "Evidence", "evidence"]
+__all__ = ["KINDS", "MERGING", "Evidence", "evidence", "thresholds", "verify_pair"]
 
 #: the Hamming index's hardware popcount (LLVM ctpop), for the engine's kernels
 popcount: Any = popcount64
 
 #: kind codes, in the order the engine uses them
-KINDS: tuple[str, ...] = ("unique", "exact", "content", "near", "partial", "layout")
-UNIQUE, EXACT, CONTENT, NEAR, PARTIAL, LAYOUT = range(6)
-MERGING = frozenset({"exact", "content", "near"})
+KINDS: tuple[str, ...] = ("unique", "exact", "content", "near", "partial", "layout", "contained", "template")
+UNIQUE, EXACT, CONTENT, NEAR, PARTIAL, LAYOUT, CONTAINED, TEMPLATE = range(8)
+MERGING = frozenset({"exact", "content", "near", "contained"})
 
 I64 = npt.NDArray[np.int64]
 F64 = npt.NDArray[np.float64]
@@ -218,6 +219,156 @@ def decide(
     return UNIQUE
 
 
+@njit(cache=True, nogil=True)
+def _contained(
+    ux: int,
+    tx: int,
+    uy: int,
+    ty: int,
+    share: float,
+    slack: float,
+    cap: float,
+    margin: float,
+    contained_share: float,
+    passage_min: float,
+) -> bool:  # pragma: no cover
+    """x is a cut, abridged or excerpted copy of y: x adds little (``share`` of it plus twice the
+    slack, never more than ``cap`` characters), y adds far more (``margin`` times as much, plus a
+    passage)."""
+    return (
+        ux <= min(share * tx + 2 * slack, cap)
+        and uy >= margin * ux + passage_min
+        and uy <= contained_share * tx
+    )
+
+
+@njit(cache=True, nogil=True)
+def decide_text(kd: int, ev: np.ndarray, same_layout: bool, th: np.ndarray) -> int:  # pragma: no cover
+    """The kind of a pair from its text evidence (``neardup.match.text.text_evidence``), for a pair
+    the sketches call near, partial or layout (``kd``).
+
+    - both texts add little to each other (at most ``adds_share`` of their characters plus
+      ``adds_slack``): the same document, ``near``;
+    - and in either case at least ``shared_min`` characters of each are shared (three quarters
+      of the longer text, when both are short);
+    - one adds little (``contained_adds_share`` of it, at most ``adds_cap`` characters: a cut,
+      abridged or excerpted copy, an intro line) and the other adds ``fuller_margin`` times more
+      (up to ``contained_share`` of the first, when set): ``contained``, the fuller kept;
+    - neither when one side sets most of what they share on quoted lines and the other does not
+      (a reply and the message it quotes);
+    - otherwise each carries content of its own: ``partial`` (``layout`` in one template) when they
+      share a passage of ``passage_min`` characters, else ``unique``;
+    - a merge whose differences replace a subject wherever it appears (``template_repeats`` terms
+      or more), or whose texts each hold a year, date or edition number the other lacks, is
+      ``template``: the same template told of another subject or occasion. It merges nothing and
+      is reported only with ``report_templates``.
+    """
+    ua, ub, ta, tb, passage, _, repeated, _, occasion, qa, qb, _, _ = ev
+    adds_share, adds_slack, contained_share, passage_min, repeats, report = th[6:12]
+    loose_share, adds_cap, margin = th[15], th[16], th[17]
+    template = (repeats > 0 and repeated >= repeats) or occasion > 0
+    merge = UNIQUE
+    if min(ta - ua, tb - ub) < min(th[14], 0.75 * max(ta, tb)):
+        pass  # too little shared text to be one document (a slogan, a stock line)
+    elif (2 * qa >= ta - ua) != (2 * qb >= tb - ub):
+        pass  # one side quotes what they share (a reply and its parent): two documents
+    elif ua <= adds_share * ta + adds_slack and ub <= adds_share * tb + adds_slack:
+        merge = NEAR
+    elif _contained(
+        ua, ta, ub, tb, loose_share, adds_slack, adds_cap, margin, contained_share, passage_min
+    ) or _contained(ub, tb, ua, ta, loose_share, adds_slack, adds_cap, margin, contained_share, passage_min):
+        merge = CONTAINED
+    if merge != UNIQUE:
+        if not template:
+            return merge
+        return TEMPLATE if report > 0 else UNIQUE
+    if passage >= passage_min and kd != UNIQUE:
+        return LAYOUT if same_layout else PARTIAL
+    return UNIQUE
+
+
+_NO_TEXT = np.zeros(13, np.int64)
+
+
+@njit(cache=True, nogil=True)
+def verify_pair(
+    sa: np.ndarray,
+    na: np.ndarray,
+    size_a: int,
+    pa: np.ndarray,
+    sb: np.ndarray,
+    nb: np.ndarray,
+    size_b: int,
+    pb: np.ndarray,
+    exact_eq: bool,
+    content_eq: bool,
+    same_layout: bool,
+    k: int,
+    pv: np.ndarray,
+    pc: np.ndarray,
+    max_posting: int,
+    th: np.ndarray,
+    max_conflicts: int,
+    agree_min: int,
+) -> tuple[int, float, float, float, int, int, np.ndarray]:  # pragma: no cover
+    """The kind of a pair and its evidence: (kind, similarity, containment of a in b, of b in a,
+    number conflicts, numbers agreeing, text evidence). With both text profiles (``pa``, ``pb``) the
+    sketches find the pairs worth reading and the texts decide (``decide_text``), number conflicts
+    included (a template's other date is a repeated substitution, a corrected figure is one edit);
+    without them the sketches and numbers decide (``decide``)."""
+    s, ca, cb, c, a = pair_evidence(sa, na, size_a, sb, nb, size_b, k, pv, pc, max_posting)
+    texts = pa.shape[0] > 0 and pb.shape[0] > 0
+    kd = decide(
+        exact_eq,
+        content_eq,
+        s,
+        ca,
+        cb,
+        c,
+        a,
+        same_layout,
+        th[0],
+        th[1],
+        th[2],
+        th[3],
+        1 << 30 if texts else max_conflicts,
+        th[4],
+        th[5],
+        agree_min,
+    )
+    if not texts or kd == EXACT or kd == CONTENT or kd == UNIQUE:
+        return kd, s, ca, cb, c, a, _NO_TEXT
+    ev = text_evidence(pa, pb, int(th[12]), int(th[13]))
+    return decide_text(kd, ev, same_layout, th), s, ca, cb, c, a, ev
+
+
+def thresholds(cfg: MatchConfig) -> npt.NDArray[np.float64]:
+    """The decision thresholds as the kernels take them."""
+    return np.array(
+        [
+            cfg.near_similarity,
+            cfg.near_containment,
+            cfg.containment_min_similarity,
+            cfg.partial_containment,
+            cfg.conflict_share,
+            cfg.agree_containment,
+            cfg.adds_share,
+            cfg.adds_slack,
+            1e18 if cfg.contained_share is None else cfg.contained_share,
+            cfg.passage_min,
+            cfg.template_repeats,
+            1.0 if cfg.report_templates else 0.0,
+            cfg.text_window_cjk,
+            cfg.text_window_latin,
+            cfg.shared_min,
+            cfg.contained_adds_share,
+            cfg.adds_cap,
+            cfg.fuller_margin,
+        ],
+        np.float64,
+    )
+
+
 @dataclass(frozen=True)
 class Evidence:
     """Why two documents are (or are not) duplicates: what a verdict reports."""
@@ -229,6 +380,9 @@ class Evidence:
     numbers_aligned: int
     hamming: int
     same_layout: bool | None = None
+    adds: tuple[int, int] | None = None  # characters the first text adds to the second, and back
+    passage: int | None = None  # the longest shared passage, in characters
+    repeated: int | None = None  # terms replaced wherever they appear (a template's subject)
 
     @property
     def is_duplicate(self) -> bool:
@@ -245,6 +399,10 @@ class Evidence:
         }
         if self.same_layout is not None:
             d["same_layout"] = self.same_layout
+        if self.adds is not None:
+            d["adds"] = [self.adds[0], self.adds[1]]
+            d["passage"] = self.passage
+            d["repeated"] = self.repeated
         return d
 
 
@@ -262,37 +420,28 @@ def evidence(a: Signatures, i: int, b: Signatures, j: int, config: MatchConfig |
     """The evidence and kind for document ``i`` of ``a`` against document ``j`` of ``b``, the two
     on their own (no collection to say what is boilerplate)."""
     cfg = config or MatchConfig()
-    sim, ca, cb, conflicts, agree = pair_evidence(
+    layout = _same_layout(a, i, b, j, cfg)
+    code, sim, ca, cb, conflicts, agree, ev = verify_pair(
         a.sketch[i],
         a.numbers[i],
         int(a.size[i]),
+        a.profile(i),
         b.sketch[j],
         b.numbers[j],
         int(b.size[j]),
+        b.profile(j),
+        bool(a.exact[i] == b.exact[j]),
+        bool(a.content[i] == b.content[j]) and int(a.tokens[i]) > 0,
+        bool(layout),
         cfg.sketch_size,
         _NO_VALUES,
         _NO_COUNTS,
         cfg.max_posting,
-    )
-    layout = _same_layout(a, i, b, j, cfg)
-    code = decide(
-        bool(a.exact[i] == b.exact[j]),
-        bool(a.content[i] == b.content[j]) and int(a.tokens[i]) > 0,
-        sim,
-        ca,
-        cb,
-        conflicts,
-        agree,
-        bool(layout),
-        cfg.near_similarity,
-        cfg.near_containment,
-        cfg.containment_min_similarity,
-        cfg.partial_containment,
+        thresholds(cfg),
         cfg.max_number_conflicts,
-        cfg.conflict_share,
-        cfg.agree_containment,
         cfg.agree_min,
     )
+    texts = a.profile(i).size > 0 and b.profile(j).size > 0
     return Evidence(
         kind=KINDS[code],
         similarity=float(sim),
@@ -301,4 +450,10 @@ def evidence(a: Signatures, i: int, b: Signatures, j: int, config: MatchConfig |
         numbers_aligned=int(conflicts + agree),
         hamming=hamming(int(a.simhash[i]), int(b.simhash[j])),
         same_layout=layout,
+        **(text_fields(ev) if texts else {}),
     )
+
+
+def text_fields(ev: npt.NDArray[np.int64]) -> dict[str, Any]:
+    """The ``Evidence`` fields of a text evidence array (``text_evidence``'s layout)."""
+    return {"adds": (int(ev[0]), int(ev[1])), "passage": int(ev[4]), "repeated": int(ev[6])}

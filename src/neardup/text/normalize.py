@@ -10,14 +10,99 @@ import re
 import unicodedata
 from functools import cache
 from html import unescape
+from importlib.resources import files
 
-__all__ = ["normalize", "strip_tags"]
+__all__ = ["normalize", "numbers_as_digits", "strip_tags", "t2s_map"]
 
 _TAG = re.compile(
     r"<(script|style|noscript|template)\b[^>]*>.*?</\1\s*>|<!--.*?-->|<[^>]+>", re.IGNORECASE | re.DOTALL
 )
 _SPACE_NO_NL = re.compile(r"[^\S\n]+")
 _NL_RUN = re.compile(r"\s*\n\s*")
+
+
+@cache
+def t2s_map() -> dict[str, str]:
+    """Traditional (and Taiwan / Hong Kong variant) characters -> simplified, one to one, from
+    OpenCC's character tables (``tools/make_t2s.py``): 3,000 characters.
+
+    >>> "".join(t2s_map().get(c, c) for c in "國務院總理")
+    '国务院总理'
+    """
+    text = files("neardup").joinpath("data/t2s.tsv").read_text(encoding="utf-8")
+    return dict(line.split("\t", 1) for line in text.splitlines() if line and not line.startswith("#"))
+
+
+_CN_DIGIT = {
+    "〇": 0,
+    "零": 0,
+    "一": 1,
+    "二": 2,
+    "两": 2,
+    "三": 3,
+    "四": 4,
+    "五": 5,
+    "六": 6,
+    "七": 7,
+    "八": 8,
+    "九": 9,
+}
+_CN_UNIT = {"十": 10, "百": 100, "千": 1000}
+_CN_BIG = {"万": 10**4, "亿": 10**8}
+# a Chinese numeral with a place unit (十 百 千 万 亿), or four digit characters before 年 (a year)
+_CN_NUMBER = re.compile(
+    r"[〇零一二两三四五六七八九十百千万亿]*[十百千][〇零一二两三四五六七八九十百千万亿]*|[〇零一二三四五六七八九]{4}(?=年)"
+)
+# an Arabic number times 万 or 亿 ("1.5万"), and digit groups split by commas ("15,000")
+_SCALED = re.compile(r"(\d+(?:\.\d+)?)([万亿]+)")
+_GROUPED = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
+_ANY_NUMBER = re.compile(r"[0-9〇零一二两三四五六七八九十百千万亿]")
+
+
+def _cn_value(s: str) -> int | None:
+    if all(c in _CN_DIGIT for c in s):
+        return int("".join(str(_CN_DIGIT[c]) for c in s))
+    total = section = digit = 0
+    for c in s:
+        if c in _CN_DIGIT:
+            digit = _CN_DIGIT[c]
+        elif c in _CN_UNIT:
+            section += (digit or 1) * _CN_UNIT[c]
+            digit = 0
+        elif c in _CN_BIG:
+            total += (section + digit) * _CN_BIG[c]
+            section = digit = 0
+    return total + section + digit
+
+
+def numbers_as_digits(text: str) -> str:
+    """Numbers written another way read as one: Chinese numerals with a place unit and four-digit
+    years in Chinese numerals become digits, "1.5万" becomes "15000", "15,000" becomes "15000".
+
+    Numerals without a place unit stay (一些, 统一 and 万一 are words, not numbers).
+
+    >>> numbers_as_digits("二〇二〇年，全年增长十五万人，达到1.5万亿元，即15,000亿元")
+    '2020年，全年增长150000人，达到1500000000000元，即1500000000000元'
+    """
+    if _ANY_NUMBER.search(text) is None:
+        return text
+    if "," in text:
+        text = _GROUPED.sub("", text)
+
+    def scaled(m: re.Match[str]) -> str:
+        value = float(m.group(1))
+        for c in m.group(2):
+            value *= _CN_BIG[c]
+        return str(int(value)) if value == int(value) and value < 1e18 else m.group(0)
+
+    def chinese(m: re.Match[str]) -> str:
+        s = m.group(0)
+        if s in ("十分", "千万", "万万") or (len(s) == 1 and s in _CN_UNIT):
+            return s
+        v = _cn_value(s)
+        return s if v is None else str(v)
+
+    return _SCALED.sub(scaled, _CN_NUMBER.sub(chinese, text))
 
 
 @cache

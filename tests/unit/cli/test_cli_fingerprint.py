@@ -138,13 +138,25 @@ def test_compare_texts_and_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     assert 0.5 < res["similarity"] < 1 and min(res["containment"]) > 0.7
     assert res["numbers_only_in_a"] == [] and res["number_conflicts"] == 0
     assert res["shared_passage"]
-    # three wins or two is another fact, not an edit: the numbers in place conflict
+    # one figure corrected is an edit of the same report: the numbers in place conflict, the
+    # texts add nothing else to each other
     proc = run_in_process(
         "compare", ZH, ZH.replace("三连胜", "两连胜"), "--json", cwd=tmp_path, monkeypatch=monkeypatch
     )
     res = json.loads(proc.stdout)
-    assert not res["is_duplicate"] and res["number_conflicts"] >= 1
+    assert res["is_duplicate"] and res["number_conflicts"] >= 1
     assert res["numbers_only_in_a"] and res["numbers_only_in_b"]
+    # another season's story on the same template is another story: each names its own year
+    proc = run_in_process(
+        "compare",
+        ZH.replace("新赛季", "2023年赛季"),
+        ZH.replace("新赛季", "2024年赛季"),
+        "--json",
+        cwd=tmp_path,
+        monkeypatch=monkeypatch,
+    )
+    res = json.loads(proc.stdout)
+    assert not res["is_duplicate"] and res["number_conflicts"] >= 1
     (tmp_path / "a.txt").write_text(EN, encoding="utf-8")
     proc = run_in_process("compare", "a.txt", EN, cwd=tmp_path, monkeypatch=monkeypatch)
     assert proc.returncode == 0, proc.stderr

@@ -82,8 +82,8 @@ def test_no_chains_a_document_joins_only_a_representative_it_verifies_against() 
 
     rng = random.Random(4)
     a = article(rng, 12)
-    b = a[: len(a) * 3 // 4] + article(rng, 3)  # shares 3/4 of a
-    c = b[len(b) // 3 :] + article(rng, 6)  # shares most of b's end, little of a
+    b = a[: len(a) * 3 // 4]  # a cut copy of a
+    c = b[len(b) // 3 :] + article(rng, 6)  # shares most of b's end and adds its own text
     rows = list(
         dedup_records(recs([{"id": "a", "text": a}, {"id": "b", "text": b}, {"id": "c", "text": c}]), CFG)
     )

