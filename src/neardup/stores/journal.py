@@ -19,6 +19,12 @@ decides between two kinds of damage:
 An append that fails part-way (ENOSPC, EIO) truncates the file back to its previous length before the
 error is raised, so the next acknowledged record is never written after a partial one.
 
+The journal knows how much of itself is durable (:attr:`Journal.synced_size`: the bytes the last
+completed fdatasync covered). An fdatasync that fails is not retried into a false success (after a
+failed fsync the kernel may have dropped the unwritten pages and report the next one clean): the
+journal refuses every later append and sync with the first error until it is reopened, whose
+replay reads what the file really holds.
+
 >>> import os, tempfile
 >>> path = os.path.join(tempfile.mkdtemp(), "j.log")
 >>> with Journal(path, kind="demo") as j:
@@ -97,8 +103,10 @@ class Journal:
             self._create()
         self._fd: int | None = os.open(self.path, os.O_RDWR | os.O_APPEND)
         self._size = -1  # known after replay
+        self._synced = -1  # bytes covered by the last completed fdatasync (known after replay)
         self._count = 0
         self._broken: str | None = None
+        self._sync_failed: str | None = None
 
     def _create(self) -> None:
         """Write the header through a temp file and a rename: a crash leaves no headless journal."""
@@ -130,6 +138,18 @@ class Journal:
     def size(self) -> int:
         """Bytes of verified journal (after :meth:`replay`)."""
         return self._size
+
+    @property
+    def synced_size(self) -> int:
+        """Bytes of the journal known to be on disk: those the last completed fdatasync covered
+        (the whole file after :meth:`replay`, which syncs what it read). A power cut may lose the
+        records past it; a crash of the process alone loses none."""
+        return self._synced
+
+    @property
+    def sync_error(self) -> str | None:
+        """Why an fdatasync failed (appends are refused since), or None."""
+        return self._sync_failed
 
     def _check_header(self, data: memoryview) -> int:
         where = str(self.path)
@@ -192,12 +212,14 @@ class Journal:
             yield seq, payload
             seq += 1
             off = start + length
+        assert self._fd is not None
         if torn:
             # the last write never completed, so it was never acknowledged: cut it off
-            assert self._fd is not None
             os.ftruncate(self._fd, off)
-            _datasync(self._fd)
-        self._size = off
+        # what was read may still be only in the page cache (a process that crashed without
+        # syncing): make it durable, so that synced_size starts at the whole file
+        _datasync(self._fd)
+        self._size = self._synced = off
         self._count = seq
 
     # -- writing -------------------------------------------------------------------------------
@@ -221,6 +243,7 @@ class Journal:
                     f"{self.path}: an earlier failed write could not be undone ({self._broken}); "
                     "close and reopen the state (its torn tail is repaired on open)"
                 )
+            self._refuse_after_failed_sync()
             if not payloads:
                 return self._count - 1
             for p in payloads:
@@ -239,7 +262,23 @@ class Journal:
                 raise StoreError(f"could not write the journal {self.path}: {exc}") from exc
             self._size += len(buf)
             self._count += len(payloads)
+            if sync:
+                self._synced = self._size
             return self._count - 1
+
+    def fail(self, reason: str) -> None:
+        """Refuse every later append and sync, as after a failed fdatasync (until reopened)."""
+        with self._lock:
+            if self._sync_failed is None:
+                self._sync_failed = reason
+
+    def _refuse_after_failed_sync(self) -> None:
+        if self._sync_failed is not None:
+            raise StoreError(
+                f"could not fsync the journal {self.path} ({self._sync_failed}): records written "
+                f"after its first {self._synced} bytes may not be on disk; nothing more is written. "
+                "Close and reopen the state once the disk is fixed (opening keeps what the file holds)"
+            )
 
     def _undo(self) -> None:
         assert self._fd is not None
@@ -257,20 +296,32 @@ class Journal:
             if sync:
                 _datasync(self._fd)
             self._size = len(self._header)
+            self._synced = self._size if sync else min(self._synced, self._size)
             self._count = 0
 
     def sync(self) -> None:
-        """fdatasync the journal (another thread may append meanwhile)."""
+        """fdatasync the journal (another thread may append meanwhile: the sync covers at least
+        what was written before it began). A failure is raised, and remembered: see the module."""
         with self._lock:
             if self._fd is None:
                 return
+            self._refuse_after_failed_sync()
+            upto = self._size
+            if upto <= self._synced:
+                return  # nothing written since the last sync
             fd = os.dup(self._fd)
         try:
             _datasync(fd)
         except OSError as exc:
+            with self._lock:
+                if self._sync_failed is None:
+                    self._sync_failed = str(exc)
             raise StoreError(f"could not fsync the journal {self.path}: {exc}") from exc
         finally:
             os.close(fd)
+        with self._lock:
+            # a reset meanwhile may have shrunk the file below what this sync covered
+            self._synced = max(self._synced, min(upto, self._size))
 
     def close(self) -> None:
         """Close the file (idempotent); appends were written already."""
