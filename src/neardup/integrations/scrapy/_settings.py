@@ -68,6 +68,7 @@ def content_checker(settings: Any) -> ContentChecker:
     if client is not None:
         return client
     from neardup.contentseen import ContentSeen
+    from neardup.stores.durability import check_durability
 
     if settings.get("NEARDUP_FSYNC") is not None:
         raise ConfigError(
@@ -80,5 +81,5 @@ def content_checker(settings: Any) -> ContentChecker:
         max_distance=settings.getint("NEARDUP_MAX_DISTANCE") if max_distance else None,
         extractor=settings.get("NEARDUP_EXTRACTOR") or "resiliparse",
         nshash_store=settings.get("NEARDUP_NSHASH_STORE") or None,
-        durability=settings.get("NEARDUP_DURABILITY") or "everysec",
+        durability=check_durability(settings.get("NEARDUP_DURABILITY") or "everysec", "NEARDUP_DURABILITY"),
     )
