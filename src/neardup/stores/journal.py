@@ -11,8 +11,10 @@ middle, or one copied in twice, is caught as well as a flipped bit. Replay verif
 decides between two kinds of damage:
 
 * a *torn tail*: the file ends inside its last record (fewer bytes than a frame header, or a frame
-  header that verifies but announces more payload than the file holds). That is a write a crash cut
-  short; it was never acknowledged, so it is cut off (the file is truncated to the last good record).
+  header that verifies but announces more payload than the file holds), or the last records do
+  not verify and only zero bytes follow them (the file's size reached the disk, its data not).
+  That is a write a crash or power cut cut short, never fsynced; it is cut off (the file is
+  truncated to the last good record).
 * anything else: a frame header or payload that does not verify, a sequence gap. The journal is
   damaged: :class:`~neardup.exceptions.FormatError` names the file, the record and the offset.
 
@@ -78,6 +80,17 @@ def _file_header(kind: str) -> bytes:
     k = kind.encode("utf-8")
     fixed = _FIXED.pack(_MAGIC, JOURNAL_VERSION, len(k)) + k
     return fixed + _U64.pack(xxhash.xxh3_64_intdigest(fixed))
+
+
+def _unwritten_after(data: memoryview, off: int, end: int) -> bool:
+    """The record at ``off`` (which ends at ``end``) does not verify and nothing but zero bytes
+    follows it: a tail whose data never reached the disk before a power cut (the file's size did,
+    its pages not), so it was never fsynced and, at ``always``, never acknowledged."""
+    rest = bytes(data[off:])
+    zeros_from = off + len(rest.rstrip(b"\0"))  # file offset where the final run of zeros starts
+    # write-back loses whole blocks: the zeros must reach back over a sector boundary
+    boundary = -(-zeros_from // 512) * 512
+    return zeros_from <= end and boundary < len(data)
 
 
 class Journal:
@@ -190,6 +203,9 @@ class Journal:
                 break
             length, rseq, check, hcheck = _FRAME.unpack_from(data, off)
             if _frame_check(data[off : off + 20]) != hcheck:
+                if _unwritten_after(data, off, off + _FRAME.size):
+                    torn = True
+                    break
                 raise FormatError(
                     f"{where}: record {seq} at byte {off} is damaged (frame checksum mismatch); "
                     "restore the file from a backup"
@@ -205,6 +221,9 @@ class Journal:
                 break
             payload = data[start : start + length]
             if xxhash.xxh3_64_intdigest(payload) != check:
+                if _unwritten_after(data, off, start + length):
+                    torn = True
+                    break
                 raise FormatError(
                     f"{where}: record {seq} at byte {off} is damaged (payload checksum mismatch); "
                     "restore the file from a backup"
