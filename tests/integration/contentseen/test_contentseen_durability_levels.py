@@ -290,3 +290,51 @@ def test_service_from_env_takes_its_durability(tmp_path: Path, monkeypatch: pyte
     monkeypatch.setenv("NEARDUP_DURABILITY", "never")
     with pytest.raises(ConfigError, match="NEARDUP_DURABILITY must be one of"):
         app_from_env()
+
+
+@pytest.mark.parametrize("level", ["everysec", "always"])
+def test_service_event_loop_goes_on_while_an_fsync_stalls(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, level: str
+) -> None:
+    """everysec: adding requests are answered during a stalled fsync; always: they wait for it,
+    off the event loop, which keeps serving."""
+    pytest.importorskip("fastapi")
+    import asyncio
+
+    from neardup.service.backend import StateBackend
+    from neardup.service.settings import ServiceSettings
+
+    backend = StateBackend(ServiceSettings(state=tmp_path / "st", analysis_processes=0, durability=level))  # type: ignore[arg-type]
+    release, entered = threading.Event(), threading.Event()
+    real = journal_mod._datasync
+
+    def stalled(fd: int) -> None:
+        entered.set()
+        release.wait(60)
+        real(fd)
+
+    async def run() -> list[dict[str, object]]:
+        loop = asyncio.get_running_loop()
+        first = asyncio.ensure_future(backend.acheck_document("https://a.example/0", None, TEXTS[0], True))
+        assert await loop.run_in_executor(None, entered.wait, 60)  # an fsync is stalled now
+        if level == "everysec":
+            answers = [await first]
+            for i in range(1, 5):
+                answers.append(await backend.acheck_document(f"https://a.example/{i}", None, TEXTS[i], True))
+        else:
+            await asyncio.sleep(0.05)
+            assert not first.done()  # waits for its fsync...
+            assert (await backend.aduplicates("1")) is not None  # ...while the loop serves others
+            release.set()
+            answers = [await first]
+        release.set()
+        return answers
+
+    monkeypatch.setattr(journal_mod, "_datasync", stalled)
+    try:
+        answers = asyncio.run(run())
+    finally:
+        release.set()
+        monkeypatch.undo()
+        backend.close()
+    assert [a["doc_id"] for a in answers] == list(range(1, len(answers) + 1))
