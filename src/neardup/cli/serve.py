@@ -87,6 +87,11 @@ SERVE_FLAGS: dict[str, Flag] = {
         "Seconds a URL or Redis store call may take before the client gets 503.",
         type=click.FloatRange(min=0, min_open=True, max=3600),
     ),
+    "durability": Flag(
+        ("--durability",),
+        "When an added page reaches the disk: always (fsync before the answer), everysec (an fsync "
+        "a second at most; a power cut loses about the last second), no (the OS decides).",
+    ),
 }
 #: ServiceSettings fields with no option, and why
 SERVE_EXCLUDED: dict[str, str] = {

@@ -42,6 +42,7 @@ from neardup.fingerprint.nshash import DEFAULT_MIN_SENTENCE_CHARS, longest_sente
 from neardup.match import MatchConfig, Signatures, exact_key, page_signatures
 from neardup.stores import KeyValueStore
 from neardup.stores.base import Closeable
+from neardup.stores.durability import DEFAULT_DURABILITY, Durability, check_durability
 from neardup.stores.statedir import parse_state_path
 
 __all__ = ["FORMAT", "VERSION", "ContentSeen", "PageAnalysis"]
@@ -84,12 +85,18 @@ class ContentSeen(Closeable):
         nshash_store: a store URL (``redis://host:6379/0?prefix=cs``) holding the exact and content
             key maps, shared by every ContentSeen using it (a page another service saw is caught as
             exact or content); near, partial and layout checks use this process's documents.
-        fsync: fsync the journal after every added page (default: an acknowledged page survives
-            power loss); False only writes it (survives a crash of the process, not of the machine).
+        durability: when the journal reaches the disk, as Redis's ``appendfsync``: ``"always"``
+            (fsync before ``check`` returns: an acknowledged page survives a power cut),
+            ``"everysec"`` (default: a background thread fsyncs at most once a second, shared by
+            every page added meanwhile; a power cut loses at most the pages of about the last
+            second), ``"no"`` (the OS writes the pages back when it likes; ``flush``/``close``
+            fsync). At every level a page is written to the journal before ``check`` returns, so a
+            crash of the process loses nothing acknowledged. See docs/reliability.md.
         explain: list the longest sentences a duplicate shares with its partner in its reasons.
 
-    ``check`` is thread-safe (one lock). Every page added is written to the journal
-    (``docs.wal``) before ``check`` returns, so an acknowledged page survives a crash.
+    ``check`` is thread-safe (one lock). A failed background fsync is raised (``StoreError``) by
+    the next ``check`` that adds, and by ``sync``/``flush``/``close``: adds are refused until the
+    state is reopened.
     """
 
     def __init__(
@@ -100,10 +107,15 @@ class ContentSeen(Closeable):
         match: MatchConfig | None = None,
         extractor: str | None = None,
         nshash_store: str | KeyValueStore | None = None,
-        fsync: bool = True,
+        durability: Durability = DEFAULT_DURABILITY,
         explain: bool = True,
         **replaced: Any,
     ) -> None:
+        if "fsync" in replaced:
+            raise ConfigError(
+                "ContentSeen takes durability='always' | 'everysec' | 'no' instead of fsync "
+                "(fsync=True was 'always', fsync=False was 'no'; see docs/contentseen.md)"
+            )
         if replaced:
             raise ConfigError(
                 f"ContentSeen does not take {', '.join(sorted(replaced))}: the match engine "
@@ -112,7 +124,7 @@ class ContentSeen(Closeable):
         self.match = _configure(match, max_distance, extractor)
         self.max_distance = self.match.candidate_distance
         self.extractor = self.match.extractor
-        self.fsync = bool(fsync)
+        self.durability = check_durability(durability)
         self.explain = bool(explain)
         self._sent_hash = get_hash64("md5")
         settings = orjson.dumps(self._settings(), option=orjson.OPT_SORT_KEYS)
@@ -122,7 +134,7 @@ class ContentSeen(Closeable):
         self._checks = 0
         self.path: Path | None = parse_state_path(state, hint=_STATE_HINT)
         self._shared = nshash_store is not None
-        self._state = DocState(self.match, self.path, nshash_store)
+        self._state = DocState(self.match, self.path, nshash_store, self.durability)
 
     def _settings(self) -> dict[str, Any]:
         return {"match": self.match.signature_settings()}
@@ -179,9 +191,9 @@ class ContentSeen(Closeable):
 
         Give ``html`` (the page as fetched; bytes are decoded by their declared or detected
         encoding), or ``text`` (main text you extracted), or both (``text`` is then used as the
-        main text and ``html`` for the exact and layout checks). With ``sync=False`` an added page
-        is written to the journal but not fsynced: call :meth:`sync` before you acknowledge it
-        (one fsync for many pages: group commit).
+        main text and ``html`` for the exact and layout checks). ``sync=False`` matters with
+        ``durability="always"``: the added page is written to the journal but not fsynced; call
+        :meth:`sync` before you acknowledge it (one fsync for many pages: group commit).
         """
         page = page_input(url, html, text)
         probe = self._probe(page, text)
@@ -258,7 +270,7 @@ class ContentSeen(Closeable):
         why = reasons(d.kind, d.partner, d.evidence, shared)
         doc_id = None
         if add:
-            doc_id = st.add(url, d.kind, d.root, d.partner, probe, sig, sync=self.fsync and sync)
+            doc_id = st.add(url, d.kind, d.root, d.partner, probe, sig, sync=sync)
         return Verdict(
             kind=d.kind,  # type: ignore[arg-type]
             doc_id=doc_id,
@@ -316,8 +328,10 @@ class ContentSeen(Closeable):
             raise InputError(f"document ids are integers, got {doc_id!r}") from None
 
     def stats(self) -> dict[str, Any]:
-        """Counts: checks, documents added by kind, fingerprints indexed."""
+        """Counts: checks, documents added by kind, fingerprints indexed; the durability level and,
+        with a state directory, the journal's bytes and how many of them an fsync covered."""
         with self._lock:
+            journal = self._state.dir.journal if self._state.dir is not None else None
             return {
                 "checks": self._checks,
                 "documents": len(self._state.docs),
@@ -325,6 +339,9 @@ class ContentSeen(Closeable):
                 "indexed": self._state.engine.n,
                 "state": str(self.path) if self.path else "memory://",
                 "shared_store": self._state.kv.url if self._shared else None,
+                "durability": self.durability,
+                "journal_bytes": journal.size if journal is not None else None,
+                "journal_synced_bytes": journal.synced_size if journal is not None else None,
             }
 
     def __len__(self) -> int:

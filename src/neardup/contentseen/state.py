@@ -30,6 +30,7 @@ from neardup.exceptions import FormatError
 from neardup.index import HammingIndex
 from neardup.match import EngineState, MatchConfig, Signatures
 from neardup.stores import KeyValueStore, open_store
+from neardup.stores.durability import Durability, Flusher
 from neardup.stores.journal import Journal
 from neardup.stores.statedir import StateDir
 
@@ -45,10 +46,18 @@ _TOO_OLD = (
 
 
 class DocState:
-    """The documents added so far, in the engine and the key map; persisted when ``path`` is set."""
+    """The documents added so far, in the engine and the key map; persisted when ``path`` is set,
+    with the journal synced as ``durability`` says (``neardup.stores.durability``)."""
 
-    def __init__(self, match: MatchConfig, path: Path | None, store: str | KeyValueStore | None) -> None:
+    def __init__(
+        self,
+        match: MatchConfig,
+        path: Path | None,
+        store: str | KeyValueStore | None,
+        durability: Durability = "always",
+    ) -> None:
         self.match = match
+        self.durability = durability
         self.path = path
         self.shared = store is not None
         self.kv: KeyValueStore = open_store(store if store is not None else "memory://")
@@ -63,8 +72,11 @@ class DocState:
         radius = match.candidate_distance if match.candidate_distance is not None else 3
         self.simhash = HammingIndex(64, radius)
         self.dir: StateDir | None = None
+        self.flusher: Flusher | None = None
         if path is not None:
             self._open(path)
+            if durability == "everysec" and self.dir is not None and self.dir.journal is not None:
+                self.flusher = Flusher(self.dir.journal)
 
     # -- opening -----------------------------------------------------------------------------
     def _open(self, path: Path) -> None:
@@ -170,7 +182,8 @@ class DocState:
         *,
         sync: bool,
     ) -> int:
-        """Journal and remember one page; its id."""
+        """Journal and remember one page; its id. ``sync`` (durability ``always`` only): fsync the
+        journal before returning; False leaves it to a later :meth:`sync` (group commit)."""
         doc_id = self.next_id()
         merges = kind in JOINING and root is not None
         doc = DocRecord(
@@ -185,7 +198,9 @@ class DocState:
         )
         if self.dir is not None and self.dir.journal is not None:
             # a failed write is cut back off the journal before the StoreError reaches the caller
-            self.dir.journal.append(doc.record(), sync=sync)
+            self.dir.journal.append(doc.record(), sync=sync and self.durability == "always")
+            if self.flusher is not None:
+                self.flusher.notify()
         self.remember(doc, sig, put_keys=True)
         return doc_id
 
@@ -213,7 +228,10 @@ class DocState:
             self.simhash.save(self.path / _INDEX)
 
     def close(self) -> None:
-        """Release the journal, the lock and the key map (nothing is flushed)."""
+        """Stop the background fsync, release the journal, the lock and the key map (nothing is
+        flushed)."""
+        if self.flusher is not None:
+            self.flusher.stop()
         if self.dir is not None:
             self.dir.close()
         self.kv.close()

@@ -40,6 +40,7 @@ from neardup.service.metrics import ServiceMetrics
 from neardup.service.middleware import FastRoute, Guard
 from neardup.service.responses import ERROR_RESPONSES, FastJSON, install_error_handlers
 from neardup.service.settings import ServiceSettings, default_analysis_processes
+from neardup.stores.durability import check_durability
 
 __all__ = ["API_PREFIX", "app_from_env", "create_app"]
 
@@ -189,8 +190,8 @@ def create_app(
 
 
 def app_from_env() -> FastAPI:
-    """An app configured from NEARDUP_STATE, NEARDUP_REDIS, NEARDUP_TOKEN and
-    NEARDUP_ANALYSIS_PROCESSES (for ``uvicorn --factory``)."""
+    """An app configured from NEARDUP_STATE, NEARDUP_REDIS, NEARDUP_TOKEN,
+    NEARDUP_ANALYSIS_PROCESSES and NEARDUP_DURABILITY (for ``uvicorn --factory``)."""
     processes = os.environ.get("NEARDUP_ANALYSIS_PROCESSES")
     try:
         analysis_processes = int(processes) if processes else default_analysis_processes()
@@ -202,5 +203,6 @@ def app_from_env() -> FastAPI:
         state=os.environ.get("NEARDUP_STATE") or None,  # type: ignore[arg-type]
         redis=os.environ.get("NEARDUP_REDIS") or None,
         analysis_processes=analysis_processes,
+        durability=check_durability(os.environ.get("NEARDUP_DURABILITY") or "everysec", "NEARDUP_DURABILITY"),
     )
     return create_app(settings.with_token_from_env(os.environ.get("NEARDUP_TOKEN_FILE") or None))

@@ -137,7 +137,7 @@ class StateBackend:
             state = settings.state / "contentseen"
         else:
             state = "memory://"
-        kwargs: dict[str, Any] = {"max_distance": settings.max_distance}
+        kwargs: dict[str, Any] = {"max_distance": settings.max_distance, "durability": settings.durability}
         if settings.redis is not None:
             kwargs["nshash_store"] = with_prefix(settings.redis, "cs", None)
         self.contentseen = ContentSeen(state=state, **kwargs)
@@ -213,7 +213,7 @@ class StateBackend:
         if verdict.doc_id is not None:
             if len(cs) - self._frozen_at >= _FREEZE_EVERY:
                 self._freeze()
-            if cs.path is not None and cs.fsync:
+            if cs.path is not None and cs.durability == "always":
                 await self._group.wait()
         out: dict[str, Any] = verdict.to_dict()
         return out

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from neardup.exceptions import ConfigError
+from neardup.stores.durability import DEFAULT_DURABILITY, Durability, check_durability
 
 __all__ = [
     "DEFAULT_MAX_BATCH",
@@ -89,6 +90,7 @@ class ServiceSettings:
     analysis_timeout: float = 20.0  # seconds a worker may spend on one page before it is recycled
     max_html_depth: int = 512  # pages nesting elements deeper are refused before extraction
     store_timeout: float = 10.0  # seconds a store call (SQLite, Redis) may take before a 503
+    durability: Durability = DEFAULT_DURABILITY  # when ContentSeen's journal is fsynced (stores.durability)
 
     def __post_init__(self) -> None:
         if self.state is not None and not isinstance(self.state, Path):
@@ -110,6 +112,7 @@ class ServiceSettings:
             raise ConfigError(
                 f"max_html_depth must be between 0 (no limit) and 1000000, got {self.max_html_depth}"
             )
+        check_durability(self.durability)
         if self.max_jobs < 1:
             raise ConfigError(f"max_jobs must be >= 1, got {self.max_jobs}")
         if self.max_distance is not None and not 0 <= self.max_distance <= 15:

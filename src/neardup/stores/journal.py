@@ -11,13 +11,21 @@ middle, or one copied in twice, is caught as well as a flipped bit. Replay verif
 decides between two kinds of damage:
 
 * a *torn tail*: the file ends inside its last record (fewer bytes than a frame header, or a frame
-  header that verifies but announces more payload than the file holds). That is a write a crash cut
-  short; it was never acknowledged, so it is cut off (the file is truncated to the last good record).
+  header that verifies but announces more payload than the file holds), or the last records do
+  not verify and only zero bytes follow them (the file's size reached the disk, its data not).
+  That is a write a crash or power cut cut short, never fsynced; it is cut off (the file is
+  truncated to the last good record).
 * anything else: a frame header or payload that does not verify, a sequence gap. The journal is
   damaged: :class:`~neardup.exceptions.FormatError` names the file, the record and the offset.
 
 An append that fails part-way (ENOSPC, EIO) truncates the file back to its previous length before the
 error is raised, so the next acknowledged record is never written after a partial one.
+
+The journal knows how much of itself is durable (:attr:`Journal.synced_size`: the bytes the last
+completed fdatasync covered). An fdatasync that fails is not retried into a false success (after a
+failed fsync the kernel may have dropped the unwritten pages and report the next one clean): the
+journal refuses every later append and sync with the first error until it is reopened, whose
+replay reads what the file really holds.
 
 >>> import os, tempfile
 >>> path = os.path.join(tempfile.mkdtemp(), "j.log")
@@ -74,6 +82,17 @@ def _file_header(kind: str) -> bytes:
     return fixed + _U64.pack(xxhash.xxh3_64_intdigest(fixed))
 
 
+def _unwritten_after(data: memoryview, off: int, end: int) -> bool:
+    """The record at ``off`` (which ends at ``end``) does not verify and nothing but zero bytes
+    follows it: a tail whose data never reached the disk before a power cut (the file's size did,
+    its pages not), so it was never fsynced and, at ``always``, never acknowledged."""
+    rest = bytes(data[off:])
+    zeros_from = off + len(rest.rstrip(b"\0"))  # file offset where the final run of zeros starts
+    # write-back loses whole blocks: the zeros must reach back over a sector boundary
+    boundary = -(-zeros_from // 512) * 512
+    return zeros_from <= end and boundary < len(data)
+
+
 class Journal:
     """A journal file opened for replay and appends (created, with its header, when missing).
 
@@ -97,8 +116,10 @@ class Journal:
             self._create()
         self._fd: int | None = os.open(self.path, os.O_RDWR | os.O_APPEND)
         self._size = -1  # known after replay
+        self._synced = -1  # bytes covered by the last completed fdatasync (known after replay)
         self._count = 0
         self._broken: str | None = None
+        self._sync_failed: str | None = None
 
     def _create(self) -> None:
         """Write the header through a temp file and a rename: a crash leaves no headless journal."""
@@ -130,6 +151,18 @@ class Journal:
     def size(self) -> int:
         """Bytes of verified journal (after :meth:`replay`)."""
         return self._size
+
+    @property
+    def synced_size(self) -> int:
+        """Bytes of the journal known to be on disk: those the last completed fdatasync covered
+        (the whole file after :meth:`replay`, which syncs what it read). A power cut may lose the
+        records past it; a crash of the process alone loses none."""
+        return self._synced
+
+    @property
+    def sync_error(self) -> str | None:
+        """Why an fdatasync failed (appends are refused since), or None."""
+        return self._sync_failed
 
     def _check_header(self, data: memoryview) -> int:
         where = str(self.path)
@@ -170,6 +203,9 @@ class Journal:
                 break
             length, rseq, check, hcheck = _FRAME.unpack_from(data, off)
             if _frame_check(data[off : off + 20]) != hcheck:
+                if _unwritten_after(data, off, off + _FRAME.size):
+                    torn = True
+                    break
                 raise FormatError(
                     f"{where}: record {seq} at byte {off} is damaged (frame checksum mismatch); "
                     "restore the file from a backup"
@@ -185,6 +221,9 @@ class Journal:
                 break
             payload = data[start : start + length]
             if xxhash.xxh3_64_intdigest(payload) != check:
+                if _unwritten_after(data, off, start + length):
+                    torn = True
+                    break
                 raise FormatError(
                     f"{where}: record {seq} at byte {off} is damaged (payload checksum mismatch); "
                     "restore the file from a backup"
@@ -192,12 +231,14 @@ class Journal:
             yield seq, payload
             seq += 1
             off = start + length
+        assert self._fd is not None
         if torn:
             # the last write never completed, so it was never acknowledged: cut it off
-            assert self._fd is not None
             os.ftruncate(self._fd, off)
-            _datasync(self._fd)
-        self._size = off
+        # what was read may still be only in the page cache (a process that crashed without
+        # syncing): make it durable, so that synced_size starts at the whole file
+        _datasync(self._fd)
+        self._size = self._synced = off
         self._count = seq
 
     # -- writing -------------------------------------------------------------------------------
@@ -221,6 +262,7 @@ class Journal:
                     f"{self.path}: an earlier failed write could not be undone ({self._broken}); "
                     "close and reopen the state (its torn tail is repaired on open)"
                 )
+            self._refuse_after_failed_sync()
             if not payloads:
                 return self._count - 1
             for p in payloads:
@@ -239,7 +281,23 @@ class Journal:
                 raise StoreError(f"could not write the journal {self.path}: {exc}") from exc
             self._size += len(buf)
             self._count += len(payloads)
+            if sync:
+                self._synced = self._size
             return self._count - 1
+
+    def fail(self, reason: str) -> None:
+        """Refuse every later append and sync, as after a failed fdatasync (until reopened)."""
+        with self._lock:
+            if self._sync_failed is None:
+                self._sync_failed = reason
+
+    def _refuse_after_failed_sync(self) -> None:
+        if self._sync_failed is not None:
+            raise StoreError(
+                f"could not fsync the journal {self.path} ({self._sync_failed}): records written "
+                f"after its first {self._synced} bytes may not be on disk; nothing more is written. "
+                "Close and reopen the state once the disk is fixed (opening keeps what the file holds)"
+            )
 
     def _undo(self) -> None:
         assert self._fd is not None
@@ -257,20 +315,32 @@ class Journal:
             if sync:
                 _datasync(self._fd)
             self._size = len(self._header)
+            self._synced = self._size if sync else min(self._synced, self._size)
             self._count = 0
 
     def sync(self) -> None:
-        """fdatasync the journal (another thread may append meanwhile)."""
+        """fdatasync the journal (another thread may append meanwhile: the sync covers at least
+        what was written before it began). A failure is raised, and remembered: see the module."""
         with self._lock:
             if self._fd is None:
                 return
+            self._refuse_after_failed_sync()
+            upto = self._size
+            if upto <= self._synced:
+                return  # nothing written since the last sync
             fd = os.dup(self._fd)
         try:
             _datasync(fd)
         except OSError as exc:
+            with self._lock:
+                if self._sync_failed is None:
+                    self._sync_failed = str(exc)
             raise StoreError(f"could not fsync the journal {self.path}: {exc}") from exc
         finally:
             os.close(fd)
+        with self._lock:
+            # a reset meanwhile may have shrunk the file below what this sync covered
+            self._synced = max(self._synced, min(upto, self._size))
 
     def close(self) -> None:
         """Close the file (idempotent); appends were written already."""

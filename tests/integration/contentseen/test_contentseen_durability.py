@@ -24,7 +24,7 @@ TEXTS = [f"第{i}篇：长江是中华民族的母亲河，流域第{i * 7}个�
 
 
 def _state(path: Path, n: int = 40, flush_at: int | None = None) -> None:
-    with ContentSeen(path, explain=False, fsync=False) as cs:
+    with ContentSeen(path, explain=False, durability="no") as cs:
         for i, t in enumerate(TEXTS[:n]):
             cs.check(f"https://a.example/{i}", text=t)
             if flush_at is not None and i + 1 == flush_at:

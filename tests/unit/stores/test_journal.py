@@ -130,3 +130,28 @@ def test_journal_create_leaves_no_headless_file(tmp_path: Path, monkeypatch: pyt
     with pytest.raises(OSError):
         Journal(tmp_path / "j", kind="test")
     assert not (tmp_path / "j").exists()
+
+
+@pytest.mark.parametrize("lost", [1, 2])
+def test_journal_tail_of_zeros_left_by_a_power_cut_is_cut_off(tmp_path: Path, lost: int) -> None:
+    """The file's size reached the disk but the last records' blocks did not: zeros to the end."""
+    path = tmp_path / "j"
+    _write(path, [b"kept" * 200, b"a" * 300, b"b" * 3000])
+    full = path.read_bytes()
+    tail = 24 + 3000 if lost == 1 else 24 * 2 + 3300
+    cut = len(full) - tail + 10  # a few bytes of the first lost record were written
+    block = -(-cut // 512) * 512
+    path.write_bytes(full[:block] + b"\0" * (len(full) - block))
+    assert _read(path) == [b"kept" * 200, b"a" * 300][: 3 - lost]
+    assert path.stat().st_size == len(full) - tail
+
+
+def test_journal_zeros_followed_by_data_are_damage_not_a_torn_tail(tmp_path: Path) -> None:
+    path = tmp_path / "j"
+    _write(path, [b"kept" * 200, b"a" * 3000, b"b" * 300])
+    full = bytearray(path.read_bytes())
+    start = header_bytes("test") + 24 + 800
+    full[start : start + 1024] = b"\0" * 1024  # a lost block in the middle, a written one after it
+    path.write_bytes(bytes(full))
+    with pytest.raises(FormatError, match="record 1 at byte"):
+        _read(path)

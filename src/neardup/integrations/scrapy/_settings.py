@@ -63,17 +63,23 @@ def service_client(settings: Any) -> Client | None:
 def content_checker(settings: Any) -> ContentChecker:
     """The service's client when NEARDUP_SERVICE_URL is set, else a ``ContentSeen`` on NEARDUP_STATE
     (default ``memory://``) with NEARDUP_MAX_DISTANCE, NEARDUP_EXTRACTOR, NEARDUP_NSHASH_STORE and
-    NEARDUP_FSYNC."""
+    NEARDUP_DURABILITY."""
     client = service_client(settings)
     if client is not None:
         return client
     from neardup.contentseen import ContentSeen
+    from neardup.stores.durability import check_durability
 
+    if settings.get("NEARDUP_FSYNC") is not None:
+        raise ConfigError(
+            "NEARDUP_FSYNC is replaced by NEARDUP_DURABILITY = 'always' | 'everysec' | 'no' "
+            "(True was 'always', False was 'no')"
+        )
     max_distance = settings.get("NEARDUP_MAX_DISTANCE")
     return ContentSeen(
         settings.get("NEARDUP_STATE") or "memory://",
         max_distance=settings.getint("NEARDUP_MAX_DISTANCE") if max_distance else None,
         extractor=settings.get("NEARDUP_EXTRACTOR") or "resiliparse",
         nshash_store=settings.get("NEARDUP_NSHASH_STORE") or None,
-        fsync=settings.getbool("NEARDUP_FSYNC", True),
+        durability=check_durability(settings.get("NEARDUP_DURABILITY") or "everysec", "NEARDUP_DURABILITY"),
     )
