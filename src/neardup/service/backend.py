@@ -24,8 +24,8 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Protocol, cast
 
+from neardup.contentseen.budget import HtmlBudget, budget_scope
 from neardup.exceptions import StoreError
-from neardup.service.budget import check_html_depth
 from neardup.service.pool import AnalysisPool, GroupSync
 from neardup.service.settings import ServiceSettings
 from neardup.stores import with_prefix
@@ -127,6 +127,7 @@ class StateBackend:
         from neardup.contentseen import ContentSeen
 
         self.settings = settings
+        self.budget = HtmlBudget(max_depth=settings.max_html_depth)
         self._lock = threading.Lock()
         self._jobs_lock = threading.Lock()
         self._jobs: OrderedDict[str, Any] = OrderedDict()
@@ -155,7 +156,7 @@ class StateBackend:
                     self.contentseen.analyser_settings(),
                     settings.analysis_processes,
                     deadline=settings.analysis_timeout,
-                    max_depth=settings.max_html_depth,
+                    budget=self.budget,
                 )
             except BaseException:
                 self.contentseen.close()
@@ -183,8 +184,7 @@ class StateBackend:
 
     # -- documents ---------------------------------------------------------------------------
     def check_document(self, url: str, html: str | None, text: str | None, add: bool) -> dict[str, Any]:
-        check_html_depth(html, self.settings.max_html_depth)
-        with self._lock:
+        with self._lock, budget_scope(self.budget):
             verdict = self.contentseen.check(url, html=html, text=text, add=add)
         out: dict[str, Any] = verdict.to_dict()
         return out
@@ -196,14 +196,13 @@ class StateBackend:
         the state step inline, and an added page acknowledged only once an fsync covers it."""
         cs = self.contentseen
         analysis = await self.pool.analyse(html, text) if self.pool is not None else None
-        if analysis is None:  # no pool, or its workers are restarting: analyse here
-            check_html_depth(html, self.settings.max_html_depth)
 
         def state_step() -> Any:
             with self._lock:
                 if analysis is not None:
                     return cs.check_analysed(url, analysis, add, sync=False)
-                return cs.check(url, html=html, text=text, add=add, sync=False)
+                with budget_scope(self.budget):  # no pool, or its workers are restarting: here
+                    return cs.check(url, html=html, text=text, add=add, sync=False)
 
         if self.settings.redis is not None:
             # the key maps are in Redis: the state step waits on the network, so off the loop

@@ -31,9 +31,9 @@ from multiprocessing.connection import Connection
 from typing import Any
 
 from neardup import exceptions
+from neardup.contentseen.budget import DEFAULT_BUDGET, HtmlBudget, budget_scope
 from neardup.contentseen.contentseen import ContentSeen, PageAnalysis
 from neardup.exceptions import AnalysisTimeout, StoreError
-from neardup.service.budget import check_html_depth
 
 __all__ = ["AnalysisPool", "GroupSync"]
 
@@ -71,7 +71,7 @@ def _frame(obj: object) -> bytes:
 
 
 def _worker_main(
-    requests: Connection, results: Connection, settings: dict[str, Any], max_depth: int = 0
+    requests: Connection, results: Connection, settings: dict[str, Any], budget: HtmlBudget = DEFAULT_BUDGET
 ) -> None:
     """Analyse pages until the server closes its end of the request pipe (or dies)."""
     # Ctrl-C reaches the whole process group; the server stops its workers itself
@@ -93,8 +93,8 @@ def _worker_main(
             return
         html, text = pickle.loads(body)
         try:
-            check_html_depth(html, max_depth)  # before a parser builds the tree
-            reply: tuple[Any, ...] = ("ok", cs.analyse(html=html, text=text))
+            with budget_scope(budget):  # a page over it is refused before the costly step
+                reply: tuple[Any, ...] = ("ok", cs.analyse(html=html, text=text))
         except Exception as exc:
             reply = ("error", type(exc).__name__, str(exc))
         _write_all(wfd, _frame(reply))
@@ -116,12 +116,14 @@ class _Worker:
     results come back in request order, so each completes the oldest pending future.
     """
 
-    def __init__(self, settings: dict[str, Any], name: str, timeout: float, max_depth: int = 0) -> None:
+    def __init__(
+        self, settings: dict[str, Any], name: str, timeout: float, budget: HtmlBudget = DEFAULT_BUDGET
+    ) -> None:
         ctx = multiprocessing.get_context("spawn")
         req_r, req_w = ctx.Pipe(duplex=False)
         res_r, res_w = ctx.Pipe(duplex=False)
         self.proc = ctx.Process(
-            target=_worker_main, args=(req_r, res_w, settings, max_depth), name=name, daemon=True
+            target=_worker_main, args=(req_r, res_w, settings, budget), name=name, daemon=True
         )
         self.proc.start()
         req_r.close()  # the worker's ends: only it holds them now, so each side sees the other's EOF
@@ -271,7 +273,7 @@ class AnalysisPool:
         *,
         start_timeout: float = 180.0,
         deadline: float | None = None,
-        max_depth: int = 0,
+        budget: HtmlBudget = DEFAULT_BUDGET,
     ) -> None:
         if processes < 1:
             raise ValueError(f"processes must be >= 1, got {processes}")
@@ -279,7 +281,7 @@ class AnalysisPool:
         self.processes = processes
         self.start_timeout = start_timeout
         self.deadline = deadline
-        self.max_depth = max_depth
+        self.budget = budget
         self.recycled = 0  # workers killed for running past the deadline
         self.restarts = 0
         self._closed = False
@@ -293,7 +295,7 @@ class AnalysisPool:
             raise
 
     def _spawn(self, index: int) -> _Worker:
-        worker = _Worker(self.settings, f"neardup-analysis-{index}", self.start_timeout, self.max_depth)
+        worker = _Worker(self.settings, f"neardup-analysis-{index}", self.start_timeout, self.budget)
         worker.on_death = self._replace
         return worker
 

@@ -25,7 +25,15 @@ from service_proc import ServiceProcess
 TOKEN = "hostile-test-token-0123456789"
 AUTH = {"Authorization": f"Bearer {TOKEN}"}
 ARTICLE = "长江是中华民族的母亲河，也是中华民族发展的重要支撑。今天发布的规划说明了治理的重点。" * 3
-DEEP = "<html><body>" + "<div>" * 140_000 + ARTICLE + "</div>" * 140_000 + "</body></html>"  # ~1.6 MB
+# ~1 MB, under the element bound: without a depth limit its extraction runs for minutes
+DEEP = "<html><body>" + "<div>" * 90_000 + ARTICLE + "</div>" * 90_000 + "</body></html>"
+# pages that a separate depth scanner let through, or that cost lexbor minutes to parse
+HOSTILE = {
+    "self-closed": "<html><body>" + "<div/>" * 150_000 + ARTICLE + "</body></html>",
+    "empty-comment": "<!-->" + "<div>" * 40_000 + ARTICLE + "</div>" * 40_000,
+    "stray-end-tags": "<html><body>" + "<div></xq>" * 40_000 + ARTICLE + "</body></html>",
+    "attributes": "<div " + " ".join(f"a{i}=x" for i in range(100_000)) + ">" + ARTICLE + "</div>",
+}
 
 
 def page(n: int) -> str:
@@ -71,6 +79,33 @@ def test_deeply_nested_page_is_refused_fast_and_the_service_stays_responsive(svc
         f"{svc.url}/v1/documents/check", json={"url": "https://a.example/1", "html": page(1)}, headers=AUTH
     )
     assert r.status_code == 200 and r.json()["kind"] == "new"
+
+
+def test_pages_over_the_html_budget_get_422_and_cost_no_other_page_its_answer(svc: ServiceProcess) -> None:
+    # the innocent page is sent beside each hostile one; with one worker it queues behind it
+    with ThreadPoolExecutor(2) as ex:
+        for i, (name, html) in enumerate(HOSTILE.items()):
+            bad = ex.submit(
+                httpx.post,
+                f"{svc.url}/v1/documents/check",
+                json={"url": f"https://evil.example/{name}", "html": html, "add": False},
+                headers=AUTH,
+                timeout=60,
+            )
+            good = ex.submit(
+                httpx.post,
+                f"{svc.url}/v1/documents/check",
+                json={"url": f"https://a.example/budget/{i}", "html": page(100 + i)},
+                headers=AUTH,
+                timeout=60,
+            )
+            r = bad.result()
+            # 422 (the budget), not 503 analysis_timeout (the worker's deadline)
+            assert r.status_code == 422 and "refused" in r.json()["detail"], (name, r.text)
+            r = good.result()
+            assert r.status_code == 200 and r.json()["kind"] == "new", (name, r.text)
+    health = httpx.get(f"{svc.url}/v1/health", timeout=10).json()
+    assert health["analysis"]["recycled_after_deadline"] == 0
 
 
 def test_job_id_with_a_trailing_newline_is_refused(svc: ServiceProcess) -> None:
