@@ -18,6 +18,7 @@ import gc
 import logging
 import sqlite3
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -29,6 +30,7 @@ from neardup.exceptions import StoreError
 from neardup.service.pool import AnalysisPool, GroupSync
 from neardup.service.settings import ServiceSettings
 from neardup.stores import with_prefix
+from neardup.urls.deadline import store_deadline
 
 __all__ = ["AsyncBackend", "Backend", "InlineBackend", "StateBackend", "as_async"]
 
@@ -37,6 +39,7 @@ _FREEZE_EVERY = 50_000  # documents added between gc.freeze calls: a full collec
 _STORE_THREADS = 8  # store calls in flight at once; a stuck store holds at most these threads
 _PROBE_TIMEOUT = 1.5  # seconds health waits for its probe (each store gets 0.5 s of it)
 _PROBE_STEP = 0.5
+_DEADLINE_GRACE = 5.0  # seconds a store call may run past its deadline before the caller is told 503
 
 
 class Backend(Protocol):
@@ -257,14 +260,36 @@ class StateBackend:
             return seen
 
     async def _in_store_thread(
-        self, call: Callable[[], Any], what: str, on_late: Callable[[Any], None] | None = None
+        self,
+        call: Callable[[], Any],
+        what: str,
+        on_late: Callable[[Any], None] | None = None,
+        *,
+        honours_deadline: bool = False,
     ) -> Any:
-        """``call()`` in a store thread, answered within ``store_timeout``; ``on_late(result)`` runs
-        in that thread if the call completes after its caller was told it failed."""
+        """``call()`` in a store thread under a deadline of ``store_timeout`` from now.
+
+        A store that honours the deadline (SQLite) ends the call by then, committed or rolled
+        back, and the answer is what it did: its result (even when a little late) or a 503 having
+        recorded nothing. A store that does not (Redis) is given ``store_timeout`` plus a grace;
+        past that the caller gets a 503, and ``on_late(result)`` runs in the store thread should
+        the call complete later (the URLs it added are forgotten again). ``honours_deadline``:
+        the store ends the call by the deadline itself (SQLite); else the grace is 0.
+        """
         loop = asyncio.get_running_loop()
-        cf: Future[Any] = self._stores.submit(call)
+        timeout = self.settings.store_timeout
+        at = time.monotonic() + timeout
+
+        def bounded() -> Any:
+            with store_deadline(at):
+                return call()
+
+        cf: Future[Any] = self._stores.submit(bounded)
         try:
-            return await asyncio.wait_for(asyncio.wrap_future(cf, loop=loop), self.settings.store_timeout)
+            return await asyncio.wait_for(
+                asyncio.shield(asyncio.wrap_future(cf, loop=loop)),
+                timeout + (_DEADLINE_GRACE if honours_deadline else 0.0),
+            )
         except asyncio.TimeoutError:
             if on_late is not None:
 
@@ -277,14 +302,14 @@ class StateBackend:
 
                 cf.add_done_callback(undo)
             raise StoreError(
-                f"{what} did not answer within {self.settings.store_timeout:g} s (locked by another "
-                "process, or unreachable); send the request again"
+                f"{what} did not answer within {timeout:g} s (locked by another process, or "
+                "unreachable); send the request again"
             ) from None
 
     async def acheck_urls(self, job: str, urls: list[str]) -> list[bool]:
-        """``check_urls`` in a store thread with a deadline. A batch that times out is answered 503
-        and, should the store complete it later, its new URLs are forgotten again: a 503 never
-        leaves a URL recorded that no client was told about (except in Bloom mode)."""
+        """``check_urls`` in a store thread under the store deadline. A batch answered 503 has
+        recorded nothing (SQLite: rolled back by the deadline; Redis: forgotten again should it
+        complete later), so a retry is answered as the first try should have been."""
 
         def forget_new(flags: list[bool]) -> None:
             seen = self._seen(job)
@@ -293,7 +318,10 @@ class StateBackend:
                     seen.forget(url)
 
         out: list[bool] = await self._in_store_thread(
-            lambda: self.check_urls(job, urls), f"the URL store of job {job}", forget_new
+            lambda: self.check_urls(job, urls),
+            f"the URL store of job {job}",
+            forget_new,
+            honours_deadline=self.settings.redis is None,  # SQLite (or memory)
         )
         return out
 
