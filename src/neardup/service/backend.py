@@ -336,14 +336,19 @@ class StateBackend:
             probe = {"stores": {"urls": "timeout", "contentseen": "timeout"}, "stats": {}}
         stores: dict[str, str] = probe["stores"]
         pool = self.pool
+        alive = pool.alive() if pool else 0
         workers = {
             "processes": self.settings.analysis_processes,
-            "alive": sum(w.alive for w in pool.workers) if pool else 0,
+            "alive": alive,
             "busy": pool.busy() if pool else 0,
-            "pages_in_flight": sum(len(w.pending) for w in pool.workers) if pool else 0,
+            "pages_in_flight": pool.busy() + pool.queued() if pool else 0,
+            "pages_queued": pool.queued() if pool else 0,
             "recycled_after_deadline": pool.recycled if pool else 0,
         }
         ok = all(v == "ok" for v in stores.values())
+        # fewer workers than configured (dead ones restarting, or failing to start): pages wait
+        # longer or are analysed in the server process
+        ok = ok and alive >= (self.settings.analysis_processes if pool else 0)
         return {**probe["stats"], "stores": stores, "analysis": workers, "degraded": not ok}
 
     def _probe_stores(self) -> dict[str, Any]:
@@ -403,7 +408,7 @@ class StateBackend:
     def stats(self) -> dict[str, Any]:
         out: dict[str, Any] = {
             "url_jobs_open": len(self._jobs),
-            "analysis_processes": sum(w.alive for w in self.pool.workers) if self.pool else 0,
+            "analysis_processes": self.pool.alive() if self.pool else 0,
             "analysis_restarts": self.pool.restarts if self.pool else 0,
         }
         stats = getattr(self.contentseen, "stats", None)
