@@ -356,9 +356,10 @@ class StateBackend:
         out: dict[str, str] = {}
         try:
             if self.settings.redis is not None:
-                import redis
+                from neardup.stores._url import redis_client
 
-                client = redis.Redis.from_url(
+                # neardup's own parameters (?prefix=) are not redis-py's: left out
+                client = redis_client(
                     self.settings.redis, socket_timeout=_PROBE_STEP, socket_connect_timeout=_PROBE_STEP
                 )
                 try:
