@@ -184,6 +184,14 @@ class StateBackend:
         self.contentseen.check(
             "https://warm-up.invalid/", html=page + "</p></article></body></html>", add=False
         )
+        # and the URL seen-stores' kernels (canonical hashing, the hash table), which a first URL
+        # check would otherwise compile or load inside its store deadline
+        from neardup.urls import SeenURLs
+
+        with SeenURLs("warm-up", store="memory://") as seen:
+            seen.check_and_add_many(
+                ["https://warm-up.invalid/a?utm_source=x&b=1", "https://warm-up.invalid/a"]
+            )
 
     # -- documents ---------------------------------------------------------------------------
     def check_document(self, url: str, html: str | None, text: str | None, add: bool) -> dict[str, Any]:
