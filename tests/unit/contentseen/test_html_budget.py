@@ -3,6 +3,11 @@ over it is refused before the costly step (each hostile form below took seconds 
 
 from __future__ import annotations
 
+import json
+import os
+import sys
+from pathlib import Path
+
 import pytest
 
 from neardup.contentseen.budget import HtmlBudget, budget_scope, check_html, parse_html
@@ -64,3 +69,22 @@ def test_real_pages_pass_and_limits_are_counted_on_the_tree() -> None:
 def test_budget_settings_are_checked() -> None:
     with pytest.raises(ConfigError, match="max_depth"):
         HtmlBudget(max_depth=-1)
+
+
+def test_dedup_over_a_page_past_the_budget_says_why_in_one_line(tmp_path: Path) -> None:
+    from neardup_testing import run_cli
+
+    good = "<html><body><p>" + ARTICLE + "</p></body></html>"
+    records = [
+        {"id": "a", "html": good},
+        {"id": "evil", "html": HOSTILE["100,000 attributes"]},
+        {"id": "c", "html": good.replace("。", "！", 1)},
+    ]
+    (tmp_path / "pages.jsonl").write_text(
+        "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records), encoding="utf-8"
+    )
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    r = run_cli(["dedup", "pages.jsonl", "--workers", "1", "-o", "out.jsonl"], tmp_path, env=env)
+    assert r.returncode == 2, r.stderr
+    assert "Traceback" not in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
+    assert "100000 attributes" in r.stderr
