@@ -174,6 +174,7 @@ class _Worker:
         self._loop: asyncio.AbstractEventLoop | None = None
         self.on_death: Callable[[_Worker], None] | None = None
         self.on_idle: Callable[[_Worker], None] | None = None
+        self.on_unsent: Callable[[_Job], None] | None = None
 
     @property
     def pending(self) -> list[asyncio.Future[Any]]:
@@ -251,13 +252,18 @@ class _Worker:
         job, self.current = self.current, None
         if job is not None:
             job.finish()
-            if not job.future.done():
+            if job.future.done():
+                pass
+            elif self._out and self.on_unsent is not None:
+                self.on_unsent(job)  # not (fully) written: the worker never saw it, another may
+            else:  # the worker had it: it may be the page that killed it
                 job.future.set_exception(
                     StoreError(
                         "the page-analysis worker process died while this page was analysed; "
                         "a new one is starting: send the page again"
                     )
                 )
+        self._out.clear()
         self.kill()
         if self.on_death is not None:
             self.on_death(self)
@@ -329,6 +335,7 @@ class AnalysisPool:
         worker = _Worker(self.settings, f"neardup-analysis-{index}", self.start_timeout, self.budget)
         worker.on_death = self._replace
         worker.on_idle = lambda _w: self._dispatch()
+        worker.on_unsent = self._queue.appendleft
         return worker
 
     def alive(self) -> int:
@@ -375,7 +382,7 @@ class AnalysisPool:
                     job.future.set_result(None)
             return
         for worker in live:
-            if worker.current is not None:
+            if not worker.alive or worker.current is not None:
                 continue
             while queue and queue[0].future.done():
                 queue.popleft()

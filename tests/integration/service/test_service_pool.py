@@ -73,11 +73,14 @@ def test_pool_analyses_pages_and_survives_a_killed_worker(tmp_path: Path, data_d
         async def scenario() -> None:
             assert (await check(0, 0))["kind"] == "new"
             assert (await check(0, 1))["kind"] == "content"
-            # kill the worker: the page it held fails (the service answers 503), nothing is added
+            # kill the worker (idle): the pool notices, and while a new worker starts, pages are
+            # analysed in the server process
             os.kill(pool.workers[0].pid, signal.SIGKILL)
-            with pytest.raises(StoreError, match="worker process died"):
-                await check(1, 0)
-            # while a new worker starts, pages are analysed in the server process
+            for _ in range(600):
+                if not pool.workers[0].alive:
+                    break
+                await asyncio.sleep(0.05)
+            assert pool.alive() == 0 and (await be.health())["degraded"] is True
             assert (await check(1, 0))["kind"] == "new"
             for _ in range(600):
                 if pool.restarts == 1:
@@ -86,6 +89,20 @@ def test_pool_analyses_pages_and_survives_a_killed_worker(tmp_path: Path, data_d
             assert pool.restarts == 1 and pool.workers[0].alive
             assert (await check(2, 0))["kind"] == "new"
             assert (await check(2, 2))["kind"] == "content"
+            # a worker killed while it holds a page: that page fails (503, nothing added)
+            task = asyncio.create_task(pool.analyse(None, "长江" * 2_000_000))
+            for _ in range(600):
+                if pool.busy() == 1 and not pool.workers[0]._out:  # all of it in the worker's hands
+                    break
+                await asyncio.sleep(0.01)
+            os.kill(pool.workers[0].pid, signal.SIGKILL)
+            with pytest.raises(StoreError, match="worker process died"):
+                await task
+            for _ in range(1200):
+                if pool.restarts == 2:
+                    break
+                await asyncio.sleep(0.1)
+            assert pool.restarts == 2
             # the worker's own errors come back as what they are
             with pytest.raises(InputError, match="html or its text"):
                 await pool.analyse(None, None)
