@@ -11,6 +11,7 @@ import socket
 import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 from pathlib import Path
 
 import httpx
@@ -18,6 +19,10 @@ import pytest
 from service_proc import ServiceProcess
 
 from neardup.service.protocols import MAX_HEADER_BYTES
+
+# a loaded machine may take seconds for a request: the tests are about answers, not speed
+post = partial(httpx.post, timeout=60)
+get = partial(httpx.get, timeout=60)
 
 pytestmark = pytest.mark.timeout(900)
 
@@ -52,8 +57,8 @@ def test_an_oversized_request_head_gets_a_json_431(svc: ServiceProcess) -> None:
     assert json.loads(body)["error"] == "headers_too_large"
     # a head under the bound, and a large body after a small head, are served
     ok = {"X-Fill": "y" * (MAX_HEADER_BYTES // 2)}
-    assert httpx.get(f"{svc.url}/v1/health", headers=ok, timeout=30).status_code == 200
-    r = httpx.post(
+    assert get(f"{svc.url}/v1/health", headers=ok, timeout=30).status_code == 200
+    r = post(
         f"{svc.url}/v1/documents/check",
         json={"url": "https://a.example/big", "text": ARTICLE * 200, "add": False},
         timeout=60,
@@ -85,9 +90,7 @@ def test_out_of_file_descriptors_answers_503_not_500(svc: ServiceProcess) -> Non
         assert "error" in r.json() or r.status_code == 200
     assert any(r.status_code == 503 for r in answers[:3]), [r.text for r in answers]
     # and once descriptors are back, the same requests succeed
-    r = httpx.post(
-        f"{svc.url}/v1/urls/check", json={"job": "fd-0", "urls": ["https://a.example/"]}, timeout=30
-    )
+    r = post(f"{svc.url}/v1/urls/check", json={"job": "fd-0", "urls": ["https://a.example/"]}, timeout=30)
     assert r.status_code == 200 and r.json()["seen"] == [False], r.text
 
 
@@ -96,11 +99,9 @@ def test_health_is_ok_with_a_redis_prefix(tmp_path: Path, redis_url: str) -> Non
     with ServiceProcess(
         tmp_path / "state", tmp_path / "serve.log", redis=url, extra=["--analysis-processes", "0"]
     ) as s:
-        r = httpx.post(
-            f"{s.url}/v1/urls/check", json={"job": "j", "urls": ["https://a.example/"]}, timeout=30
-        )
+        r = post(f"{s.url}/v1/urls/check", json={"job": "j", "urls": ["https://a.example/"]}, timeout=30)
         assert r.status_code == 200
-        health = httpx.get(f"{s.url}/v1/health", timeout=30).json()
+        health = get(f"{s.url}/v1/health", timeout=30).json()
         assert health["status"] == "ok" and health["stores"]["urls"] == "ok", health
 
 
@@ -111,13 +112,13 @@ def test_sigterm_with_a_page_stuck_in_analysis_stops_within_15_s(tmp_path: Path)
     s = ServiceProcess(tmp_path / "state", tmp_path / "serve.log", extra=extra)
     with s, ThreadPoolExecutor(1) as ex:
         stuck = ex.submit(
-            httpx.post,
+            post,
             f"{s.url}/v1/documents/check",
             json={"url": "https://evil.example/deep", "html": deep, "add": False},
             timeout=60,
         )
         for _ in range(600):  # bounded: until the page is in its worker
-            if httpx.get(f"{s.url}/v1/health", timeout=30).json()["analysis"]["busy"] == 1:
+            if get(f"{s.url}/v1/health", timeout=30).json()["analysis"]["busy"] == 1:
                 break
             time.sleep(0.1)
         t0 = time.monotonic()
