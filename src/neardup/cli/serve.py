@@ -141,7 +141,7 @@ def serve_cmd(options: dict[str, Any], token_file: Path | None, log_level: str, 
         log_level=log_level,
         access_log=access_log,
         lifespan="on",
-        timeout_graceful_shutdown=20,
+        timeout_graceful_shutdown=8,  # then requests still running are cancelled: a stop stays under 15 s
         server_header=False,
         proxy_headers=False,
         http=json_400_protocol(),  # uvicorn's own 400s in the service's JSON shape

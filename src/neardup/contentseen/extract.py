@@ -24,6 +24,7 @@ from functools import cache
 from typing import Literal
 
 from neardup._deps import require
+from neardup.contentseen.budget import check_html, parse_html
 from neardup.exceptions import ConfigError
 from neardup.fingerprint.simhash import simhash_from_features
 
@@ -160,8 +161,7 @@ def normalize_html(html: str | bytes) -> str:
 
 def _resiliparse(html: str) -> str:
     h2t = require("resiliparse.extract.html2text", "html", purpose="main-text extraction")
-    parse = require("resiliparse.parse.html", "html", purpose="main-text extraction")
-    tree = parse.HTMLTree.parse(html)
+    tree = parse_html(html)  # within the HTML budget: refused before a costly parse or walk
     return str(
         h2t.extract_plain_text(
             tree, main_content=True, alt_texts=False, links=False, list_bullets=False, noscript=False
@@ -228,8 +228,14 @@ def extract_main_text(html: str | bytes, extractor: str = "resiliparse", *, pros
     ``prose_only`` (default) lines that hold no sentence are dropped as well: link rows, bread
     crumbs, dates and bylines an extractor let through, and the title (so one article in two
     templates, with or without a headline in the extracted block, gives the same text).
+
+    A page over the HTML budget (``neardup.contentseen.budget``: too deep, too many elements or
+    attributes) raises InputError before the costly step.
     """
-    text = _extractor(extractor)(decode_html(html))
+    page = decode_html(html)
+    if extractor != "resiliparse":
+        check_html(page)  # the budget, on the tree Resiliparse builds (it parses the page its own way)
+    text = _extractor(extractor)(page)
     lines = (" ".join(line.split()) for line in text.splitlines())
     if prose_only:
         return "\n".join(line for line in lines if line and _is_prose(line))

@@ -18,17 +18,19 @@ import gc
 import logging
 import sqlite3
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Protocol, cast
 
+from neardup.contentseen.budget import HtmlBudget, budget_scope
 from neardup.exceptions import StoreError
-from neardup.service.budget import check_html_depth
 from neardup.service.pool import AnalysisPool, GroupSync
 from neardup.service.settings import ServiceSettings
 from neardup.stores import with_prefix
+from neardup.urls.deadline import store_deadline
 
 __all__ = ["AsyncBackend", "Backend", "InlineBackend", "StateBackend", "as_async"]
 
@@ -37,6 +39,7 @@ _FREEZE_EVERY = 50_000  # documents added between gc.freeze calls: a full collec
 _STORE_THREADS = 8  # store calls in flight at once; a stuck store holds at most these threads
 _PROBE_TIMEOUT = 1.5  # seconds health waits for its probe (each store gets 0.5 s of it)
 _PROBE_STEP = 0.5
+_DEADLINE_GRACE = 5.0  # seconds a store call may run past its deadline before the caller is told 503
 
 
 class Backend(Protocol):
@@ -127,6 +130,7 @@ class StateBackend:
         from neardup.contentseen import ContentSeen
 
         self.settings = settings
+        self.budget = HtmlBudget(max_depth=settings.max_html_depth)
         self._lock = threading.Lock()
         self._jobs_lock = threading.Lock()
         self._jobs: OrderedDict[str, Any] = OrderedDict()
@@ -155,7 +159,7 @@ class StateBackend:
                     self.contentseen.analyser_settings(),
                     settings.analysis_processes,
                     deadline=settings.analysis_timeout,
-                    max_depth=settings.max_html_depth,
+                    budget=self.budget,
                 )
             except BaseException:
                 self.contentseen.close()
@@ -180,11 +184,18 @@ class StateBackend:
         self.contentseen.check(
             "https://warm-up.invalid/", html=page + "</p></article></body></html>", add=False
         )
+        # and the URL seen-stores' kernels (canonical hashing, the hash table), which a first URL
+        # check would otherwise compile or load inside its store deadline
+        from neardup.urls import SeenURLs
+
+        with SeenURLs("warm-up", store="memory://") as seen:
+            seen.check_and_add_many(
+                ["https://warm-up.invalid/a?utm_source=x&b=1", "https://warm-up.invalid/a"]
+            )
 
     # -- documents ---------------------------------------------------------------------------
     def check_document(self, url: str, html: str | None, text: str | None, add: bool) -> dict[str, Any]:
-        check_html_depth(html, self.settings.max_html_depth)
-        with self._lock:
+        with self._lock, budget_scope(self.budget):
             verdict = self.contentseen.check(url, html=html, text=text, add=add)
         out: dict[str, Any] = verdict.to_dict()
         return out
@@ -196,14 +207,13 @@ class StateBackend:
         the state step inline, and an added page acknowledged only once an fsync covers it."""
         cs = self.contentseen
         analysis = await self.pool.analyse(html, text) if self.pool is not None else None
-        if analysis is None:  # no pool, or its workers are restarting: analyse here
-            check_html_depth(html, self.settings.max_html_depth)
 
         def state_step() -> Any:
             with self._lock:
                 if analysis is not None:
                     return cs.check_analysed(url, analysis, add, sync=False)
-                return cs.check(url, html=html, text=text, add=add, sync=False)
+                with budget_scope(self.budget):  # no pool, or its workers are restarting: here
+                    return cs.check(url, html=html, text=text, add=add, sync=False)
 
         if self.settings.redis is not None:
             # the key maps are in Redis: the state step waits on the network, so off the loop
@@ -258,14 +268,36 @@ class StateBackend:
             return seen
 
     async def _in_store_thread(
-        self, call: Callable[[], Any], what: str, on_late: Callable[[Any], None] | None = None
+        self,
+        call: Callable[[], Any],
+        what: str,
+        on_late: Callable[[Any], None] | None = None,
+        *,
+        honours_deadline: bool = False,
     ) -> Any:
-        """``call()`` in a store thread, answered within ``store_timeout``; ``on_late(result)`` runs
-        in that thread if the call completes after its caller was told it failed."""
+        """``call()`` in a store thread under a deadline of ``store_timeout`` from now.
+
+        A store that honours the deadline (SQLite) ends the call by then, committed or rolled
+        back, and the answer is what it did: its result (even when a little late) or a 503 having
+        recorded nothing. A store that does not (Redis) is given ``store_timeout`` plus a grace;
+        past that the caller gets a 503, and ``on_late(result)`` runs in the store thread should
+        the call complete later (the URLs it added are forgotten again). ``honours_deadline``:
+        the store ends the call by the deadline itself (SQLite); else the grace is 0.
+        """
         loop = asyncio.get_running_loop()
-        cf: Future[Any] = self._stores.submit(call)
+        timeout = self.settings.store_timeout
+        at = time.monotonic() + timeout
+
+        def bounded() -> Any:
+            with store_deadline(at):
+                return call()
+
+        cf: Future[Any] = self._stores.submit(bounded)
         try:
-            return await asyncio.wait_for(asyncio.wrap_future(cf, loop=loop), self.settings.store_timeout)
+            return await asyncio.wait_for(
+                asyncio.shield(asyncio.wrap_future(cf, loop=loop)),
+                timeout + (_DEADLINE_GRACE if honours_deadline else 0.0),
+            )
         except asyncio.TimeoutError:
             if on_late is not None:
 
@@ -278,14 +310,14 @@ class StateBackend:
 
                 cf.add_done_callback(undo)
             raise StoreError(
-                f"{what} did not answer within {self.settings.store_timeout:g} s (locked by another "
-                "process, or unreachable); send the request again"
+                f"{what} did not answer within {timeout:g} s (locked by another process, or "
+                "unreachable); send the request again"
             ) from None
 
     async def acheck_urls(self, job: str, urls: list[str]) -> list[bool]:
-        """``check_urls`` in a store thread with a deadline. A batch that times out is answered 503
-        and, should the store complete it later, its new URLs are forgotten again: a 503 never
-        leaves a URL recorded that no client was told about (except in Bloom mode)."""
+        """``check_urls`` in a store thread under the store deadline. A batch answered 503 has
+        recorded nothing (SQLite: rolled back by the deadline; Redis: forgotten again should it
+        complete later), so a retry is answered as the first try should have been."""
 
         def forget_new(flags: list[bool]) -> None:
             seen = self._seen(job)
@@ -294,7 +326,10 @@ class StateBackend:
                     seen.forget(url)
 
         out: list[bool] = await self._in_store_thread(
-            lambda: self.check_urls(job, urls), f"the URL store of job {job}", forget_new
+            lambda: self.check_urls(job, urls),
+            f"the URL store of job {job}",
+            forget_new,
+            honours_deadline=self.settings.redis is None,  # SQLite (or memory)
         )
         return out
 
@@ -309,14 +344,19 @@ class StateBackend:
             probe = {"stores": {"urls": "timeout", "contentseen": "timeout"}, "stats": {}}
         stores: dict[str, str] = probe["stores"]
         pool = self.pool
+        alive = pool.alive() if pool else 0
         workers = {
             "processes": self.settings.analysis_processes,
-            "alive": sum(w.alive for w in pool.workers) if pool else 0,
+            "alive": alive,
             "busy": pool.busy() if pool else 0,
-            "pages_in_flight": sum(len(w.pending) for w in pool.workers) if pool else 0,
+            "pages_in_flight": pool.busy() + pool.queued() if pool else 0,
+            "pages_queued": pool.queued() if pool else 0,
             "recycled_after_deadline": pool.recycled if pool else 0,
         }
         ok = all(v == "ok" for v in stores.values())
+        # fewer workers than configured (dead ones restarting, or failing to start): pages wait
+        # longer or are analysed in the server process
+        ok = ok and alive >= (self.settings.analysis_processes if pool else 0)
         return {**probe["stats"], "stores": stores, "analysis": workers, "degraded": not ok}
 
     def _probe_stores(self) -> dict[str, Any]:
@@ -324,9 +364,10 @@ class StateBackend:
         out: dict[str, str] = {}
         try:
             if self.settings.redis is not None:
-                import redis
+                from neardup.stores._url import redis_client
 
-                client = redis.Redis.from_url(
+                # neardup's own parameters (?prefix=) are not redis-py's: left out
+                client = redis_client(
                     self.settings.redis, socket_timeout=_PROBE_STEP, socket_connect_timeout=_PROBE_STEP
                 )
                 try:
@@ -376,7 +417,7 @@ class StateBackend:
     def stats(self) -> dict[str, Any]:
         out: dict[str, Any] = {
             "url_jobs_open": len(self._jobs),
-            "analysis_processes": sum(w.alive for w in self.pool.workers) if self.pool else 0,
+            "analysis_processes": self.pool.alive() if self.pool else 0,
             "analysis_restarts": self.pool.restarts if self.pool else 0,
         }
         stats = getattr(self.contentseen, "stats", None)

@@ -31,9 +31,9 @@ from multiprocessing.connection import Connection
 from typing import Any
 
 from neardup import exceptions
+from neardup.contentseen.budget import DEFAULT_BUDGET, HtmlBudget, budget_scope
 from neardup.contentseen.contentseen import ContentSeen, PageAnalysis
 from neardup.exceptions import AnalysisTimeout, StoreError
-from neardup.service.budget import check_html_depth
 
 __all__ = ["AnalysisPool", "GroupSync"]
 
@@ -71,7 +71,7 @@ def _frame(obj: object) -> bytes:
 
 
 def _worker_main(
-    requests: Connection, results: Connection, settings: dict[str, Any], max_depth: int = 0
+    requests: Connection, results: Connection, settings: dict[str, Any], budget: HtmlBudget = DEFAULT_BUDGET
 ) -> None:
     """Analyse pages until the server closes its end of the request pipe (or dies)."""
     # Ctrl-C reaches the whole process group; the server stops its workers itself
@@ -93,8 +93,8 @@ def _worker_main(
             return
         html, text = pickle.loads(body)
         try:
-            check_html_depth(html, max_depth)  # before a parser builds the tree
-            reply: tuple[Any, ...] = ("ok", cs.analyse(html=html, text=text))
+            with budget_scope(budget):  # a page over it is refused before the costly step
+                reply: tuple[Any, ...] = ("ok", cs.analyse(html=html, text=text))
         except Exception as exc:
             reply = ("error", type(exc).__name__, str(exc))
         _write_all(wfd, _frame(reply))
@@ -109,19 +109,41 @@ def _error_from(name: str, message: str) -> Exception:
 
 
 # -- the server side ----------------------------------------------------------------------------------
+class _Job:
+    """A page waiting for, or in, analysis; its deadline timer runs while a worker holds it."""
+
+    __slots__ = ("future", "html", "text", "timer")
+
+    def __init__(
+        self, future: asyncio.Future[PageAnalysis | None], html: str | None, text: str | None
+    ) -> None:
+        self.future = future
+        self.html = html
+        self.text = text
+        self.timer: asyncio.TimerHandle | None = None
+
+    def finish(self) -> None:
+        if self.timer is not None:
+            self.timer.cancel()
+            self.timer = None
+
+
 class _Worker:
     """One worker process and the two pipes to it, driven by the event loop (no threads).
 
-    Requests are written without blocking (what the pipe cannot take yet waits in ``_out``);
-    results come back in request order, so each completes the oldest pending future.
+    It holds one page at a time (``current``), so a page that is slow or kills its worker costs no
+    other page its answer: the others wait in the pool's queue. The request is written without
+    blocking (what the pipe cannot take yet waits in ``_out``).
     """
 
-    def __init__(self, settings: dict[str, Any], name: str, timeout: float, max_depth: int = 0) -> None:
+    def __init__(
+        self, settings: dict[str, Any], name: str, timeout: float, budget: HtmlBudget = DEFAULT_BUDGET
+    ) -> None:
         ctx = multiprocessing.get_context("spawn")
         req_r, req_w = ctx.Pipe(duplex=False)
         res_r, res_w = ctx.Pipe(duplex=False)
         self.proc = ctx.Process(
-            target=_worker_main, args=(req_r, res_w, settings, max_depth), name=name, daemon=True
+            target=_worker_main, args=(req_r, res_w, settings, budget), name=name, daemon=True
         )
         self.proc.start()
         req_r.close()  # the worker's ends: only it holds them now, so each side sees the other's EOF
@@ -146,11 +168,18 @@ class _Worker:
         self.wfd, self.rfd = req_w.fileno(), res_r.fileno()
         os.set_blocking(self.wfd, False)
         os.set_blocking(self.rfd, False)
-        self.pending: deque[asyncio.Future[PageAnalysis]] = deque()
+        self.current: _Job | None = None
         self._in = bytearray()
         self._out = bytearray()
         self._loop: asyncio.AbstractEventLoop | None = None
         self.on_death: Callable[[_Worker], None] | None = None
+        self.on_idle: Callable[[_Worker], None] | None = None
+        self.on_unsent: Callable[[_Job], None] | None = None
+
+    @property
+    def pending(self) -> list[asyncio.Future[Any]]:
+        """The page in hand (a list: none or one)."""
+        return [self.current.future] if self.current is not None else []
 
     def _attach(self, loop: asyncio.AbstractEventLoop) -> None:
         if self._loop is loop:
@@ -163,16 +192,12 @@ class _Worker:
         if self._out:
             loop.add_writer(self.wfd, self._on_writable)
 
-    def submit(self, html: str | None, text: str | None) -> asyncio.Future[PageAnalysis]:
+    def submit(self, job: _Job) -> None:
         loop = asyncio.get_running_loop()
         self._attach(loop)
-        future: asyncio.Future[PageAnalysis] = loop.create_future()
-        self.pending.append(future)
-        queued = bool(self._out)
-        self._out += _frame((html, text))
-        if not queued:
-            self._on_writable()
-        return future
+        self.current = job
+        self._out += _frame((job.html, job.text))
+        self._on_writable()
 
     def _on_writable(self) -> None:
         try:
@@ -206,13 +231,16 @@ class _Worker:
                 break
             reply = pickle.loads(memoryview(self._in)[_HEADER.size : _HEADER.size + n])
             del self._in[: _HEADER.size + n]
-            future = self.pending.popleft()
-            if future.done():  # the request was cancelled (client went away)
-                continue
-            if reply[0] == "ok":
-                future.set_result(reply[1])
-            else:
-                future.set_exception(_error_from(reply[1], reply[2]))
+            job, self.current = self.current, None
+            if job is not None:
+                job.finish()
+                if not job.future.done():  # else the request was cancelled (client went away)
+                    if reply[0] == "ok":
+                        job.future.set_result(reply[1])
+                    else:
+                        job.future.set_exception(_error_from(reply[1], reply[2]))
+            if self.on_idle is not None:
+                self.on_idle(self)
 
     def _die(self) -> None:
         if not self.alive:
@@ -221,15 +249,21 @@ class _Worker:
         if self._loop is not None and not self._loop.is_closed():
             self._loop.remove_reader(self.rfd)
             self._loop.remove_writer(self.wfd)
-        while self.pending:
-            future = self.pending.popleft()
-            if not future.done():
-                future.set_exception(
+        job, self.current = self.current, None
+        if job is not None:
+            job.finish()
+            if job.future.done():
+                pass
+            elif self._out and self.on_unsent is not None:
+                self.on_unsent(job)  # not (fully) written: the worker never saw it, another may
+            else:  # the worker had it: it may be the page that killed it
+                job.future.set_exception(
                     StoreError(
                         "the page-analysis worker process died while this page was analysed; "
                         "a new one is starting: send the page again"
                     )
                 )
+        self._out.clear()
         self.kill()
         if self.on_death is not None:
             self.on_death(self)
@@ -258,10 +292,13 @@ class _Worker:
 class AnalysisPool:
     """``processes`` worker processes running ``ContentSeen(None, **settings).analyse``.
 
-    Pages go to the worker with the fewest pages in hand. A worker that dies fails only the pages
-    it held (a StoreError: the service answers 503 and the client sends again) and is replaced in
-    the background; while no worker is up, :meth:`analyse` answers ``None`` and the caller
-    analyses in its own process.
+    Pages wait in one queue and go to the first idle worker, one page per worker at a time; a page
+    gets ``deadline`` seconds of analysis from the moment a worker takes it. A page past its
+    deadline costs only its own worker (killed: the only way to stop C code that is parsing) and
+    gets AnalysisTimeout; a worker that dies fails only the page it held (a StoreError: the service
+    answers 503 and the client sends again). Dead workers are replaced in the background; while no
+    worker is up, :meth:`analyse` answers ``None`` (queued pages too) and the caller analyses in
+    its own process.
     """
 
     def __init__(
@@ -271,7 +308,7 @@ class AnalysisPool:
         *,
         start_timeout: float = 180.0,
         deadline: float | None = None,
-        max_depth: int = 0,
+        budget: HtmlBudget = DEFAULT_BUDGET,
     ) -> None:
         if processes < 1:
             raise ValueError(f"processes must be >= 1, got {processes}")
@@ -279,11 +316,13 @@ class AnalysisPool:
         self.processes = processes
         self.start_timeout = start_timeout
         self.deadline = deadline
-        self.max_depth = max_depth
+        self.budget = budget
         self.recycled = 0  # workers killed for running past the deadline
         self.restarts = 0
         self._closed = False
         self._lock = threading.Lock()
+        self._queue: deque[_Job] = deque()
+        self._loop: asyncio.AbstractEventLoop | None = None
         self.workers: list[_Worker] = []
         try:
             for i in range(processes):
@@ -293,15 +332,23 @@ class AnalysisPool:
             raise
 
     def _spawn(self, index: int) -> _Worker:
-        worker = _Worker(self.settings, f"neardup-analysis-{index}", self.start_timeout, self.max_depth)
+        worker = _Worker(self.settings, f"neardup-analysis-{index}", self.start_timeout, self.budget)
         worker.on_death = self._replace
+        worker.on_idle = lambda _w: self._dispatch()
+        worker.on_unsent = self._queue.appendleft
         return worker
+
+    def alive(self) -> int:
+        """Workers up now (fewer than ``processes`` while dead ones are being replaced)."""
+        return sum(1 for w in self.workers if w.alive)
 
     def _replace(self, dead: _Worker) -> None:
         if self._closed:
             return
         log.error("page-analysis worker %s (pid %s) died; starting a new one", dead.proc.name, dead.pid)
         index = self.workers.index(dead)
+        loop = self._loop
+        self._dispatch()  # no worker left: the queued pages are analysed by the caller
 
         def start() -> None:
             try:
@@ -315,50 +362,92 @@ class AnalysisPool:
                     return
                 self.workers[index] = worker
                 self.restarts += 1
+            if loop is not None and not loop.is_closed():
+                loop.call_soon_threadsafe(self._dispatch)
 
         threading.Thread(target=start, name="neardup-analysis-restart", daemon=True).start()
+
+    def _dispatch(self) -> None:
+        """Hand queued pages to idle workers (on the event loop)."""
+        queue = self._queue
+        while queue and queue[0].future.done():  # cancelled: the client went away
+            queue.popleft()
+        if not queue:
+            return
+        live = [w for w in self.workers if w.alive]
+        if not live:
+            while queue:
+                job = queue.popleft()
+                if not job.future.done():
+                    job.future.set_result(None)
+            return
+        for worker in live:
+            if not worker.alive or worker.current is not None:
+                continue
+            while queue and queue[0].future.done():
+                queue.popleft()
+            if not queue:
+                return
+            job = queue.popleft()
+            worker.submit(job)
+            if self.deadline is not None and worker.current is job:
+                loop = asyncio.get_running_loop()
+                job.timer = loop.call_later(self.deadline, self._overdue, worker, job)
+
+    def _overdue(self, worker: _Worker, job: _Job) -> None:
+        if worker.current is not job or job.future.done():
+            return
+        self.recycled += 1
+        log.error(
+            "page analysis ran past %.1f s in worker %s (pid %s); restarting it",
+            self.deadline,
+            worker.proc.name,
+            worker.pid,
+        )
+        job.future.set_exception(
+            AnalysisTimeout(
+                f"the page's analysis took over {self.deadline:g} s and was stopped (its worker process "
+                "was restarted); send its main text as 'text', or a smaller page"
+            )
+        )
+        worker._die()
 
     async def analyse(self, html: str | None, text: str | None) -> PageAnalysis | None:
         """The page's analysis from a worker process; None when no worker is up.
 
-        A page still in analysis after ``deadline`` seconds costs its worker: the process is killed
-        (the only way to stop C code that is parsing), the other pages it held fail with a
-        StoreError (send again), a new worker starts, and this page fails with AnalysisTimeout.
+        The page waits for an idle worker, then has ``deadline`` seconds: past them its worker is
+        killed and restarted, and this page (only this one) fails with AnalysisTimeout.
         """
-        live = [w for w in self.workers if w.alive]
-        if not live:
+        if not any(w.alive for w in self.workers):
             return None
-        worker = min(live, key=lambda w: len(w.pending))
-        future = worker.submit(html, text)
-        if self.deadline is None:
-            return await future
-        try:
-            return await asyncio.wait_for(future, self.deadline)
-        except asyncio.TimeoutError:
-            self.recycled += 1
-            log.error(
-                "page analysis ran past %.1f s in worker %s (pid %s); restarting it",
-                self.deadline,
-                worker.proc.name,
-                worker.pid,
-            )
-            worker._die()
-            raise AnalysisTimeout(
-                f"the page's analysis took over {self.deadline:g} s and was stopped (its worker process "
-                "was restarted); send its main text as 'text', or a smaller page"
-            ) from None
+        loop = asyncio.get_running_loop()
+        if self._loop is not loop:
+            self._loop = loop
+        future: asyncio.Future[PageAnalysis | None] = loop.create_future()
+        self._queue.append(_Job(future, html, text))
+        self._dispatch()
+        return await future
 
     def busy(self) -> int:
-        """Workers analysing at least one page now."""
-        return sum(1 for w in self.workers if w.alive and any(not f.done() for f in w.pending))
+        """Workers analysing a page now."""
+        return sum(1 for w in self.workers if w.alive and w.current is not None)
+
+    def queued(self) -> int:
+        """Pages waiting for a worker."""
+        return sum(1 for job in self._queue if not job.future.done())
 
     def close(self) -> None:
-        """Stop the workers (each finishes the pages it holds first)."""
+        """Stop the workers: idle ones see EOF and exit, one still holding a page is killed (by now
+        the server has stopped waiting for its answer: shutdown stays bounded)."""
         with self._lock:
             self._closed = True
             workers, self.workers = self.workers, []
         for worker in workers:
-            worker.stop()
+            if worker.current is not None:
+                worker.alive = False
+                worker.kill()
+            else:
+                worker.stop()
 
 
 class GroupSync:

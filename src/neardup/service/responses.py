@@ -11,6 +11,7 @@ b'{"error":"too_large","detail":"over the limit"}'
 
 from __future__ import annotations
 
+import errno
 import json
 import logging
 from typing import Any
@@ -116,6 +117,7 @@ def validation_error(errors_: list[Any], prefix: tuple[str, ...] = ()) -> ApiErr
 
 
 _RETRY = {"Retry-After": "1"}
+_OUT_OF_RESOURCES = frozenset((errno.EMFILE, errno.ENFILE, errno.ENOMEM, errno.ENOBUFS))
 _LOGGED = frozenset(("store_unavailable", "state_damaged"))  # the operator must look at these
 # neardup's errors by class, most specific first: (class, status, code); ApiError passes as is
 _BY_CLASS: tuple[tuple[type[BaseException], int, str], ...] = (
@@ -142,6 +144,16 @@ def as_api_error(exc: BaseException, where: str) -> ApiError:
             return ApiError(status, code, str(exc), headers=dict(_RETRY) if status == 503 else None)
     if isinstance(exc, NotImplementedError):
         return ApiError(501, "not_implemented", str(exc) or "not implemented by this server")
+    if isinstance(exc, OSError) and exc.errno in _OUT_OF_RESOURCES:
+        # out of file descriptors or memory: the server is overloaded, not broken; try again later
+        log.error("out of resources on %s: %s", where, exc)
+        return ApiError(
+            503,
+            "overloaded",
+            f"the server is out of resources ({errno.errorcode.get(exc.errno or 0, exc.errno)}); send the "
+            "request again shortly",
+            headers=dict(_RETRY),
+        )
     # a bug, not bad input: log it with its traceback, answer without one
     log.error("unhandled error on %s", where, exc_info=exc)
     return ApiError(500, "internal", "internal error; the server log has the details")

@@ -33,6 +33,7 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+import time
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +41,7 @@ import numpy as np
 
 from neardup.exceptions import ConfigError, FormatError, StoreError
 from neardup.stores._url import StoreURL
+from neardup.urls.deadline import deadline
 from neardup.urls.memory import MemorySeenStore
 from neardup.urls.seen import JobClock, StoreInfo
 
@@ -258,19 +260,44 @@ class SqliteSeenStore:
         return "log" if self.version == 2 else "seen"
 
     def _write(self, what: str, fn: Any) -> Any:
+        """``fn(conn)`` in one write transaction. Under a store deadline (``neardup.urls.deadline``)
+        the wait for the write lock and the statements are bounded by it: past it, the transaction
+        is rolled back and StoreError raised, so nothing of the call is recorded."""
         conn = self.conn
+        at = deadline()
         try:
+            if at is not None:
+                left = at - time.monotonic()
+                if left <= 0:
+                    raise StoreError(
+                        f"the seen-store {self.path} was not reached before the deadline ({what}); "
+                        "nothing was recorded"
+                    )
+                conn.execute(f"PRAGMA busy_timeout={max(1, int(left * 1000))}")
+                conn.set_progress_handler(lambda: time.monotonic() > at, 1000)
             conn.execute("BEGIN IMMEDIATE")
             try:
                 result = fn(conn)
+                conn.execute("COMMIT")
+                return result
             except BaseException:
-                conn.execute("ROLLBACK")
+                if at is not None:
+                    conn.set_progress_handler(None, 0)  # the rollback must not be interrupted
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
                 self._reset_cache()  # the table may hold changes the file does not
                 raise
-            conn.execute("COMMIT")
-            return result
         except sqlite3.Error as exc:
-            raise StoreError(f"the seen-store {self.path} failed {what}: {exc}") from exc
+            late = (
+                " (past the deadline: nothing was recorded)"
+                if at is not None and time.monotonic() > at
+                else ""
+            )
+            raise StoreError(f"the seen-store {self.path} failed {what}: {exc}{late}") from exc
+        finally:
+            if at is not None:
+                conn.set_progress_handler(None, 0)
+                conn.execute(f"PRAGMA busy_timeout={int(self.timeout * 1000)}")
 
     # -- the protocol ------------------------------------------------------------------------------
 

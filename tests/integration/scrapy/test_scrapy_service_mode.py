@@ -51,6 +51,9 @@ def service(tmp_path: Path) -> Iterator[str]:
             "127.0.0.1",
             "--port",
             str(port),
+            # a loaded machine may stall a store call for seconds: the test is about answers
+            "--store-timeout",
+            "120",
         ],
         stdout=log,
         stderr=subprocess.STDOUT,
@@ -81,7 +84,7 @@ def service(tmp_path: Path) -> Iterator[str]:
 
 
 def _crawler(**settings: Any) -> Any:
-    return scrapy_crawler("svc", **settings)
+    return scrapy_crawler("svc", NEARDUP_SERVICE_TIMEOUT=180.0, **settings)
 
 
 def test_scrapy_parts_through_the_service(service: str) -> None:

@@ -24,7 +24,8 @@ pytestmark = pytest.mark.timeout(300)
 @pytest.fixture(scope="module")
 def svc(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServiceProcess]:
     tmp = tmp_path_factory.mktemp("verdict-svc")
-    with ServiceProcess(tmp / "state", tmp / "serve.log") as server:
+    extra = ["--store-timeout", "120", "--analysis-timeout", "120"]  # answers, not speed, are tested
+    with ServiceProcess(tmp / "state", tmp / "serve.log", extra=extra) as server:
         yield server
 
 
@@ -53,7 +54,7 @@ def test_client_check_returns_the_verdict_contentseen_gives(
     calls = _calls(read_items(data_dir, 2))
     with ContentSeen(tmp_path / "local") as cs:
         local = [cs.check(url, **kw) for url, kw in calls]
-    with Client(svc.url) as nd:
+    with Client(svc.url, timeout=180) as nd:
         remote = [nd.check(url, **kw) for url, kw in calls]
         assert all(isinstance(v, Verdict) for v in remote)
         assert [_fields(v) for v in remote] == [_fields(v) for v in local]
@@ -69,10 +70,10 @@ def test_async_client_check_gives_the_same_verdicts(svc: ServiceProcess, data_di
     calls = _calls(read_items(data_dir, 2))
 
     async def go() -> list[Verdict]:
-        async with AsyncClient(svc.url) as nd:
+        async with AsyncClient(svc.url, timeout=180) as nd:
             return [await nd.check(url, **{**kw, "add": False}) for url, kw in calls]
 
-    with Client(svc.url) as nd:
+    with Client(svc.url, timeout=180) as nd:
         sync = [nd.check(url, **{**kw, "add": False}) for url, kw in calls]
     got = asyncio.run(go())
     assert all(isinstance(v, Verdict) for v in got)

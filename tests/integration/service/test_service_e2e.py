@@ -6,6 +6,7 @@ import signal
 import subprocess
 import sys
 from collections.abc import Iterator
+from functools import partial
 from pathlib import Path
 
 import httpx
@@ -15,6 +16,10 @@ from service_proc import ServiceProcess
 
 from neardup.client import Client
 from neardup.exceptions import InputError, NotFound, ServiceAuthError
+
+# a loaded machine may take seconds for a request: the tests are about answers, not speed
+post = partial(httpx.post, timeout=60)
+get = partial(httpx.get, timeout=60)
 
 pytestmark = pytest.mark.timeout(400)
 
@@ -107,19 +112,19 @@ def test_service_e2e_bad_input_over_the_wire_is_4xx(svc: ServiceProcess) -> None
         (b'{"url": "javascript:alert(1)", "text": "x"}', 422),
     ]
     for body, status in cases:
-        r = httpx.post(f"{svc.url}/v1/documents/check", content=body, headers=h)
+        r = post(f"{svc.url}/v1/documents/check", content=body, headers=h)
         assert r.status_code == status, (body, r.text)
         assert r.json()["detail"]
-    r = httpx.post(f"{svc.url}/v1/documents/check", content=b"x" * (3 * 1024 * 1024), headers=h)
+    r = post(f"{svc.url}/v1/documents/check", content=b"x" * (3 * 1024 * 1024), headers=h)
     assert r.status_code == 413 and r.json()["error"] == "too_large"
-    r = httpx.post(
+    r = post(
         f"{svc.url}/v1/urls/check",
         headers=h,
         json={"job": "j", "urls": [f"https://a.example/{i}" for i in range(10_001)]},
     )
     assert r.status_code == 413 and "10000" in r.json()["detail"]
-    assert "neardup_http_rejected_total" in httpx.get(f"{svc.url}/metrics").text
-    assert httpx.get(f"{svc.url}/openapi.json").json()["info"]["title"] == "neardup"
+    assert "neardup_http_rejected_total" in get(f"{svc.url}/metrics").text
+    assert get(f"{svc.url}/openapi.json").json()["info"]["title"] == "neardup"
     assert "Traceback" not in svc.log()
 
 

@@ -21,7 +21,7 @@ pytestmark = [pytest.mark.slow, pytest.mark.timeout(500)]
 
 N_PAGES = 400
 N_CLIENTS = 8
-DEADLINE_S = 180  # a bound against hangs: the test takes ~30-60 s on a loaded 2-core machine
+STALL_S = 180  # a bound against hangs: no page acknowledged for this long (the test takes ~30-60 s)
 DUP_KINDS = {"exact", "content", "near", "layout", "partial"}
 
 
@@ -39,15 +39,18 @@ def test_service_load_restart_keeps_every_acknowledged_document(
     lock = threading.Lock()
     errors: list[BaseException] = []
     retries = [0]
-    t_end = time.monotonic() + DEADLINE_S
+    progress = [time.monotonic()]  # when a page was last acknowledged
+
+    def stalled() -> bool:
+        return time.monotonic() - progress[0] > STALL_S
 
     def worker(k: int) -> None:
         try:
-            with Client(svc.url, timeout=20) as c:
+            with Client(svc.url, timeout=120) as c:
                 for url, html in work[k::N_CLIENTS]:
                     while True:
-                        if time.monotonic() > t_end:
-                            raise TimeoutError("load test over its deadline")
+                        if stalled():
+                            raise TimeoutError(f"no page acknowledged for {STALL_S} s")
                         try:
                             verdict = c.check(url, html=html)
                             break
@@ -57,6 +60,7 @@ def test_service_load_restart_keeps_every_acknowledged_document(
                             time.sleep(0.1)
                     with lock:
                         acked[url] = verdict
+                        progress[0] = time.monotonic()
         except BaseException as exc:
             errors.append(exc)
 
@@ -69,20 +73,22 @@ def test_service_load_restart_keeps_every_acknowledged_document(
             if len(acked) >= N_PAGES // 2:
                 break
         assert not errors, errors
-        assert time.monotonic() < t_end, "the first half did not finish in time"
+        assert not stalled(), f"no page acknowledged for {STALL_S} s"
         time.sleep(0.02)
     with lock:
         before_restart = len(acked)
     assert svc.stop(sig=sig) == 0, svc.log()[-3000:]
     svc.start()
+    progress[0] = time.monotonic()  # the restart is progress too
     for t in threads:
-        t.join(timeout=max(1.0, t_end - time.monotonic()))
+        while t.is_alive() and not stalled():
+            t.join(timeout=1.0)
     assert not errors, errors
     assert len(acked) == N_PAGES
     elapsed = time.monotonic() - t0
 
     try:
-        with Client(svc.url, timeout=20) as c:
+        with Client(svc.url, timeout=120) as c:
             lost = []
             for url, html in work:
                 ack = acked[url]
