@@ -364,8 +364,8 @@ class _Maker:
         if not edits:
             return None
         changed = 0
-        for _ in range(40):  # the details of another story: a sentence or a figure of its own
-            if jac(cur) <= target:
+        for _ in range(40):  # the details of another story: a few sentences or figures of its own
+            if jac(cur) <= target or changed >= 6:
                 break
             step = self._other_sentence(cur) if r.random() < 0.7 else self._other_figure(cur)
             if step is not None and jac(step) >= 0.5:

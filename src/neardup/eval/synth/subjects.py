@@ -299,20 +299,25 @@ _EN_NOT_FIRST = set(
         "Liberal Democrats Democrat Republican New North South East West British English Scottish Welsh Irish "
         "European American Monday Tuesday Wednesday Thursday Friday Saturday Sunday January February March "
         "April May June July August September October November December BBC Radio News Premiership League "
-        "Cup World Champions Grand Open Test Six Nations Royal National General"
+        "Cup World Champions Grand Open Test Six Nations Royal National General Trade Representative "
+        "Office Party Commission Union Council Court Bank Group Committee Association Department Ministry "
+        "Agency Government Parliament Police Service Company Club Team Board Society Institute Square"
     )
 )
 
 
+_SAYS = "said|says|told|added|insisted|admitted|argued|believes|claimed|warned|explained|wrote"
+
+
 def _en_people(text: str) -> list[str]:
-    """Full names: a known first name and a surname, or two capitalised words whose second recurs
-    alone (Marcel Desailly ... Desailly said)."""
+    """Full names: a known first name and a surname, or two capitalised words whose second is a
+    person's elsewhere (Marcel Desailly ... Desailly said, Mr Desailly)."""
     out = [m.group(0) for m in _EN_PERSON_RE.finditer(text)]
     for m in re.finditer(r"\b([A-Z][a-z]+) ([A-Z][a-z]{2,})\b", text):
         first, last = m.groups()
         if first in _EN_NOT_FIRST or last in _EN_NOT_FIRST or first in EN_COUNTRIES:
             continue
-        if len(re.findall(rf"\b{last}\b", text)) >= 2:
+        if re.search(rf"\b(?:Mr|Mrs|Ms|Miss|Dr|Sir) {last}\b|\b{last},? (?:{_SAYS})\b", text):
             out.append(m.group(0))
     return out
 
