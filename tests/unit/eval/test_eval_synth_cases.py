@@ -365,3 +365,21 @@ def test_cases_on_real_news_sit_where_they_should() -> None:
         assert all(0.5 <= j <= 0.8 for j in tj)
         assert max(tj) - min(tj) > 0.1  # spread over the band, not piled at one end
         assert all(float(t["added"]) >= 0.2 for t in truth if t["kind"] in RELATED_KINDS)
+
+
+def test_the_traditional_copy_folds_back_through_the_engines_table() -> None:
+    from importlib import resources
+
+    table = resources.files("neardup").joinpath("data/t2s.tsv")
+    if not table.is_file():
+        pytest.skip("no traditional -> simplified table in this build")
+    t2s = {}
+    for line in table.read_text(encoding="utf-8").splitlines():
+        if line and not line.startswith("#"):
+            a, _, b = line.partition("\t")
+            t2s[ord(a)] = b
+    docs, truth = _set("zh")
+    kind = {t["id"]: t["kind"] for t in truth}
+    text = "".join(d["text"] for d in docs if kind[d["id"]] == "original")
+    back = to_traditional(text).translate(t2s)
+    assert sum(a != b for a, b in zip(text, back, strict=True)) <= len(text) / 1000
