@@ -301,11 +301,13 @@ class _Maker:
         paras = paragraphs(str(src["text"]))
         total = sum(len(p) for p in paras) or 1
         background: list[str] = []
+        least = 80 if zh else 300  # a passage worth reporting, not a heading
         if len(paras) >= 3:
             n = r.choice((1, 2))
             start = r.randint(1, len(paras) - n)
             background = paras[start : start + n]
-            if sum(len(p) for p in background) / total > 0.5:
+            size = sum(len(p) for p in background)
+            if size < least or size / total > 0.5:
                 background = []
         if not background:
             sents = self._flat(str(src["text"]))
@@ -314,6 +316,8 @@ class _Maker:
                 return None
             background = [join_sentences(sents[1 + run[0] : 2 + run[1]], self.lang)]
         bg_chars = sum(len(p) for p in background)
+        if bg_chars < least:
+            return None
         host = self.hosts.take(
             max(300 if zh else 1000, round(bg_chars * 1.5)), str(src.get("category") or "")
         )
