@@ -383,3 +383,9 @@ def test_the_traditional_copy_folds_back_through_the_engines_table() -> None:
     text = "".join(d["text"] for d in docs if kind[d["id"]] == "original")
     back = to_traditional(text).translate(t2s)
     assert sum(a != b for a, b in zip(text, back, strict=True)) <= len(text) / 1000
+
+
+def test_every_case_has_its_id_suffix() -> None:
+    from neardup.eval.synth.cases import _SUFFIX
+
+    assert set(_SUFFIX) == set(CASES) and len(set(_SUFFIX.values())) == len(CASES)
