@@ -94,6 +94,21 @@ def _records(paths: tuple[str, ...], fields: InputFields) -> list[dict[str, Any]
 @click.option(
     "--copy-rate", type=float, default=0.7, show_default=True, help="Share of sources given copies."
 )
+@click.option(
+    "--cases",
+    "cases_spec",
+    default="all",
+    show_default=True,
+    help="Realistic profile: text reuse beyond reposts, comma-separated (quote, follow_up, template, "
+    "corrected, script, renumbered, excerpt), 'all' or 'none' (the sets made before they existed).",
+)
+@click.option(
+    "--case-rate",
+    type=float,
+    default=0.06,
+    show_default=True,
+    help="Share of the sources given each case.",
+)
 @input_fields
 def synth_cmd(
     inputs: tuple[str, ...],
@@ -107,16 +122,29 @@ def synth_cmd(
     profile: str,
     html_rate: float | None,
     copy_rate: float,
+    cases_spec: str,
+    case_rate: float,
     fields: InputFields,
 ) -> None:
     """Make labelled reposts (exact, reformatted, near, partial) and hard negatives from real articles.
 
     The edits are those reposting sites make: changed title, editor and source lines, site header and
     footer, HTML template, ads, a few changed characters, dropped or added sentences, swapped
-    paragraphs, truncation, a passage pasted into another article. Never publish sets made from
-    corpora you may not redistribute.
+    paragraphs, truncation, a passage pasted into another article. The realistic profile adds replies
+    and commentaries that quote a source, follow-ups, templates with another subject, and copies with
+    a corrected figure, in traditional script, with numbers written another way, or cut to their
+    lead (--cases). Never publish sets made from corpora you may not redistribute.
     """
-    from neardup.eval.synth import SynthConfig, synthesize
+    from neardup.eval.synth import CASES, SynthConfig, synthesize
+
+    spec = cases_spec.strip().lower()
+    cases = (
+        CASES
+        if spec == "all"
+        else ()
+        if spec == "none"
+        else tuple(c.strip() for c in spec.split(",") if c.strip())
+    )
 
     cfg = SynthConfig(
         lang=lang,  # type: ignore[arg-type]
@@ -128,6 +156,8 @@ def synth_cmd(
         html_rate=0.1 if html_rate is None and profile == "classic" else html_rate,
         copy_rate=copy_rate,
         profile=profile,  # type: ignore[arg-type]
+        cases=cases,
+        case_rate=case_rate,
     )
     docs, truth = synthesize(_records(inputs, fields), cfg)
     write_jsonl(out, docs)
@@ -464,6 +494,17 @@ def _score_text(ev: Any, truth: Any) -> str:
             "\nrecall by kind (partial: reported as related, not merged): "
             + ", ".join(f"{k} {ev.recall_by_kind[k]:.4f} (n={ev.count_by_kind[k]})" for k in kinds)
             if kinds
+            else ""
+        )
+        + (
+            "\nkept apart (merged with their source or look-alike; quotes and follow-ups: reported as related): "
+            + ", ".join(
+                f"{k} merged {ev.merged_by_kind[k]:.2%}"
+                + (f", related {ev.related_by_kind[k]:.2%}" if k in ev.related_by_kind else "")
+                + f" (n={ev.count_by_kind[k]})"
+                for k in ev.merged_by_kind
+            )
+            if ev.merged_by_kind
             else ""
         )
     )

@@ -28,6 +28,8 @@ __all__ = [
     "COPY_KINDS",
     "DUPLICATE_KINDS",
     "KINDS",
+    "NEGATIVE_KINDS",
+    "RELATED_KINDS",
     "Evaluation",
     "Scores",
     "Truth",
@@ -39,11 +41,48 @@ __all__ = [
 ]
 
 # what a truth line's `kind` may say: the source article, the copies made from it (by how much they
-# differ), and different articles that look alike
-KINDS: tuple[str, ...] = ("original", "exact", "reformatted", "near", "partial", "hard_negative")
-COPY_KINDS: tuple[str, ...] = ("exact", "reformatted", "near", "partial")
+# differ, or by what they rewrite), documents that reuse it with text of their own, and different
+# articles that look alike
+KINDS: tuple[str, ...] = (
+    "original",
+    "exact",
+    "reformatted",
+    "near",
+    "partial",
+    "hard_negative",
+    "corrected",
+    "script",
+    "renumbered",
+    "excerpt",
+    "quote",
+    "follow_up",
+    "template",
+)
+# copies: in their source's group, `source` names it
+COPY_KINDS: tuple[str, ...] = (
+    "exact",
+    "reformatted",
+    "near",
+    "partial",
+    "corrected",
+    "script",
+    "renumbered",
+    "excerpt",
+)
 # the kinds a dedup run must catch; partial copies are reported apart (recall only)
-DUPLICATE_KINDS: tuple[str, ...] = ("exact", "reformatted", "near")
+DUPLICATE_KINDS: tuple[str, ...] = (
+    "exact",
+    "reformatted",
+    "near",
+    "corrected",
+    "script",
+    "renumbered",
+    "excerpt",
+)
+# their own group, `source` names the text they quote or reuse: to be reported as related, never merged
+RELATED_KINDS: tuple[str, ...] = ("quote", "follow_up")
+# their own group, `negative_of` names the look-alike they must not be merged with
+NEGATIVE_KINDS: tuple[str, ...] = ("hard_negative", "template")
 
 
 def _factorize(labels: Sequence[Hashable]) -> np.ndarray:
@@ -254,7 +293,12 @@ class Evaluation:
     - ``hard_negatives``: only the groups holding a hard negative and its look-alike; its precision is
       the "precision on hard negatives" (1.0 when none of the look-alikes is merged).
     - ``recall_by_kind``: for each copy kind, the share of copies put in their source's cluster.
-    - ``hard_negatives_merged``: the share of hard negatives put in their look-alike's cluster.
+    - ``hard_negatives_merged``: the share of hard negatives and templates (:data:`NEGATIVE_KINDS`)
+      put in their look-alike's cluster.
+    - ``merged_by_kind``: for each kind that must stay apart (:data:`RELATED_KINDS`,
+      :data:`NEGATIVE_KINDS`), the share put in its source's (look-alike's) cluster.
+    - ``related_by_kind``: for quotes and follow-ups, the share reported as related to their source's
+      group and not merged with it.
     """
 
     overall: Scores
@@ -264,6 +308,8 @@ class Evaluation:
     count_by_kind: dict[str, int]
     hard_negatives_merged: float | None
     unlabelled: int = 0
+    merged_by_kind: dict[str, float] = field(default_factory=dict)
+    related_by_kind: dict[str, float] = field(default_factory=dict)
 
     @property
     def hn_precision(self) -> float:
@@ -279,6 +325,8 @@ class Evaluation:
             "count_by_kind": self.count_by_kind,
             "hard_negatives_merged": self.hard_negatives_merged,
             "unlabelled": self.unlabelled,
+            "merged_by_kind": self.merged_by_kind,
+            "related_by_kind": self.related_by_kind,
         }
 
 
@@ -303,7 +351,7 @@ def evaluate(
     dup_ids = [d.id for d in truth.docs.values() if d.kind != "partial"]
     duplicates = score_clusters(labels, groups, dup_ids)
 
-    hn_docs = [d for d in truth.docs.values() if d.kind == "hard_negative" and d.negative_of in truth.docs]
+    hn_docs = [d for d in truth.docs.values() if d.kind in NEGATIVE_KINDS and d.negative_of in truth.docs]
     hard: Scores | None = None
     merged: float | None = None
     if hn_docs:
@@ -329,13 +377,23 @@ def evaluate(
                 hit = (d.id, groups[d.source]) in linked
             caught[d.kind] = caught.get(d.kind, 0) + hit
     recall = {k: caught[k] / count[k] for k in COPY_KINDS if count.get(k)}
+    apart: dict[str, list[tuple[bool, bool]]] = {}  # kind -> (merged, reported) per document
+    for d in truth.docs.values():
+        other = d.source if d.kind in RELATED_KINDS else d.negative_of if d.kind in NEGATIVE_KINDS else None
+        if other is None or other not in labels:
+            continue
+        together = labels[d.id] == labels[other]
+        apart.setdefault(d.kind, []).append((together, not together and (d.id, groups[other]) in linked))
     unlabelled = sum(1 for i in pred if i not in groups)
     return Evaluation(
         overall=overall,
         duplicates=duplicates,
         hard_negatives=hard,
         recall_by_kind=recall,
-        count_by_kind={k: count[k] for k in COPY_KINDS if count.get(k)},
+        count_by_kind={k: count[k] for k in COPY_KINDS if count.get(k)}
+        | {k: len(v) for k, v in apart.items()},
         hard_negatives_merged=merged,
         unlabelled=unlabelled,
+        merged_by_kind={k: sum(m for m, _ in v) / len(v) for k, v in apart.items()},
+        related_by_kind={k: sum(r for _, r in v) / len(v) for k, v in apart.items() if k in RELATED_KINDS},
     )

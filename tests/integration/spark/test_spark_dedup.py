@@ -39,7 +39,8 @@ def labelled() -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     truth: list[dict[str, Any]] = []
     for lang in ("zh", "en"):
         recs = [r for r in originals if r["id"].startswith(lang)]
-        d, t = synthesize(recs, SynthConfig(lang=lang, n_sources=15, seed=3, min_chars=100, copy_rate=0.9))
+        cfg = SynthConfig(lang=lang, n_sources=15, seed=3, min_chars=100, copy_rate=0.9, cases=())
+        d, t = synthesize(recs, cfg)
         docs += d
         truth += t
     for i, doc in enumerate(docs):

@@ -8,6 +8,7 @@ import pytest
 
 from neardup.eval.metrics import Truth
 from neardup.eval.synth import Profile, SynthConfig, natural_truth, ngram_jaccard, synthesize
+from neardup.eval.synth.config import CASES
 from neardup.exceptions import ConfigError
 
 _TOPICS = ["长江经济带", "粮食生产", "航天工程", "乡村振兴", "科技创新", "生态保护", "交通建设", "文化旅游"]
@@ -185,17 +186,35 @@ def test_classic_profile_output_is_pinned() -> None:
 
 
 def test_realistic_profile_output_is_pinned() -> None:
-    # the same seed and input give the same bytes: these digests pin the realistic set (HTML pages included)
-    zh = SynthConfig(lang="zh", n_sources=30, seed=5, copy_rate=1.0, html_rate=0.5, max_copies=4)
-    assert _digest(*synthesize(_corpus(), zh)) == (
-        "e2ecdaccb04174cdb5bfd769fe5f6be44bf3ef22df35846349ed7df654e787aa"
-    )
-    en = SynthConfig(
-        lang="en", n_sources=20, seed=5, copy_rate=1.0, html_rate=0.5, max_copies=4, min_chars=300
-    )
-    assert _digest(*synthesize(_en_corpus(), en)) == (
-        "0cb959d16c02b20d14e81b6e904a3936b10f293d776d6e0b382a9ebd2a17511a"
-    )
+    # the same seed and input give the same bytes: these digests pin the realistic set (HTML pages
+    # included); without the added cases it is the set made before they existed
+    for cases, want_zh, want_en in (
+        (
+            (),
+            "e2ecdaccb04174cdb5bfd769fe5f6be44bf3ef22df35846349ed7df654e787aa",
+            "0cb959d16c02b20d14e81b6e904a3936b10f293d776d6e0b382a9ebd2a17511a",
+        ),
+        (
+            CASES,
+            "a65f2d24261b86ee0bc21974b1ba8f92c3298a9b600a376a1c25980b0c2b0786",
+            "5e746c158ac718918ab5d6997fb2c680859f479bab984762a03b4a74a3ab2573",
+        ),
+    ):
+        zh = SynthConfig(
+            lang="zh", n_sources=30, seed=5, copy_rate=1.0, html_rate=0.5, max_copies=4, cases=cases
+        )
+        assert _digest(*synthesize(_corpus(), zh)) == want_zh
+        en = SynthConfig(
+            lang="en",
+            n_sources=20,
+            seed=5,
+            copy_rate=1.0,
+            html_rate=0.5,
+            max_copies=4,
+            min_chars=300,
+            cases=cases,
+        )
+        assert _digest(*synthesize(_en_corpus(), en)) == want_en
 
 
 def test_rendered_pages_are_pinned() -> None:

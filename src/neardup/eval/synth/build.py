@@ -15,6 +15,7 @@ import zlib
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from neardup.eval.synth.cases import make_cases
 from neardup.eval.synth.classic import Editor
 from neardup.eval.synth.config import SynthConfig
 from neardup.eval.synth.distinct import near_copies
@@ -67,6 +68,11 @@ def synthesize(
         out.original(i)
         if rng.random() < cfg.copy_rate:
             out.copies(i, rng.randint(1, cfg.max_copies))
+    if cfg.profile == "realistic" and cfg.cases:
+        in_set = {str(t["id"]) for t in out.truth} | out.hosts
+        for doc, row in make_cases([recs[i] for i in out.sources], pool, in_set, cfg):
+            out.docs.append(doc)
+            out.truth.append(row)
     order = list(range(len(out.docs)))
     rng.shuffle(order)
     return [out.docs[k] for k in order], [out.truth[k] for k in order]
@@ -101,9 +107,13 @@ class _SetWriter:
         self.reposter = Reposter(cfg.lang, rng, pool, cfg)
         self.docs: list[dict[str, Any]] = []
         self.truth: list[dict[str, Any]] = []
+        self.sources: list[int] = []  # the originals (not hard negatives), in the order they came
+        self.hosts: set[str] = set()  # the articles partial copies were pasted into
 
     def original(self, i: int, kind: str = "original", negative_of: str | None = None) -> None:
         r = self.recs[i]
+        if kind == "original":
+            self.sources.append(i)
         self.docs.append(dict(r))
         t: dict[str, Any] = {"id": str(r["id"]), "group": str(r["id"]), "kind": kind}
         if negative_of is not None:
@@ -173,6 +183,7 @@ class _SetWriter:
             text = source_text
         elif kind == "partial":
             host = rng.choice(self.pool)
+            self.hosts.add(str(host["id"]))
             text = join_paragraphs(rp.embed(paras, host, edits), cfg.lang)
             new_title = str(host.get(cfg.title_field) or new_title)
             src_grams = grams(source_text, 5, words)

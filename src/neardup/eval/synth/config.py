@@ -11,10 +11,12 @@ from typing import Literal
 
 from neardup.exceptions import ConfigError
 
-__all__ = ["Lang", "Profile", "SynthConfig"]
+__all__ = ["CASES", "Lang", "Profile", "SynthConfig"]
 
 Lang = Literal["zh", "en"]
 Profile = Literal["realistic", "classic"]
+# the realistic profile's cases of text reuse beyond reposts (neardup.eval.synth.cases)
+CASES: tuple[str, ...] = ("quote", "follow_up", "template", "corrected", "script", "renumbered", "excerpt")
 
 
 @dataclass(frozen=True)
@@ -27,6 +29,12 @@ class SynthConfig:
     ``profile="realistic"`` (the default) edits copies as much as real reposts do (5-gram Jaccard with
     the source mostly .35-.75) and writes each copy's ``jaccard5`` into the truth; ``"classic"`` makes
     light edits (about ten changed characters per copy).
+
+    ``cases`` (realistic profile only; the classic profile ignores them) adds documents beyond
+    reposts, each to about ``case_rate`` of the sources: quotes and follow-ups (related, their own
+    group), subject-swapped templates (a different story), corrected, traditional-script, renumbered
+    and excerpt copies (the source's group); see :mod:`neardup.eval.synth.cases`. ``cases=()`` gives
+    the sets made before they existed, byte for byte.
     """
 
     lang: Lang = "zh"
@@ -45,6 +53,8 @@ class SynthConfig:
     date_field: str = "date"
     profile: Profile = "realistic"
     kinds: tuple[str, ...] = field(default=("exact", "reformatted", "near", "partial"), repr=False)
+    cases: tuple[str, ...] = CASES
+    case_rate: float = 0.06
 
     def __post_init__(self) -> None:
         if self.lang not in ("zh", "en"):
@@ -64,6 +74,11 @@ class SynthConfig:
             raise ConfigError(f"hn_max_overlap must be between 0 and 1, got {self.hn_max_overlap}")
         if self.html_rate is not None and not 0 <= self.html_rate <= 1:
             raise ConfigError(f"html_rate must be between 0 and 1, got {self.html_rate}")
+        bad = [c for c in self.cases if c not in CASES]
+        if bad:
+            raise ConfigError(f"cases must be among {', '.join(CASES)}, got {', '.join(map(repr, bad))}")
+        if not 0 < self.case_rate <= 1:
+            raise ConfigError(f"case_rate must be > 0 and <= 1, got {self.case_rate}")
         if self.profile not in ("realistic", "classic"):
             raise ConfigError(f"profile must be 'realistic' or 'classic', got {self.profile!r}")
 
