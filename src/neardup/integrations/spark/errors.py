@@ -63,13 +63,18 @@ def _python_error(text: str) -> str | None:
     return None
 
 
+def _strip_class(line: str) -> str:
+    """``org.apache.spark.SparkException: message`` -> ``message``."""
+    m = re.match(r"^[\w.$]+(?:Exception|Error): (.+)$", line)
+    return m.group(1) if m else line
+
+
 def _reason(messages: Sequence[str]) -> str:
     """The innermost cause's first line, without Java class names where a message follows."""
     for text in reversed(messages):
         line = _first_line(text)
         if line:
-            m = re.match(r"^[\w.$]+(?:Exception|Error): (.+)$", line)
-            return m.group(1) if m else line
+            return _strip_class(line)
     return "unknown error"
 
 
@@ -91,11 +96,12 @@ def translate(exc: BaseException, sources: dict[str, str]) -> NeardupError:
                     err: NeardupError = getattr(exceptions, name)(msg)
                     return err
                 return SparkJobError(f"a Spark Python worker failed: {got}")
-    if any(d in text for d in _DIED):
+    died = next((ln.strip() for ln in text.splitlines() if any(d in ln for d in _DIED)), None)
+    if died is not None:
         return SparkJobError(
             "a Spark Python worker died (killed, or out of memory: raise "
             "spark.executor.memoryOverhead or spark.executor.pyspark.memory, or use more partitions); "
-            f"Spark says: {_first_line(next((m for m in messages if any(d in m for d in _DIED)), text))[:300]}"
+            f"Spark says: {_strip_class(died)[:300]}"
         )
     found = _FILE.search(text)
     if found is not None:
