@@ -1,10 +1,11 @@
 """``neardup dedup`` on Apache Spark: the match engine's stages as a PySpark job, same output.
 
-1. Signatures in the executors: ``mapInArrow`` over the documents DataFrame (``read_documents`` in
-   ``documents.py``: positions in file-path-then-line order); each Arrow batch is signed by
-   ``neardup.match.page_signatures``, as ``neardup dedup`` signs it, and comes back as signature
-   columns (unsigned integers as signed bits of the same width).
-2. The driver collects the signatures (no text) into a ``Fingerprints`` and runs
+1. Signatures in the executors: ``read_documents`` (``documents.py``) lists the input files and
+   reads them with Spark's own sources; ``signature_df`` parses each row with ``neardup.io``'s rules
+   and signs it with ``neardup.match.page_signatures``, as ``neardup dedup`` signs it, in one
+   ``mapInArrow`` pass (no shuffle). Out come signature columns (unsigned integers as signed bits of
+   the same width) and each document's place (file, split, row).
+2. The driver collects the signatures (no text) into a ``Fingerprints``, in reading order, and runs
    ``neardup.dedup.local.dedup_fingerprints``, the very function ``neardup dedup`` runs: batch
    candidates, verification, clusters, keep rule.
 3. Against a corpus index, ``SparkCorpus`` finds the candidate pairs in the executors: the batch's
@@ -16,9 +17,7 @@
 4. ``merge`` appends the batch's kept documents to the index as a new segment: a local index
    through ``CorpusIndex.append``; elsewhere the same Parquet table (``arrow_table``) and header
    (``merged_header``) are written through Hadoop's FileSystem.
-
-Document positions follow the input files in path order, then line order (``neardup dedup`` reads
-files in the order given, directories sorted): give files in sorted order for identical output.
+5. The output rows are written by the executors (``output.write_output``).
 """
 
 from __future__ import annotations
