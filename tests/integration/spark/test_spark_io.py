@@ -10,6 +10,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+import click
 import pytest
 from click.testing import CliRunner
 
@@ -49,8 +50,8 @@ def fails(*args: str) -> BaseException:
 
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A directory as a data team has it: a JSONL file (some records without an id, blank lines)
-    and a Spark-style Parquet directory of three parts (and ``_SUCCESS``)."""
+    """A directory as a data team has it: a JSONL file (some records without an id, blank lines),
+    a Spark-style Parquet directory of three parts (and ``_SUCCESS``) and a ``.txt`` file."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -70,6 +71,9 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
         rec = {k: v for k, v in d.items() if k != "id" or i % 4}  # every 4th: the file:line id
         lines.append(json.dumps(rec, ensure_ascii=False) + ("\n\n" if i % 5 == 0 else "\n"))
     (root / "a.jsonl").write_text("".join(lines), encoding="utf-8")
+    # a plain-text file whose name Spark would take for a glob: one document a line
+    texts = [" ".join(d.get("text", "").split()) for d in docs[:6]]
+    (root / "notes [x].txt").write_text("\n".join(t for t in texts if t) + "\n", encoding="utf-8")
     table = pa.Table.from_pylist(
         [{"id": d["id"], "text": d.get("text"), "html": d.get("html"), "n": i} for i, d in enumerate(docs)][
             half:
@@ -104,6 +108,7 @@ def test_a_directory_of_jsonl_and_parquet_gives_the_lines_of_neardup_dedup_at_an
     assert len(parts(out)) >= 1 and not list(tmp_path.glob(".clusters.jsonl.*"))  # no temp left
     rows = [json.loads(line) for line in local_out.splitlines()]
     assert any(re.fullmatch(r"a\.jsonl:\d+", r["id"]) for r in rows)  # ids made from the line
+    assert any(r["id"] == "notes [x].txt:1" for r in rows)
     assert {"first", "exact", "near"} <= {r["kind"] for r in rows}
     # the JSONL file is read in several splits: line numbers cross tasks, nothing is shuffled
     docs = read_documents(spark, [str(corpus)])
@@ -114,6 +119,7 @@ def test_a_directory_of_jsonl_and_parquet_gives_the_lines_of_neardup_dedup_at_an
     assert [f.source for f in docs.files] == [
         f"{corpus}/a.jsonl",
         *(f"{corpus}/b.parquet/part-{i:05d}-x.snappy.parquet" for i in range(3)),
+        f"{corpus}/notes [x].txt",
     ]
 
 
@@ -248,3 +254,16 @@ def test_output_formats_and_read_splits_without_spark() -> None:
     assert split_conf(4, None) == {"spark.sql.files.minPartitionNum": "4"}
     assert split_conf(4, 1000)["spark.sql.files.maxPartitionBytes"] == "250"
     assert file_key("file:/a/b%20c.jsonl") == file_key("file:///a/b c.jsonl") == "file:/a/b c.jsonl"
+
+
+def test_partitions_help_and_docs_say_what_the_option_does() -> None:
+    from neardup.cli.spark import spark_dedup_cmd
+
+    option = next(p for p in spark_dedup_cmd.params if p.name == "partitions")
+    assert isinstance(option, click.Option) and option.help is not None
+    assert (
+        option.help.startswith("Tasks that read, parse and sign the input") and "shuffle" not in option.help
+    )
+    docs = (Path(__file__).resolve().parents[3] / "docs" / "spark.md").read_text(encoding="utf-8")
+    assert "`--partitions` (read tasks, above)" in docs and "Read tasks (`--partitions N`)" in docs
+    assert "shuffle partitions)" not in docs

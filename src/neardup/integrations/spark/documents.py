@@ -77,7 +77,8 @@ def list_inputs(spark: Any, inputs: list[str]) -> list[InputFile]:
             out.append(InputFile(status.getPath().toString(), given, _kind(status.getPath().getName())))
             continue
         root = file_key(status.getPath().toString()).rstrip("/") + "/"
-        listed = spark.read.format("text").option("recursiveFileLookup", "true").load(given).inputFiles()
+        reader = spark.read.format("text").option("recursiveFileLookup", "true")
+        listed = reader.load(_literal(status.getPath().toString())).inputFiles()
         found: list[tuple[list[str], str]] = []
         for uri in listed:
             key = file_key(uri)
@@ -92,6 +93,15 @@ def list_inputs(spark: Any, inputs: list[str]) -> list[InputFile]:
         for parts, key in sorted(found):
             out.append(InputFile(key, f"{base}/{'/'.join(parts)}", _kind(parts[-1])))
     return out
+
+
+def _literal(uri: str) -> str:
+    """A file path Spark reads as it is: its glob characters escaped (``a[1].jsonl``).
+
+    >>> _literal("file:/d/a b[1]{x}*.jsonl")
+    'file:/d/a b\\[1\\]\\{x\\}\\*.jsonl'
+    """
+    return "".join("\\" + c if c in "\\[]{}*?" else c for c in uri)
 
 
 @dataclass(frozen=True)
@@ -153,8 +163,8 @@ def read_documents(
     from neardup.integrations.spark.errors import spark_errors
 
     files = list_inputs(spark, inputs)
-    text = [f.uri for f in files if f.kind != "parquet"]
-    parquet = [f.uri for f in files if f.kind == "parquet"]
+    text = [_literal(f.uri) for f in files if f.kind != "parquet"]
+    parquet = [_literal(f.uri) for f in files if f.kind == "parquet"]
     lines = rows = None
     with spark_errors(files):
         if text:
