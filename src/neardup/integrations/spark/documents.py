@@ -64,6 +64,13 @@ def list_inputs(spark: Any, inputs: list[str]) -> list[InputFile]:
     directory (any depth; names ending in ``neardup.io``'s suffixes) sorted by path. Directories are
     listed by Spark's file index (in parallel when large: metadata only); files whose names start
     with ``_`` or ``.`` are left out, as Spark leaves them out."""
+    from neardup.integrations.spark.errors import spark_errors
+
+    with spark_errors():
+        return _list_inputs(spark, inputs)
+
+
+def _list_inputs(spark: Any, inputs: list[str]) -> list[InputFile]:
     jvm = spark.sparkContext._jvm
     conf = spark.sparkContext._jsc.hadoopConfiguration()
     out: list[InputFile] = []

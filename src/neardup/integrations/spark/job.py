@@ -470,7 +470,8 @@ class SparkCorpus:
                     yield ("error", type(exc).__name__, str(exc))
 
         try:
-            results = sc.parallelize(chunks, len(chunks)).mapPartitions(run).collect()
+            with spark_errors():
+                results = sc.parallelize(chunks, len(chunks)).mapPartitions(run).collect()
         finally:
             bc.unpersist()
         for res in results:

@@ -102,6 +102,13 @@ def write_output(
         table = rows_table(rows)
     else:
         table = pa.table({"value": pa.array([orjson.dumps(r).decode() for r in rows], pa.string())})
+    with spark_errors():
+        _write(spark, out, table, kind, parts)
+    return kind
+
+
+def _write(spark: Any, out: str, table: Any, kind: OutputFormat, parts: int | None) -> None:
+    """The parts into a hidden sibling directory, then renamed over the target."""
     jvm = spark.sparkContext._jvm
     target = jvm.org.apache.hadoop.fs.Path(out.rstrip("/") or out)
     fs = target.getFileSystem(spark.sparkContext._jsc.hadoopConfiguration())
@@ -113,12 +120,11 @@ def write_output(
     if parts is not None:
         df = df.coalesce(max(1, parts))
     try:
-        with spark_errors():
-            if kind == "parquet":
-                df.write.parquet(tmp.toString())
-            else:
-                compression = "gzip" if kind == "jsonl.gz" else "none"
-                df.write.option("compression", compression).text(tmp.toString())
+        if kind == "parquet":
+            df.write.parquet(tmp.toString())
+        else:
+            compression = "gzip" if kind == "jsonl.gz" else "none"
+            df.write.option("compression", compression).text(tmp.toString())
         _name_parts(fs, tmp, OUTPUT_FORMATS[kind][1])
         had = fs.exists(target)
         if had and not fs.rename(target, old):
@@ -132,7 +138,6 @@ def write_output(
     finally:
         if fs.exists(tmp):
             fs.delete(tmp, True)
-    return kind
 
 
 def _name_parts(fs: Any, folder: Any, suffix: str) -> None:
