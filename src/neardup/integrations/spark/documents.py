@@ -115,8 +115,8 @@ def _literal(uri: str) -> str:
 class SparkDocuments:
     """The input of the Spark job: its files, in reading order, and how to read their records.
 
-    ``lines`` (text files: ``file``, ``split``, ``row``, ``value`` as bytes) and ``rows`` (Parquet:
-    ``file``, ``row`` and the record's fields, typed as stored) are DataFrames that have read
+    ``lines`` (text files: ``file``, ``split``, ``value`` as bytes; the row in the split is counted
+    by the task) and ``rows`` (Parquet: ``file``, ``row`` and the record's fields, typed as stored) are DataFrames that have read
     nothing yet; ``line_counts`` is the accumulator the tasks add each split's line count to.
     """
 
