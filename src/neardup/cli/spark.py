@@ -22,6 +22,7 @@ from neardup.cli._common import (
     parse_conf,
 )
 from neardup.cli.dedup import Against, against_options, build_config, engine_options, format_summary
+from neardup.exceptions import ConfigError
 from neardup.io import outputs_together
 
 __all__ = ["spark_group"]
@@ -35,7 +36,16 @@ def spark_group() -> None:
 @spark_group.command("dedup")
 @inputs_argument
 @output_option(
-    "A local .jsonl file (written atomically), or a directory/URI (one part-00000 of the same lines)."
+    "A directory of parts written by the executors (local path, hdfs://, s3a://): part-00000.jsonl... "
+    "read in order, the lines neardup dedup writes. The suffix picks the format: .jsonl, .jsonl.gz, "
+    ".parquet (or --format)."
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["jsonl", "jsonl.gz", "parquet"]),
+    default=None,
+    help="Output format (default: from the --out suffix).",
 )
 @input_fields
 @engine_options
@@ -45,13 +55,20 @@ def spark_group() -> None:
     default=None,
     help="Spark master (default local[*]; keep unset under spark-submit to use its --master).",
 )
-@click.option("--partitions", type=int, default=None, help="Shuffle partitions (default: Spark's).")
+@click.option(
+    "--partitions",
+    type=int,
+    default=None,
+    help="Tasks that read, parse and sign the input (splits of size/N; gzip files are not split). "
+    "Default: Spark's file splitting (128 MB splits).",
+)
 @click.option("--conf", "confs", multiple=True, metavar="KEY=VALUE", help="Extra Spark settings.")
 @click.option("--quiet", "-q", is_flag=True, help="No summary on stderr.")
 @outputs_together(inputs="inputs", outputs=("out",))
 def spark_dedup_cmd(
     inputs: tuple[str, ...],
     out: str,
+    fmt: str | None,
     fields: InputFields,
     engine: dict[str, Any],
     against: Against | None,
@@ -60,30 +77,49 @@ def spark_dedup_cmd(
     confs: tuple[str, ...],
     quiet: bool,
 ) -> None:
-    """Deduplicate INPUT files on Spark: the same output lines as `neardup dedup` on the same input.
+    """Deduplicate INPUT files or directories (JSONL, JSONL.gz, .txt, Parquet) on Spark: the same
+    output lines as `neardup dedup` on the same input.
 
-    Signatures are made in the executors; the driver holds them (no text) and runs the match engine;
-    with --against the executors search the corpus index for the batch's candidates. --workers is
-    accepted for the same command line and unused: extraction runs in the executors.
+    The executors read, parse and sign the documents and write the output; the driver holds the
+    signatures (no text) and runs the match engine; with --against the executors search the corpus
+    index for the batch's candidates. --workers is accepted for the same command line and unused.
     """
-    from neardup.integrations.spark import SparkCorpus, read_documents, spark_dedup, write_output
+    from neardup.integrations.spark import (
+        SparkCorpus,
+        output_format,
+        read_documents,
+        spark_dedup,
+        split_conf,
+        write_output,
+    )
 
     t0 = time.perf_counter()
+    if partitions is not None and partitions < 1:
+        raise ConfigError(f"--partitions must be at least 1, got {partitions}")
+    kind = output_format(out, fmt)  # an unknown suffix stops here, before Spark starts
     conf = parse_conf(confs)
-    if partitions:
-        conf["spark.sql.shuffle.partitions"] = str(partitions)
     spark, stop = _session(master, conf, inputs)
     try:
         corpus = SparkCorpus(spark, against.path) if against else None
         config = build_config(settings=corpus.settings if corpus is not None else None, **engine)
         keep_field = config.match.keep_field if config.match.keep == "newest" else None
         docs = read_documents(spark, list(inputs), **dataclasses.asdict(fields), keep_field=keep_field)
-        res = spark_dedup(spark, docs, config, against=corpus, merge=against is not None and against.merge)
-        write_output(spark, out, res.result.rows())
+        res = spark_dedup(
+            spark,
+            docs,
+            config,
+            against=corpus,
+            merge=against is not None and against.merge,
+            read_conf=split_conf(partitions, _local_bytes(inputs)),
+        )
+        write_output(spark, out, res.result.rows(), kind)
     finally:
         if stop:
             spark.stop()
     summary = res.result.summary()
+    if res.read.skipped:
+        summary["skipped"] = res.read.skipped
+        summary["first_error"] = res.read.first_error
     if res.index_documents is not None:
         summary["merged"] = int(res.result.keep.sum())
         summary["index_documents"] = res.index_documents
@@ -96,7 +132,8 @@ def _session(master: str | None, conf: dict[str, str], inputs: tuple[str, ...]) 
     """The Spark session to run in, and whether this command must stop it when done.
 
     A session the caller already runs is used and left running; under spark-submit its --master
-    is used unless --master is given.
+    is used unless --master is given. A session started here logs only Spark's fatal errors
+    (failures come back as one line; NEARDUP_DEBUG=1 keeps Spark's own logging).
     """
     import os
 
@@ -112,7 +149,10 @@ def _session(master: str | None, conf: dict[str, str], inputs: tuple[str, ...]) 
     spark = get_spark(
         master or (None if under_submit else "local[*]"), conf=conf, input_bytes=_local_bytes(inputs)
     )
-    return spark, found is None and (master is not None or not under_submit)
+    stop = found is None and (master is not None or not under_submit)
+    if stop and not os.environ.get("NEARDUP_DEBUG"):
+        spark.sparkContext.setLogLevel("FATAL")
+    return spark, stop
 
 
 def _local_bytes(paths: tuple[str, ...] | list[str]) -> int | None:

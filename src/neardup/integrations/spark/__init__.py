@@ -6,25 +6,37 @@ import pyspark; the functions do, and say what to install when it is missing.
 
 from __future__ import annotations
 
-from neardup.integrations.spark.documents import DOCUMENT_SCHEMA, read_documents
+from neardup.integrations.spark.documents import InputFile, SparkDocuments, list_inputs, read_documents
+from neardup.integrations.spark.errors import SparkJobError, spark_errors
 from neardup.integrations.spark.job import (
+    SIGNATURE_SCHEMA,
     SparkCorpus,
     SparkDedupResult,
     collect_fingerprints,
     get_spark,
     signature_df,
     spark_dedup,
-    write_output,
+    split_conf,
 )
+from neardup.integrations.spark.output import OUTPUT_FORMATS, output_format, rows_table, write_output
 
 __all__ = [
-    "DOCUMENT_SCHEMA",
+    "OUTPUT_FORMATS",
+    "SIGNATURE_SCHEMA",
+    "InputFile",
     "SparkCorpus",
     "SparkDedupResult",
+    "SparkDocuments",
+    "SparkJobError",
     "collect_fingerprints",
     "get_spark",
+    "list_inputs",
+    "output_format",
     "read_documents",
+    "rows_table",
     "signature_df",
     "spark_dedup",
+    "spark_errors",
+    "split_conf",
     "write_output",
 ]

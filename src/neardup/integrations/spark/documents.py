@@ -1,21 +1,153 @@
-"""The Spark job's input: documents as a DataFrame, parsed in the executors by ``neardup.io``'s
-rules, numbered in the order ``neardup dedup`` reads them (file path, then line)."""
+"""The Spark job's input: the files ``neardup dedup`` reads, read by Spark's own sources.
+
+Files are listed on the driver from the file system's metadata (Spark's file index, no data read);
+JSON Lines and ``.txt`` files are read by ``spark.read.text`` (split like any text file), Parquet
+files and directories by ``spark.read.parquet``. Nothing is shuffled: a document's place is
+``(file, split, row)``, its file's rank in ``neardup dedup``'s reading order, the byte offset where
+its split of the file starts and its row within the split, all known in the task that reads it.
+The executors parse each row with ``neardup.io``'s rules and sign it in the same pass
+(``job.signature_df``); the line a row is on is only needed for ids made from ``file:line`` and for
+messages, so the driver works it out from the line count of each split, which the tasks report.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
-from typing import Any
+from dataclasses import dataclass
+from pathlib import PurePosixPath
+from typing import Any, Literal
+from urllib.parse import unquote
 
-from neardup.exceptions import ConfigError, InputError
+from neardup.exceptions import InputError
+from neardup.io import _SUFFIXES as INPUT_SUFFIXES
 from neardup.io import json_object, record_from_obj
 
-__all__ = ["DOCUMENT_SCHEMA", "read_documents"]
+__all__ = ["INPUT_SUFFIXES", "InputFile", "SparkDocuments", "list_inputs", "read_documents"]
 
-_LINE_BITS = 40  # a document's position key: file rank << 40 | line
-#: the documents DataFrame: ``file`` and ``line`` give the position order (path, then line)
-DOCUMENT_SCHEMA = "pos long, id string, text string, html string, order string"
-_PARSED_SCHEMA = "file string, line long, id string, text string, html string, order string"
+Kind = Literal["jsonl", "txt", "parquet"]
+
+
+@dataclass(frozen=True)
+class InputFile:
+    """One input file: ``uri`` as Hadoop names it, ``source`` as ``neardup dedup`` names it."""
+
+    uri: str
+    source: str
+    kind: Kind
+
+    @property
+    def name(self) -> str:
+        return PurePosixPath(self.source).name
+
+
+def file_key(path: str) -> str:
+    """A file's path in one spelling whether Spark (URL-encoded, ``file:/``) or Hadoop
+    (``file:///``, plain) wrote it.
+
+    >>> file_key("file:/tmp/a%20b.jsonl") == file_key("file:///tmp/a b.jsonl")
+    True
+    """
+    path = unquote(path)
+    if path.startswith("file:"):
+        path = "file:/" + path[len("file:") :].lstrip("/")
+    return path
+
+
+def _kind(name: str) -> Kind:
+    if name.endswith(".parquet"):
+        return "parquet"
+    return "txt" if name.endswith((".txt", ".txt.gz")) else "jsonl"
+
+
+def list_inputs(spark: Any, inputs: list[str]) -> list[InputFile]:
+    """The files ``neardup dedup`` reads, in its order: files as given, the input files of a
+    directory (any depth; names ending in ``neardup.io``'s suffixes) sorted by path. Directories are
+    listed by Spark's file index (in parallel when large: metadata only); files whose names start
+    with ``_`` or ``.`` are left out, as Spark leaves them out."""
+    from neardup.integrations.spark.errors import spark_errors
+
+    with spark_errors():
+        return _list_inputs(spark, inputs)
+
+
+def _list_inputs(spark: Any, inputs: list[str]) -> list[InputFile]:
+    jvm = spark.sparkContext._jvm
+    conf = spark.sparkContext._jsc.hadoopConfiguration()
+    out: list[InputFile] = []
+    for given in inputs:
+        hpath = jvm.org.apache.hadoop.fs.Path(given)
+        fs = hpath.getFileSystem(conf)
+        if not fs.exists(hpath):
+            raise InputError("no such file", source=given)
+        status = fs.getFileStatus(hpath)
+        if not status.isDirectory():
+            out.append(InputFile(status.getPath().toString(), given, _kind(status.getPath().getName())))
+            continue
+        root = file_key(status.getPath().toString()).rstrip("/") + "/"
+        reader = spark.read.format("text").option("recursiveFileLookup", "true")
+        listed = reader.load(_literal(status.getPath().toString())).inputFiles()
+        found: list[tuple[list[str], str]] = []
+        for uri in listed:
+            key = file_key(uri)
+            rel = key[len(root) :] if key.startswith(root) else key.rsplit("/", 1)[-1]
+            if rel.endswith(INPUT_SUFFIXES):
+                found.append((rel.split("/"), key))
+        if not found:
+            raise InputError(
+                f"directory has no input files (expected {', '.join(INPUT_SUFFIXES)})", source=given
+            )
+        base = given.rstrip("/") or given
+        for parts, key in sorted(found):
+            out.append(InputFile(key, f"{base}/{'/'.join(parts)}", _kind(parts[-1])))
+    return out
+
+
+def _literal(uri: str) -> str:
+    """A file path Spark reads as it is: its glob characters escaped (``a[1].jsonl``).
+
+    >>> _literal("file:/d/a b[1]{x}*.jsonl")
+    'file:/d/a b\\[1\\]\\{x\\}\\*.jsonl'
+    """
+    return "".join("\\" + c if c in "\\[]{}*?" else c for c in uri)
+
+
+@dataclass(frozen=True)
+class SparkDocuments:
+    """The input of the Spark job: its files, in reading order, and how to read their records.
+
+    ``lines`` (text files: ``file``, ``split``, ``value`` as bytes; the row in the split is counted
+    by the task) and ``rows`` (Parquet: ``file``, ``row`` and the record's fields, typed as stored) are DataFrames that have read
+    nothing yet; ``line_counts`` is the accumulator the tasks add each split's line count to.
+    """
+
+    files: list[InputFile]
+    lines: Any
+    rows: Any
+    line_counts: Any
+    id_field: str = "id"
+    text_field: str = "text"
+    html_field: str | None = "html"
+    keep_field: str | None = None
+    skip_bad: bool = False
+
+    def rank(self) -> dict[str, int]:
+        return {file_key(f.uri): i for i, f in enumerate(self.files)}
+
+
+def _dict_accumulator(sc: Any) -> Any:
+    from pyspark.accumulators import AccumulatorParam
+
+    class Merge(AccumulatorParam):  # type: ignore[type-arg]
+        """A split's count is the same whoever counts it: merging is idempotent (task retries)."""
+
+        def zero(self, value: dict[Any, int]) -> dict[Any, int]:
+            return {}
+
+        def addInPlace(self, a: dict[Any, int], b: dict[Any, int]) -> dict[Any, int]:
+            a.update(b)
+            return a
+
+    return sc.accumulator({}, Merge())
 
 
 def read_documents(
@@ -27,130 +159,122 @@ def read_documents(
     html_field: str | None = "html",
     skip_bad: bool = False,
     keep_field: str | None = None,
-) -> Any:
-    """Documents as a DataFrame (``DOCUMENT_SCHEMA``): ``pos`` orders them by file path, then line.
+) -> SparkDocuments:
+    """The input files and the DataFrames that read them (nothing is read here but metadata).
 
-    JSONL(.gz) is read as text lines and parsed in the executors with the same rules (and the same
-    ``file:line`` id fallback) as ``neardup dedup``; ``.txt(.gz)`` lines are documents as they are;
-    Parquet rows go through the same checks (line: the row's number in its file). ``order`` is the
-    value of ``keep_field`` as a string (what ``keep="newest"`` compares), null without one.
-
-    ``pos`` is the file's rank among the input files (sorted by path: a small distinct job here)
-    times 2**40 plus the line, so no global sort moves the texts; the driver numbers the documents
-    0..n-1 in ``pos`` order.
+    A Parquet file that cannot be read (truncated, not Parquet) is an ``InputError`` naming it
+    when Spark reads the footers (all of them: ``mergeSchema``, so files may differ in columns).
     """
     from pyspark.sql import functions as F
 
-    parquet = [p for p in inputs if p.endswith(".parquet")]
-    text_inputs = [p for p in inputs if not p.endswith(".parquet")]
-    frames = []
-    if text_inputs:
-        frames.append(_text_lines(spark.read.text(text_inputs)))
-    if parquet:
-        fields = (id_field, text_field, html_field, keep_field)
-        frames.append(_parquet_rows(spark.read.parquet(*parquet), *fields))
-    df = frames[0]
-    for other in frames[1:]:
-        df = df.unionByName(other)
-    parsed = df.mapInPandas(_parse(id_field, text_field, html_field, skip_bad, keep_field), _PARSED_SCHEMA)
-    files = sorted(r[0] for r in df.select("file").distinct().collect())
-    ranks = spark.createDataFrame(list(zip(files, range(len(files)), strict=True)), "file string, rank long")
-    return parsed.join(F.broadcast(ranks), "file").select(
-        (F.col("rank") * F.lit(1 << _LINE_BITS) + F.col("line")).alias("pos"), "id", "text", "html", "order"
+    from neardup.integrations.spark.errors import spark_errors
+
+    files = list_inputs(spark, inputs)
+    text = [_literal(f.uri) for f in files if f.kind != "parquet"]
+    parquet = [_literal(f.uri) for f in files if f.kind == "parquet"]
+    lines = rows = None
+    with spark_errors(files):
+        if text:
+            lines = (
+                spark.read.option("lineSep", "\n")
+                .text(text)
+                .select(
+                    F.col("_metadata.file_path").alias("file"),
+                    F.col("_metadata.file_block_start").alias("split"),
+                    F.col("value").cast("binary").alias("value"),
+                )
+            )
+        if parquet:
+            pdf = spark.read.option("mergeSchema", "true").parquet(*parquet)
+            wanted = [id_field, text_field, html_field, keep_field]
+            have = [c for c in dict.fromkeys(c for c in wanted if c) if c in pdf.columns]
+            rows = pdf.select(
+                F.col("_metadata.file_path").alias("file"),
+                F.col("_metadata.row_index").alias("row"),
+                *(F.col(f"`{c}`") for c in have),
+            )
+    return SparkDocuments(
+        files=files,
+        lines=lines,
+        rows=rows,
+        line_counts=_dict_accumulator(spark.sparkContext),
+        id_field=id_field,
+        text_field=text_field,
+        html_field=html_field,
+        keep_field=keep_field,
+        skip_bad=skip_bad,
     )
 
 
-def _numbered(df: Any) -> Any:
-    """Rows numbered from 1 within their file, in file order (``mono`` is Spark's read order)."""
-    from pyspark.sql import functions as F
-    from pyspark.sql.window import Window
-
-    w = Window.partitionBy("file").orderBy("mono")
-    return df.withColumn("line", F.row_number().over(w).cast("long")).drop("mono")
+# ---------------------------------------------------------------------------------------- executors
+#: a parsed record: (rank, split, row, id or None for ``file:line``, text, html, order, error)
+Parsed = tuple[int, int, int, str | None, str | None, str | None, str | None, str | None]
 
 
-def _text_lines(text: Any) -> Any:
-    """The non-blank lines of JSONL and .txt inputs, numbered, to be parsed in the executors."""
-    from pyspark.sql import functions as F
-
-    null = F.lit(None).cast("string")
-    lines = text.select(
-        F.col("_metadata.file_path").alias("file"), F.monotonically_increasing_id().alias("mono"), "value"
-    )
-    lines = _numbered(lines).filter(F.trim(F.col("value")) != "")
-    return lines.select("file", "line", "value", *(null.alias(c) for c in ("id", "text", "html", "order")))
+def bare_message(err: InputError) -> str:
+    """An InputError's message without its ``source:line:`` prefix (the driver puts it back)."""
+    if err.source is None:
+        return str(err)
+    where = err.source if err.line is None else f"{err.source}:{err.line}"
+    return str(err).removeprefix(f"{where}: ")
 
 
-def _parquet_rows(
-    pdf: Any, id_field: str, text_field: str, html_field: str | None, keep_field: str | None
-) -> Any:
-    """Parquet rows with their fields as strings, numbered within their file."""
-    from pyspark.sql import functions as F
-
-    null = F.lit(None).cast("string")
-    cols = pdf.columns
-    if text_field not in cols and (not html_field or html_field not in cols):
-        raise ConfigError(
-            f"the Parquet input has no column {text_field!r}" + (f" or {html_field!r}" if html_field else "")
-        )
-    has_order = (
-        keep_field is not None and keep_field in cols and keep_field not in (id_field, text_field, html_field)
-    )
-
-    def field(name: str | None, present: bool) -> Any:
-        return F.col(str(name)).cast("string") if present else null
-
-    pdf = pdf.select(
-        F.col("_metadata.file_path").alias("file"),
-        F.monotonically_increasing_id().alias("mono"),
-        null.alias("value"),
-        field(id_field, id_field in cols).alias("id"),
-        field(text_field, text_field in cols).alias("text"),
-        field(html_field, bool(html_field) and html_field in cols).alias("html"),
-        field(keep_field, has_order).alias("order"),
-    )
-    return _numbered(pdf).select("file", "line", "value", "id", "text", "html", "order")
+def _record(obj: dict[str, Any], docs: SparkDocuments, place: tuple[int, int, int]) -> tuple[Parsed, bool]:
+    """A parsed object as a record (or an error row); True when the record is kept."""
+    try:
+        rec = record_from_obj(obj, "x", 0, docs.id_field, docs.text_field, docs.html_field)
+    except InputError as err:
+        return (*place, None, None, None, None, bare_message(err)), False
+    keep = docs.keep_field
+    got = obj.get(keep) if keep and keep not in (docs.id_field, docs.text_field, docs.html_field) else None
+    doc_id = None if obj.get(docs.id_field) is None else rec.id
+    return (*place, doc_id, rec.text, rec.html, None if got is None else str(got), None), True
 
 
-def _parse(
-    id_field: str, text_field: str, html_field: str | None, skip_bad: bool, keep_field: str | None
-) -> Any:
-    """Lines (``value``) or Parquet rows (``id``, ``text``, ``html``, ``order``) -> documents, with
-    ``neardup.io``'s rules and messages for bad records."""
-
-    def parse(batches: Iterator[Any]) -> Iterator[Any]:
-        import pandas as pd
-
-        for pdf in batches:
-            rows: list[tuple[str, int, str, str | None, str | None, str | None]] = []
-            for file, line, value, doc_id, text, html, order in zip(
-                *(pdf[c].tolist() for c in ("file", "line", "value", "id", "text", "html", "order")),
-                strict=True,
-            ):
-                src = str(file).removeprefix("file://").removeprefix("file:")
-                line = int(line)
-                if value is not None and src.endswith((".txt", ".txt.gz")):  # a plain-text line
-                    rows.append((file, line, f"{Path(src).name}:{line}", str(value).strip(), None, None))
-                    continue
+def parse_lines(
+    docs: SparkDocuments, rank: dict[str, int], batches: Iterator[Any], counts: dict[tuple[int, int], int]
+) -> Iterator[list[Parsed]]:
+    """Text lines -> records, one list per Arrow batch; ``counts`` gets each split's line count
+    (blank lines included: they count in ``neardup dedup``'s line numbers)."""
+    kinds = {file_key(f.uri): f.kind for f in docs.files}
+    for rb in batches:
+        out: list[Parsed] = []
+        files, splits, values = (rb.column(i).to_pylist() for i in range(3))
+        for file, split, raw in zip(files, splits, values, strict=True):
+            key = file_key(file)
+            r = rank[key]
+            k = counts.get((r, split), 0)
+            counts[(r, split)] = k + 1
+            if not raw.strip():
+                continue
+            place = (r, int(split), k)
+            if kinds[key] == "txt":
                 try:
-                    if value is not None:
-                        obj = json_object(value, src, line)
-                        got = (
-                            obj.get(keep_field)
-                            if keep_field and keep_field not in (id_field, text_field, html_field)
-                            else None
-                        )
-                        order = None if got is None else str(got)
-                    else:
-                        obj = {k: v for k, v in ((id_field, doc_id), (text_field, text)) if v is not None}
-                        if html_field and html is not None:
-                            obj[html_field] = html
-                    rec = record_from_obj(obj, src, line, id_field, text_field, html_field)
-                except InputError:
-                    if skip_bad:
-                        continue
-                    raise
-                rows.append((file, line, rec.id, rec.text, rec.html, order))
-            yield pd.DataFrame(rows, columns=["file", "line", "id", "text", "html", "order"])
+                    line = raw.decode("utf-8")
+                except UnicodeDecodeError as exc:
+                    msg = f"is not UTF-8 (bad byte at offset {exc.start}); convert it with iconv"
+                    out.append((*place, None, None, None, None, msg))
+                    continue
+                if line.strip():
+                    out.append((*place, None, line.strip(), None, None, None))
+                continue
+            try:
+                obj = json_object(raw, "x", 0)
+            except InputError as err:
+                out.append((*place, None, None, None, None, bare_message(err)))
+                continue
+            out.append(_record(obj, docs, place)[0])
+        yield out
 
-    return parse
+
+def parse_rows(docs: SparkDocuments, rank: dict[str, int], batches: Iterator[Any]) -> Iterator[list[Parsed]]:
+    """Parquet rows -> records, one list per Arrow batch, the fields typed as stored (``str`` of the
+    id and keep field, as ``neardup dedup`` does)."""
+    for rb in batches:
+        out: list[Parsed] = []
+        names = rb.schema.names[2:]
+        cols = [rb.column(i).to_pylist() for i in range(rb.num_columns)]
+        for i in range(rb.num_rows):
+            obj = {name: cols[j + 2][i] for j, name in enumerate(names)}
+            out.append(_record(obj, docs, (rank[file_key(cols[0][i])], 0, int(cols[1][i])))[0])
+        yield out

@@ -1,10 +1,11 @@
 """``neardup dedup`` on Apache Spark: the match engine's stages as a PySpark job, same output.
 
-1. Signatures in the executors: ``mapInArrow`` over the documents DataFrame (``read_documents`` in
-   ``documents.py``: positions in file-path-then-line order); each Arrow batch is signed by
-   ``neardup.match.page_signatures``, as ``neardup dedup`` signs it, and comes back as signature
-   columns (unsigned integers as signed bits of the same width).
-2. The driver collects the signatures (no text) into a ``Fingerprints`` and runs
+1. Signatures in the executors: ``read_documents`` (``documents.py``) lists the input files and
+   reads them with Spark's own sources; ``signature_df`` parses each row with ``neardup.io``'s rules
+   and signs it with ``neardup.match.page_signatures``, as ``neardup dedup`` signs it, in one
+   ``mapInArrow`` pass (no shuffle). Out come signature columns (unsigned integers as signed bits of
+   the same width) and each document's place (file, split, row).
+2. The driver collects the signatures (no text) into a ``Fingerprints``, in reading order, and runs
    ``neardup.dedup.local.dedup_fingerprints``, the very function ``neardup dedup`` runs: batch
    candidates, verification, clusters, keep rule.
 3. Against a corpus index, ``SparkCorpus`` finds the candidate pairs in the executors: the batch's
@@ -16,17 +17,17 @@
 4. ``merge`` appends the batch's kept documents to the index as a new segment: a local index
    through ``CorpusIndex.append``; elsewhere the same Parquet table (``arrow_table``) and header
    (``merged_header``) are written through Hadoop's FileSystem.
-
-Document positions follow the input files in path order, then line order (``neardup dedup`` reads
-files in the order given, directories sorted): give files in sorted order for identical output.
+5. The output rows are written by the executors (``output.write_output``).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -53,8 +54,10 @@ from neardup.dedup.index import (
     signatures_of,
 )
 from neardup.dedup.local import DedupResult, dedup_fingerprints
-from neardup.exceptions import ConfigError, FormatError, StoreError
-from neardup.io import Record, write_jsonl
+from neardup.exceptions import ConfigError, FormatError, InputError, StoreError
+from neardup.integrations.spark.documents import SparkDocuments, parse_lines, parse_rows
+from neardup.integrations.spark.errors import spark_errors
+from neardup.io import ReadStats, Record
 from neardup.match import MatchConfig, Signatures, cross_candidates, page_signatures, signatures
 
 __all__ = [
@@ -63,19 +66,24 @@ __all__ = [
     "SparkDedupResult",
     "collect_fingerprints",
     "get_spark",
+    "session_conf",
     "signature_df",
     "spark_dedup",
-    "write_output",
+    "split_conf",
 ]
 
 I64 = npt.NDArray[np.int64]
 
-#: the executors' signature rows: ``neardup.dedup.index.arrow_table``'s columns, uint64 as long
-#: (same bits), the uint32 sketch as int (same bits), plus the keep rule's field as a string
+#: the executors' signature rows: a document's place (its file's rank, the byte offset its split of
+#: the file starts at, its row in the split), its id (null: ``file:line``), the keep rule's field as a
+#: string, an error (a bad record: the rest is null), then ``neardup.dedup.index.arrow_table``'s
+#: columns, uint64 as long (same bits), the uint32 sketch as int (same bits)
 SIGNATURE_SCHEMA = (
-    "pos long, id string, order string, exact long, content long, simhash long, layout long, "
+    "file int, split long, row long, id string, order string, error string, "
+    "exact long, content long, simhash long, layout long, "
     "has_layout boolean, size int, tokens int, sketch array<int>, numbers array<long>"
 )
+_PLACE = ("file", "split", "row", "id", "order", "error")
 
 
 def _pyspark() -> Any:
@@ -150,20 +158,26 @@ def _arrow_schema() -> Any:
     return to_arrow_schema(struct)
 
 
-def _signature_batch(schema: Any, pos: Any, ids: Any, order: Any, sigs: Signatures) -> Any:
-    """One Arrow batch of signature rows; unsigned values are reinterpreted, never converted."""
+def _signature_batch(schema: Any, parsed: list[Any], sigs: Signatures | None) -> Any:
+    """One Arrow batch of signature rows (``parsed``: the records' places, ids, order values and
+    errors); unsigned values are reinterpreted, never converted. ``sigs=None``: error rows."""
     import pyarrow as pa
 
-    n = len(sigs)
+    n = len(parsed)
+    place = [
+        pa.array([p[i] for p in parsed], schema.field(name).type)
+        for i, name in zip((0, 1, 2, 3, 6, 7), _PLACE, strict=True)
+    ]
+    if sigs is None:
+        rest = [pa.nulls(n, schema.field(name).type) for name in schema.names[len(_PLACE) :]]
+        return pa.RecordBatch.from_arrays([*place, *rest], schema=schema)
 
     def lists(name: str, values: Any) -> Any:
         offsets = pa.array(np.arange(n + 1, dtype=np.int32) * values.shape[1])
         return pa.ListArray.from_arrays(offsets, pa.array(values.ravel()), type=schema.field(name).type)
 
     arrays = [
-        pos.cast(schema.field("pos").type),
-        ids.cast(schema.field("id").type),
-        order.cast(schema.field("order").type),
+        *place,
         pa.array(sigs.exact.view(np.int64)),
         pa.array(sigs.content.view(np.int64)),
         pa.array(sigs.simhash.view(np.int64)),
@@ -177,21 +191,46 @@ def _signature_batch(schema: Any, pos: Any, ids: Any, order: Any, sigs: Signatur
     return pa.RecordBatch.from_arrays(arrays, schema=schema)
 
 
-def signature_df(docs: Any, config: DedupConfig) -> Any:
-    """Stage 1 in the executors: ``DOCUMENT_SCHEMA`` rows -> ``SIGNATURE_SCHEMA`` rows (no text)."""
+def signature_df(docs: SparkDocuments, config: DedupConfig) -> Any:
+    """Stage 1 in the executors: read, parse and sign in one pass -> ``SIGNATURE_SCHEMA`` rows (no
+    text). Text lines and Parquet rows are two ``mapInArrow`` over Spark's own sources, unioned."""
     cfg = config.match
     schema = _arrow_schema()  # on the driver: parsing the schema needs the JVM
+    rank = docs.rank()
+    acc = docs.line_counts
 
-    def run(batches: Iterator[Any]) -> Iterator[Any]:
+    def sign(parsed_batches: Iterator[list[Any]]) -> Iterator[Any]:
         # the signing ``fingerprint_records`` does: pages (main text, layout, exact key), then signatures
-        for rb in batches:
-            if rb.num_rows == 0:
-                continue
-            items = list(zip(rb.column(2).to_pylist(), rb.column(3).to_pylist(), strict=True))
-            sigs, _ = page_signatures(items, cfg)
-            yield _signature_batch(schema, rb.column(0), rb.column(1), rb.column(4), sigs)
+        for parsed in parsed_batches:
+            good = [p for p in parsed if p[7] is None]
+            bad = [p for p in parsed if p[7] is not None]
+            if good:
+                sigs, _ = page_signatures([(p[4], p[5]) for p in good], cfg)
+                yield _signature_batch(schema, good, sigs)
+            if bad:
+                yield _signature_batch(schema, bad, None)
 
-    return docs.select("pos", "id", "text", "html", "order").mapInArrow(run, SIGNATURE_SCHEMA)
+    def lines(batches: Iterator[Any]) -> Iterator[Any]:
+        counts: dict[tuple[int, int], int] = {}
+        yield from sign(parse_lines(docs_light, rank, batches, counts))
+        acc.add(counts)
+
+    def rows(batches: Iterator[Any]) -> Iterator[Any]:
+        yield from sign(parse_rows(docs_light, rank, batches))
+
+    # what the executors need of the documents: no DataFrames, no accumulator (they do not pickle)
+    docs_light = dataclasses.replace(docs, lines=None, rows=None, line_counts=None)
+    frames = []
+    if docs.lines is not None:
+        frames.append(docs.lines.mapInArrow(lines, SIGNATURE_SCHEMA))
+    if docs.rows is not None:
+        frames.append(docs.rows.mapInArrow(rows, SIGNATURE_SCHEMA))
+    if not frames:
+        raise InputError("no input files")
+    out = frames[0]
+    for other in frames[1:]:
+        out = out.unionByName(other)
+    return out
 
 
 def _collect_arrow(df: Any) -> Any:
@@ -204,25 +243,70 @@ def _collect_arrow(df: Any) -> Any:
     return pa.Table.from_batches(batches) if batches else None
 
 
-def collect_fingerprints(sig_df: Any, config: DedupConfig) -> Fingerprints:
-    """Stage 1 on the driver: the signature rows, in position order, as ``Fingerprints``.
+def _lines_of(table: Any, counts: dict[tuple[int, int], int]) -> Any:
+    """Each row's line in its file: the lines of the file's earlier splits, plus its row, plus 1.
+    ``table`` is sorted by (file, split, row)."""
+    file = table.column("file").to_numpy().astype(np.int64)
+    split = table.column("split").to_numpy().astype(np.int64)
+    line = table.column("row").to_numpy().astype(np.int64) + 1
+    if not bool((split > 0).any()):
+        return line
+    before: dict[tuple[int, int], int] = {}
+    total: dict[int, int] = {}
+    for (f, s), n in sorted(counts.items()):
+        before[(f, s)] = total.get(f, 0)
+        total[f] = total.get(f, 0) + n
+    starts = np.flatnonzero(np.r_[True, (file[1:] != file[:-1]) | (split[1:] != split[:-1])])
+    ends = np.r_[starts[1:], len(file)]
+    for a, b in zip(starts.tolist(), ends.tolist(), strict=True):
+        line[a:b] += before.get((int(file[a]), int(split[a])), 0)
+    return line
 
-    Documents are numbered 0..n-1 in ``pos`` order (file path, then line). Ids repeated in the
+
+def collect_fingerprints(
+    sig_df: Any, config: DedupConfig, docs: SparkDocuments, stats: ReadStats | None = None
+) -> Fingerprints:
+    """Stage 1 on the driver: the signature rows, in reading order, as ``Fingerprints``.
+
+    Documents are numbered 0..n-1 in (file, split, row) order: ``neardup dedup``'s reading order.
+    A bad record raises the ``InputError`` ``neardup dedup`` raises for it (the first one in reading
+    order), or is counted in ``stats`` and left out with ``docs.skip_bad``. Ids repeated in the
     input are refused or renamed (``config.duplicate_ids``) by the code ``neardup dedup`` uses; the
     keep field's values are kept only for ``keep="newest"``.
     """
     cfg = config.match
-    table = _collect_arrow(sig_df)
+    stats = stats if stats is not None else ReadStats()
+    with spark_errors(docs.files):
+        table = _collect_arrow(sig_df)
     if table is None or table.num_rows == 0:
         return Fingerprints(ids=[], sigs=signatures([], cfg), order=[] if cfg.keep == "newest" else None)
+    table = table.sort_by([("file", "ascending"), ("split", "ascending"), ("row", "ascending")])
+    line = _lines_of(table, dict(docs.line_counts.value))
+    file = table.column("file").to_numpy()
+    errors = table.column("error")
+    if errors.null_count < table.num_rows:
+        bad = np.flatnonzero(errors.is_valid().to_numpy(zero_copy_only=False))
+        messages = errors.take(bad).to_pylist()
+        first = InputError(messages[0], source=docs.files[int(file[bad[0]])].source, line=int(line[bad[0]]))
+        if not docs.skip_bad:
+            raise first
+        stats.skipped += len(bad)
+        stats.first_error = stats.first_error or str(first)
+        good = np.flatnonzero(errors.is_null().to_numpy(zero_copy_only=False))
+        table, line, file = table.take(good), line[good], file[good]
     n = table.num_rows
-    table = table.sort_by("pos")
-    pos = table.column("pos").to_numpy()
-    if n > 1 and not bool((pos[1:] > pos[:-1]).all()):
-        raise FormatError("two documents at the same position: read the input with read_documents")
+    stats.read += n
+    if n > 1:
+        f = file.astype(np.int64)
+        if not bool(((f[1:] > f[:-1]) | ((f[1:] == f[:-1]) & (line[1:] > line[:-1]))).all()):
+            raise FormatError("two documents at the same place: read the input with read_documents")
 
     sigs = signatures_of(table, (cfg.sketch_size, max(cfg.max_numbers, 1)))
-    raw_ids = table.column("id").to_pylist()
+    names = [f.name for f in docs.files]
+    raw_ids = [
+        f"{names[f]}:{ln}" if i is None else i
+        for i, f, ln in zip(table.column("id").to_pylist(), file.tolist(), line.tolist(), strict=True)
+    ]
     values = table.column("order").to_pylist() if cfg.keep == "newest" else [None] * n
     records = (
         Record(id=str(i), text=None, extra={cfg.keep_field: v}) for i, v in zip(raw_ids, values, strict=True)
@@ -386,7 +470,8 @@ class SparkCorpus:
                     yield ("error", type(exc).__name__, str(exc))
 
         try:
-            results = sc.parallelize(chunks, len(chunks)).mapPartitions(run).collect()
+            with spark_errors():
+                results = sc.parallelize(chunks, len(chunks)).mapPartitions(run).collect()
         finally:
             bc.unpersist()
         for res in results:
@@ -495,17 +580,55 @@ class SparkDedupResult:
     seconds: dict[str, float] = field(default_factory=dict)
     index_documents: int | None = None
     corpus_documents: int | None = None
+    read: ReadStats = field(default_factory=ReadStats)
+
+
+@contextmanager
+def session_conf(spark: Any, conf: dict[str, str]) -> Iterator[None]:
+    """Set SQL settings for the block, then put the old values back (a shared session stays as it was)."""
+    old = {k: spark.conf.get(k, None) for k in conf}
+    for k, v in conf.items():
+        spark.conf.set(k, v)
+    try:
+        yield
+    finally:
+        for k, v in old.items():
+            if v is None:
+                spark.conf.unset(k)
+            else:
+                spark.conf.set(k, v)
+
+
+def split_conf(partitions: int | None, input_bytes: int | None) -> dict[str, str]:
+    """The file-source settings that read the input as about ``partitions`` tasks: splits of
+    ``input_bytes / partitions`` bytes when the size is known, else at least ``partitions`` splits
+    (Spark's ``minPartitionNum``; splits stay over ``openCostInBytes``, 4 MB). Gzip files are
+    never split.
+
+    >>> split_conf(3, 3000)["spark.sql.files.maxPartitionBytes"], split_conf(None, 10)
+    ('1000', {})
+    """
+    if not partitions:
+        return {}
+    conf = {"spark.sql.files.minPartitionNum": str(partitions)}
+    if input_bytes is not None:
+        size = max(1, -(-input_bytes // partitions))
+        conf["spark.sql.files.maxPartitionBytes"] = str(size)
+        conf["spark.sql.files.openCostInBytes"] = "0"
+    return conf
 
 
 def spark_dedup(
     spark: Any,
-    docs: Any,
+    docs: SparkDocuments,
     config: DedupConfig,
     *,
     against: str | SparkCorpus | None = None,
     merge: bool = False,
+    read_conf: dict[str, str] | None = None,
 ) -> SparkDedupResult:
-    """Dedup a documents DataFrame (``DOCUMENT_SCHEMA``, made by ``read_documents``)."""
+    """Dedup the documents ``read_documents`` found; ``read_conf``: Spark settings for the read
+    (``split_conf``)."""
     if merge and against is None:
         raise ConfigError("merge needs an index to merge into (against=INDEX_DIR)")
     secs: dict[str, float] = {}
@@ -513,12 +636,14 @@ def spark_dedup(
     if corpus is not None:
         corpus.check_settings(config)
     t0 = time.perf_counter()
-    fps = collect_fingerprints(signature_df(docs, config), config)
+    stats = ReadStats()
+    with session_conf(spark, read_conf or {}):
+        fps = collect_fingerprints(signature_df(docs, config), config, docs, stats)
     secs["signatures"] = time.perf_counter() - t0
     t1 = time.perf_counter()
     result = dedup_fingerprints(fps, config, corpus)
     secs["match"] = time.perf_counter() - t1
-    out = SparkDedupResult(result=result, seconds=secs)
+    out = SparkDedupResult(result=result, seconds=secs, read=stats)
     if corpus is not None:
         out.corpus_documents = len(corpus)
         result.stats["corpus_documents"] = len(corpus)
@@ -527,16 +652,3 @@ def spark_dedup(
             out.index_documents = corpus.append(fps.take(np.flatnonzero(result.keep)))
             secs["merge"] = time.perf_counter() - t2
     return out
-
-
-def write_output(spark: Any, out: str, rows: Iterator[dict[str, Any]]) -> None:
-    """One JSON line per document, the lines ``neardup dedup`` writes: a local file (atomic), or a
-    directory of one ``part-00000`` text file elsewhere (HDFS, S3, or a local path ending in /)."""
-    if _is_local(out) and not out.endswith("/"):
-        write_jsonl(_local(out), rows)
-        return
-    lines: Sequence[str] = [orjson.dumps(r).decode() for r in rows]
-    fs, target = _hadoop_fs(spark, out.rstrip("/"))
-    if fs.exists(target):
-        fs.delete(target, True)
-    spark.sparkContext.parallelize(lines, 1).saveAsTextFile(out.rstrip("/"))
