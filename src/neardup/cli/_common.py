@@ -54,7 +54,23 @@ input_options = [
         show_default=True,
         help="JSON field holding HTML (main text is extracted).",
     ),
-    click.option("--skip-bad", is_flag=True, help="Count and skip bad records instead of stopping."),
+    click.option(
+        "--skip-bad", is_flag=True, help="Count and skip bad records (by reason) instead of stopping."
+    ),
+    click.option(
+        "--min-chars",
+        type=click.IntRange(min=0),
+        default=0,
+        show_default=True,
+        help="Skip texts shorter than this many characters (counted as short). With 0, an empty text "
+        "is a document like any other (empty texts are exact duplicates of each other).",
+    ),
+    click.option(
+        "--allow-unreadable",
+        is_flag=True,
+        help="With --skip-bad: go on when a whole input file has no readable record "
+        "(default: exit 2 naming it, after reading the others).",
+    ),
 ]
 
 
@@ -70,6 +86,8 @@ class InputFields:
     text_field: str = "text"
     html_field: str | None = "html"
     skip_bad: bool = False
+    min_chars: int = 0
+    allow_unreadable: bool = False
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "html_field", self.html_field or None)
@@ -85,6 +103,8 @@ class InputFields:
             html_field=self.html_field,
             skip_bad=self.skip_bad,
             stats=stats,
+            min_chars=self.min_chars,
+            allow_unreadable=self.allow_unreadable,
         )
         return records if description is None else progress(records, description=description)
 

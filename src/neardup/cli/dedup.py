@@ -257,7 +257,9 @@ def format_summary(s: dict[str, Any], seconds: float, what: str = "dedup") -> st
             f"  merged {s['merged']:,} documents into the index ({s.get('index_documents', 0):,} now)"
         )
     if s.get("skipped"):
-        lines.append(f"  skipped {s['skipped']:,} bad records (first: {s.get('first_error')})")
+        reasons = ", ".join(f"{why} {n:,}" for why, n in sorted((s.get("skip_reasons") or {}).items()))
+        by = f"{reasons}; " if reasons else ""
+        lines.append(f"  skipped {plural(s['skipped'], 'record')} ({by}first: {s.get('first_error')})")
     return "\n".join(lines)
 
 
@@ -376,4 +378,5 @@ def dedup_cmd(
         summary["index_documents"] = len(index)
     summary["skipped"] = stats.skipped
     summary["first_error"] = stats.first_error
+    summary["skip_reasons"] = stats.reasons
     feedback.summary(format_summary(summary, time.perf_counter() - t0))

@@ -46,13 +46,18 @@ def _arrow_batches(table: Any, batch_size: int, wanted: list[str]) -> Iterator[A
 
 
 def _records(
-    table: Any, batch_size: int, id_column: str | None, text_column: str, html_column: str | None
+    table: Any,
+    batch_size: int,
+    id_column: str | None,
+    text_column: str,
+    html_column: str | None,
+    order_column: str | None = None,
 ) -> Iterator[Record]:
     names = list(table.column_names)
     if text_column not in names and (html_column is None or html_column not in names):
         want = repr(text_column) + (f" or {html_column!r}" if html_column else "")
         raise ConfigError(f"the table has no column {want}; its columns are {', '.join(names)}")
-    wanted = [c for c in (id_column, text_column, html_column) if c is not None and c in names]
+    wanted = [c for c in (id_column, text_column, html_column, order_column) if c is not None and c in names]
     row = 0
     for batch in _arrow_batches(table, batch_size, wanted):
         cols = {name: batch.column(name).to_pylist() for name in wanted}
@@ -100,7 +105,9 @@ def dedup_table(
     if batch_size < 1:
         raise ConfigError(f"batch_size must be >= 1, got {batch_size}")
     try:
-        fps = fingerprint_records(_records(t, batch_size, id_column, text_column, html_column), cfg)
+        order = cfg.match.keep_field if cfg.match.keep == "newest" else None
+        records = _records(t, batch_size, id_column, text_column, html_column, order)
+        fps = fingerprint_records(records, cfg)
     except InputError as err:
         raise InputError(str(err).replace("table:", "row", 1)) from None
     result = dedup_fingerprints(fps, cfg)
