@@ -247,6 +247,11 @@ def format_summary(s: dict[str, Any], seconds: float, what: str = "dedup") -> st
         f"{plural(related, 'partial or layout copy', 'partial or layout copies')} reported, not removed; "
         f"{seconds:.1f} s"
     ]
+    if s.get("indexed"):
+        lines.append(
+            f"  {plural(s['indexed'], 'document')} already in the index under the same id (kind indexed), "
+            "not counted as duplicates"
+        )
     if "corpus_matched" in s:
         lines.append(
             f"  against the corpus: {s.get('corpus_documents', 0):,} corpus documents, "
