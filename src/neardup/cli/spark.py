@@ -22,6 +22,7 @@ from neardup.cli._common import (
     parse_conf,
 )
 from neardup.cli.dedup import Against, against_options, build_config, engine_options, format_summary
+from neardup.exceptions import ConfigError
 from neardup.io import outputs_together
 
 __all__ = ["spark_group"]
@@ -72,12 +73,18 @@ def spark_dedup_cmd(
     conf = parse_conf(confs)
     if partitions:
         conf["spark.sql.shuffle.partitions"] = str(partitions)
+    reading = dataclasses.asdict(fields)
+    for name, flag in (("min_chars", "--min-chars"), ("allow_unreadable", "--allow-unreadable")):
+        if reading.pop(name):
+            raise ConfigError(
+                f"{flag} is not supported by neardup spark yet; run neardup dedup, or filter the input first"
+            )
     spark, stop = _session(master, conf, inputs)
     try:
         corpus = SparkCorpus(spark, against.path) if against else None
         config = build_config(settings=corpus.settings if corpus is not None else None, **engine)
         keep_field = config.match.keep_field if config.match.keep == "newest" else None
-        docs = read_documents(spark, list(inputs), **dataclasses.asdict(fields), keep_field=keep_field)
+        docs = read_documents(spark, list(inputs), **reading, keep_field=keep_field)
         res = spark_dedup(spark, docs, config, against=corpus, merge=against is not None and against.merge)
         write_output(spark, out, res.result.rows())
     finally:

@@ -96,3 +96,16 @@ def test_keep_newest_without_the_field_is_an_error_naming_it(
     args = ["dedup", str(src), "-o", str(tmp_path / "o.jsonl"), "-j", "1", "--keep", "newest"]
     code, _, err = run([*args, "--keep-field", "published"], capsys)
     assert code == 0, err
+
+
+def test_spark_refuses_the_reading_options_it_does_not_honour(
+    tmp_path: Path, docs: list[dict[str, str]], capsys: pytest.CaptureFixture[str]
+) -> None:
+    src = write(tmp_path / "in.jsonl", docs)
+    for extra in (["--min-chars", "5"], ["--skip-bad", "--allow-unreadable"]):
+        code, _, err = run(["spark", "dedup", str(src), "--out", str(tmp_path / "o.jsonl"), *extra], capsys)
+        assert (
+            code == 2
+            and "not supported by neardup spark yet" in err
+            and extra[-2 if extra[-1] == "5" else -1] in err
+        )
