@@ -21,6 +21,7 @@ __all__ = [
     "get_kinds",
     "job_id_for",
     "make_store_folder",
+    "probe_service",
     "service_client",
     "service_failure",
     "state_for",
@@ -104,6 +105,20 @@ def make_store_folder(store: str) -> None:
         raise ConfigError(f"NEARDUP_URL_STORE: cannot create the folder {folder}: {exc.strerror}") from None
 
 
+def probe_service(check_urls: Any, job: str, attempts: int = 3) -> None:
+    """One authenticated call (an empty URL batch) to learn early that the service answers and takes
+    the token; a busy service (503 with a status: a store still opening) is asked again."""
+    from neardup.exceptions import ServiceUnavailable
+
+    for attempt in range(attempts):
+        try:
+            check_urls(job, [])
+            return
+        except ServiceUnavailable as exc:
+            if getattr(exc, "status", None) != 503 or attempt == attempts - 1:
+                raise
+
+
 def service_failure(exc: Exception, setting: str = "NEARDUP_SERVICE_URL") -> str:
     """One line saying why the neardup service cannot be used and what to check."""
     from neardup.exceptions import ServiceError
@@ -162,7 +177,10 @@ def stop_crawl(crawler: Any, message: str, *, opening: bool = False) -> None:
 
     crawler._neardup_mark_failed = mark_failed  # signals hold weak references
     crawler.signals.connect(mark_failed, signal=signals.spider_closed)
-    engine = getattr(crawler, "engine", None)
+    try:
+        engine = crawler.engine
+    except (AttributeError, RuntimeError):  # Scrapy raises until the crawl starts
+        engine = None
     spider = getattr(crawler, "spider", None)
     if opening or engine is None or spider is None or getattr(engine, "spider", None) is None:
         return

@@ -33,6 +33,7 @@ from neardup.integrations.scrapy._settings import (
     get_float,
     job_id_for,
     make_store_folder,
+    probe_service,
     service_client,
     service_failure,
     stop_crawl,
@@ -178,7 +179,7 @@ class NeardupDupeFilter:
     def _open_urls(self, job: str) -> _JobURLs:
         if self.client is not None:
             urls = _ServiceURLs(self.client, job)
-            urls.client.check_urls(job, [])  # reachable, and the token accepted
+            probe_service(urls.client.check_urls, job)  # reachable, and the token accepted
             return urls
         from neardup.urls import SeenURLs
 

@@ -36,6 +36,7 @@ from neardup.integrations.scrapy._settings import (
     content_checker,
     get_kinds,
     job_id_for,
+    probe_service,
     service_failure,
     stop_crawl,
 )
@@ -115,7 +116,7 @@ class ContentSeenPipeline:
         if check_urls is None or self.crawler is None:
             return
         try:
-            check_urls(job_id_for(self.crawler.settings, spider), [])
+            probe_service(check_urls, job_id_for(self.crawler.settings, spider))
         except NeardupError as exc:
             from scrapy.exceptions import CloseSpider
 
