@@ -306,3 +306,24 @@ def test_unreachable_service_stops_the_crawl_with_one_line_and_exit_1(site: Site
 
     proc = run_crawl(site, tmp_path, "down", NEARDUP_SERVICE_URL=f"http://127.0.0.1:{free_port()}")
     _assert_stopped_with_one_line(proc, tmp_path, "down", "cannot reach the service")
+
+
+def test_a_url_store_failing_mid_crawl_stops_scheduling_without_a_traceback(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    from scrapy import Request
+
+    from neardup.integrations.scrapy import NeardupDupeFilter
+    from neardup_testing import scrapy_crawler
+
+    crawler = scrapy_crawler("mid", NEARDUP_URL_STORE=f"sqlite://{tmp_path / 'urls.db'}")
+    df = NeardupDupeFilter.from_crawler(crawler)
+    df.open()
+    assert df.request_seen(Request("https://example.com/a")) is False
+    df._urls.close()  # the store goes away under the crawl  # type: ignore[union-attr]
+    with caplog.at_level("ERROR"):
+        assert df.request_seen(Request("https://example.com/b")) is True  # nothing more is scheduled
+        assert df.request_seen(Request("https://example.com/c")) is True
+    errors = [r for r in caplog.records if r.levelname == "ERROR"]
+    assert len(errors) == 1 and "cannot be used" in errors[0].getMessage()
+    assert "NEARDUP_URL_STORE" in crawler.stats.get_value("neardup/service_error")
