@@ -69,6 +69,8 @@ _REASONS = (
     ("has no field", "no text field"),
     ("must be a string", "text not a string"),
     ("duplicate id", "duplicate id"),
+    ("is empty", "empty text"),
+    ("has no text", "no text"),
 )
 
 
