@@ -58,14 +58,6 @@ input_options = [
         "--skip-bad", is_flag=True, help="Count and skip bad records (by reason) instead of stopping."
     ),
     click.option(
-        "--min-chars",
-        type=click.IntRange(min=0),
-        default=0,
-        show_default=True,
-        help="Skip texts shorter than this many characters (counted as short). With 0, an empty text "
-        "is a document like any other (empty texts are exact duplicates of each other).",
-    ),
-    click.option(
         "--allow-unreadable",
         is_flag=True,
         help="With --skip-bad: go on when a whole input file has no readable record "
@@ -114,11 +106,30 @@ def input_fields(func: F) -> F:
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        names = [f.name for f in dataclasses.fields(InputFields)]
+        names = [f.name for f in dataclasses.fields(InputFields) if f.name != "min_chars"]
         fields = InputFields(**{name: kwargs.pop(name) for name in names})
         return func(*args, fields=fields, **kwargs)
 
     return add_options(input_options)(typing.cast(F, wrapper))
+
+
+def min_chars_option(func: F) -> F:
+    """``--min-chars N`` for commands that deduplicate; put it under ``@input_fields`` (it sets
+    ``fields.min_chars``)."""
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, min_chars: int, fields: InputFields, **kwargs: Any) -> Any:
+        return func(*args, fields=dataclasses.replace(fields, min_chars=min_chars), **kwargs)
+
+    option = click.option(
+        "--min-chars",
+        type=click.IntRange(min=0),
+        default=0,
+        show_default=True,
+        help="Skip texts shorter than this many characters (counted as short). With 0, an empty text "
+        "is a document like any other (empty texts are exact duplicates of each other).",
+    )
+    return typing.cast(F, option(wrapper))
 
 
 def add_options(options: list[Any]) -> Callable[[F], F]:

@@ -26,6 +26,7 @@ from neardup.cli._common import (
     feedback_options,
     input_fields,
     inputs_argument,
+    min_chars_option,
     output_option,
     plural,
     with_config,
@@ -309,6 +310,7 @@ format_option = click.option(
 @inputs_argument
 @output_option("Output: one record per input document (JSONL, JSONL.gz or Parquet, by suffix or --format).")
 @input_fields
+@min_chars_option
 @engine_options
 @click.option(
     "--keep-out",

@@ -19,6 +19,7 @@ from neardup.cli._common import (
     feedback_options,
     input_fields,
     inputs_argument,
+    min_chars_option,
     output_option,
     plural,
 )
@@ -37,6 +38,7 @@ def index_group() -> None:
 @inputs_argument
 @output_option("The index directory to create.", name="output", type=click.Path(file_okay=False))
 @input_fields
+@min_chars_option
 @engine_options
 @click.option(
     "--dedup",

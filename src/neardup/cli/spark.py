@@ -74,7 +74,8 @@ def spark_dedup_cmd(
     if partitions:
         conf["spark.sql.shuffle.partitions"] = str(partitions)
     reading = dataclasses.asdict(fields)
-    for name, flag in (("min_chars", "--min-chars"), ("allow_unreadable", "--allow-unreadable")):
+    reading.pop("min_chars")  # not an option of this command
+    for name, flag in (("allow_unreadable", "--allow-unreadable"),):
         if reading.pop(name):
             raise ConfigError(
                 f"{flag} is not supported by neardup spark yet; run neardup dedup, or filter the input first"

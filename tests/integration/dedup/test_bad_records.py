@@ -102,10 +102,8 @@ def test_spark_refuses_the_reading_options_it_does_not_honour(
     tmp_path: Path, docs: list[dict[str, str]], capsys: pytest.CaptureFixture[str]
 ) -> None:
     src = write(tmp_path / "in.jsonl", docs)
-    for extra in (["--min-chars", "5"], ["--skip-bad", "--allow-unreadable"]):
-        code, _, err = run(["spark", "dedup", str(src), "--out", str(tmp_path / "o.jsonl"), *extra], capsys)
-        assert (
-            code == 2
-            and "not supported by neardup spark yet" in err
-            and extra[-2 if extra[-1] == "5" else -1] in err
-        )
+    out = str(tmp_path / "o.jsonl")
+    code, _, err = run(["spark", "dedup", str(src), "--out", out, "--skip-bad", "--allow-unreadable"], capsys)
+    assert code == 2 and "--allow-unreadable is not supported by neardup spark yet" in err
+    code, _, err = run(["spark", "dedup", str(src), "--out", out, "--min-chars", "5"], capsys)
+    assert code == 2 and "No such option '--min-chars'" in err

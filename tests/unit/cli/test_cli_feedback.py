@@ -124,3 +124,15 @@ def test_compile_notice_fires_once_when_numba_compiles() -> None:
     finally:
         stop()
     assert "first run only" in COMPILING
+
+
+@pytest.mark.slow
+def test_a_cold_kernel_cache_is_announced_once_and_a_warm_one_not(corpus: Path, tmp_path: Path) -> None:
+    env = {**_env(), "NUMBA_CACHE_DIR": str(tmp_path / "numba-cache"), "NEARDUP_JIT": "always"}
+    args = _cmd("dedup", str(corpus), "-o", str(tmp_path / "o.jsonl"), "-j", "1")
+    cold = subprocess.run(args, capture_output=True, text=True, env=env, timeout=1200, check=False)
+    assert cold.returncode == 0, cold.stderr
+    assert cold.stderr.count(COMPILING) == 1
+    warm = subprocess.run(args, capture_output=True, text=True, env=env, timeout=1200, check=False)
+    assert warm.returncode == 0, warm.stderr
+    assert COMPILING not in warm.stderr
