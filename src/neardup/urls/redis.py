@@ -310,7 +310,7 @@ class RedisSeenStore:
             except errors as exc:
                 if not self._reached:
                     raise StoreError(
-                        f"cannot connect to Redis at {self.url.redacted()} ({exc}); is redis-server "
+                        f"Redis at {self.url.redacted()} is unreachable ({exc}); is redis-server "
                         "running there? check the host, port and password of the URL"
                     ) from exc
                 if time.monotonic() + delay > deadline:

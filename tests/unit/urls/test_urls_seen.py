@@ -431,6 +431,6 @@ def test_redis_refusing_the_connection_fails_at_once_with_a_clear_error(
     slept: list[float] = []
     monkeypatch.setattr(redis_store.time, "sleep", slept.append)
     url = f"redis://127.0.0.1:{free_port()}/0"  # nothing listens there
-    with pytest.raises(StoreError, match=r"cannot connect to Redis at redis://127\.0\.0\.1:\d+/0 .*running"):
+    with pytest.raises(StoreError, match=r"Redis at redis://127\.0\.0\.1:\d+/0 is unreachable .*running"):
         SeenURLs("job", url)
     assert slept == []  # no retry loop before the first answer
