@@ -46,6 +46,7 @@ _LAZY: dict[str, str] = {
     "Verdict": "neardup.contentseen",
     "DedupConfig": "neardup.dedup",
     "dedup_records": "neardup.dedup",
+    "dedup_table": "neardup.dedup",
     "CorpusIndex": "neardup.dedup",
     "Client": "neardup.client",
     "AsyncClient": "neardup.client",
@@ -76,6 +77,7 @@ __all__ = [
     "__version__",
     "canonicalize_url",
     "dedup_records",
+    "dedup_table",
     "fingerprint_many",
     "hamming",
     "open_store",
@@ -98,7 +100,7 @@ def __dir__() -> list[str]:
 if TYPE_CHECKING:  # let type checkers and IDEs see the lazy names
     from neardup.client import AsyncClient, Client
     from neardup.contentseen import ContentSeen, Verdict
-    from neardup.dedup import CorpusIndex, DedupConfig, dedup_records
+    from neardup.dedup import CorpusIndex, DedupConfig, dedup_records, dedup_table
     from neardup.exceptions import ServiceError
     from neardup.fingerprint.compat import Simhash, SimhashIndex
     from neardup.fingerprint.nshash import NSHash

@@ -22,9 +22,16 @@ import os
 import sys
 import tempfile
 import warnings
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from typing import Any
 
-__all__ = ["INTERPRET_BELOW_BYTES", "configure_cache", "interpret_small_inputs", "prefer_interpreter"]
+__all__ = [
+    "INTERPRET_BELOW_BYTES",
+    "configure_cache",
+    "interpret_small_inputs",
+    "on_first_compile",
+    "prefer_interpreter",
+]
 
 #: total input size under which a command runs its kernels interpreted (about 100 news articles)
 INTERPRET_BELOW_BYTES = 256 * 1024
@@ -114,3 +121,30 @@ def interpret_small_inputs(paths: Iterable[str]) -> bool:
     # kernels rely on uint64 arithmetic wrapping around, which numpy scalars do with a warning
     warnings.filterwarnings("ignore", message="overflow encountered", category=RuntimeWarning)
     return True
+
+
+def on_first_compile(callback: Callable[[], None]) -> Callable[[], None]:
+    """Call ``callback`` once, when numba first compiles a kernel in this process (a cold cache:
+    kernels loaded from the cache compile nothing); returns a function that stops listening.
+
+    Nothing is imported or installed when kernels run interpreted (``NUMBA_DISABLE_JIT``).
+    """
+    if os.environ.get("NUMBA_DISABLE_JIT", "0") not in ("", "0"):
+        return lambda: None
+    from numba.core import event
+
+    fired = False
+
+    class _Listener(event.Listener):
+        def on_start(self, ev: Any) -> None:
+            nonlocal fired
+            if not fired:
+                fired = True
+                callback()
+
+        def on_end(self, ev: Any) -> None:
+            pass
+
+    listener = _Listener()
+    event.register("numba:compile", listener)  # type: ignore[no-untyped-call]
+    return lambda: event.unregister("numba:compile", listener)  # type: ignore[no-untyped-call]

@@ -40,6 +40,7 @@ __all__ = [
     "json_object",
     "outputs_together",
     "record_from_obj",
+    "skip_reason",
     "write_jsonl",
 ]
 
@@ -60,14 +61,46 @@ class Record:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
+#: why a record was skipped (``--skip-bad``), by the start of what its error says
+_REASONS = (
+    ("is not UTF-8", "not UTF-8"),
+    ("is not valid JSON", "not JSON"),
+    ("expected a JSON object", "not a JSON object"),
+    ("has no field", "no text field"),
+    ("must be a string", "text not a string"),
+    ("duplicate id", "duplicate id"),
+    ("is empty", "empty text"),
+    ("has no text", "no text"),
+)
+
+
+def skip_reason(err: InputError) -> str:
+    """A short name for why a record is bad, for the per-reason counts of ``--skip-bad``.
+
+    >>> skip_reason(InputError("is not valid JSON", source="a.jsonl", line=3))
+    'not JSON'
+    """
+    text = str(err)
+    for marker, reason in _REASONS:
+        if marker in text:
+            return reason
+    return "other"
+
+
 @dataclass(slots=True)
 class ReadStats:
+    """What a read saw: records read, records skipped (by reason), files with no readable record."""
+
     read: int = 0
     skipped: int = 0
     first_error: str | None = None
+    reasons: dict[str, int] = field(default_factory=dict)
+    unreadable: list[str] = field(default_factory=list)  # "file: why", one per file
 
-    def skip(self, err: InputError) -> None:
+    def skip(self, err: InputError, reason: str | None = None) -> None:
         self.skipped += 1
+        reason = reason or skip_reason(err)
+        self.reasons[reason] = self.reasons.get(reason, 0) + 1
         if self.first_error is None:
             self.first_error = str(err)
 
@@ -211,8 +244,6 @@ def record_from_obj(
                 line=lineno,
                 field=name,
             )
-    if not (text or html or "").strip():
-        raise InputError(f"field {text_field!r} is empty", source=src, line=lineno, field=text_field)
     doc_id = obj.get(id_field)
     doc_id = f"{Path(src).name}:{lineno}" if doc_id is None else str(doc_id)
     extra = {k: v for k, v in obj.items() if k not in (id_field, text_field, html_field)}
@@ -265,11 +296,16 @@ def iter_records(
     html_field: str | None = "html",
     skip_bad: bool = False,
     stats: ReadStats | None = None,
+    min_chars: int = 0,
+    allow_unreadable: bool = False,
 ) -> Iterator[Record]:
     """Yield the documents of the given files and directories, in order.
 
     Bad records raise InputError naming file, line and field; with ``skip_bad`` they are counted
-    in ``stats`` and skipped.
+    in ``stats`` (by reason) and skipped. A file with no readable record at all (not UTF-8, not
+    JSON, unreadable) still stops the read after the last file unless ``allow_unreadable``. An
+    empty text is a document; texts shorter than ``min_chars`` characters are skipped (counted as
+    ``short``).
     """
     stats = stats if stats is not None else ReadStats()
     for path in expand_inputs(paths):
@@ -280,14 +316,40 @@ def iter_records(
             it = _iter_text_lines(path)
         else:
             it = _iter_jsonl(path, id_field, text_field, html_field)
-        for rec in it:
-            if isinstance(rec, InputError):
-                if not skip_bad:
-                    raise rec
-                stats.skip(rec)
-                continue
-            stats.read += 1
-            yield rec
+        good = bad = 0
+        first: InputError | None = None
+        try:
+            for rec in it:
+                if isinstance(rec, InputError):
+                    if not skip_bad:
+                        raise rec
+                    stats.skip(rec)
+                    bad += 1
+                    first = first or rec
+                    continue
+                if min_chars and rec.text is not None and len(rec.text.strip()) < min_chars:
+                    short = InputError(
+                        f"shorter than --min-chars {min_chars}", source=str(path), line=rec.line
+                    )
+                    stats.skip(short, "short")
+                    continue
+                stats.read += 1
+                good += 1
+                yield rec
+        except InputError as err:  # the file itself: it cannot be opened or read on
+            if not skip_bad or err.line is not None:
+                raise
+            stats.unreadable.append(str(err))
+            stats.skip(err, "unreadable file")
+            continue
+        if bad and not good:
+            stats.unreadable.append(f"{first} (and every other record of the file)")
+    if stats.unreadable and not allow_unreadable:
+        n = len(stats.unreadable)
+        raise InputError(
+            f"{n} input file{'s' if n > 1 else ''} had no readable record ({stats.unreadable[0]}); "
+            "fix or leave them out, or pass --allow-unreadable to go on without them"
+        )
 
 
 class OutputGroup:

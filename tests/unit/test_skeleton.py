@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -62,3 +63,15 @@ def test_skip_bad_counts_bad_lines_and_reads_the_rest(tmp_path) -> None:
     got = [r.id for r in iter_records([p], skip_bad=True, stats=stats)]
     assert got == ["1", "5"]
     assert stats.read == 2 and stats.skipped == 3 and "a.jsonl:2" in (stats.first_error or "")
+
+
+def test_license_is_an_spdx_expression_and_the_build_backend_reads_it() -> None:
+    tomllib = pytest.importorskip("tomllib")  # Python 3.11+
+
+    data = tomllib.loads((Path(__file__).resolve().parents[2] / "pyproject.toml").read_text())
+    assert data["project"]["license"] == "Apache-2.0"  # a table stops building after 2027-02-18
+    # setuptools reads a license expression from 77 on; an older backend would refuse the string
+    assert any(r.replace(" ", "").startswith("setuptools>=77") for r in data["build-system"]["requires"])
+    extras = data["project"]["optional-dependencies"]
+    assert any(r.startswith("datasets") for r in extras["hf"])
+    assert "hf" in extras["all"][0] and "all" in extras["dev"][0]

@@ -15,6 +15,7 @@ command that uses the config, with the library's default.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
 import sys
@@ -53,7 +54,15 @@ input_options = [
         show_default=True,
         help="JSON field holding HTML (main text is extracted).",
     ),
-    click.option("--skip-bad", is_flag=True, help="Count and skip bad records instead of stopping."),
+    click.option(
+        "--skip-bad", is_flag=True, help="Count and skip bad records (by reason) instead of stopping."
+    ),
+    click.option(
+        "--allow-unreadable",
+        is_flag=True,
+        help="With --skip-bad: go on when a whole input file has no readable record "
+        "(default: exit 2 naming it, after reading the others).",
+    ),
 ]
 
 
@@ -69,6 +78,8 @@ class InputFields:
     text_field: str = "text"
     html_field: str | None = "html"
     skip_bad: bool = False
+    min_chars: int = 0
+    allow_unreadable: bool = False
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "html_field", self.html_field or None)
@@ -84,6 +95,8 @@ class InputFields:
             html_field=self.html_field,
             skip_bad=self.skip_bad,
             stats=stats,
+            min_chars=self.min_chars,
+            allow_unreadable=self.allow_unreadable,
         )
         return records if description is None else progress(records, description=description)
 
@@ -93,11 +106,30 @@ def input_fields(func: F) -> F:
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        names = [f.name for f in dataclasses.fields(InputFields)]
+        names = [f.name for f in dataclasses.fields(InputFields) if f.name != "min_chars"]
         fields = InputFields(**{name: kwargs.pop(name) for name in names})
         return func(*args, fields=fields, **kwargs)
 
     return add_options(input_options)(typing.cast(F, wrapper))
+
+
+def min_chars_option(func: F) -> F:
+    """``--min-chars N`` for commands that deduplicate; put it under ``@input_fields`` (it sets
+    ``fields.min_chars``)."""
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, min_chars: int, fields: InputFields, **kwargs: Any) -> Any:
+        return func(*args, fields=dataclasses.replace(fields, min_chars=min_chars), **kwargs)
+
+    option = click.option(
+        "--min-chars",
+        type=click.IntRange(min=0),
+        default=0,
+        show_default=True,
+        help="Skip texts shorter than this many characters (counted as short). With 0, an empty text "
+        "is a document like any other (empty texts are exact duplicates of each other).",
+    )
+    return typing.cast(F, option(wrapper))
 
 
 def add_options(options: list[Any]) -> Callable[[F], F]:
@@ -262,6 +294,223 @@ def progress(
         for item in items:
             yield item
             bar.advance(task)
+
+
+#: seconds a run goes on before its progress line appears (unless --progress asks at once)
+PROGRESS_DELAY = 2.0
+#: seconds between two progress lines when stderr is not a terminal (--progress into a log)
+PROGRESS_LOG_EVERY = 10.0
+COMPILING = "neardup: compiling kernels for this machine, first run only (later runs start at once)"
+
+
+@dataclasses.dataclass(frozen=True)
+class Feedback:
+    """What a long command tells the user on stderr: a progress line, the compile notice, the summary.
+
+    ``quiet``: none of them. ``progress``: True forces the progress line (also into a log), False
+    turns it off, None shows it on a terminal for runs longer than ``PROGRESS_DELAY`` seconds.
+    """
+
+    quiet: bool = False
+    progress: bool | None = None
+
+    def run(self, command: str, inputs: Iterable[str] = ()) -> RunProgress:
+        enabled = False if self.quiet else (sys.stderr.isatty() if self.progress is None else self.progress)
+        return RunProgress(
+            command,
+            tuple(inputs),
+            enabled=enabled,
+            delay=0.0 if self.progress else PROGRESS_DELAY,
+            announce_compiling=not self.quiet,
+        )
+
+    def summary(self, message: str) -> None:
+        if not self.quiet:
+            echo_err(message)
+
+
+class RunProgress:
+    """The progress of one run: documents read, signed and matched, rate and ETA, on one line.
+
+    On a terminal the line is redrawn in place (rich) and removed at the end; into a log (stderr
+    not a terminal, ``--progress``) a plain line is written every ``PROGRESS_LOG_EVERY`` seconds
+    and once at the end. The ETA is the share of the input bytes in files already read.
+    """
+
+    def __init__(
+        self,
+        command: str,
+        inputs: tuple[str, ...],
+        *,
+        enabled: bool,
+        delay: float = PROGRESS_DELAY,
+        announce_compiling: bool = True,
+    ) -> None:
+        import time
+
+        self.command = command
+        self.enabled = enabled
+        self.delay = delay
+        self.announce_compiling = announce_compiling
+        self.counts = {"read": 0, "signed": 0, "matched": 0}
+        self.t0 = time.monotonic()
+        self._clock = time.monotonic
+        self._last = -1e9
+        self._live: Any = None
+        self._console: Any = None
+        self._tty = sys.stderr.isatty()
+        self._sizes = _input_sizes(inputs) if enabled else {}
+        self._total = sum(self._sizes.values())
+        self._done_bytes = 0
+        self._uninstall: Callable[[], None] | None = None
+        self._printed = ""
+
+    def __enter__(self) -> RunProgress:
+        if self.announce_compiling:
+            from neardup._jit import on_first_compile
+
+            self._uninstall = on_first_compile(lambda: self.note(COMPILING))
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._uninstall is not None:
+            self._uninstall()
+        if self._live is not None:
+            self._live.stop()
+            self._live = None
+        if self.enabled and not self._tty and exc[0] is None and self._printed != self.line():
+            echo_err(self.line())
+
+    # -- what the stages report
+    def reading(self, records: Iterable[T]) -> Iterator[T]:
+        """Count records as they are read (and the bytes of each finished file for the ETA)."""
+        if not self.enabled:
+            yield from records
+            return
+        source = None
+        for rec in records:
+            src = getattr(rec, "source", None)
+            if src != source:
+                if source is not None:
+                    self._done_bytes += self._sizes.get(source, 0)
+                source = src
+            self.counts["read"] += 1
+            self._tick()
+            yield rec
+        if source is not None:
+            self._done_bytes += self._sizes.get(source, 0)
+
+    def signed(self, n: int) -> None:
+        self.counts["signed"] += n
+        self._tick()
+
+    def matched(self, n: int) -> None:
+        self.counts["matched"] += n
+        self._tick(force=True)
+
+    def note(self, message: str) -> None:
+        """A line above the progress line (the compile notice)."""
+        if self._live is not None:
+            self._live.console.print(message, markup=False, highlight=False)
+        else:
+            echo_err(message)
+
+    # -- drawing
+    def line(self) -> str:
+        elapsed = max(self._clock() - self.t0, 1e-9)
+        c = self.counts
+        rate = c["read"] / elapsed
+        parts = [
+            f"neardup {self.command}: read {c['read']:,}, signed {c['signed']:,}, matched {c['matched']:,}"
+        ]
+        parts.append(f"{rate:,.0f} docs/s")
+        if c["matched"]:
+            parts.append("done")
+        elif self._total and 0 < self._done_bytes < self._total:
+            eta = elapsed * (self._total - self._done_bytes) / self._done_bytes
+            parts.append(f"ETA {_duration(eta)}")
+        elif self._total and self._done_bytes >= self._total:
+            parts.append("matching")
+        else:
+            parts.append("ETA unknown until the first file is read")
+        return ", ".join(parts)
+
+    def _tick(self, force: bool = False) -> None:
+        if not self.enabled:
+            return
+        now = self._clock()
+        if now - self.t0 < self.delay:
+            return
+        if self._tty:
+            if not force and now - self._last < 0.2:
+                return
+            self._last = now
+            if self._live is None:
+                from rich.console import Console
+                from rich.live import Live
+
+                self._live = Live(console=Console(stderr=True), transient=True, auto_refresh=False)
+                self._live.start()
+            from rich.text import Text
+
+            self._live.update(Text(self.line()), refresh=True)
+        elif force or now - self._last >= PROGRESS_LOG_EVERY:
+            self._last = now
+            self._printed = self.line()
+            echo_err(self._printed)
+
+
+def _input_sizes(inputs: Iterable[str]) -> dict[str, int]:
+    """The byte size of every input file (directories expanded), keyed as records name their source."""
+    import os
+
+    from neardup.io import _expand_inputs
+
+    try:
+        files = _expand_inputs(inputs)
+    except Exception:  # the reader reports a bad input itself
+        return {}
+    sizes = {}
+    for f in files:
+        with contextlib.suppress(OSError):
+            sizes[str(f)] = os.path.getsize(f)
+    return sizes
+
+
+def _duration(seconds: float) -> str:
+    """
+    >>> _duration(42.3), _duration(125), _duration(7300)
+    ('42 s', '2 min 5 s', '2 h 2 min')
+    """
+    s = round(seconds)
+    if s < 60:
+        return f"{s} s"
+    if s < 3600:
+        return f"{s // 60} min {s % 60} s"
+    return f"{s // 3600} h {s % 3600 // 60} min"
+
+
+feedback_option_list = [
+    click.option(
+        "--quiet", "-q", is_flag=True, help="Nothing on stderr but errors (no progress, no summary)."
+    ),
+    click.option(
+        "--progress/--no-progress",
+        default=None,
+        help="Show the progress line even when stderr is not a terminal (default: on a terminal, "
+        "for runs over a few seconds).",
+    ),
+]
+
+
+def feedback_options(func: F) -> F:
+    """Add ``-q/--quiet`` and ``--progress`` to a command and hand them to it as ``feedback: Feedback``."""
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, quiet: bool, progress: bool | None, **kwargs: Any) -> Any:
+        return func(*args, feedback=Feedback(quiet=quiet, progress=progress), **kwargs)
+
+    return add_options(feedback_option_list)(typing.cast(F, wrapper))
 
 
 def echo_err(message: str) -> None:

@@ -10,31 +10,34 @@ import dataclasses
 import functools
 import time
 import typing
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
 import click
 import numpy as np
-import orjson
 
 from neardup.cli._common import (
+    Feedback,
     Flag,
     InputFields,
     add_options,
     config_from_options,
-    echo_err,
+    feedback_options,
     input_fields,
     inputs_argument,
+    min_chars_option,
     output_option,
     plural,
     with_config,
 )
 from neardup.dedup.config import DedupConfig
 from neardup.exceptions import ConfigError, InputError
-from neardup.io import ReadStats, atomic_write, outputs_together, write_jsonl
+from neardup.formats import FORMATS
+from neardup.io import ReadStats, outputs_together
 
 __all__ = [
+    "DEDUP_COLUMNS",
     "DEFAULTS",
     "ENGINE_EXCLUDED",
     "ENGINE_FLAGS",
@@ -44,6 +47,8 @@ __all__ = [
     "dedup_cmd",
     "engine_options",
     "format_summary",
+    "keep_rows",
+    "keep_schema",
     "write_keep",
 ]
 
@@ -163,29 +168,99 @@ def build_config(*, settings: dict[str, Any] | None = None, **options: Any) -> D
     return DedupConfig.from_fingerprint_settings(settings, **overrides)
 
 
-def write_keep(
-    path: str, inputs: tuple[str, ...], keep: np.ndarray, fields: InputFields, ids: list[str]
-) -> int:
-    """Second pass over the inputs writing the kept documents' records (with their final ids)."""
+def keep_rows(
+    inputs: tuple[str, ...],
+    keep: np.ndarray,
+    fields: InputFields,
+    ids: list[str],
+    columns: dict[str, list[Any]] | None = None,
+    id_type: Any = None,
+) -> Iterator[dict[str, Any]]:
+    """Second pass over the inputs: the kept documents' records (with their final ids), and the
+    dedup ``columns`` (per document) when given."""
     if any(str(p) == "-" for p in inputs):
         raise InputError("--keep-out reads the input twice and can not take stdin; pass a file")
-    n = 0
-    with atomic_write(path, "wb") as fh:
-        for i, rec in enumerate(fields.records(inputs)):
-            if i >= keep.size:
-                raise InputError("the input changed while it was being deduplicated", source=rec.source)
-            if not keep[i]:
-                continue
-            obj: dict[str, Any] = {fields.id_field: ids[i]}
-            if rec.text is not None:
-                obj[fields.text_field] = rec.text
-            if rec.html is not None and fields.html_field:
-                obj[fields.html_field] = rec.html
-            obj.update(rec.extra)
-            fh.write(orjson.dumps(obj))
-            fh.write(b"\n")
-            n += 1
-    return n
+    for i, rec in enumerate(fields.records(inputs)):
+        if i >= keep.size:
+            raise InputError("the input changed while it was being deduplicated", source=rec.source)
+        if not keep[i]:
+            continue
+        obj: dict[str, Any] = {fields.id_field: _typed_id(ids[i], id_type, rec)}
+        if rec.text is not None:
+            obj[fields.text_field] = rec.text
+        if rec.html is not None and fields.html_field:
+            obj[fields.html_field] = rec.html
+        obj.update(rec.extra)
+        if columns:
+            for name, values in columns.items():
+                obj[name] = values[i]
+        yield obj
+
+
+def _typed_id(doc_id: str, id_type: Any, rec: Any) -> Any:
+    """The id as the input's Parquet id column holds it (an integer column stays integer)."""
+    if id_type is None or not id_type.startswith(("int", "uint")):
+        return doc_id
+    try:
+        return int(doc_id)
+    except ValueError:
+        raise InputError(
+            f"id {doc_id!r} does not fit the input's {id_type} id column (renamed by "
+            "--duplicate-ids suffix?); write JSON Lines, or give the records string ids",
+            source=rec.source,
+            line=rec.line,
+        ) from None
+
+
+#: the dedup columns --keep-out adds with --dedup-columns (from the --out rows)
+DEDUP_COLUMNS = ("cluster", "duplicate_of", "kind")
+
+
+def keep_schema(inputs: tuple[str, ...], fields: InputFields, with_columns: bool) -> Any:
+    """The Parquet schema of --keep-out: the input's own (same columns, same order) when every
+    input is Parquet with one schema, the id column added when the input has none, then the dedup
+    columns on request; None (inferred from the records) otherwise."""
+    from neardup.formats import input_schema
+
+    schema = input_schema(inputs)
+    if schema is None:
+        return None
+    import pyarrow as pa
+
+    if fields.id_field not in schema.names:
+        schema = schema.append(pa.field(fields.id_field, pa.string()))
+    if with_columns:
+        for name in DEDUP_COLUMNS:
+            if name in schema.names:
+                raise ConfigError(
+                    f"--dedup-columns would add the column {name!r}, which the input already has"
+                )
+            schema = schema.append(pa.field(name, pa.string()))
+    return schema
+
+
+def write_keep(
+    path: str,
+    inputs: tuple[str, ...],
+    keep: np.ndarray,
+    fields: InputFields,
+    ids: list[str],
+    *,
+    fmt: str | None = None,
+    columns: dict[str, list[Any]] | None = None,
+) -> int:
+    """Write the kept documents' records in the format of ``path`` (or ``fmt``): for Parquet, with
+    the input's schema and column order when the input is Parquet."""
+    from neardup.formats import output_format, write_records
+
+    schema = None
+    id_type = None
+    if output_format(path, fmt) == "parquet":
+        schema = keep_schema(inputs, fields, bool(columns))
+        if schema is not None:
+            id_type = str(schema.field(fields.id_field).type)
+    rows = keep_rows(inputs, keep, fields, ids, columns, id_type)
+    return write_records(path, rows, fmt, schema=schema)
 
 
 def format_summary(s: dict[str, Any], seconds: float, what: str = "dedup") -> str:
@@ -197,6 +272,11 @@ def format_summary(s: dict[str, Any], seconds: float, what: str = "dedup") -> st
         f"{plural(related, 'partial or layout copy', 'partial or layout copies')} reported, not removed; "
         f"{seconds:.1f} s"
     ]
+    if s.get("indexed"):
+        lines.append(
+            f"  {plural(s['indexed'], 'document')} already in the index under the same id (kind indexed), "
+            "not counted as duplicates"
+        )
     if "corpus_matched" in s:
         lines.append(
             f"  against the corpus: {s.get('corpus_documents', 0):,} corpus documents, "
@@ -207,7 +287,9 @@ def format_summary(s: dict[str, Any], seconds: float, what: str = "dedup") -> st
             f"  merged {s['merged']:,} documents into the index ({s.get('index_documents', 0):,} now)"
         )
     if s.get("skipped"):
-        lines.append(f"  skipped {s['skipped']:,} bad records (first: {s.get('first_error')})")
+        reasons = ", ".join(f"{why} {n:,}" for why, n in sorted((s.get("skip_reasons") or {}).items()))
+        by = f"{reasons}; " if reasons else ""
+        lines.append(f"  skipped {plural(s['skipped'], 'record')} ({by}first: {s.get('first_error')})")
     return "\n".join(lines)
 
 
@@ -239,16 +321,36 @@ def against_options(help: str, type: Any = None) -> Callable[[F], F]:
     return wrap
 
 
+format_option = click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(list(FORMATS)),
+    default=None,
+    help="Format of --out and --keep-out (default: by each file's suffix: .jsonl, .jsonl.gz, .parquet).",
+)
+
+
 @click.command("dedup")
 @inputs_argument
-@output_option("Output JSONL: one line per input document.")
+@output_option("Output: one record per input document (JSONL, JSONL.gz or Parquet, by suffix or --format).")
 @input_fields
+@min_chars_option
 @engine_options
-@click.option("--keep-out", help="Also write the documents to keep (the kept copy of each cluster) as JSONL.")
+@click.option(
+    "--keep-out",
+    help="Also write the documents to keep (the kept copy of each cluster), with the input's fields "
+    "(Parquet: the input's schema and column order).",
+)
+@click.option(
+    "--dedup-columns",
+    is_flag=True,
+    help="Add cluster, duplicate_of and kind to the --keep-out records.",
+)
+@format_option
 @against_options(
     "A corpus index (neardup index build): dedup the batch against it too.", click.Path(file_okay=False)
 )
-@click.option("--quiet", "-q", is_flag=True, help="No summary on stderr.")
+@feedback_options
 @outputs_together(inputs="inputs", outputs=("out", "keep_out"))
 def dedup_cmd(
     inputs: tuple[str, ...],
@@ -256,31 +358,48 @@ def dedup_cmd(
     fields: InputFields,
     engine: dict[str, Any],
     keep_out: str | None,
+    dedup_columns: bool,
+    fmt: str | None,
     against: Against | None,
-    quiet: bool,
+    feedback: Feedback,
 ) -> None:
     """Deduplicate documents: INPUT files (JSONL, JSONL.gz, Parquet) or directories of them.
 
-    Writes one line per document: id, cluster (the id of the copy kept for it), duplicate_of (null
-    for kept documents), kind (unique, first, exact, content, near; partial and layout copies are
-    reported with related_to and never removed), distance and evidence (similarity, containment
-    both ways, conflicting numbers) against the document it was verified with.
+    Writes one record per document: id, cluster (the id of the copy kept for it), duplicate_of
+    (null for kept documents), kind (unique, first, exact, content, near; partial and layout copies
+    are reported with related_to and never removed), distance and evidence (similarity,
+    containment both ways, conflicting numbers) against the document it was verified with.
     """
     from neardup.dedup.fingerprints import fingerprint_records
     from neardup.dedup.index import CorpusIndex
     from neardup.dedup.local import dedup_fingerprints
+    from neardup.formats import output_format, row_schema, write_records
 
     t0 = time.perf_counter()
+    out_format = output_format(out, fmt)  # an unknown suffix stops here, before any work
+    if keep_out:
+        output_format(keep_out, fmt)
+    elif dedup_columns:
+        raise ConfigError("--dedup-columns adds columns to the --keep-out records; pass --keep-out FILE")
     index = CorpusIndex.open(against.path) if against else None
     config = build_config(settings=index.settings if index else None, **engine)
     if Path(out).is_dir():
         raise ConfigError(f"--out must be a file, got the directory {out}")
     stats = ReadStats()
-    fps = fingerprint_records(fields.records(inputs, stats=stats, description="fingerprinting"), config)
-    result = dedup_fingerprints(fps, config, index)
-    write_jsonl(out, result.rows())
+    with feedback.run("dedup", inputs) as progress:
+        records = progress.reading(fields.records(inputs, stats=stats))
+        fps = fingerprint_records(records, config, on_chunk=progress.signed)
+        result = dedup_fingerprints(fps, config, index)
+        progress.matched(len(fps))
+    rows = list(result.rows()) if dedup_columns else result.rows()
+    schema = row_schema() if out_format == "parquet" else None
+    write_records(out, rows, out_format, schema=schema)
     if keep_out:
-        write_keep(keep_out, inputs, result.keep, fields, fps.ids)
+        columns = None
+        if dedup_columns:
+            assert isinstance(rows, list)
+            columns = {name: [row[name] for row in rows] for name in DEDUP_COLUMNS}
+        write_keep(keep_out, inputs, result.keep, fields, fps.ids, fmt=fmt, columns=columns)
     summary = result.summary()
     if index is not None:
         summary["corpus_documents"] = len(index)
@@ -290,5 +409,5 @@ def dedup_cmd(
         summary["index_documents"] = len(index)
     summary["skipped"] = stats.skipped
     summary["first_error"] = stats.first_error
-    if not quiet:
-        echo_err(format_summary(summary, time.perf_counter() - t0))
+    summary["skip_reasons"] = stats.reasons
+    feedback.summary(format_summary(summary, time.perf_counter() - t0))

@@ -123,10 +123,19 @@ def simhash_config(opts: dict[str, Any]) -> SimHashConfig:
     return config_from_options(SimHashConfig, SIMHASH_FLAGS, opts, SimHashConfig())
 
 
-def _record_text(rec: Record) -> str:
+def _record_text(rec: Record, text_field: str = "text") -> str:
+    """The text a SimHash is made of; an empty one is an error here (a fingerprint of no text says
+    nothing), while ``neardup dedup`` takes empty texts as documents."""
     if rec.text is not None and rec.text.strip():
         return rec.text
-    html = rec.html or ""
+    if not rec.html:
+        raise InputError(
+            f"field {text_field!r} is empty: a fingerprint of no text says nothing (--skip-bad skips it)",
+            source=rec.source,
+            line=rec.line,
+            field=text_field,
+        )
+    html = rec.html
     try:
         from neardup.contentseen.extract import extract_main_text
 
@@ -211,7 +220,7 @@ def _fingerprinted(
         kept: list[Record] = []
         for rec in chunk:
             try:
-                texts.append(_record_text(rec))
+                texts.append(_record_text(rec, fields.text_field))
                 kept.append(rec)
             except InputError as err:
                 if not fields.skip_bad:
@@ -352,7 +361,7 @@ def idf_build_cmd(
 
     def docs() -> Iterator[list[str]]:
         for rec in fields.records(files, stats=stats, description="fitting IDF"):
-            toks = hasher._tokens(_record_text(rec))
+            toks = hasher._tokens(_record_text(rec, fields.text_field))
             yield [t for t in toks if is_word(t)] if features == "words" else toks
 
     table, n = fit_idf(docs())

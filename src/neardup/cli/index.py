@@ -13,7 +13,16 @@ import click
 import numpy as np
 import orjson
 
-from neardup.cli._common import InputFields, echo_err, input_fields, inputs_argument, output_option, plural
+from neardup.cli._common import (
+    Feedback,
+    InputFields,
+    feedback_options,
+    input_fields,
+    inputs_argument,
+    min_chars_option,
+    output_option,
+    plural,
+)
 from neardup.cli.dedup import build_config, engine_options, format_summary
 from neardup.io import ReadStats
 
@@ -29,6 +38,7 @@ def index_group() -> None:
 @inputs_argument
 @output_option("The index directory to create.", name="output", type=click.Path(file_okay=False))
 @input_fields
+@min_chars_option
 @engine_options
 @click.option(
     "--dedup",
@@ -37,7 +47,7 @@ def index_group() -> None:
     help="Keep only each cluster's kept copy (the match engine, as neardup dedup).",
 )
 @click.option("--force", is_flag=True, help="Replace an existing index at --output.")
-@click.option("--quiet", "-q", is_flag=True)
+@feedback_options
 def build_cmd(
     inputs: tuple[str, ...],
     output: str,
@@ -45,7 +55,7 @@ def build_cmd(
     engine: dict[str, Any],
     dedup_first: bool,
     force: bool,
-    quiet: bool,
+    feedback: Feedback,
 ) -> None:
     """Sign a corpus into a new index directory (the match engine's signature of every document)."""
     from neardup.dedup.fingerprints import fingerprint_records
@@ -54,20 +64,20 @@ def build_cmd(
 
     t0 = time.perf_counter()
     config = build_config(**engine)
-    records = fields.records(inputs, stats=ReadStats(), description="fingerprinting")
-    fps = fingerprint_records(records, config)
-    total = len(fps)
-    if dedup_first:
-        result = dedup_fingerprints(fps, config)
+    with feedback.run("index build", inputs) as progress:
+        records = progress.reading(fields.records(inputs, stats=ReadStats()))
+        fps = fingerprint_records(records, config, on_chunk=progress.signed)
+        total = len(fps)
+        result = dedup_fingerprints(fps, config) if dedup_first else None
+        progress.matched(total)
+    if result is not None:
         fps = fps.take(np.flatnonzero(result.keep))
-        if not quiet:
-            echo_err(format_summary(result.summary(), time.perf_counter() - t0))
+        feedback.summary(format_summary(result.summary(), time.perf_counter() - t0))
     index = CorpusIndex.create(output, config, fps, overwrite=force)
-    if not quiet:
-        echo_err(
-            f"neardup index build: {plural(len(index), 'document')} (of {total:,} read) in {output}, "
-            f"{index.disk_bytes() / 1e6:.1f} MB, {time.perf_counter() - t0:.1f} s"
-        )
+    feedback.summary(
+        f"neardup index build: {plural(len(index), 'document')} (of {total:,} read) in {output}, "
+        f"{index.disk_bytes() / 1e6:.1f} MB, {time.perf_counter() - t0:.1f} s"
+    )
 
 
 @index_group.command("info")

@@ -61,7 +61,8 @@ SERVE_FLAGS: dict[str, Flag] = {
     ),
     "url_ttl": Flag(
         ("--url-ttl",),
-        "Seconds a URL stays in its job's seen-store.",
+        "Seconds after a job's first check when its whole URL set expires (every URL of the job at "
+        "once; a URL is fetched again after --recrawl-after).",
         type=click.FloatRange(min=0, min_open=True),
     ),
     "analysis_processes": Flag(
@@ -102,6 +103,40 @@ SERVE_EXCLUDED: dict[str, str] = {
 }
 
 
+def check_port_free(host: str, port: int) -> None:
+    """Refuse a port another process listens on, before the service starts (ConfigError).
+
+    >>> check_port_free("127.0.0.1", 0)  # any free port: nothing to check
+    """
+    import errno
+    import socket
+
+    from neardup.exceptions import ConfigError
+
+    if port == 0:
+        return
+    try:
+        infos = socket.getaddrinfo(host or None, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except socket.gaierror as exc:
+        raise ConfigError(f"--host {host!r} does not resolve: {exc.strerror}") from None
+    family, kind, proto, _, addr = infos[0]
+    with socket.socket(family, kind, proto) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn binds
+        try:
+            sock.bind(addr)
+        except OSError as exc:
+            if exc.errno == errno.EADDRINUSE:
+                raise ConfigError(
+                    f"port {port} on {host} is already in use (another neardup serve?); stop it or pick "
+                    "another --port"
+                ) from None
+            if exc.errno in (errno.EACCES, errno.EPERM):
+                raise ConfigError(
+                    f"port {port} on {host} needs privileges to bind; pick a --port above 1023"
+                ) from None
+            raise ConfigError(f"cannot listen on {host}:{port}: {exc.strerror}") from None
+
+
 @click.command("serve")
 @with_config(ServiceSettings, SERVE_FLAGS, ServiceSettings(), "options")
 @click.option(
@@ -130,6 +165,7 @@ def serve_cmd(options: dict[str, Any], token_file: Path | None, log_level: str, 
     settings = config_from_options(ServiceSettings, SERVE_FLAGS, options, ServiceSettings())
     settings = settings.with_token_from_env(token_file)
     settings.check_bind()
+    check_port_free(settings.host, settings.port)
     logging.basicConfig(
         level=getattr(logging, log_level.upper()), format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )

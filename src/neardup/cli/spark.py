@@ -98,12 +98,19 @@ def spark_dedup_cmd(
         raise ConfigError(f"--partitions must be at least 1, got {partitions}")
     kind = output_format(out, fmt)  # an unknown suffix stops here, before Spark starts
     conf = parse_conf(confs)
+    reading = dataclasses.asdict(fields)
+    reading.pop("min_chars", None)  # not an option of this command
+    for name, flag in (("allow_unreadable", "--allow-unreadable"),):
+        if reading.pop(name, False):
+            raise ConfigError(
+                f"{flag} is not supported by neardup spark yet; run neardup dedup, or filter the input first"
+            )
     spark, stop = _session(master, conf, inputs)
     try:
         corpus = SparkCorpus(spark, against.path) if against else None
         config = build_config(settings=corpus.settings if corpus is not None else None, **engine)
         keep_field = config.match.keep_field if config.match.keep == "newest" else None
-        docs = read_documents(spark, list(inputs), **dataclasses.asdict(fields), keep_field=keep_field)
+        docs = read_documents(spark, list(inputs), **reading, keep_field=keep_field)
         res = spark_dedup(
             spark,
             docs,

@@ -15,6 +15,7 @@ from neardup.dedup.config import ROW_KINDS, DedupConfig
 from neardup.dedup.fingerprints import Fingerprints, fingerprint_records, fingerprint_texts
 from neardup.dedup.index import CorpusIndex
 from neardup.dedup.local import DedupResult, dedup_fingerprints, dedup_records
+from neardup.dedup.table import dedup_table
 
 __all__ = [
     "ROW_KINDS",
@@ -24,6 +25,7 @@ __all__ = [
     "Fingerprints",
     "dedup_fingerprints",
     "dedup_records",
+    "dedup_table",
     "fingerprint_records",
     "fingerprint_texts",
 ]

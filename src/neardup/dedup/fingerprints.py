@@ -148,6 +148,12 @@ def fingerprint_records(
         if pool is not None:
             pool.terminate()
             pool.join()
+    if order and all(v is None for v in order):
+        raise InputError(
+            f"no document has the field {cfg.keep_field!r}, which --keep newest compares; pass "
+            "--keep-field with the field holding each document's date, or --keep first",
+            field=cfg.keep_field,
+        )
     sigs = Signatures.concat(parts, cfg) if parts else signatures([], cfg)
     return Fingerprints(ids=ids, sigs=sigs, order=order)
 

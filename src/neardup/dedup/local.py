@@ -115,16 +115,32 @@ class DedupResult:
                 row["distance"] = None
             yield row
 
+    def indexed(self) -> npt.NDArray[np.bool_]:
+        """Per batch document: True when the corpus already holds it under the same id (kind
+        ``indexed``, e.g. a batch run again after ``--merge``)."""
+        p = self.n_prefix
+        out = np.zeros(len(self.fps), np.bool_)
+        if not p:
+            return out
+        kept = self.kept[p:]
+        for i in np.flatnonzero(kept < p).tolist():
+            out[i] = self.prefix_ids[int(kept[i])] == self.fps.ids[i]
+        return out
+
     def summary(self) -> dict[str, Any]:
         n = len(self.fps)
         keep = self.keep
         p = self.n_prefix
-        kinds = self.clusters.kind[p:]
+        indexed = self.indexed()
+        kinds = self.clusters.kind[p:][~indexed]
+        n_indexed = int(indexed.sum())
         out: dict[str, Any] = {
             "documents": n,
-            "clusters": int(np.unique(self.kept[p:]).size) if n else 0,
+            # the clusters of the documents not already in the index
+            "clusters": int(np.unique(self.kept[p:][~indexed]).size) if n > n_indexed else 0,
             "kept": int(keep.sum()),
-            "duplicates": n - int(keep.sum()),
+            "duplicates": n - int(keep.sum()) - n_indexed,
+            "indexed": n_indexed,
         }
         for code, name in enumerate(MATCH_KINDS[1:], start=1):
             out[f"kind_{name}"] = int((kinds == code).sum())

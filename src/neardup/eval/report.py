@@ -217,16 +217,24 @@ def _settings_html(settings: Mapping[str, Any] | None, eval_data: Mapping[str, A
 
     >>> "<td>max_distance</td><td>8</td>" in _settings_html({"max_distance": 8}, None)
     True
+    >>> "pass <code>--eval</code>" in _settings_html(None, {"clusters": {}})  # given: never asked for
+    False
     """
     esc = _html.escape
     note = ""
     if settings is None and eval_data and isinstance(eval_data.get("engine"), Mapping):
         settings = eval_data["engine"]
         note = '<p class="muted">Settings of the evaluated run (from <code>--eval</code>).</p>'
+    if not settings and eval_data:
+        return (
+            '<p class="muted">The evaluation given with <code>--eval</code> records no engine settings '
+            "(it scored a dedup output or single-signal methods); the dedup output does not record its "
+            "own. <code>neardup eval score --documents</code> runs the engine and records them.</p>"
+        )
     if not settings:
         return (
             '<p class="muted">The dedup output does not record its settings; pass <code>--eval</code> '
-            "with the JSON of <code>neardup eval score|sweep --json</code> to print the evaluated run's.</p>"
+            "with the JSON of <code>neardup eval score --documents</code> to print the evaluated run's.</p>"
         )
     rows = "".join(
         f"<tr><td>{esc(str(k))}</td><td>{esc(json.dumps(v, ensure_ascii=False) if not isinstance(v, str) else v)}</td></tr>"

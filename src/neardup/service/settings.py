@@ -82,7 +82,7 @@ class ServiceSettings:
     max_batch: int = DEFAULT_MAX_BATCH
     max_distance: int | None = None  # SimHash candidate radius; None: off (the engine's default)
     recrawl_after: float | None = None  # seconds before a seen URL may be fetched again
-    url_ttl: float | None = None  # seconds a URL stays in its job's seen-store
+    url_ttl: float | None = None  # seconds after a job's first check when its whole URL set expires
     max_jobs: int = 1024  # URL seen-stores kept open at once (least recently used closed first)
     max_url_chars: int = 8192
     fast_path: bool = True  # serve the two hot POST endpoints before FastAPI's routing (same answers)

@@ -290,16 +290,29 @@ class RedisSeenStore:
         self.__dict__.update(state)
         self._connect()
 
+    #: whether a call ever went through: until then a refused connection is a wrong URL or a
+    #: server that is not running, reported at once rather than retried
+    _reached = False
+
     def _call(self, what: str, fn: Any, *args: Any, **kwargs: Any) -> Any:
-        """Run ``fn``; on connection loss retry for up to ``retry_seconds``, then raise StoreError."""
+        """Run ``fn``; on connection loss retry for up to ``retry_seconds``, then raise StoreError.
+
+        A store that never answered (the first call fails to connect) raises at once."""
         redis = require("redis", "redis", purpose="the Redis seen-store")
         errors = (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError)
         deadline = time.monotonic() + self.retry_seconds
         delay = 0.05
         while True:
             try:
-                return fn(*args, **kwargs)
+                result = fn(*args, **kwargs)
+                self._reached = True
+                return result
             except errors as exc:
+                if not self._reached:
+                    raise StoreError(
+                        f"Redis at {self.url.redacted()} is unreachable ({exc}); is redis-server "
+                        "running there? check the host, port and password of the URL"
+                    ) from exc
                 if time.monotonic() + delay > deadline:
                     raise StoreError(
                         f"Redis at {self.url.redacted()} unreachable for {what} after "

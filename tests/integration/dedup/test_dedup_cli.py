@@ -10,6 +10,7 @@ from click.testing import CliRunner
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "unit" / "dedup"))
 from dedup_synth import make_docs
 
+from neardup.cli._common import plural
 from neardup.cli.main import cli
 
 
@@ -84,8 +85,17 @@ def test_index_build_info_against_and_merge(tmp_path: Path, docs: list[dict[str,
     assert json.loads(out)["documents"] == 30 + merged
 
     out2 = tmp_path / "b2.jsonl"
-    code, _, _ = run("dedup", str(batch), "--against", str(idx), "--out", str(out2), "-j", "1")
-    assert all(r["duplicate_of"] is not None for r in read_jsonl(out2))
+    code, _, err = run("dedup", str(batch), "--against", str(idx), "--out", str(out2), "-j", "1")
+    again = read_jsonl(out2)
+    assert all(r["duplicate_of"] is not None for r in again)
+    indexed = sum(r["kind"] == "indexed" for r in again)
+    assert indexed == merged
+    # the documents already indexed are neither clusters nor exact duplicates in the summary
+    dups = len(again) - indexed
+    assert f"{plural(len(again), 'document')}, " in err and f"kept 0, duplicates {dups} (" in err
+    by_kind = {k: sum(r["kind"] == k for r in again) for k in ("exact", "content", "near")}
+    assert f"(exact {by_kind['exact']}, content {by_kind['content']}, near {by_kind['near']})" in err
+    assert f"{indexed} documents already in the index under the same id" in err
 
 
 def test_user_errors_exit_2_with_one_line(tmp_path: Path) -> None:

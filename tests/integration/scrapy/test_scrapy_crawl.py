@@ -117,6 +117,15 @@ def site(tmp_path: Path) -> Iterator[Site]:
 def crawl(
     site: Site, tmp_path: Path, tag: str, **settings: Any
 ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    proc = run_crawl(site, tmp_path, tag, **settings)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    dropped, stats = tmp_path / f"dropped-{tag}.json", tmp_path / f"stats-{tag}.json"
+    assert stats.exists(), proc.stderr[-3000:]
+    return json.loads(dropped.read_text()), json.loads(stats.read_text())
+
+
+def run_crawl(site: Site, tmp_path: Path, tag: str, **settings: Any) -> subprocess.CompletedProcess[str]:
+    """``scrapy runspider`` of the test spider on ``site`` (items in items-TAG.jsonl)."""
     dropped, stats = tmp_path / f"dropped-{tag}.json", tmp_path / f"stats-{tag}.json"
     base = {
         "NEARDUP_TEST_START": f"{site.url}/index.html",
@@ -144,10 +153,7 @@ def crawl(
     ]
     for k, v in base.items():
         args += ["-s", f"{k}={v}"]
-    proc = subprocess.run(args, cwd=tmp_path, capture_output=True, text=True, timeout=120)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    assert stats.exists(), proc.stderr[-3000:]
-    return json.loads(dropped.read_text()), json.loads(stats.read_text())
+    return subprocess.run(args, cwd=tmp_path, capture_output=True, text=True, timeout=180)
 
 
 def _path(url: str) -> str:
@@ -190,3 +196,134 @@ def test_scrapy_crawl_state_survives_the_next_run(site: Site, tmp_path: Path) ->
         assert len(cs) == len(site.pages)
         for path, (html, _) in site.pages.items():
             assert cs.check(site.url + path, html=html, add=False).kind == "exact"
+
+
+def _items(tmp_path: Path, tag: str) -> list[dict[str, Any]]:
+    path = tmp_path / f"items-{tag}.jsonl"
+    return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
+
+
+def test_paused_and_resumed_crawl_with_jobdir_catches_duplicates_across_the_pause(
+    site: Site, tmp_path: Path
+) -> None:
+    jobdir = {"JOBDIR": str(tmp_path / "job")}  # no NEARDUP_STATE, no NEARDUP_URL_STORE: JOBDIR's
+    # the first run stops after the first kept page (as a Ctrl-C would), its queue kept in JOBDIR
+    dropped1, _ = crawl(site, tmp_path, "before", CLOSESPIDER_ITEMCOUNT=1, **jobdir)
+    assert (tmp_path / "job" / "neardup-contentseen").is_dir()
+    kept1 = [i["url"] for i in _items(tmp_path, "before")]
+    assert kept1 and len(_items(tmp_path, "before")) + len(dropped1) < len(site.pages)
+    dropped2, _ = crawl(site, tmp_path, "after", **jobdir)
+    kept = [_path(i["url"]) for i in _items(tmp_path, "before") + _items(tmp_path, "after")]
+    dropped = [(_path(d["url"]), d["reason"].split(" ", 1)[0]) for d in dropped1 + dropped2]
+    assert _items(tmp_path, "after"), "the resumed run had pages left to fetch"
+    # reposts fetched after the pause are dropped as copies of the page kept before it
+    assert any(url in d["reason"] for d in dropped2 for url in kept1), dropped2
+    assert sorted(kept) == sorted(p for p, (_, kind) in site.pages.items() if kind == "new")
+    assert sorted(dropped) == sorted((p, kind) for p, (_, kind) in site.pages.items() if kind != "new")
+    assert max(n for p, n in site.hits.items() if p != "/index.html") == 1, site.hits
+
+
+def test_sqlite_url_store_folder_is_created(tmp_path: Path) -> None:
+    from scrapy import Request
+
+    from neardup.integrations.scrapy import NeardupDupeFilter
+
+    db = tmp_path / "var" / "crawl" / "urls.db"
+    df = NeardupDupeFilter(store=f"sqlite://{db}", job_id="news")
+    assert df.request_seen(Request("https://example.com/a")) is False
+    assert df.request_seen(Request("https://example.com/a")) is True
+    df.close("finished")
+    assert db.is_file()
+
+
+@pytest.fixture
+def tokened_service(tmp_path: Path) -> Iterator[str]:
+    import os
+    import signal
+
+    from tests.conftest import free_port
+
+    from neardup_testing import wait_healthy
+
+    port = free_port()
+    log = tmp_path / "serve.log"
+    env = {**os.environ, "NEARDUP_TOKEN": "the-right-token-" + "x" * 20}
+    with log.open("wb") as out:
+        proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "neardup.cli.main",
+                "serve",
+                "--state",
+                str(tmp_path / "svc"),
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(port),
+                "--analysis-processes",
+                "0",
+            ],
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            env=env,
+        )
+        url = f"http://127.0.0.1:{port}"
+        try:
+            assert wait_healthy(f"{url}/v1/health", proc, log.read_text, 120), log.read_text()[-2000:]
+            yield url
+        finally:
+            proc.send_signal(signal.SIGTERM)
+            try:
+                proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait(timeout=10)
+
+
+def _assert_stopped_with_one_line(
+    proc: subprocess.CompletedProcess[str], tmp_path: Path, tag: str, what: str
+) -> None:
+    assert proc.returncode == 1, proc.stderr[-3000:]
+    errors = [line for line in proc.stderr.splitlines() if "ERROR" in line]
+    assert len(errors) == 1 and what in errors[0] and "stopping the crawl" in errors[0], errors
+    assert "Traceback" not in proc.stderr and "never retrieved" not in proc.stderr
+    assert "(neardup_service_error)" in proc.stderr  # Scrapy's "Spider closed (reason)"
+    assert _items(tmp_path, tag) == []
+
+
+def test_wrong_service_token_stops_the_crawl_with_one_line_and_exit_1(
+    site: Site, tmp_path: Path, tokened_service: str
+) -> None:
+    svc = {"NEARDUP_SERVICE_URL": tokened_service, "NEARDUP_SERVICE_TOKEN": "wrong-token"}
+    proc = run_crawl(site, tmp_path, "token", **svc)
+    _assert_stopped_with_one_line(proc, tmp_path, "token", "refused the token (401)")
+    assert sum(n for p, n in site.hits.items() if p != "/index.html") == 0
+
+
+def test_unreachable_service_stops_the_crawl_with_one_line_and_exit_1(site: Site, tmp_path: Path) -> None:
+    from tests.conftest import free_port
+
+    proc = run_crawl(site, tmp_path, "down", NEARDUP_SERVICE_URL=f"http://127.0.0.1:{free_port()}")
+    _assert_stopped_with_one_line(proc, tmp_path, "down", "cannot reach the service")
+
+
+def test_a_url_store_failing_mid_crawl_stops_scheduling_without_a_traceback(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    from scrapy import Request
+
+    from neardup.integrations.scrapy import NeardupDupeFilter
+    from neardup_testing import scrapy_crawler
+
+    crawler = scrapy_crawler("mid", NEARDUP_URL_STORE=f"sqlite://{tmp_path / 'urls.db'}")
+    df = NeardupDupeFilter.from_crawler(crawler)
+    df.open()
+    assert df.request_seen(Request("https://example.com/a")) is False
+    df._urls.close()  # the store goes away under the crawl  # type: ignore[union-attr]
+    with caplog.at_level("ERROR"):
+        assert df.request_seen(Request("https://example.com/b")) is True  # nothing more is scheduled
+        assert df.request_seen(Request("https://example.com/c")) is True
+    errors = [r for r in caplog.records if r.levelname == "ERROR"]
+    assert len(errors) == 1 and "cannot be used" in errors[0].getMessage()
+    assert "NEARDUP_URL_STORE" in crawler.stats.get_value("neardup/service_error")

@@ -55,3 +55,18 @@ def test_report_is_self_contained_and_escapes_text() -> None:
 def test_svg_curves_draws_every_series() -> None:
     svg = svg_curves({"p": [(0, 1.0), (1, 0.5)], "r": [(0, 0.1), (1, 0.9)]}, title="t", xlabel="k")
     assert svg.count("<polyline") == 2
+
+
+def test_settings_box_never_asks_for_eval_when_it_was_given() -> None:
+    recs = [{"id": "a", "cluster": "a", "duplicate_of": None, "kind": "unique", "distance": None}]
+    settings = re.compile(r'<section id="settings">.*?</section>', re.S)
+    without = settings.search(build_report(recs, {"a": "正文"}))
+    assert without is not None and "pass <code>--eval</code>" in without.group(0)
+    dup = {"precision": 1.0, "recall": 1.0, "f1": 1.0}
+    scored = {"clusters": {"duplicates": dup}}  # eval score of a dedup output
+    given = settings.search(build_report(recs, {"a": "正文"}, scored))
+    assert given is not None and "pass <code>--eval</code>" not in given.group(0)
+    assert "records no engine settings" in given.group(0)
+    engine = {**scored, "engine": {"near_similarity": 0.5}}  # eval score --documents
+    shown = settings.search(build_report(recs, {"a": "正文"}, engine))
+    assert shown is not None and "<td>near_similarity</td><td>0.5</td>" in shown.group(0)

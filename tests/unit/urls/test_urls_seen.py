@@ -418,3 +418,19 @@ def test_urls_sqlite_two_handles_see_each_others_adds_forgets_and_restarts(tmp_p
     assert a.check_and_add("https://a.com/3") is True
     a.close()
     b.close()
+
+
+def test_redis_refusing_the_connection_fails_at_once_with_a_clear_error(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    pytest.importorskip("redis")
+    from tests.conftest import free_port
+
+    import neardup.urls.redis as redis_store
+
+    slept: list[float] = []
+    monkeypatch.setattr(redis_store.time, "sleep", slept.append)
+    url = f"redis://127.0.0.1:{free_port()}/0"  # nothing listens there
+    with pytest.raises(StoreError, match=r"Redis at redis://127\.0\.0\.1:\d+/0 is unreachable .*running"):
+        SeenURLs("job", url)
+    assert slept == []  # no retry loop before the first answer

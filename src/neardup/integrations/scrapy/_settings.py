@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+import os
 import re
 from typing import TYPE_CHECKING, Any
 
@@ -11,7 +13,23 @@ if TYPE_CHECKING:
     from neardup.client import Client
     from neardup.contentseen.checker import ContentChecker
 
-__all__ = ["content_checker", "get_float", "get_kinds", "job_id_for", "service_client"]
+__all__ = [
+    "CONTENTSEEN_DIR",
+    "SERVICE_ERROR_REASON",
+    "content_checker",
+    "get_float",
+    "get_kinds",
+    "job_id_for",
+    "make_store_folder",
+    "probe_service",
+    "service_client",
+    "service_failure",
+    "state_for",
+    "stop_crawl",
+]
+
+#: the ContentSeen state under JOBDIR when NEARDUP_STATE is unset (it survives a pause and resume)
+CONTENTSEEN_DIR = "neardup-contentseen"
 
 _JOB_SAFE = re.compile(r"[^A-Za-z0-9_.-]+")
 
@@ -60,10 +78,61 @@ def service_client(settings: Any) -> Client | None:
     return Client(str(url), token=settings.get("NEARDUP_SERVICE_TOKEN") or None, timeout=timeout)
 
 
+def state_for(settings: Any) -> str:
+    """NEARDUP_STATE, else ``JOBDIR/neardup-contentseen`` when JOBDIR is set, else ``memory://``."""
+    state = settings.get("NEARDUP_STATE")
+    if state:
+        return str(state)
+    jobdir = settings.get("JOBDIR")
+    if jobdir:
+        return os.path.join(os.path.abspath(str(jobdir)), CONTENTSEEN_DIR)
+    return "memory://"
+
+
+def make_store_folder(store: str) -> None:
+    """Create the folder a file-backed URL store (``sqlite:///var/crawl/urls.db``, a bare path)
+    lives in, as NEARDUP_STATE's folder is created."""
+    from neardup.stores._url import parse_store_url
+    from neardup.urls.seen import STORE_SCHEMES
+
+    url = parse_store_url(store, STORE_SCHEMES)
+    if url.scheme in ("memory", "redis", "rediss", "unix") or not url.path:
+        return
+    folder = os.path.dirname(os.path.abspath(os.path.expanduser(url.path)))
+    try:
+        os.makedirs(folder, exist_ok=True)
+    except OSError as exc:
+        raise ConfigError(f"NEARDUP_URL_STORE: cannot create the folder {folder}: {exc.strerror}") from None
+
+
+def probe_service(check_urls: Any, job: str, attempts: int = 3) -> None:
+    """One authenticated call (an empty URL batch) to learn early that the service answers and takes
+    the token; a busy service (503 with a status: a store still opening) is asked again."""
+    from neardup.exceptions import ServiceUnavailable
+
+    for attempt in range(attempts):
+        try:
+            check_urls(job, [])
+            return
+        except ServiceUnavailable as exc:
+            if getattr(exc, "status", None) != 503 or attempt == attempts - 1:
+                raise
+
+
+def service_failure(exc: Exception, setting: str = "NEARDUP_SERVICE_URL") -> str:
+    """One line saying why the neardup service cannot be used and what to check."""
+    from neardup.exceptions import ServiceError
+
+    status = getattr(exc, "status", None)
+    if isinstance(exc, ServiceError) and status in (401, 403):
+        return f"the neardup service refused the token ({status}): check NEARDUP_SERVICE_TOKEN ({exc})"
+    return f"the neardup service cannot be used: {exc} (check {setting} and that neardup serve runs)"
+
+
 def content_checker(settings: Any) -> ContentChecker:
     """The service's client when NEARDUP_SERVICE_URL is set, else a ``ContentSeen`` on NEARDUP_STATE
-    (default ``memory://``) with NEARDUP_MAX_DISTANCE, NEARDUP_EXTRACTOR, NEARDUP_NSHASH_STORE and
-    NEARDUP_DURABILITY."""
+    (default ``JOBDIR/neardup-contentseen`` with JOBDIR, else ``memory://``) with
+    NEARDUP_MAX_DISTANCE, NEARDUP_EXTRACTOR, NEARDUP_NSHASH_STORE and NEARDUP_DURABILITY."""
     client = service_client(settings)
     if client is not None:
         return client
@@ -77,9 +146,53 @@ def content_checker(settings: Any) -> ContentChecker:
         )
     max_distance = settings.get("NEARDUP_MAX_DISTANCE")
     return ContentSeen(
-        settings.get("NEARDUP_STATE") or "memory://",
+        state_for(settings),
         max_distance=settings.getint("NEARDUP_MAX_DISTANCE") if max_distance else None,
         extractor=settings.get("NEARDUP_EXTRACTOR") or "resiliparse",
         nshash_store=settings.get("NEARDUP_NSHASH_STORE") or None,
         durability=check_durability(settings.get("NEARDUP_DURABILITY") or "everysec", "NEARDUP_DURABILITY"),
     )
+
+
+#: the reason a crawl is closed with when the neardup service cannot be used
+SERVICE_ERROR_REASON = "neardup_service_error"
+_log = logging.getLogger("neardup.integrations.scrapy")
+
+
+def stop_crawl(crawler: Any, message: str, *, opening: bool = False) -> None:
+    """Log ``message`` once at ERROR and close the spider with ``SERVICE_ERROR_REASON``; the crawl
+    then counts as failed, so ``scrapy crawl`` exits with code 1. ``opening``: the spider is being
+    opened, and the caller closes it by raising ``CloseSpider`` (Scrapy's way for a component that
+    fails to start).
+
+    Scrapy sets a non-zero exit only for a crawl that did not run (its crawler has no spider at
+    the end), so once the spider is closed (the last of its ``spider_closed`` handlers) the
+    crawler's spider is cleared for that check.
+    """
+    if crawler is None or getattr(crawler, "_neardup_stopping", False):
+        return
+    crawler._neardup_stopping = True
+    _log.error("neardup: %s; stopping the crawl", message)
+    stats = getattr(crawler, "stats", None)
+    if stats is not None:
+        stats.set_value("neardup/service_error", message)
+    from scrapy import signals
+
+    def mark_failed(spider: Any = None, reason: str = "") -> None:
+        crawler.spider = None  # Scrapy's test for a failed crawl: exit code 1
+
+    crawler._neardup_mark_failed = mark_failed  # signals hold weak references
+    crawler.signals.connect(mark_failed, signal=signals.spider_closed)
+    try:
+        engine = crawler.engine
+    except (AttributeError, RuntimeError):  # Scrapy raises until the crawl starts
+        engine = None
+    spider = getattr(crawler, "spider", None)
+    if opening or engine is None or spider is None or getattr(engine, "spider", None) is None:
+        return
+    if hasattr(engine, "close_spider_async"):
+        from scrapy.utils.defer import deferred_from_coro
+
+        deferred_from_coro(engine.close_spider_async(reason=SERVICE_ERROR_REASON))
+    else:  # Scrapy before 2.14
+        engine.close_spider(spider, SERVICE_ERROR_REASON)

@@ -27,8 +27,17 @@ import logging
 import os
 from typing import TYPE_CHECKING, Any, Protocol
 
-from neardup.exceptions import InputError
-from neardup.integrations.scrapy._settings import get_float, job_id_for, service_client
+from neardup.exceptions import InputError, NeardupError
+from neardup.integrations.scrapy._settings import (
+    SERVICE_ERROR_REASON,
+    get_float,
+    job_id_for,
+    make_store_folder,
+    probe_service,
+    service_client,
+    service_failure,
+    stop_crawl,
+)
 
 if TYPE_CHECKING:
     from neardup.client import Client
@@ -125,6 +134,7 @@ class NeardupDupeFilter:
         self.logdupes = True
         self.logger = logging.getLogger("scrapy.dupefilters")
         self._urls: _JobURLs | None = None
+        self._failed = False  # the store or service failed: the crawl is stopping
         if fingerprinter is None:
             fingerprinter = getattr(crawler, "request_fingerprinter", None)
         if fingerprinter is None:
@@ -157,16 +167,43 @@ class NeardupDupeFilter:
             settings = getattr(self.crawler, "settings", {})
             self.job_id = job_id_for(settings, spider)
         if self._urls is None:
-            self._urls = self._open_urls(self.job_id)
+            try:
+                self._urls = self._open_urls(self.job_id)
+            except NeardupError as exc:
+                if self.crawler is None:
+                    raise
+                self._fail(exc, opening=True)
+                return
         self.logger.info("neardup dupefilter: job %r, store %s", self.job_id, self._urls.where)
 
     def _open_urls(self, job: str) -> _JobURLs:
         if self.client is not None:
-            return _ServiceURLs(self.client, job)
+            urls = _ServiceURLs(self.client, job)
+            probe_service(urls.client.check_urls, job)  # reachable, and the token accepted
+            return urls
         from neardup.urls import SeenURLs
 
+        make_store_folder(self.store)
         seen = SeenURLs(job, store=self.store, recrawl_after=self.recrawl_after, ttl=self.ttl)
         return _LocalURLs(seen, self.store)
+
+    def _fail(self, exc: Exception, *, opening: bool = False) -> None:
+        """Stop the crawl with one log line: the URL store or the service cannot be used."""
+        self._failed = True
+        if self.client is not None:
+            message = service_failure(exc)
+        else:
+            message = f"the URL store {self.store} cannot be used: {exc} (check NEARDUP_URL_STORE)"
+        stop_crawl(self.crawler, message, opening=opening)
+        if opening:  # the scheduler opens before the spider: close it from spider_opened
+            from scrapy import signals
+            from scrapy.exceptions import CloseSpider
+
+            def refuse(spider: Any = None) -> None:
+                raise CloseSpider(SERVICE_ERROR_REASON)
+
+            self._refuse = refuse  # signals hold weak references
+            self.crawler.signals.connect(refuse, signal=signals.spider_opened)
 
     def request_fingerprint(self, request: Any) -> bytes:
         """The configured fingerprinter's bytes for ``request`` (on its canonical URL if asked)."""
@@ -184,11 +221,18 @@ class NeardupDupeFilter:
         return fp
 
     def request_seen(self, request: Any) -> bool:
-        if self._urls is None:
+        if self._urls is None and not self._failed:
             self.open()
-        assert self._urls is not None
+        if self._failed or self._urls is None:
+            return True  # the crawl is stopping: nothing more is scheduled
         self._inc("neardup/urls/checked")
-        seen = self._urls.seen(FINGERPRINT_URL + self.request_fingerprint(request).hex())
+        try:
+            seen = self._urls.seen(FINGERPRINT_URL + self.request_fingerprint(request).hex())
+        except NeardupError as exc:
+            if self.crawler is None:
+                raise
+            self._fail(exc)
+            return True
         if seen:
             self._inc("neardup/urls/seen")
         return seen

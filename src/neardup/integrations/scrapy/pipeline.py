@@ -30,8 +30,16 @@ from typing import Any
 
 from neardup.contentseen.checker import ContentChecker
 from neardup.contentseen.verdict import DUPLICATE_KINDS, KINDS, Verdict
-from neardup.exceptions import StoreError
-from neardup.integrations.scrapy._settings import content_checker, get_kinds
+from neardup.exceptions import NeardupError, StoreError
+from neardup.integrations.scrapy._settings import (
+    SERVICE_ERROR_REASON,
+    content_checker,
+    get_kinds,
+    job_id_for,
+    probe_service,
+    service_failure,
+    stop_crawl,
+)
 
 __all__ = ["ContentSeenPipeline"]
 
@@ -101,6 +109,20 @@ class ContentSeenPipeline:
         if stats is not None:
             stats.inc_value(key)
 
+    def open_spider(self, spider: Any = None) -> None:
+        """With the service: check once that it answers and takes the token; if not, the crawl
+        stops here with one log line (``CloseSpider``) instead of failing on every page."""
+        check_urls = getattr(self.checker, "check_urls", None)
+        if check_urls is None or self.crawler is None:
+            return
+        try:
+            probe_service(check_urls, job_id_for(self.crawler.settings, spider))
+        except NeardupError as exc:
+            from scrapy.exceptions import CloseSpider
+
+            stop_crawl(self.crawler, service_failure(exc), opening=True)
+            raise CloseSpider(SERVICE_ERROR_REASON) from None
+
     def _check(self, url: str, html: Any, text: Any) -> Verdict | None:
         """The verdict, or None when the checker cannot answer and the pipeline fails open."""
         try:
@@ -113,6 +135,13 @@ class ContentSeenPipeline:
                 logger.warning("neardup cannot check pages, keeping items unchecked: %s", exc)
                 self._logged_error = True
             return None
+        except NeardupError as exc:  # the service refuses (a wrong token): no page can be checked
+            if self.crawler is None:
+                raise
+            from scrapy.exceptions import DropItem
+
+            stop_crawl(self.crawler, service_failure(exc))
+            raise DropItem("not checked: the neardup service refused it", log_level="DEBUG") from None
 
     def process_item(self, item: Any, spider: Any = None) -> Any:
         from itemadapter import ItemAdapter

@@ -1,0 +1,138 @@
+"""Feedback on long runs: the progress line (a terminal, or forced into a log), quiet with -q, and
+the notice when numba compiles kernels."""
+
+from __future__ import annotations
+
+import json
+import os
+import pty
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from neardup.cli._common import COMPILING, Feedback, RunProgress
+from neardup.io import Record
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "dedup"))
+from dedup_synth import make_docs
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("feedback") / "in.jsonl"
+    path.write_text("".join(json.dumps(d, ensure_ascii=False) + "\n" for d in make_docs(20, seed=4)))
+    return path
+
+
+def _cmd(*args: str) -> list[str]:
+    return [sys.executable, "-m", "neardup.cli.main", *args]
+
+
+def _env() -> dict[str, str]:
+    src = str(Path(__file__).resolve().parents[3] / "src")
+    return {**os.environ, "PYTHONPATH": src + os.pathsep + os.environ.get("PYTHONPATH", "")}
+
+
+def test_progress_forced_into_a_log_writes_plain_lines(corpus: Path, tmp_path: Path) -> None:
+    out = tmp_path / "o.jsonl"
+    res = subprocess.run(
+        _cmd("dedup", str(corpus), "-o", str(out), "-j", "1", "--progress"),
+        capture_output=True,
+        text=True,
+        env=_env(),
+        timeout=300,
+        check=False,
+    )
+    assert res.returncode == 0, res.stderr
+    n = len(corpus.read_text().splitlines())
+    lines = [line for line in res.stderr.splitlines() if line.startswith("neardup dedup: read")]
+    assert lines and "\x1b[" not in res.stderr  # plain text into a log, no terminal codes
+    assert lines[-1].startswith(f"neardup dedup: read {n}, signed {n}, matched {n}, ")
+    assert "docs/s" in lines[-1] and lines[-1].endswith("done")
+    assert "documents" in res.stderr.splitlines()[-1]  # the summary comes last
+
+
+def _on_a_terminal(args: list[str]) -> tuple[int, str]:
+    """Run with stderr on a pseudo-terminal; (exit code, what the terminal showed)."""
+    master, slave = pty.openpty()
+    proc = subprocess.Popen(
+        args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=slave, env=_env()
+    )
+    os.close(slave)
+    chunks: list[bytes] = []
+    while True:
+        try:
+            data = os.read(master, 65536)
+        except OSError:  # the other end closed
+            break
+        if not data:
+            break
+        chunks.append(data)
+    os.close(master)
+    return proc.wait(timeout=300), b"".join(chunks).decode("utf-8", "replace")
+
+
+def test_progress_line_on_a_terminal_and_quiet_with_q(corpus: Path, tmp_path: Path) -> None:
+    code, shown = _on_a_terminal(
+        _cmd("dedup", str(corpus), "-o", str(tmp_path / "a.jsonl"), "-j", "1", "--progress")
+    )
+    assert code == 0, shown
+    assert "neardup dedup: read" in shown and "signed" in shown and "matched" in shown
+    assert "documents" in shown  # the summary
+    code, shown = _on_a_terminal(_cmd("dedup", str(corpus), "-o", str(tmp_path / "b.jsonl"), "-j", "1", "-q"))
+    assert code == 0 and shown.strip() == ""
+
+
+def test_progress_line_counts_rate_and_eta_by_the_bytes_of_files_read(tmp_path: Path) -> None:
+    files = [tmp_path / "a.jsonl", tmp_path / "b.jsonl"]
+    files[0].write_bytes(b"x" * 100)
+    files[1].write_bytes(b"x" * 300)
+    clock = iter([0.0, *[10.0] * 20])
+    run = RunProgress("dedup", tuple(map(str, files)), enabled=True, delay=1e9, announce_compiling=False)
+    run._clock = lambda: next(clock)
+    run.t0 = 0.0
+    recs = [Record(id=str(i), text="t", source=str(files[0])) for i in range(4)]
+    recs.append(Record(id="4", text="t", source=str(files[1])))
+    it = run.reading(recs)
+    for _ in range(5):
+        next(it)
+    line = run.line()  # 10 s for the first file (100 of 400 bytes): 30 s to go
+    assert line == "neardup dedup: read 5, signed 0, matched 0, 0 docs/s, ETA 30 s"
+    assert Feedback(quiet=True).run("dedup").enabled is False
+    assert Feedback(progress=True).run("dedup").delay == 0.0
+
+
+def test_compile_notice_fires_once_when_numba_compiles() -> None:
+    if os.environ.get("NUMBA_DISABLE_JIT", "0") not in ("", "0"):
+        pytest.skip("kernels run interpreted here")
+    import numba
+
+    from neardup._jit import on_first_compile
+
+    calls: list[int] = []
+    stop = on_first_compile(lambda: calls.append(1))
+    try:
+
+        @numba.njit(cache=False)
+        def add(a: int, b: int) -> int:
+            return a + b
+
+        assert add(1, 2) == 3 and add(1.5, 2.5) == 4.0  # two compilations, one notice
+        assert calls == [1]
+    finally:
+        stop()
+    assert "first run only" in COMPILING
+
+
+@pytest.mark.slow
+def test_a_cold_kernel_cache_is_announced_once_and_a_warm_one_not(corpus: Path, tmp_path: Path) -> None:
+    env = {**_env(), "NUMBA_CACHE_DIR": str(tmp_path / "numba-cache"), "NEARDUP_JIT": "always"}
+    args = _cmd("dedup", str(corpus), "-o", str(tmp_path / "o.jsonl"), "-j", "1")
+    cold = subprocess.run(args, capture_output=True, text=True, env=env, timeout=1200, check=False)
+    assert cold.returncode == 0, cold.stderr
+    assert cold.stderr.count(COMPILING) == 1
+    warm = subprocess.run(args, capture_output=True, text=True, env=env, timeout=1200, check=False)
+    assert warm.returncode == 0, warm.stderr
+    assert COMPILING not in warm.stderr
