@@ -96,6 +96,17 @@ ENGINE_FLAGS: dict[str, Flag] = {
         ("--workers", "-j"), "Processes for main-text extraction of HTML records (0: every core)."
     ),
     "duplicate_ids": Flag(("--duplicate-ids",), "An id seen twice: stop, or rename repeats id#2, id#3."),
+    "match.profile": Flag(
+        ("--profile",),
+        "What a duplicate is: news (the same story; another subject or occasion told on one template "
+        "is another story) or corpus (the same text, templates included).",
+    ),
+    "match.strictness": Flag(
+        ("--strictness",),
+        "How much two texts may add to each other and still merge: 0 loosest, 1 strictest; 0.5 is "
+        "calibrated on judged real pairs (docs/quality.md). Each 0.25 step scales it by 1.4.",
+        type=float,
+    ),
     "match.report_templates": Flag(
         ("--report-templates",),
         "Report documents told on another document's template of another subject or occasion (kind "

@@ -54,6 +54,17 @@ SERVE_FLAGS: dict[str, Flag] = {
         "An extra SimHash candidate source (bits); off by default, as in neardup dedup.",
         type=click.IntRange(0, 15),
     ),
+    "profile": Flag(
+        ("--profile",),
+        "What a duplicate is: news (the same story) or corpus (the same text), as in neardup dedup.",
+        type=click.Choice(["news", "corpus"]),
+    ),
+    "strictness": Flag(
+        ("--strictness",),
+        "How much two texts may add to each other and still merge (0 loosest, 1 strictest), as in "
+        "neardup dedup.",
+        type=click.FloatRange(0, 1),
+    ),
     "recrawl_after": Flag(
         ("--recrawl-after",),
         "Seconds after which a seen URL counts as new again.",

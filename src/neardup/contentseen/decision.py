@@ -65,11 +65,9 @@ def decide(out: dict[str, Any], rows: Sequence[int], root_of: Callable[[int], in
         number_conflicts=int(out["conflicts"][0]),
         numbers_aligned=int(out["aligned"][0]),
         hamming=int(out["hamming"][0]),
-        **(
-            {"adds": (int(text[0]), int(text[1])), "passage": int(text[2]), "repeated": int(text[3])}
-            if has_text and text is not None
-            else {}
-        ),
+        adds=(int(text[0]), int(text[1])) if has_text and text is not None else None,
+        passage=int(text[2]) if has_text and text is not None else None,
+        repeated=int(text[3]) if has_text and text is not None else None,
     )
     if kind == "contained" and has_text and text is not None and int(text[0]) > int(text[1]):
         # the earlier page is the contained one: this fuller page is kept, the earlier superseded

@@ -115,7 +115,7 @@ def _priority(kind: int, sim: float) -> float:  # pragma: no cover
         return 4.0
     if kind == CONTENT:
         return 3.0
-    if kind == NEAR or kind == CONTAINED:
+    if kind in (NEAR, CONTAINED):
         return 1.0 + sim
     return 0.0
 
@@ -169,6 +169,7 @@ def assign_one(
     rep: np.ndarray,
     nxt: np.ndarray,
     checked: np.ndarray,
+    sup: np.ndarray,
     sig: Arrays,
     rule: tuple[Any, ...],
     tab: Arrays,
@@ -183,7 +184,10 @@ def assign_one(
     cluster's members (``nxt`` links a cluster's rows, newest first): two copies edited apart from
     one source share less with each other than with the source, and in a stream the first copy
     seen, not the source, is the representative. A member that verifies joins ``j`` to its cluster
-    (single linkage, each link verified on its own evidence, numbers in place included).
+    (single linkage, each link verified on its own evidence, numbers in place included). A fuller
+    copy that contains the representative's text joins it once, and only through the
+    representative (``sup`` marks the cluster then; the keep rule keeps the fuller copy): a later
+    fuller text that also contains it is another document and only related.
 
     Writes similarity, containment both ways to ``out_f`` and kind, partner, conflicts, aligned,
     hamming to ``out_i``; returns how many pairs were verified. ``checked`` marks targets already
@@ -231,6 +235,10 @@ def assign_one(
                             via = x
                             break
                     x = nxt[x]
+            if kd == CONTAINED and ev[0] > ev[1] and (sup[rep[target]] != 0 or via != rep[target]):
+                # j contains the cluster's copy and adds to it, but a fuller copy already holds the
+                # cluster: two fuller texts (two replies to one message) are two documents
+                kd = PARTIAL if ev[4] >= th[9] else UNIQUE
             merging = kd in (EXACT, CONTENT, NEAR, CONTAINED)
             if target != rep[target]:
                 # not a representative: only a partial or layout relation may be reported

@@ -17,9 +17,11 @@ from typing import Any, Literal
 from neardup.config import config_from_dict
 from neardup.exceptions import ConfigError
 
-__all__ = ["KEEP_RULES", "MatchConfig"]
+__all__ = ["KEEP_RULES", "PROFILES", "MatchConfig"]
 
 KeepRule = Literal["fuller", "first", "longest", "newest"]
+Profile = Literal["news", "corpus"]
+PROFILES: tuple[str, ...] = ("news", "corpus")
 KEEP_RULES: tuple[str, ...] = ("fuller", "first", "longest", "newest")
 
 
@@ -60,6 +62,12 @@ class MatchConfig:
     min_shared: int = 3  # sketch candidates: at least this many of them shared
     max_posting: int = 16  # a value posted by more documents is boilerplate: no key, no evidence
     layout_distance: int = 6  # layout signatures this close: the same template
+    # the one knob: what "duplicate" means for the job (news: the same story, so another occasion or
+    # subject on one template is another story; corpus: the same text, templates included), and
+    # how much two texts may add to each other and still merge (0 loosest, 1 strictest; 0.5 is
+    # the calibrated setting: each step of 0.25 scales what may be added by 1.4)
+    profile: Profile = "news"
+    strictness: float = 0.5
     keep: KeepRule = "fuller"  # when one copy contains another and adds to it, keep that one
     keep_field: str = "date"  # the field ``keep="newest"`` compares
     extractor: str = "resiliparse"  # main-text extraction for HTML
@@ -123,6 +131,9 @@ class MatchConfig:
         rng("text_window_latin", 1, 64)
         if not isinstance(self.report_templates, bool):
             raise ConfigError(f"report_templates must be true or false, got {self.report_templates!r}")
+        if self.profile not in PROFILES:
+            raise ConfigError(f"profile must be one of {', '.join(PROFILES)}, got {self.profile!r}")
+        rng("strictness", 0.0, 1.0)
         if self.keep not in KEEP_RULES:
             raise ConfigError(f"keep must be one of {', '.join(KEEP_RULES)}, got {self.keep!r}")
         if not isinstance(self.keep_field, str) or not self.keep_field.strip():

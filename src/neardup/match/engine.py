@@ -47,7 +47,7 @@ from neardup.match.tables import (
     posting_slot,
     record_document,
 )
-from neardup.match.verify import popcount
+from neardup.match.verify import CONTAINED, popcount
 
 __all__ = ["EngineState"]
 
@@ -120,6 +120,7 @@ def _run(
     rep: np.ndarray,
     nxt: np.ndarray,
     checked: np.ndarray,
+    sup: np.ndarray,
     sig: Arrays,
     tab: Arrays,
     meta: np.ndarray,
@@ -164,7 +165,7 @@ def _run(
                 j, sig, tab, max_posting, min_shared, extra[extra_ptr[o] : extra_ptr[o + 1]], buf
             )
             verified += assign_one(
-                j, j + 1 + meta[4], cands, rep, nxt, checked, sig, rule, tab, member_checks, out_f, out_i
+                j, j + 1 + meta[4], cands, rep, nxt, checked, sup, sig, rule, tab, member_checks, out_f, out_i
             )
             # the same page (or the same text) as an earlier document of the cluster it joined:
             # named for that document, as a stream's key look-up names it
@@ -196,6 +197,8 @@ def _run(
             cont[o, 0] = out_f[1]
             cont[o, 1] = out_f[2]
         if add:
+            if j - j0 >= fixed and kind[o] == CONTAINED and text[o, 0] > text[o, 1]:
+                sup[rep[j]] = 1  # j is the fuller copy of its cluster
             link_member(j, rep, nxt, sig, rule, tab)
             record_document(j, rep[j] != j, sig, tab, posted, max_posting, meta)
         else:
@@ -223,6 +226,7 @@ class EngineState:
         self.rep = np.empty(0, np.int64)
         self.nxt = np.empty(0, np.int64)  # a cluster's members, linked from its representative
         self.checked = np.empty(0, np.int64)
+        self.sup = np.zeros(0, np.int8)  # per representative: a fuller copy joined its cluster
         self.meta = np.zeros(5, np.int64)  # slots, entries, exact keys, content keys, check stamps
         self.pv = np.full(1024, 0xFFFFFFFF, np.uint32)
         self.pc = np.zeros(1024, np.int32)
@@ -259,6 +263,9 @@ class EngineState:
         checked = np.full(cap, -1, np.int64)
         checked[: self.n] = self.checked[: self.n]
         self.checked = checked
+        sup = np.zeros(cap, np.int8)
+        sup[: self.n] = self.sup[: self.n]
+        self.sup = sup
         self.cap = cap
 
     def _put_profiles(self, sigs: Signatures, j0: int) -> None:
@@ -326,6 +333,7 @@ class EngineState:
             self.rep = np.arange(m, dtype=np.int64)
             self.nxt = np.full(m, -1, np.int64)
             self.checked = np.full(m, -1, np.int64)
+            self.sup = np.zeros(m, np.int8)
             self.cap = m
         self._rows(j0 + m)
         self._tables(m if add else 0)
@@ -376,6 +384,7 @@ class EngineState:
                 self.rep,
                 self.nxt,
                 self.checked,
+                self.sup,
                 s.columns(),
                 self.tables(),
                 self.meta,

@@ -134,7 +134,7 @@ def _is_cjk_numeral(cp: int) -> bool:  # pragma: no cover - 〇一二三四五�
 
 @njit(cache=True, inline="always")
 def _is_occasion_unit(tok: np.uint64) -> bool:  # pragma: no cover - 年 月 日 号 届 次 期
-    return (
+    return bool(
         tok == _mix(np.uint64(0x5E74) + _P)
         or tok == _mix(np.uint64(0x6708) + _P)
         or tok == _mix(np.uint64(0x65E5) + _P)

@@ -266,7 +266,7 @@ def decide_text(kd: int, ev: np.ndarray, same_layout: bool, th: np.ndarray) -> i
     ua, ub, ta, tb, passage, _, repeated, _, occasion, qa, qb, _, _ = ev
     adds_share, adds_slack, contained_share, passage_min, repeats, report = th[6:12]
     loose_share, adds_cap, margin = th[15], th[16], th[17]
-    template = (repeats > 0 and repeated >= repeats) or occasion > 0
+    template = (repeats > 0 and repeated >= repeats) or (occasion > 0 and th[18] > 0)
     merge = UNIQUE
     if min(ta - ua, tb - ub) < min(th[14], 0.75 * max(ta, tb)):
         pass  # too little shared text to be one document (a slogan, a stock line)
@@ -336,14 +336,18 @@ def verify_pair(
         th[5],
         agree_min,
     )
-    if not texts or kd == EXACT or kd == CONTENT or kd == UNIQUE:
+    if not texts or kd in (EXACT, CONTENT, UNIQUE):
         return kd, s, ca, cb, c, a, _NO_TEXT
     ev = text_evidence(pa, pb, int(th[12]), int(th[13]))
     return decide_text(kd, ev, same_layout, th), s, ca, cb, c, a, ev
 
 
 def thresholds(cfg: MatchConfig) -> npt.NDArray[np.float64]:
-    """The decision thresholds as the kernels take them."""
+    """The decision thresholds as the kernels take them, with ``profile`` and ``strictness``
+    applied: what texts may add scales by 2 ** (1 - 2 * strictness); the corpus profile merges
+    templates of another subject or occasion (the same text is a duplicate there)."""
+    f = 2.0 ** (1.0 - 2.0 * cfg.strictness)
+    news = cfg.profile == "news"
     return np.array(
         [
             cfg.near_similarity,
@@ -352,18 +356,19 @@ def thresholds(cfg: MatchConfig) -> npt.NDArray[np.float64]:
             cfg.partial_containment,
             cfg.conflict_share,
             cfg.agree_containment,
-            cfg.adds_share,
-            cfg.adds_slack,
+            min(1.0, cfg.adds_share * f),
+            cfg.adds_slack * f,
             1e18 if cfg.contained_share is None else cfg.contained_share,
             cfg.passage_min,
-            cfg.template_repeats,
+            cfg.template_repeats if news else 0,
             1.0 if cfg.report_templates else 0.0,
             cfg.text_window_cjk,
             cfg.text_window_latin,
             cfg.shared_min,
-            cfg.contained_adds_share,
-            cfg.adds_cap,
+            min(1.0, cfg.contained_adds_share * f),
+            cfg.adds_cap * f,
             cfg.fuller_margin,
+            1.0 if news else 0.0,
         ],
         np.float64,
     )

@@ -27,6 +27,7 @@ from typing import Any, Protocol, cast
 
 from neardup.contentseen.budget import HtmlBudget, budget_scope
 from neardup.exceptions import StoreError
+from neardup.match import MatchConfig
 from neardup.service.pool import AnalysisPool, GroupSync
 from neardup.service.settings import ServiceSettings
 from neardup.stores import with_prefix
@@ -141,7 +142,11 @@ class StateBackend:
             state = settings.state / "contentseen"
         else:
             state = "memory://"
-        kwargs: dict[str, Any] = {"max_distance": settings.max_distance, "durability": settings.durability}
+        kwargs: dict[str, Any] = {
+            "max_distance": settings.max_distance,
+            "durability": settings.durability,
+            "match": MatchConfig(profile=settings.profile, strictness=settings.strictness),  # type: ignore[arg-type]
+        }
         if settings.redis is not None:
             kwargs["nshash_store"] = with_prefix(settings.redis, "cs", None)
         self.contentseen = ContentSeen(state=state, **kwargs)

@@ -81,6 +81,8 @@ class ServiceSettings:
     max_body_bytes: int = DEFAULT_MAX_BODY
     max_batch: int = DEFAULT_MAX_BATCH
     max_distance: int | None = None  # SimHash candidate radius; None: off (the engine's default)
+    profile: str = "news"  # what a duplicate is (MatchConfig.profile): news or corpus
+    strictness: float = 0.5  # how much texts may add and still merge (MatchConfig.strictness)
     recrawl_after: float | None = None  # seconds before a seen URL may be fetched again
     url_ttl: float | None = None  # seconds after a job's first check when its whole URL set expires
     max_jobs: int = 1024  # URL seen-stores kept open at once (least recently used closed first)
@@ -115,6 +117,9 @@ class ServiceSettings:
         check_durability(self.durability)
         if self.max_jobs < 1:
             raise ConfigError(f"max_jobs must be >= 1, got {self.max_jobs}")
+        from neardup.match import MatchConfig
+
+        MatchConfig(profile=self.profile, strictness=self.strictness)  # type: ignore[arg-type]  # checks both
         if self.max_distance is not None and not 0 <= self.max_distance <= 15:
             raise ConfigError(
                 f"max_distance must be between 0 and 15 (or None: off), got {self.max_distance}"

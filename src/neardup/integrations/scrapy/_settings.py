@@ -144,13 +144,20 @@ def content_checker(settings: Any) -> ContentChecker:
             "NEARDUP_FSYNC is replaced by NEARDUP_DURABILITY = 'always' | 'everysec' | 'no' "
             "(True was 'always', False was 'no')"
         )
+    from neardup.match import MatchConfig
+
     max_distance = settings.get("NEARDUP_MAX_DISTANCE")
+    strictness = settings.get("NEARDUP_STRICTNESS")
     return ContentSeen(
         state_for(settings),
         max_distance=settings.getint("NEARDUP_MAX_DISTANCE") if max_distance else None,
         extractor=settings.get("NEARDUP_EXTRACTOR") or "resiliparse",
         nshash_store=settings.get("NEARDUP_NSHASH_STORE") or None,
         durability=check_durability(settings.get("NEARDUP_DURABILITY") or "everysec", "NEARDUP_DURABILITY"),
+        match=MatchConfig(
+            profile=settings.get("NEARDUP_PROFILE") or "news",
+            strictness=settings.getfloat("NEARDUP_STRICTNESS") if strictness is not None else 0.5,
+        ),
     )
 
 

@@ -81,7 +81,7 @@ I64 = npt.NDArray[np.int64]
 SIGNATURE_SCHEMA = (
     "file int, split long, row long, id string, order string, error string, "
     "exact long, content long, simhash long, layout long, "
-    "has_layout boolean, size int, tokens int, sketch array<int>, numbers array<long>"
+    "has_layout boolean, size int, tokens int, sketch array<int>, numbers array<long>, profile array<int>"
 )
 _PLACE = ("file", "split", "row", "id", "order", "error")
 
@@ -187,6 +187,11 @@ def _signature_batch(schema: Any, parsed: list[Any], sigs: Signatures | None) ->
         pa.array(sigs.tokens.astype(np.int32)),
         lists("sketch", np.ascontiguousarray(sigs.sketch).view(np.int32)),
         lists("numbers", np.ascontiguousarray(sigs.numbers).view(np.int64)),
+        pa.ListArray.from_arrays(
+            pa.array((sigs.prof_ptr - sigs.prof_ptr[0]).astype(np.int32)),
+            pa.array(sigs.prof[sigs.prof_ptr[0] : sigs.prof_ptr[-1]].view(np.int32)),
+            type=schema.field("profile").type,
+        ),
     ]
     return pa.RecordBatch.from_arrays(arrays, schema=schema)
 
