@@ -262,12 +262,20 @@ class _Pending:
         from neardup.stores.journal import Journal
 
         for f in sorted(self.dir.glob(f"{self.prefix}*")):
-            fd = os.open(f, os.O_RDONLY)
+            try:
+                fd = os.open(f, os.O_RDONLY)
+            except FileNotFoundError:
+                continue  # recovered by another run meanwhile
             try:
                 try:
                     fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
                 except OSError:
-                    continue  # a run that is alive
+                    continue  # a run that is alive, or another run recovering it
+                try:
+                    if os.stat(f).st_ino != os.fstat(fd).st_ino:
+                        continue
+                except FileNotFoundError:
+                    continue  # another run recovered and removed it before we locked it
                 with Journal(f, kind=_PENDING_KIND, create=False) as j:
                     urls = [
                         u
@@ -292,13 +300,19 @@ class _Pending:
                 os.close(fd)
 
     def open(self) -> None:
+        """Create this run's file under another name, lock it, then rename it into place: a file
+        with the recovered prefix is always either locked by a live run or left by a dead one."""
         from neardup.stores.journal import Journal
 
-        self.journal = Journal(self.path, kind=_PENDING_KIND)
+        staging = self.dir / f".neardup-urls-staging-{os.getpid()}"
+        staging.unlink(missing_ok=True)
+        Journal(staging, kind=_PENDING_KIND).close()
+        self.lockfd = os.open(staging, os.O_RDONLY)
+        fcntl.flock(self.lockfd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # nobody else knows this name
+        os.replace(staging, self.path)
+        self.journal = Journal(self.path, kind=_PENDING_KIND, create=False)
         for _ in self.journal.replay():
             pass
-        self.lockfd = os.open(self.path, os.O_RDONLY)
-        fcntl.flock(self.lockfd, fcntl.LOCK_EX | fcntl.LOCK_NB)
 
     def stage(self, canon: list[str]) -> None:
         self.journal.append("\n".join(canon).encode("utf-8", "surrogateescape"), sync=True)
