@@ -13,7 +13,15 @@ import click
 import numpy as np
 import orjson
 
-from neardup.cli._common import InputFields, echo_err, input_fields, inputs_argument, output_option, plural
+from neardup.cli._common import (
+    InputFields,
+    echo_err,
+    input_fields,
+    inputs_argument,
+    output_option,
+    plural,
+    printable,
+)
 from neardup.cli.dedup import build_config, engine_options, format_summary
 from neardup.io import ReadStats
 
@@ -97,7 +105,7 @@ def info_cmd(index_dir: str, as_json: bool, verify: bool) -> None:
         click.echo(orjson.dumps(info).decode())
         return
     st = info["settings"]
-    click.echo(f"{info['path']}: {info['format']} v{info['version']}")
+    click.echo(f"{printable(info['path'])}: {info['format']} v{info['version']}")
     click.echo(
         f"  documents  {info['documents']:,} in {plural(info['segments'], 'segment')}, "
         f"{info['disk_bytes'] / 1e6:.1f} MB"

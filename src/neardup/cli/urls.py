@@ -26,6 +26,7 @@ from typing import Any, TextIO
 
 import click
 
+from neardup.cli._common import echo_err, printable
 from neardup.exceptions import ConfigError
 
 _STORE_HELP = (
@@ -177,7 +178,7 @@ def check_cmd(
             pending.close()
         seen.close()
     if n_bad:
-        click.echo(f"neardup: skipped {n_bad} malformed URL(s) of {n_in} (first: {first_bad})", err=True)
+        echo_err(f"neardup: skipped {n_bad} malformed URL(s) of {n_in} (first: {printable(first_bad)})")
 
 
 def _canonical(
@@ -259,8 +260,10 @@ class _Pending:
 
     def recover(self, seen: Any) -> None:
         """Forget the URLs of runs that died between record and print (their files are unlocked)."""
+        from neardup._stale import remove_stale
         from neardup.stores.journal import Journal
 
+        remove_stale(self.dir, ".neardup-urls-staging-")  # of runs killed while opening their file
         for f in sorted(self.dir.glob(f"{self.prefix}*")):
             try:
                 fd = os.open(f, os.O_RDONLY)

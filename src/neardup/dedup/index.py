@@ -47,9 +47,10 @@ import orjson
 import xxhash
 
 from neardup._deps import require
+from neardup._stale import owner_alive, remove_stale
 from neardup.dedup.config import DedupConfig
 from neardup.dedup.fingerprints import Fingerprints
-from neardup.exceptions import ConfigError, FormatError, StoreError
+from neardup.exceptions import ConfigError, FormatError, InputError, StoreError
 from neardup.io import atomic_write
 from neardup.match import Signatures
 
@@ -199,6 +200,21 @@ def merged_header(
     out["count"] = start + count
     out["updated"] = time.time()
     return out, seg
+
+
+def _finish_killed_builds(p: Path) -> None:
+    """Clean up after index builds of ``p`` that were killed: their temp folders are removed, and
+    an old index moved aside by a build killed before the new one took its place is put back."""
+    remove_stale(p.parent, f".{p.name}.tmp-")
+    old_tag = f".{p.name}.old-"
+    for entry in sorted(p.parent.glob(f"{old_tag}*")):
+        tail = entry.name[len(old_tag) :]
+        if not tail.isdigit() or owner_alive(int(tail), time.time()):  # its mtime is the old build's
+            continue
+        if p.exists():
+            shutil.rmtree(entry, ignore_errors=True)
+        else:
+            os.replace(entry, p)
 
 
 class CorpusIndex:
@@ -356,11 +372,18 @@ class CorpusIndex:
     ) -> CorpusIndex:
         """Write a new index holding ``fps`` (atomically: a temp directory renamed into place)."""
         p = Path(path)
+        if os.path.abspath(p).startswith(("/dev/", "/proc/")) or (p.exists() and not p.is_dir()):
+            raise InputError(
+                "an index is a directory of files; name a new directory (not a file or a device)",
+                source=str(p),
+            )
         if p.exists() and any(p.iterdir()):
             if not overwrite:
                 raise ConfigError(f"{p} exists and is not empty; pick a new directory or pass --force")
             if not (p / HEADER).is_file():
                 raise ConfigError(f"{p} is not a corpus index; refusing to overwrite it")
+        p.parent.mkdir(parents=True, exist_ok=True)
+        _finish_killed_builds(p)
         tmp = p.parent / f".{p.name}.tmp-{os.getpid()}"
         shutil.rmtree(tmp, ignore_errors=True)
         tmp.mkdir(parents=True)
@@ -375,7 +398,7 @@ class CorpusIndex:
                 "updated": time.time(),
             }
             ix = cls(tmp, header)
-            ix._write_segment(fps)
+            ix._write_segment(fps, where=p)
             if p.exists():
                 old = p.parent / f".{p.name}.old-{os.getpid()}"
                 os.replace(p, old)
@@ -470,10 +493,21 @@ class CorpusIndex:
             finally:
                 fcntl.flock(fh, fcntl.LOCK_UN)
 
-    def _write_segment(self, fps: Fingerprints) -> dict[str, Any]:
+    def _write_segment(self, fps: Fingerprints, *, where: Path | None = None) -> dict[str, Any]:
+        """Write ``fps`` as a new segment; an OSError without a path names ``where`` (the index the
+        user gave) rather than no file at all (pyarrow's write errors carry no path)."""
+        try:
+            return self._write_segment_unnamed(fps)
+        except OSError as exc:
+            if exc.filename is not None:
+                raise
+            raise OSError(exc.errno, exc.strerror or str(exc), str(where or self.path)) from None
+
+    def _write_segment_unnamed(self, fps: Fingerprints) -> dict[str, Any]:
         pq = _pq()
         start = len(self)
         name = segment_name(self.header)
+        remove_stale(self.path, ".", ".tmp-")  # segments of merges that were killed
         tmp = self.path / f".{name}.tmp-{os.getpid()}"
         shutil.rmtree(tmp, ignore_errors=True)
         tmp.mkdir(parents=True)
