@@ -202,6 +202,61 @@ def merged_header(
     return out, seg
 
 
+def _count(value: Any, what: str, where: str) -> int:
+    """``value`` as a count (an int >= 0, not a bool or a string), else FormatError."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise FormatError(
+            f"{where}: {what} must be a whole number >= 0, got {value!r}: the header is damaged"
+        )
+    return value
+
+
+def _plain_name(value: Any, what: str, where: str) -> str:
+    """``value`` as a file name inside the index (no folder part, not hidden), else FormatError."""
+    if not isinstance(value, str) or not value or "/" in value or "\\" in value or value.startswith("."):
+        raise FormatError(
+            f"{where}: {what} must be a file name in the index, got {value!r}: the header is damaged"
+        )
+    return value
+
+
+def _check_fields(header: dict[str, Any], where: str) -> None:
+    """Every field of a corpus index header of the expected type and range (FormatError naming it)."""
+    if not isinstance(header["settings"], dict):
+        raise FormatError(
+            f"{where}: 'settings' must be an object, got {header['settings']!r}: the header is damaged"
+        )
+    _count(header["count"], "'count'", where)
+    for key in ("created", "updated"):
+        v = header.get(key)
+        if v is not None and (isinstance(v, bool) or not isinstance(v, int | float)):
+            raise FormatError(f"{where}: {key!r} must be a time in seconds, got {v!r}: the header is damaged")
+    segments = header["segments"]
+    if not isinstance(segments, list):
+        raise FormatError(f"{where}: 'segments' must be a list, got {segments!r}: the header is damaged")
+    for i, seg in enumerate(segments):
+        if not isinstance(seg, dict):
+            raise FormatError(f"{where}: segment {i} must be an object, got {seg!r}: the header is damaged")
+        name = _plain_name(seg.get("name"), f"the name of segment {i}", where)
+        _count(seg.get("start"), f"the start of segment {name}", where)
+        _count(seg.get("count"), f"the count of segment {name}", where)
+        parts = seg.get("parts")
+        if parts is None:
+            continue
+        if not isinstance(parts, list):
+            raise FormatError(f"{where}: the parts of segment {name} must be a list, got {parts!r}")
+        for pt in parts:
+            if not isinstance(pt, dict):
+                raise FormatError(f"{where}: a part of segment {name} must be an object, got {pt!r}")
+            _plain_name(pt.get("file"), f"a part file of segment {name}", where)
+            _count(pt.get("rows"), f"the rows of {name}/{pt['file']}", where)
+            _count(pt.get("bytes"), f"the bytes of {name}/{pt['file']}", where)
+            if not isinstance(pt.get("xxh3"), str):
+                raise FormatError(
+                    f"{where}: the xxh3 of {name}/{pt['file']} must be a string, got {pt.get('xxh3')!r}"
+                )
+
+
 def _finish_killed_builds(p: Path) -> None:
     """Clean up after index builds of ``p`` that were killed: their temp folders are removed, and
     an old index moved aside by a build killed before the new one took its place is put back."""
@@ -253,6 +308,7 @@ class CorpusIndex:
         for key in ("settings", "count", "segments"):
             if key not in header:
                 raise FormatError(f"{where} has no {key!r}: the header is damaged")
+        _check_fields(header, where)
         return header
 
     @classmethod
