@@ -22,7 +22,9 @@ from neardup.index import HammingIndex
 
 @pytest.fixture
 def index(tmp_path: Path) -> Path:
-    fps = fingerprint_texts([f"第{i}篇：今天天气很好，我们去公园散步。" for i in range(5)], DedupConfig(workers=1))
+    fps = fingerprint_texts(
+        [f"第{i}篇：今天天气很好，我们去公园散步。" for i in range(5)], DedupConfig(workers=1)
+    )
     CorpusIndex.create(tmp_path / "idx", DedupConfig(workers=1), fps)
     return tmp_path / "idx"
 

@@ -95,7 +95,13 @@ def _crash_on_poison(item: tuple[str | None, str | None], extractor: str) -> obj
 def test_dedup_names_the_record_whose_page_kills_the_extractor_twice(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(fpmod, "_read_item", _crash_on_poison)
     recs = [
-        Record(id=f"p{i}", text=None, html=f"<html><body><p>第{i}页的正文内容。</p></body></html>", source="pages.jsonl", line=i + 1)
+        Record(
+            id=f"p{i}",
+            text=None,
+            html=f"<html><body><p>第{i}页的正文内容。</p></body></html>",
+            source="pages.jsonl",
+            line=i + 1,
+        )
         for i in range(40)
     ]
     recs[23].html = "<html><body><p>POISON</p></body></html>"
