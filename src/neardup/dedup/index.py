@@ -244,16 +244,19 @@ def _check_fields(header: dict[str, Any], where: str) -> None:
         if parts is None:
             continue
         if not isinstance(parts, list):
-            raise FormatError(f"{where}: the parts of segment {name} must be a list, got {parts!r}")
+            raise FormatError(
+                f"{where}: the part list of segment {name} is damaged: not a list but {parts!r}"
+            )
+        damaged = f"the part list of segment {name} is damaged:"
         for pt in parts:
             if not isinstance(pt, dict):
-                raise FormatError(f"{where}: a part of segment {name} must be an object, got {pt!r}")
-            _plain_name(pt.get("file"), f"a part file of segment {name}", where)
-            _count(pt.get("rows"), f"the rows of {name}/{pt['file']}", where)
-            _count(pt.get("bytes"), f"the bytes of {name}/{pt['file']}", where)
+                raise FormatError(f"{where}: {damaged} a part must be an object, got {pt!r}")
+            _plain_name(pt.get("file"), f"{damaged} a part's file", where)
+            _count(pt.get("rows"), f"{damaged} the rows of {pt['file']}", where)
+            _count(pt.get("bytes"), f"{damaged} the bytes of {pt['file']}", where)
             if not isinstance(pt.get("xxh3"), str):
                 raise FormatError(
-                    f"{where}: the xxh3 of {name}/{pt['file']} must be a string, got {pt.get('xxh3')!r}"
+                    f"{where}: {damaged} the xxh3 of {pt['file']} must be a string, got {pt.get('xxh3')!r}"
                 )
 
 
