@@ -116,3 +116,19 @@ def test_rows_of_files_made_before_the_checksum_are_read(tmp_path: Path) -> None
     seen = SeenURLs("j", f"sqlite://{db}")
     assert not np.asarray(seen.check_and_add_many(urls)).any()
     seen.close()
+
+
+def test_a_pending_file_left_half_made_by_a_killed_run_is_removed(tmp_path: Path) -> None:
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    (tmp_path / f".neardup-urls-staging-{dead.pid}").write_bytes(b"neardupJ")
+    out = subprocess.run(
+        [*CLI, "urls", "check", "--job", "j", "--store", f"sqlite://{tmp_path}/seen.db"],
+        input="https://a.example/1\n",
+        capture_output=True,
+        text=True,
+        env=_env(),
+        timeout=120,
+    )
+    assert out.returncode == 0 and out.stdout == "https://a.example/1\n", out.stderr
+    assert not [f for f in os.listdir(tmp_path) if f.startswith(".neardup-urls-")]
