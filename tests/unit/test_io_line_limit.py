@@ -71,7 +71,9 @@ try:
         pass
 except InputError as exc:
     print(exc)
-print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024)
+# the peak of this program's memory (VmHWM starts afresh at exec; ru_maxrss may keep the parent's)
+hwm = [line for line in open("/proc/self/status") if line.startswith("VmHWM:")]
+print(int(hwm[0].split()[1]) // 1024 if hwm else resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024)
 """
 
 
