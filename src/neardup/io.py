@@ -200,15 +200,65 @@ def iter_json_objects(path: str | os.PathLike[str]) -> Iterator[tuple[int, dict[
     """
     src = str(path)
     for lineno, raw in _lines(Path(path)):
+        if isinstance(raw, InputError):
+            raise raw
         if raw.strip():
             yield lineno, json_object(raw, src, lineno)
 
 
-def _lines(path: Path) -> Iterator[tuple[int, bytes]]:
-    """(line number, raw line) of a file, gzip or plain; a read error is an InputError."""
+#: the longest input line read (bytes, after decompression); ``NEARDUP_MAX_LINE_BYTES`` overrides it
+MAX_LINE_BYTES = 64 << 20
+
+
+def max_line_bytes() -> int:
+    """The line limit in force: ``NEARDUP_MAX_LINE_BYTES`` (bytes, or with a K/M/G suffix), else
+    :data:`MAX_LINE_BYTES` (64 MiB).
+
+    >>> max_line_bytes() == MAX_LINE_BYTES or "NEARDUP_MAX_LINE_BYTES" in os.environ
+    True
+    """
+    raw = os.environ.get("NEARDUP_MAX_LINE_BYTES", "").strip()
+    if not raw:
+        return MAX_LINE_BYTES
+    scale = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}.get(raw[-1:].upper(), 1)
+    digits = raw[:-1] if scale > 1 else raw
+    if not digits.isdigit() or int(digits) < 1:
+        from neardup.exceptions import ConfigError
+
+        raise ConfigError(f"NEARDUP_MAX_LINE_BYTES must be a positive number of bytes (64M, 1G), got {raw!r}")
+    return int(digits) * scale
+
+
+def _lines(path: Path) -> Iterator[tuple[int, bytes | InputError]]:
+    """(line number, raw line) of a file, gzip or plain; a read error is an InputError.
+
+    A line longer than :func:`max_line_bytes` is never held whole: its place gets an InputError
+    naming the file and line (the rest of the line is read past in bounded pieces, so a caller
+    that skips bad records goes on with the next line).
+    """
+    limit = max_line_bytes()
     try:
         with _open_text(path) as fh:
-            yield from enumerate(fh, 1)
+            lineno = 0
+            while True:
+                raw = fh.readline(limit + 1)
+                if not raw:
+                    return
+                lineno += 1
+                if len(raw) <= limit or (len(raw) == limit + 1 and raw.endswith(b"\n")):
+                    yield lineno, raw
+                    continue
+                yield (
+                    lineno,
+                    InputError(
+                        f"is longer than {limit:,} bytes (a line holds one record); set "
+                        "NEARDUP_MAX_LINE_BYTES to read longer lines",
+                        source=str(path),
+                        line=lineno,
+                    ),
+                )
+                while raw and not raw.endswith(b"\n"):  # skip the rest of it, a piece at a time
+                    raw = fh.readline(1 << 20)
     except (OSError, EOFError) as exc:
         raise InputError(f"cannot read: {exc}", source=str(path)) from None
 
@@ -218,6 +268,9 @@ def _iter_jsonl(
 ) -> Iterator[Record | InputError]:
     src = str(path)
     for lineno, raw in _lines(path):
+        if isinstance(raw, InputError):
+            yield raw
+            continue
         if not raw.strip():
             continue
         try:
@@ -253,6 +306,9 @@ def record_from_obj(
 def _iter_text_lines(path: Path) -> Iterator[Record | InputError]:
     src = str(path)
     for lineno, raw in _lines(path):
+        if isinstance(raw, InputError):
+            yield raw
+            continue
         try:
             text = _decode(raw, src, lineno).strip()
         except InputError as err:

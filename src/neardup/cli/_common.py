@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import functools
+import re
 import sys
 import types
 import typing
@@ -513,8 +514,33 @@ def feedback_options(func: F) -> F:
     return add_options(feedback_option_list)(typing.cast(F, wrapper))
 
 
+_CONTROL = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\udc80-\udcff]")
+
+
+def _escape(m: re.Match[str]) -> str:
+    code = ord(m.group())
+    if 0xDC80 <= code <= 0xDCFF:  # a byte of a file name that is not UTF-8 (surrogateescape)
+        return f"\\x{code - 0xDC00:02x}"
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def printable(text: str, *, lines: bool = False) -> str:
+    r"""``text`` with control characters (escape sequences, bidi overrides, a file name's non-UTF-8
+    bytes) shown as ``\x1b``-style escapes, so a file name cannot drive the terminal; newlines
+    too unless ``lines``. Every message the CLI prints that may hold a path or an input goes
+    through it.
+
+    >>> printable("bad\x1b[2Jname\u202e.txt\n")
+    'bad\\x1b[2Jname\\u202e.txt\\x0a'
+    >>> printable("a\nb", lines=True)
+    'a\nb'
+    """
+    out = _CONTROL.sub(_escape, text)
+    return out if lines else out.replace("\n", "\\x0a")
+
+
 def echo_err(message: str) -> None:
-    click.echo(message, err=True)
+    click.echo(printable(message, lines=True), err=True)
 
 
 def plural(n: int, word: str, many: str | None = None) -> str:

@@ -22,6 +22,7 @@ from neardup.cli._common import (
     min_chars_option,
     output_option,
     plural,
+    printable,
 )
 from neardup.cli.dedup import build_config, engine_options, format_summary
 from neardup.io import ReadStats
@@ -107,7 +108,7 @@ def info_cmd(index_dir: str, as_json: bool, verify: bool) -> None:
         click.echo(orjson.dumps(info).decode())
         return
     st = info["settings"]
-    click.echo(f"{info['path']}: {info['format']} v{info['version']}")
+    click.echo(f"{printable(info['path'])}: {info['format']} v{info['version']}")
     click.echo(
         f"  documents  {info['documents']:,} in {plural(info['segments'], 'segment')}, "
         f"{info['disk_bytes'] / 1e6:.1f} MB"

@@ -94,12 +94,12 @@ def main(argv: list[str] | None = None) -> Any:
         click.echo("neardup: aborted", err=True)
         sys.exit(130)
     except click.ClickException as exc:
-        exc.show()
+        _show_click_error(exc)
         sys.exit(exc.exit_code)
     except NeardupError as exc:
         if debug:
             raise
-        click.echo(f"neardup: error: {exc}", err=True)
+        _error(str(exc))
         sys.exit(2)
     except BrokenPipeError:
         _detach_stdout()
@@ -111,7 +111,7 @@ def main(argv: list[str] | None = None) -> Any:
     except OSError as exc:
         if debug:
             raise
-        click.echo(f"neardup: error: {describe_os_error(exc)}", err=True)
+        _error(describe_os_error(exc))
         _detach_stdout()
         sys.exit(2)
     try:
@@ -120,10 +120,28 @@ def main(argv: list[str] | None = None) -> Any:
         _detach_stdout()
         sys.exit(0)
     except OSError as exc:
-        click.echo(f"neardup: error: {describe_os_error(exc)}", err=True)
+        _error(describe_os_error(exc))
         _detach_stdout()
         sys.exit(2)
     sys.exit(rv if isinstance(rv, int) else 0)
+
+
+def _error(message: str) -> None:
+    """The one line of an error, control characters escaped (a file name cannot drive the terminal)."""
+    from neardup.cli._common import printable
+
+    click.echo(f"neardup: error: {printable(message)}", err=True)
+
+
+def _show_click_error(exc: click.ClickException) -> None:
+    """A usage error as click shows it, control characters of the paths it quotes escaped."""
+    import io
+
+    from neardup.cli._common import printable
+
+    buf = io.StringIO()
+    exc.show(file=buf)
+    click.echo(printable(buf.getvalue(), lines=True), err=True, nl=False)
 
 
 _STREAM_ERRNOS = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO, errno.EPIPE}

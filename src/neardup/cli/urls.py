@@ -26,6 +26,7 @@ from typing import Any, TextIO
 
 import click
 
+from neardup.cli._common import echo_err, printable
 from neardup.exceptions import ConfigError
 
 _STORE_HELP = (
@@ -177,7 +178,7 @@ def check_cmd(
             pending.close()
         seen.close()
     if n_bad:
-        click.echo(f"neardup: skipped {n_bad} malformed URL(s) of {n_in} (first: {first_bad})", err=True)
+        echo_err(f"neardup: skipped {n_bad} malformed URL(s) of {n_in} (first: {printable(first_bad)})")
 
 
 def _canonical(
@@ -259,15 +260,25 @@ class _Pending:
 
     def recover(self, seen: Any) -> None:
         """Forget the URLs of runs that died between record and print (their files are unlocked)."""
+        from neardup._stale import remove_stale
         from neardup.stores.journal import Journal
 
+        remove_stale(self.dir, ".neardup-urls-staging-")  # of runs killed while opening their file
         for f in sorted(self.dir.glob(f"{self.prefix}*")):
-            fd = os.open(f, os.O_RDONLY)
+            try:
+                fd = os.open(f, os.O_RDONLY)
+            except FileNotFoundError:
+                continue  # recovered by another run meanwhile
             try:
                 try:
                     fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
                 except OSError:
-                    continue  # a run that is alive
+                    continue  # a run that is alive, or another run recovering it
+                try:
+                    if os.stat(f).st_ino != os.fstat(fd).st_ino:
+                        continue
+                except FileNotFoundError:
+                    continue  # another run recovered and removed it before we locked it
                 with Journal(f, kind=_PENDING_KIND, create=False) as j:
                     urls = [
                         u
@@ -292,13 +303,19 @@ class _Pending:
                 os.close(fd)
 
     def open(self) -> None:
+        """Create this run's file under another name, lock it, then rename it into place: a file
+        with the recovered prefix is always either locked by a live run or left by a dead one."""
         from neardup.stores.journal import Journal
 
-        self.journal = Journal(self.path, kind=_PENDING_KIND)
+        staging = self.dir / f".neardup-urls-staging-{os.getpid()}"
+        staging.unlink(missing_ok=True)
+        Journal(staging, kind=_PENDING_KIND).close()
+        self.lockfd = os.open(staging, os.O_RDONLY)
+        fcntl.flock(self.lockfd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # nobody else knows this name
+        os.replace(staging, self.path)
+        self.journal = Journal(self.path, kind=_PENDING_KIND, create=False)
         for _ in self.journal.replay():
             pass
-        self.lockfd = os.open(self.path, os.O_RDONLY)
-        fcntl.flock(self.lockfd, fcntl.LOCK_EX | fcntl.LOCK_NB)
 
     def stage(self, canon: list[str]) -> None:
         self.journal.append("\n".join(canon).encode("utf-8", "surrogateescape"), sync=True)

@@ -13,7 +13,7 @@ that uses every core. Memory is bounded by the signatures and a few chunks of te
 
 from __future__ import annotations
 
-import multiprocessing as mp
+import functools
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -22,11 +22,12 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from neardup._workers import WorkerDied, WorkerPool, describe_exit
 from neardup.dedup.config import DedupConfig
 from neardup.exceptions import InputError
 from neardup.io import Record
-from neardup.match import Signatures, page_signatures, read_pages, signatures
-from neardup.match.pages import has_html
+from neardup.match import Signatures, page_signatures, signatures
+from neardup.match.pages import has_html, read_page
 
 __all__ = ["Fingerprints", "fingerprint_records", "fingerprint_texts", "unique_ids"]
 
@@ -55,6 +56,12 @@ class Fingerprints:
 
 
 Item = tuple[str | None, str | None]
+_Where = tuple[str, str, int]  # id, source, line
+
+
+def _read_item(item: Item, extractor: str) -> Any:
+    """One worker step: the page of one (text, html) item."""
+    return read_page(item[0], item[1], extractor)
 
 
 # -------------------------------------------------------------------------------- parent side
@@ -88,18 +95,20 @@ def unique_ids(records: Iterable[Record], policy: str) -> Iterator[Record]:
 
 def _chunks(
     records: Iterable[Record], size: int, ids: list[str], order: list[Any] | None, order_field: str
-) -> Iterator[list[Item]]:
+) -> Iterator[tuple[list[Item], list[_Where]]]:
     chunk: list[Item] = []
+    recs: list[_Where] = []
     for rec in records:
         ids.append(rec.id)
         if order is not None:
             order.append(rec.extra.get(order_field))
         chunk.append((rec.text, rec.html))
+        recs.append((rec.id, rec.source, rec.line))  # for messages
         if len(chunk) >= size:
-            yield chunk
-            chunk = []
+            yield chunk, recs
+            chunk, recs = [], []
     if chunk:
-        yield chunk
+        yield chunk, recs
 
 
 def fingerprint_records(
@@ -110,44 +119,62 @@ def fingerprint_records(
 ) -> Fingerprints:
     """Sign a stream of records; HTML is extracted by ``config.n_workers`` processes.
 
-    ``on_chunk(n)`` is called after each chunk of ``n`` documents (progress).
+    ``on_chunk(n)`` is called after each chunk of ``n`` documents (progress). A worker process that
+    dies (killed, out of memory, a crash in the extractor) is replaced and its pages read again
+    once; when it dies on them twice, an InputError names the record it was reading.
     """
     cfg = config.match
     ids: list[str] = []
     order: list[Any] | None = [] if cfg.keep == "newest" else None
     parts: list[Signatures] = []
     chunks = _chunks(unique_ids(records, config.duplicate_ids), config.chunk_size, ids, order, cfg.keep_field)
-    pool: Any = None
-    pending: deque[tuple[list[Item], Any]] = deque()
+    pool: WorkerPool | None = None
+    pending: deque[tuple[list[Item], list[int] | None]] = deque()
+    owners: dict[int, list[_Where]] = {}  # task -> its records (for the message when a worker dies)
 
-    def finish(items: list[Item], pages: Any) -> None:
-        got = pages.get() if hasattr(pages, "get") else pages
+    def finish(items: list[Item], tasks: list[int] | None) -> None:
+        got: list[Any] | None = None
+        if tasks is not None:
+            assert pool is not None
+            got = []
+            for tid in tasks:
+                got.extend(pool.result(tid))
+                owners.pop(tid, None)
         parts.append(page_signatures(items, cfg, pages=got)[0])
         if on_chunk:
             on_chunk(len(items))
 
     try:
-        for chunk in chunks:
+        for chunk, recs in chunks:
             if config.n_workers <= 1 or not any(has_html(item) for item in chunk):
                 while pending:
                     finish(*pending.popleft())
                 finish(chunk, None)
                 continue
             if pool is None:
-                ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context()
-                pool = ctx.Pool(config.n_workers)
+                pool = WorkerPool(config.n_workers, functools.partial(_read_item, extractor=cfg.extractor))
             step = max(1, len(chunk) // config.n_workers)
-            subs = [chunk[i : i + step] for i in range(0, len(chunk), step)]
-            results = [pool.apply_async(read_pages, (sub, cfg.extractor)) for sub in subs]
-            pending.append((chunk, _Joined(results)))
+            tasks = []
+            for i in range(0, len(chunk), step):
+                tid = pool.submit(chunk[i : i + step])
+                owners[tid] = recs[i : i + step]
+                tasks.append(tid)
+            pending.append((chunk, tasks))
             while len(pending) > 2:  # bounded: a few chunks of text in flight
                 finish(*pending.popleft())
         while pending:
             finish(*pending.popleft())
+    except WorkerDied as exc:
+        doc_id, source, line = owners[exc.task][exc.item]
+        raise InputError(
+            f"record {doc_id!r}: the process extracting its main text died on it twice "
+            f"({describe_exit(exc.exitcode)}); remove the record, or give the run more memory",
+            source=source or None,
+            line=line or None,
+        ) from None
     finally:
         if pool is not None:
-            pool.terminate()
-            pool.join()
+            pool.close()
     if order and all(v is None for v in order):
         raise InputError(
             f"no document has the field {cfg.keep_field!r}, which --keep newest compares; pass "
@@ -156,19 +183,6 @@ def fingerprint_records(
         )
     sigs = Signatures.concat(parts, cfg) if parts else signatures([], cfg)
     return Fingerprints(ids=ids, sigs=sigs, order=order)
-
-
-class _Joined:
-    """Results of several async calls, concatenated."""
-
-    def __init__(self, results: list[Any]) -> None:
-        self.results = results
-
-    def get(self) -> list[Any]:
-        out: list[Any] = []
-        for r in self.results:
-            out.extend(r.get())
-        return out
 
 
 def fingerprint_texts(

@@ -47,9 +47,10 @@ import orjson
 import xxhash
 
 from neardup._deps import require
+from neardup._stale import owner_alive, remove_stale
 from neardup.dedup.config import DedupConfig
 from neardup.dedup.fingerprints import Fingerprints
-from neardup.exceptions import ConfigError, FormatError, StoreError
+from neardup.exceptions import ConfigError, FormatError, InputError, StoreError
 from neardup.io import atomic_write
 from neardup.match import Signatures
 
@@ -227,6 +228,79 @@ def merged_header(
     return out, seg
 
 
+def _count(value: Any, what: str, where: str) -> int:
+    """``value`` as a count (an int >= 0, not a bool or a string), else FormatError."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise FormatError(
+            f"{where}: {what} must be a whole number >= 0, got {value!r}: the header is damaged"
+        )
+    return value
+
+
+def _plain_name(value: Any, what: str, where: str) -> str:
+    """``value`` as a file name inside the index (no folder part, not hidden), else FormatError."""
+    if not isinstance(value, str) or not value or "/" in value or "\\" in value or value.startswith("."):
+        raise FormatError(
+            f"{where}: {what} must be a file name in the index, got {value!r}: the header is damaged"
+        )
+    return value
+
+
+def _check_fields(header: dict[str, Any], where: str) -> None:
+    """Every field of a corpus index header of the expected type and range (FormatError naming it)."""
+    if not isinstance(header["settings"], dict):
+        raise FormatError(
+            f"{where}: 'settings' must be an object, got {header['settings']!r}: the header is damaged"
+        )
+    _count(header["count"], "'count'", where)
+    for key in ("created", "updated"):
+        v = header.get(key)
+        if v is not None and (isinstance(v, bool) or not isinstance(v, int | float)):
+            raise FormatError(f"{where}: {key!r} must be a time in seconds, got {v!r}: the header is damaged")
+    segments = header["segments"]
+    if not isinstance(segments, list):
+        raise FormatError(f"{where}: 'segments' must be a list, got {segments!r}: the header is damaged")
+    for i, seg in enumerate(segments):
+        if not isinstance(seg, dict):
+            raise FormatError(f"{where}: segment {i} must be an object, got {seg!r}: the header is damaged")
+        name = _plain_name(seg.get("name"), f"the name of segment {i}", where)
+        _count(seg.get("start"), f"the start of segment {name}", where)
+        _count(seg.get("count"), f"the count of segment {name}", where)
+        parts = seg.get("parts")
+        if parts is None:
+            continue
+        if not isinstance(parts, list):
+            raise FormatError(
+                f"{where}: the part list of segment {name} is damaged: not a list but {parts!r}"
+            )
+        damaged = f"the part list of segment {name} is damaged:"
+        for pt in parts:
+            if not isinstance(pt, dict):
+                raise FormatError(f"{where}: {damaged} a part must be an object, got {pt!r}")
+            _plain_name(pt.get("file"), f"{damaged} a part's file", where)
+            _count(pt.get("rows"), f"{damaged} the rows of {pt['file']}", where)
+            _count(pt.get("bytes"), f"{damaged} the bytes of {pt['file']}", where)
+            if not isinstance(pt.get("xxh3"), str):
+                raise FormatError(
+                    f"{where}: {damaged} the xxh3 of {pt['file']} must be a string, got {pt.get('xxh3')!r}"
+                )
+
+
+def _finish_killed_builds(p: Path) -> None:
+    """Clean up after index builds of ``p`` that were killed: their temp folders are removed, and
+    an old index moved aside by a build killed before the new one took its place is put back."""
+    remove_stale(p.parent, f".{p.name}.tmp-")
+    old_tag = f".{p.name}.old-"
+    for entry in sorted(p.parent.glob(f"{old_tag}*")):
+        tail = entry.name[len(old_tag) :]
+        if not tail.isdigit() or owner_alive(int(tail), time.time()):  # its mtime is the old build's
+            continue
+        if p.exists():
+            shutil.rmtree(entry, ignore_errors=True)
+        else:
+            os.replace(entry, p)
+
+
 class CorpusIndex:
     """A corpus index directory (see the module doc).
 
@@ -263,6 +337,7 @@ class CorpusIndex:
         for key in ("settings", "count", "segments"):
             if key not in header:
                 raise FormatError(f"{where} has no {key!r}: the header is damaged")
+        _check_fields(header, where)
         return header
 
     @classmethod
@@ -382,11 +457,18 @@ class CorpusIndex:
     ) -> CorpusIndex:
         """Write a new index holding ``fps`` (atomically: a temp directory renamed into place)."""
         p = Path(path)
+        if os.path.abspath(p).startswith(("/dev/", "/proc/")) or (p.exists() and not p.is_dir()):
+            raise InputError(
+                "an index is a directory of files; name a new directory (not a file or a device)",
+                source=str(p),
+            )
         if p.exists() and any(p.iterdir()):
             if not overwrite:
                 raise ConfigError(f"{p} exists and is not empty; pick a new directory or pass --force")
             if not (p / HEADER).is_file():
                 raise ConfigError(f"{p} is not a corpus index; refusing to overwrite it")
+        p.parent.mkdir(parents=True, exist_ok=True)
+        _finish_killed_builds(p)
         tmp = p.parent / f".{p.name}.tmp-{os.getpid()}"
         shutil.rmtree(tmp, ignore_errors=True)
         tmp.mkdir(parents=True)
@@ -401,7 +483,7 @@ class CorpusIndex:
                 "updated": time.time(),
             }
             ix = cls(tmp, header)
-            ix._write_segment(fps)
+            ix._write_segment(fps, where=p)
             if p.exists():
                 old = p.parent / f".{p.name}.old-{os.getpid()}"
                 os.replace(p, old)
@@ -496,10 +578,21 @@ class CorpusIndex:
             finally:
                 fcntl.flock(fh, fcntl.LOCK_UN)
 
-    def _write_segment(self, fps: Fingerprints) -> dict[str, Any]:
+    def _write_segment(self, fps: Fingerprints, *, where: Path | None = None) -> dict[str, Any]:
+        """Write ``fps`` as a new segment; an OSError without a path names ``where`` (the index the
+        user gave) rather than no file at all (pyarrow's write errors carry no path)."""
+        try:
+            return self._write_segment_unnamed(fps)
+        except OSError as exc:
+            if exc.filename is not None:
+                raise
+            raise OSError(exc.errno, exc.strerror or str(exc), str(where or self.path)) from None
+
+    def _write_segment_unnamed(self, fps: Fingerprints) -> dict[str, Any]:
         pq = _pq()
         start = len(self)
         name = segment_name(self.header)
+        remove_stale(self.path, ".", ".tmp-")  # segments of merges that were killed
         tmp = self.path / f".{name}.tmp-{os.getpid()}"
         shutil.rmtree(tmp, ignore_errors=True)
         tmp.mkdir(parents=True)

@@ -18,7 +18,6 @@ import sys
 import threading
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from itertools import chain, repeat
 from typing import Any
 
@@ -425,9 +424,17 @@ def _parallel(hasher: SimHasher, docs: list[str], workers: int) -> np.ndarray:
         if "forkserver" in methods
         else "spawn"
     )
-    chunks = [docs[i : i + _CHUNK] for i in range(0, len(docs), _CHUNK)]
-    with ProcessPoolExecutor(workers, mp_context=ctx, initializer=_init_worker, initargs=(hasher,)) as pool:
-        parts = list(pool.map(_work, chunks))
+    from neardup._workers import WorkerDied, WorkerPool
+
+    # supervised workers: one that dies is replaced and its chunk hashed again, never waited on
+    with WorkerPool(workers, _work, context=ctx, initializer=_init_worker, initargs=(hasher,)) as pool:
+        tasks = [pool.submit([docs[i : i + _CHUNK]]) for i in range(0, len(docs), _CHUNK)]
+        try:
+            parts = [pool.result(t)[0] for t in tasks]
+        except WorkerDied as exc:
+            lo = exc.task * _CHUNK
+            what = f"texts {lo}-{min(lo + _CHUNK, len(docs)) - 1}"
+            raise WorkerDied(exc.task, exc.item, exc.exitcode, what=what) from None
     return np.concatenate(parts) if parts else np.empty(0, np.uint64)
 
 

@@ -159,6 +159,44 @@ def read_header(path: str | os.PathLike[str]) -> dict[str, Any]:
     return header
 
 
+def _check_fields(header: Any, p: Path) -> None:
+    """The header's fields of the expected types and ranges, so a crafted header (whose checksum
+    was recomputed) is one FormatError, not a traceback."""
+
+    def bad(what: str, value: Any) -> FormatError:
+        return FormatError(f"{p}: index header field {what} is {value!r}: the header is damaged")
+
+    def count(value: Any) -> bool:
+        return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+    if not isinstance(header, dict):
+        raise bad("(the whole header)", type(header).__name__)
+    if not count(header.get("count")):
+        raise bad("count", header.get("count"))
+    if not isinstance(header.get("metadata") or {}, dict):
+        raise bad("metadata", header.get("metadata"))
+    if not isinstance(header.get("layout_params", {}), dict):
+        raise bad("layout_params", header.get("layout_params"))
+    specs = header.get("arrays", {})
+    if not isinstance(specs, dict):
+        raise bad("arrays", specs)
+    for name, spec in specs.items():
+        if not isinstance(spec, dict):
+            raise bad(f"arrays.{name}", spec)
+        for key in ("offset", "nbytes"):
+            if not count(spec.get(key)):
+                raise bad(f"arrays.{name}.{key}", spec.get(key))
+        shape = spec.get("shape")
+        if not isinstance(shape, list) or not all(count(d) for d in shape):
+            raise bad(f"arrays.{name}.shape", shape)
+        if not isinstance(spec.get("xxh3"), str):
+            raise bad(f"arrays.{name}.xxh3", spec.get("xxh3"))
+        try:
+            np.dtype(spec.get("dtype"))
+        except TypeError:
+            raise bad(f"arrays.{name}.dtype", spec.get("dtype")) from None
+
+
 def open_index(path: str | os.PathLike[str], *, verify: bool = True) -> HammingIndex:
     """Open a file written by :func:`save_index`; arrays are memory-mapped read-only."""
     from neardup.index.codec import CompressedSegment
@@ -166,6 +204,7 @@ def open_index(path: str | os.PathLike[str], *, verify: bool = True) -> HammingI
 
     p = Path(path)
     header = read_header(p)
+    _check_fields(header, p)
     try:
         design = Design.parse(header["blocks"], bits=header["bits"], max_distance=header["max_distance"])
     except Exception as exc:

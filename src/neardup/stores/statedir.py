@@ -101,7 +101,9 @@ class StateDir:
 
     def open(self, settings: dict[str, Any]) -> Journal:
         """Lock the directory, check or write its header, and open its journal."""
-        self.path.mkdir(parents=True, exist_ok=True)
+        if not self.path.is_dir():
+            self.path.mkdir(parents=True, exist_ok=True)
+            _fsync_dir(self.path.parent)  # the new directory's entry survives a power cut
         self._lock()
         try:
             if self.header.exists():
@@ -166,6 +168,13 @@ class StateDir:
         left = [f.name for f in self.derived if f.exists()]
         if self.journal_path.exists() and self.journal_path.stat().st_size > empty:
             left.append(self.journal_path.name)
+        if not left:
+            # a creation that was cut short (a crash before the header, the commit point, was
+            # written) left at most an empty journal and temp files: start it over
+            for name in (self.journal_path.name, self.header.name):
+                for tmp in self.path.glob(f".{name}.*.tmp"):
+                    tmp.unlink(missing_ok=True)
+            self.journal_path.unlink(missing_ok=True)
         if left:
             raise FormatError(
                 f"{self.header} is missing but {self.path} holds a state ({', '.join(sorted(left))}): "
@@ -198,3 +207,11 @@ class StateDir:
         if self._lockfd is not None:
             os.close(self._lockfd)
             self._lockfd = None
+
+
+def _fsync_dir(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)

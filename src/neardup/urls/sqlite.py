@@ -33,11 +33,13 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+import struct
 import time
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+import xxhash
 
 from neardup.exceptions import ConfigError, FormatError, StoreError
 from neardup.stores._url import StoreURL
@@ -75,6 +77,19 @@ def _blob(hashes: np.ndarray[Any, Any]) -> bytes:
 
 def _hashes(blob: bytes) -> np.ndarray[Any, Any]:
     return np.frombuffer(blob, dtype="<u8").astype(np.uint64, copy=False)
+
+
+def _row_sum(job: int, kind: int, stamp: int, blob: bytes) -> int:
+    """xxh3 of a log row's fields, as SQLite's signed 64-bit integer."""
+    digest = xxhash.xxh3_64_intdigest(struct.pack("<qqq", job, kind, stamp) + bytes(blob))
+    return digest - (1 << 64) if digest >= 1 << 63 else digest
+
+
+def _damaged(path: Path, what: str) -> str:
+    return (
+        f"the seen-store {path} is damaged ({what}); restore it from a backup, or start a new store "
+        "(its jobs will see every URL as new once)"
+    )
 
 
 def migrate_v1(path: str | Path) -> int:
@@ -174,11 +189,33 @@ class SqliteSeenStore:
                     f"{_V1} and {_VERSION}"
                 )
             conn.executescript(_SCHEMA if version == _VERSION else _SCHEMA_V1)
+            if version == _VERSION:
+                self._add_sum_column(conn)
+            bad = [r[0] for r in conn.execute("PRAGMA quick_check(3)")]
         except sqlite3.DatabaseError as exc:
+            if "malformed" in str(exc) or "not a database" in str(exc):
+                raise FormatError(_damaged(self.path, str(exc))) from None
             raise StoreError(f"cannot open the seen-store {self.path}: {exc}") from exc
+        if bad != ["ok"]:
+            conn.close()
+            raise FormatError(_damaged(self.path, "; ".join(bad)))
         self.version = int(version)
         self._conn: sqlite3.Connection | None = conn
         self._conn_pid = os.getpid()
+
+    @staticmethod
+    def _add_sum_column(conn: sqlite3.Connection) -> None:
+        """Give the log its checksum column (files made before it had none; their rows stay unsummed)."""
+        if any(r[1] == "sum" for r in conn.execute("PRAGMA table_info(log)")):
+            return
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            if not any(r[1] == "sum" for r in conn.execute("PRAGMA table_info(log)")):
+                conn.execute("ALTER TABLE log ADD COLUMN sum INTEGER")
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
 
     @property
     def conn(self) -> sqlite3.Connection:
@@ -214,9 +251,15 @@ class SqliteSeenStore:
             self._reset_cache()
             self._cache_key = (jid, created)
         table = self._table
-        for rid, kind, stamp, blob in conn.execute(
-            "SELECT id, kind, stamp, hashes FROM log WHERE job=? AND id>? ORDER BY id", (jid, self._seen_id)
+        for rid, kind, stamp, blob, total in conn.execute(
+            "SELECT id, kind, stamp, hashes, sum FROM log WHERE job=? AND id>? ORDER BY id",
+            (jid, self._seen_id),
         ):
+            if total is not None and total != _row_sum(jid, kind, stamp, blob):
+                self._reset_cache()
+                raise FormatError(
+                    _damaged(self.path, f"log row {rid} of job {self.job_name!r} does not match its checksum")
+                )
             if kind == _ADD:
                 table.record(_hashes(blob), int(stamp))
             else:
@@ -226,8 +269,10 @@ class SqliteSeenStore:
     def _append(
         self, conn: sqlite3.Connection, jid: int, kind: int, stamp: int, hashes: np.ndarray[Any, Any]
     ) -> None:
+        blob = _blob(hashes)
         cur = conn.execute(
-            "INSERT INTO log(job, kind, stamp, hashes) VALUES (?, ?, ?, ?)", (jid, kind, stamp, _blob(hashes))
+            "INSERT INTO log(job, kind, stamp, hashes, sum) VALUES (?, ?, ?, ?, ?)",
+            (jid, kind, stamp, blob, _row_sum(jid, kind, stamp, blob)),
         )
         self._seen_id = int(cur.lastrowid or 0)  # the newest row (we hold the write lock): the table has it
 
