@@ -80,7 +80,7 @@ class MatchConfig:
     adds_slack: int = 10
     contained_adds_share: float = 0.25  # what a contained copy may add (an intro line, a dateline)
     adds_cap: int = 150  # ... in characters at most (what a removal may cost a reader)
-    fuller_margin: float = 4.0  # the fuller copy adds this many times more than the contained one
+    fuller_margin: float = 2.0  # the fuller copy adds this many times more than the contained one
     contained_share: float | None = None
     passage_min: int = 50
     shared_min: int = 40  # text both sides share, at the least, to be one document

@@ -133,9 +133,10 @@ def _is_cjk_numeral(cp: int) -> bool:  # pragma: no cover - 〇一二三四五�
 
 
 @njit(cache=True, inline="always")
-def _is_occasion_unit(tok: np.uint64) -> bool:  # pragma: no cover - 年 月 日 号 届 次 期
+def _is_occasion_unit(tok: np.uint64) -> bool:  # pragma: no cover - 年 月 日 号 届 次 期 周
     return bool(
-        tok == _mix(np.uint64(0x5E74) + _P)
+        tok == _mix(np.uint64(0x5468) + _P)
+        or tok == _mix(np.uint64(0x5E74) + _P)
         or tok == _mix(np.uint64(0x6708) + _P)
         or tok == _mix(np.uint64(0x65E5) + _P)
         or tok == _mix(np.uint64(0x53F7) + _P)
@@ -212,7 +213,7 @@ def _one(
     ntok[d] = nt
     # the text profile: each token's hash (29 bits), whether it is a CJK character (the top bit),
     # whether it is a number that names an occasion (bit 30: a year, a date, an edition or session
-    # number: digits before 年 月 日 号 届 次 期, or after 第), which a template's next story changes,
+    # number: digits before 年 月 日 号 届 次 期 周, or after 第), which a template's next story changes,
     # and whether it sits on a quoted line (bit 29)
     for t in range(nt):
         v = np.uint32(toks[t] >> np.uint64(35)) | (np.uint32(0x80000000) if cjks[t] else np.uint32(0))

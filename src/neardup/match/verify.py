@@ -266,7 +266,7 @@ def decide_text(kd: int, ev: np.ndarray, same_layout: bool, th: np.ndarray) -> i
     ua, ub, ta, tb, passage, _, repeated, _, occasion, qa, qb, _, _ = ev
     adds_share, adds_slack, contained_share, passage_min, repeats, report = th[6:12]
     loose_share, adds_cap, margin = th[15], th[16], th[17]
-    template = (repeats > 0 and repeated >= repeats) or (occasion > 0 and th[18] > 0)
+    template = repeats > 0 and repeated >= repeats
     merge = UNIQUE
     if min(ta - ua, tb - ub) < min(th[14], 0.75 * max(ta, tb)):
         pass  # too little shared text to be one document (a slogan, a stock line)
@@ -274,6 +274,9 @@ def decide_text(kd: int, ev: np.ndarray, same_layout: bool, th: np.ndarray) -> i
         pass  # one side quotes what they share (a reply and its parent): two documents
     elif ua <= adds_share * ta + adds_slack and ub <= adds_share * tb + adds_slack:
         merge = NEAR
+        # another year, date or edition on both sides of texts that otherwise agree: the next
+        # occasion told on one template (a fuller copy's own dates say nothing of the kind)
+        template = template or (occasion > 0 and th[18] > 0)
     elif _contained(
         ua, ta, ub, tb, loose_share, adds_slack, adds_cap, margin, contained_share, passage_min
     ) or _contained(ub, tb, ua, ta, loose_share, adds_slack, adds_cap, margin, contained_share, passage_min):

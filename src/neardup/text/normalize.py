@@ -56,6 +56,9 @@ _CN_NUMBER = re.compile(
 # an Arabic number times 万 or 亿 ("1.5万"), and digit groups split by commas ("15,000")
 _SCALED = re.compile(r"(\d+(?:\.\d+)?)([万亿]+)")
 _GROUPED = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
+_ORDINAL = re.compile(
+    r"(?<=第)[〇零一二两三四五六七八九十百千]+|[〇零一二两三四五六七八九十百千]+(?=[次届期])"
+)
 _ANY_NUMBER = re.compile(r"[0-9〇零一二两三四五六七八九十百千万亿]")
 
 
@@ -79,7 +82,8 @@ def numbers_as_digits(text: str) -> str:
     """Numbers written another way read as one: Chinese numerals with a place unit and four-digit
     years in Chinese numerals become digits, "1.5万" becomes "15000", "15,000" becomes "15000".
 
-    Numerals without a place unit stay (一些, 统一 and 万一 are words, not numbers).
+    Ordinals and session numbers (第三次, 十四届, 三次会议) become digits too. Other numerals without a place unit stay (一些,
+    统一 and 万一 are words, not numbers).
 
     >>> numbers_as_digits("二〇二〇年，全年增长十五万人，达到1.5万亿元，即15,000亿元")
     '2020年，全年增长150000人，达到1500000000000元，即1500000000000元'
@@ -102,6 +106,7 @@ def numbers_as_digits(text: str) -> str:
         v = _cn_value(s)
         return s if v is None else str(v)
 
+    text = _ORDINAL.sub(lambda m: str(_cn_value(m.group(0))), text)
     return _SCALED.sub(scaled, _CN_NUMBER.sub(chinese, text))
 
 
