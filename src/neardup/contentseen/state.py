@@ -151,7 +151,11 @@ class DocState:
             root.members.append(doc.id)
         merged = doc.kind in JOINING and doc.root in self._row_of
         row = len(self.rows)
-        self.engine.record(sig, np.array([self._row_of[doc.root] if merged else row], np.int64))
+        self.engine.record(
+            sig,
+            np.array([self._row_of[doc.root] if merged else row], np.int64),
+            np.array([merged and doc.kind == "supersedes"]),
+        )
         self.simhash.add(row, int(sig.simhash[0]))
         self.rows.append(doc.id)
         self._row_of[doc.id] = row

@@ -21,7 +21,8 @@ IdPolicy = Literal["error", "suffix"]
 #: the ``kind`` of an output line: a cluster's kept document is "unique" (alone) or "first"; the
 #: others are what the engine found (exact, content, near, contained) against the cluster's first
 #: document, and that first document is "superseded" when the keep rule (fuller, longest, newest)
-#: keeps another copy; partial, layout and template copies stay alone; "indexed": the corpus index already holds this document
+#: keeps another copy, and the kept fuller copy that contains it "supersedes"; partial, layout and
+#: template copies stay alone; "indexed": the corpus index already holds this document
 #: under the same id
 ROW_KINDS: tuple[str, ...] = (
     "unique",
@@ -30,6 +31,7 @@ ROW_KINDS: tuple[str, ...] = (
     "content",
     "near",
     "contained",
+    "supersedes",
     "superseded",
     "partial",
     "layout",

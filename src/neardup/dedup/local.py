@@ -94,6 +94,8 @@ class DedupResult:
                 row["kind"] = (
                     MATCH_KINDS[k]
                     if k in _RELATED
+                    else "supersedes"  # a fuller copy that contains the cluster's first document
+                    if k == CONTAINED and keeper != rep[node]
                     else "first"
                     if members[node] or k in _MERGING
                     else "unique"

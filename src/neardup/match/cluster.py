@@ -219,6 +219,10 @@ def assign_one(
             verified += 1
             kd, s, ca, cb, c, a, same_layout, ev = _verify(j, target, sig, rule, tab)
             via = target
+            if kd == CONTAINED and ev[0] > ev[1] and (second or sup[rep[target]] != 0):
+                # j contains the cluster's copy and adds to it, but a fuller copy already holds the
+                # cluster: two fuller texts (two replies to one message) are two documents
+                kd = PARTIAL if ev[4] >= th[9] else UNIQUE
             if not second and kd not in (EXACT, CONTENT, NEAR, CONTAINED):
                 x = nxt[target]
                 left = member_checks
@@ -229,16 +233,13 @@ def assign_one(
                         verified += 1
                         r = _verify(j, x, sig, rule, tab)
                         if r[0] in (EXACT, CONTENT) or (
-                            r[0] in (NEAR, CONTAINED) and (r[7][2] > 0 or r[1] >= th[0])
+                            (r[0] == NEAR or (r[0] == CONTAINED and r[7][0] <= r[7][1]))
+                            and (r[7][2] > 0 or r[1] >= th[0])
                         ):
                             kd, s, ca, cb, c, a, same_layout, ev = r
                             via = x
                             break
                     x = nxt[x]
-            if kd == CONTAINED and ev[0] > ev[1] and (sup[rep[target]] != 0 or via != rep[target]):
-                # j contains the cluster's copy and adds to it, but a fuller copy already holds the
-                # cluster: two fuller texts (two replies to one message) are two documents
-                kd = PARTIAL if ev[4] >= th[9] else UNIQUE
             merging = kd in (EXACT, CONTENT, NEAR, CONTAINED)
             if target != rep[target]:
                 # not a representative: only a partial or layout relation may be reported

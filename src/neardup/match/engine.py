@@ -410,9 +410,10 @@ class EngineState:
             )
         )
 
-    def record(self, sigs: Signatures, reps: I64) -> None:
+    def record(self, sigs: Signatures, reps: I64, fuller: npt.NDArray[np.bool_] | None = None) -> None:
         """Record documents whose clusters are already known (a journal being replayed): ``reps``
-        are their representatives' rows (their own row for a representative)."""
+        are their representatives' rows (their own row for a representative); ``fuller`` marks the
+        documents that joined as the fuller copy of their cluster's text (``contained``)."""
         m = len(sigs)
         j0 = self.n
         self._rows(j0 + m)
@@ -421,6 +422,8 @@ class EngineState:
             getattr(self.sigs, name)[j0 : j0 + m] = getattr(sigs, name)
         self._put_profiles(sigs, j0)
         self.rep[j0 : j0 + m] = reps
+        if fuller is not None:
+            self.sup[np.asarray(reps)[np.asarray(fuller, np.bool_)]] = 1
         sig, tab = self.sigs.columns(), self.tables()
         cfg = self.config
         rule = (

@@ -142,7 +142,8 @@ def test_everysec_syncs_in_the_background_at_most_once_a_second(tmp_path: Path) 
         flusher = cs._state.flusher
         assert flusher is not None and flusher.running
         elapsed = time.monotonic() - began
-        assert 1 <= flusher.syncs <= elapsed + 1  # one fsync a second at most, shared by many adds
+        # one fsync a second at most, shared by many adds (one more may be running as the clock is read)
+        assert 1 <= flusher.syncs <= elapsed + 2
     assert not flusher.running  # close stopped the thread
     assert not [t for t in threading.enumerate() if t.name.startswith("neardup-flush")]
 

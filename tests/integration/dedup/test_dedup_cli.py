@@ -93,8 +93,11 @@ def test_index_build_info_against_and_merge(tmp_path: Path, docs: list[dict[str,
     # the documents already indexed are neither clusters nor exact duplicates in the summary
     dups = len(again) - indexed
     assert f"{plural(len(again), 'document')}, " in err and f"kept 0, duplicates {dups} (" in err
-    by_kind = {k: sum(r["kind"] == k for r in again) for k in ("exact", "content", "near")}
-    assert f"(exact {by_kind['exact']}, content {by_kind['content']}, near {by_kind['near']})" in err
+    by_kind = {k: sum(r["kind"] == k for r in again) for k in ("exact", "content", "near", "contained")}
+    assert (
+        f"(exact {by_kind['exact']}, content {by_kind['content']}, near {by_kind['near']}, "
+        f"contained {by_kind['contained']})"
+    ) in err
     assert f"{indexed} documents already in the index under the same id" in err
 
 

@@ -209,7 +209,7 @@ def test_bad_jsonl_lines_are_named_by_their_line_across_splits_or_skipped_and_co
     err = fails("spark", "dedup", str(src), "--out", str(tmp_path / "s.jsonl"), "--partitions", "3")
     assert isinstance(err, InputError) and str(err) == str(local) == f"{src}:48: is not valid JSON"
     stderr = run("spark", "dedup", str(src), "--out", str(tmp_path / "s.jsonl"), "--skip-bad")
-    assert f"skipped 1 bad records (first: {src}:48: is not valid JSON)" in stderr
+    assert "skipped 1 record" in stderr and f"first: {src}:48: is not valid JSON)" in stderr
     assert len(parts_text(tmp_path / "s.jsonl").splitlines()) == 59
 
     truncated = tmp_path / "t.jsonl.gz"

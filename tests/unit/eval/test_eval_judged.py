@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from neardup.eval.judged import LABELS, JudgedPair, judge_pairs, load_judged, rates, read_texts
+from neardup.match import MatchConfig
 
 JUDGED = Path(__file__).resolve().parents[2] / "data" / "judged"
 CORPUS = {
@@ -50,3 +51,24 @@ def test_merge_rates_per_label_on_the_judged_real_pairs(data_dir: Path) -> None:
     assert got["different"]["rate"] <= 0.03, got
     assert got["related"]["rate"] <= 0.14, got
     assert got["template"]["rate"] <= 0.14, got
+
+
+@pytest.mark.slow
+def test_strictness_and_profile_move_the_decisions_on_the_judged_pairs(data_dir: Path) -> None:
+    pairs = load_judged(JUDGED / "zh-xwlb.tsv") + load_judged(JUDGED / "zh-rmrb-xwlb-2020.cross.tsv")
+    texts = read_texts(data_dir / "zh-xwlb.jsonl.gz", {x for p in pairs for x in (p.id_a, p.id_b)})
+    texts.update(
+        read_texts(data_dir / "zh-rmrb-xwlb-2020.jsonl.gz", {x for p in pairs for x in (p.id_a, p.id_b)})
+    )
+
+    def merged(**knob: object) -> dict[str, int]:
+        out: dict[str, int] = defaultdict(int)
+        for r in judge_pairs(pairs, texts, MatchConfig(**knob)):  # type: ignore[arg-type]
+            out[r["pair"].label] += int(r["merged"])
+        return out
+
+    loose, calibrated, strict = merged(strictness=0.0), merged(), merged(strictness=1.0)
+    assert loose["same"] >= calibrated["same"] >= strict["same"]
+    assert sum(loose.values()) > sum(strict.values())
+    # the corpus profile calls a template of another occasion the same text
+    assert merged(profile="corpus")["template"] >= calibrated["template"]
