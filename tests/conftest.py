@@ -15,6 +15,9 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA_DIR = Path(os.environ.get("NEARDUP_DATA", ROOT.parent / "shared" / "data"))
+# a cold kernel cache prints a notice on a CLI's stderr; tests that read stderr line by line do not
+# expect it (the feedback tests ask for it explicitly)
+os.environ.setdefault("NEARDUP_COMPILE_NOTICE", "0")
 
 
 def _drop_stale_kernel_caches(src: Path) -> None:

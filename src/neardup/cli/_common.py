@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import functools
+import os
 import re
 import sys
 import types
@@ -322,7 +323,8 @@ class Feedback:
             tuple(inputs),
             enabled=enabled,
             delay=0.0 if self.progress else PROGRESS_DELAY,
-            announce_compiling=not self.quiet,
+            # NEARDUP_COMPILE_NOTICE=0 silences the first run's notice (test suites reading stderr)
+            announce_compiling=not self.quiet and os.environ.get("NEARDUP_COMPILE_NOTICE", "1") != "0",
         )
 
     def summary(self, message: str) -> None:

@@ -128,7 +128,12 @@ def test_compile_notice_fires_once_when_numba_compiles() -> None:
 
 @pytest.mark.slow
 def test_a_cold_kernel_cache_is_announced_once_and_a_warm_one_not(corpus: Path, tmp_path: Path) -> None:
-    env = {**_env(), "NUMBA_CACHE_DIR": str(tmp_path / "numba-cache"), "NEARDUP_JIT": "always"}
+    env = {
+        **_env(),
+        "NUMBA_CACHE_DIR": str(tmp_path / "numba-cache"),
+        "NEARDUP_JIT": "always",
+        "NEARDUP_COMPILE_NOTICE": "1",
+    }
     args = _cmd("dedup", str(corpus), "-o", str(tmp_path / "o.jsonl"), "-j", "1")
     cold = subprocess.run(args, capture_output=True, text=True, env=env, timeout=1200, check=False)
     assert cold.returncode == 0, cold.stderr
