@@ -281,6 +281,9 @@ def decide_text(kd: int, ev: np.ndarray, same_layout: bool, th: np.ndarray) -> i
         ua, ta, ub, tb, loose_share, adds_slack, adds_cap, margin, contained_share, passage_min
     ) or _contained(ub, tb, ua, ta, loose_share, adds_slack, adds_cap, margin, contained_share, passage_min):
         merge = CONTAINED
+        # two short notices of one series (another day's title and date): the fuller adds little
+        # more than the other, and each names an occasion the other lacks
+        template = template or (occasion > 0 and th[18] > 0 and max(ua, ub) <= 3 * min(ua, ub) + 100)
     if merge != UNIQUE:
         if not template:
             return merge
