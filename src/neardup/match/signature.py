@@ -156,15 +156,12 @@ def _one(
     k: int,
     m: int,
     d: int,
-    content: np.ndarray,
-    simhash: np.ndarray,
-    size: np.ndarray,
-    ntok: np.ndarray,
-    sketch: np.ndarray,
-    nums: np.ndarray,
-    prof: np.ndarray,
-    base: int,
+    out: tuple[np.ndarray, ...],
 ) -> None:  # pragma: no cover
+    """Document ``d`` (code points ``lo:hi``) into the ``_outputs`` arrays; its profile goes to the
+    profile buffer from ``lo + d`` on (a document has at most one token per code point, plus one)."""
+    content, simhash, size, ntok, sketch, nums, prof = out
+    base = lo + d
     toks = np.empty(hi - lo + 1, np.uint64)
     cjks = np.zeros(hi - lo + 1, np.bool_)
     numeric = np.zeros(hi - lo + 1, np.int8)  # 1: digits, 2: a Chinese numeral
@@ -282,7 +279,8 @@ def _one(
 
 
 @njit(cache=True, nogil=True)
-def _outputs(nd: int, k: int, m: int) -> tuple[np.ndarray, ...]:  # pragma: no cover
+def _outputs(nd: int, k: int, m: int, ncp: int) -> tuple[np.ndarray, ...]:  # pragma: no cover
+    """content, simhash, size, tokens, sketch, numbers, and the profile buffer (``ncp`` code points)."""
     return (
         np.zeros(nd, np.uint64),
         np.zeros(nd, np.uint64),
@@ -290,6 +288,7 @@ def _outputs(nd: int, k: int, m: int) -> tuple[np.ndarray, ...]:  # pragma: no c
         np.zeros(nd, np.int32),
         np.full((nd, k), np.uint32(0xFFFFFFFF), np.uint32),
         np.full((nd, max(m, 1)), np.uint64(0xFFFFFFFFFFFFFFFF), np.uint64),
+        np.empty(ncp + nd, np.uint32),
     )
 
 
@@ -301,28 +300,10 @@ def _signature_kernel(
     cps: np.ndarray, offsets: np.ndarray, table: np.ndarray, n: int, k: int, m: int
 ) -> tuple[np.ndarray, ...]:  # pragma: no cover
     nd = offsets.shape[0] - 1
-    content, simhash, size, ntok, sketch, nums = _outputs(nd, k, m)
-    prof = np.empty(cps.shape[0] + nd, np.uint32)
+    out = _outputs(nd, k, m, cps.shape[0])
     for d in prange(nd):
-        _one(
-            cps,
-            offsets[d],
-            offsets[d + 1],
-            table,
-            n,
-            k,
-            m,
-            d,
-            content,
-            simhash,
-            size,
-            ntok,
-            sketch,
-            nums,
-            prof,
-            offsets[d] + d,
-        )
-    return content, simhash, size, ntok, sketch, nums, prof
+        _one(cps, offsets[d], offsets[d + 1], table, n, k, m, d, out)
+    return out
 
 
 @njit(cache=True, nogil=True)
@@ -330,28 +311,10 @@ def _signature_kernel_serial(
     cps: np.ndarray, offsets: np.ndarray, table: np.ndarray, n: int, k: int, m: int
 ) -> tuple[np.ndarray, ...]:  # pragma: no cover
     nd = offsets.shape[0] - 1
-    content, simhash, size, ntok, sketch, nums = _outputs(nd, k, m)
-    prof = np.empty(cps.shape[0] + nd, np.uint32)
+    out = _outputs(nd, k, m, cps.shape[0])
     for d in range(nd):
-        _one(
-            cps,
-            offsets[d],
-            offsets[d + 1],
-            table,
-            n,
-            k,
-            m,
-            d,
-            content,
-            simhash,
-            size,
-            ntok,
-            sketch,
-            nums,
-            prof,
-            offsets[d] + d,
-        )
-    return content, simhash, size, ntok, sketch, nums, prof
+        _one(cps, offsets[d], offsets[d + 1], table, n, k, m, d, out)
+    return out
 
 
 @njit(cache=True, nogil=True)
