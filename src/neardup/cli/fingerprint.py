@@ -281,9 +281,10 @@ def _looks_like_html(text: str) -> bool:
 def compare_cmd(a: str, b: str, as_html: bool | None, as_json: bool) -> None:
     """Compare two texts or files with the match engine: the verdict ``neardup dedup`` and
     ContentSeen give B against A, and why (similarity, containment both ways, conflicting numbers,
-    shared passage, SimHash distance)."""
+    shared passage, what each text adds to the other with its longest added passages, SimHash
+    distance)."""
     from neardup.match import MatchConfig, compare_texts, page_signatures
-    from neardup.match.explain import differing_numbers, shared_passage
+    from neardup.match.explain import added_spans, differing_numbers, shared_passage
 
     cfg = MatchConfig()
     text_a, src_a = _read_arg(a)
@@ -303,6 +304,12 @@ def compare_cmd(a: str, b: str, as_html: bool | None, as_json: bool) -> None:
         "is_duplicate": ev.is_duplicate,
         **ev.to_dict(),
         "shared_passage": shared_passage(main[1], main[0]),
+        "a_adds": added_spans(
+            main[0], main[1], window_cjk=cfg.text_window_cjk, window_latin=cfg.text_window_latin
+        ),
+        "b_adds": added_spans(
+            main[1], main[0], window_cjk=cfg.text_window_cjk, window_latin=cfg.text_window_latin
+        ),
         "numbers_only_in_a": only_a,
         "numbers_only_in_b": only_b,
         "simhash_a": f"{int(sigs.simhash[0]):016x}",
@@ -322,6 +329,14 @@ def compare_cmd(a: str, b: str, as_html: bool | None, as_json: bool) -> None:
         )
     click.echo(f"simhash       {result['simhash_a']}  {result['simhash_b']}  distance {ev.hamming}")
     click.echo(f"shared        {result['shared_passage'] or 'no whole sentence'}")
+    if ev.adds is not None:
+        click.echo(f"passage       {ev.passage} characters shared in one run")
+        for name, n, spans in (
+            ("A adds", ev.adds[1], result["a_adds"]),
+            ("B adds", ev.adds[0], result["b_adds"]),
+        ):
+            shown = "  ".join(f"«{s}»" for s in spans[:3]) if spans else "nothing"
+            click.echo(f"{name:<14}{n} characters: {shown}")
 
 
 @click.group("idf")

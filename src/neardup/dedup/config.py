@@ -13,7 +13,7 @@ from typing import Any, Literal
 
 from neardup.config import config_from_dict
 from neardup.exceptions import ConfigError
-from neardup.match.config import MatchConfig
+from neardup.match.config import ENGINE_VERSION, MatchConfig
 
 __all__ = ["ROW_KINDS", "DedupConfig"]
 
@@ -87,7 +87,7 @@ class DedupConfig:
     def from_fingerprint_settings(cls, settings: dict[str, Any], **overrides: Any) -> DedupConfig:
         """The config whose signatures match an index header's settings (other fields: overrides)."""
         match = overrides.pop("match", None) or MatchConfig()
-        if settings.get("engine") != "neardup.match/2":
+        if settings.get("engine") != ENGINE_VERSION:
             raise ConfigError(
                 "the corpus index was built by an older neardup (signatures without text profiles, or "
                 "SimHash-only); rebuild it with `neardup index build`"

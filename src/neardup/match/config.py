@@ -17,7 +17,10 @@ from typing import Any, Literal
 from neardup.config import config_from_dict
 from neardup.exceptions import ConfigError
 
-__all__ = ["KEEP_RULES", "PROFILES", "MatchConfig"]
+__all__ = ["ENGINE_VERSION", "KEEP_RULES", "PROFILES", "MatchConfig"]
+
+#: what stored signatures were made by: files made by another version are refused
+ENGINE_VERSION = "neardup.match/3"
 
 KeepRule = Literal["fuller", "first", "longest", "newest"]
 Profile = Literal["news", "corpus"]
@@ -85,6 +88,12 @@ class MatchConfig:
     passage_min: int = 50
     shared_min: int = 40  # text both sides share, at the least, to be one document
     template_repeats: int = 2
+    # a fuller text that holds the other as at most quote_pieces blocks beside a block of its own
+    # (quote_block_share of the other's length, quote_block_min characters at least) quotes it
+    quote_pieces: int = 2
+    quote_block_share: float = 0.6
+    quote_block_min: int = 150
+    quote_lead: int = 50  # ... unless the fuller starts with the shared text after a headline this long
     report_templates: bool = False
     text_window_cjk: int = 8
     text_window_latin: int = 4
@@ -127,6 +136,10 @@ class MatchConfig:
         rng("passage_min", 0, 10**9)
         rng("shared_min", 0, 10**9)
         rng("template_repeats", 0, 10**6)
+        rng("quote_pieces", 0, 10**6)
+        rng("quote_block_share", 0.0, 10**6)
+        rng("quote_block_min", 0, 10**9)
+        rng("quote_lead", 0, 10**9)
         rng("text_window_cjk", 1, 64)
         rng("text_window_latin", 1, 64)
         if not isinstance(self.report_templates, bool):
@@ -142,7 +155,7 @@ class MatchConfig:
     def signature_settings(self) -> dict[str, Any]:
         """What decides a signature: files that store signatures must agree on it."""
         return {
-            "engine": "neardup.match/2",
+            "engine": ENGINE_VERSION,
             "shingle": self.shingle,
             "sketch_size": self.sketch_size,
             "max_numbers": self.max_numbers,

@@ -1,5 +1,5 @@
 """What a person reads beside a verdict, when the texts are at hand: the longest passage both texts
-share and the numbers they disagree on. The decision itself is made from signatures only
+share, what each text adds to the other and the numbers they disagree on. The decision itself is made from signatures only
 (``neardup.match.verify``); this module only shows its grounds.
 
 >>> a = "今天（10月5日）北京晴。全市举行了第十四届运动会开幕式，数万名观众到场观看。"
@@ -8,16 +8,18 @@ share and the numbers they disagree on. The decision itself is made from signatu
 '全市举行了第十四届运动会开幕式，数万名观众到场观看。'
 >>> differing_numbers(a, b)
 (['10月5日'], ['10月6日'])
+>>> added_spans(a + "闭幕式将于10月15日举行。", a)
+['闭幕式将于10月15日举行']
 """
 
 from __future__ import annotations
 
 import re
 
-from neardup.text.normalize import normalize
+from neardup.text.normalize import normalize, t2s_map
 from neardup.text.sentences import split_sentences
 
-__all__ = ["differing_numbers", "shared_passage"]
+__all__ = ["added_spans", "differing_numbers", "shared_passage"]
 
 # a number with the characters around it: "第十四届", "10月5日", "2024年", "3.5%"
 _NUM = r"(?:\d+(?:[.,]\d+)*|[〇一二三四五六七八九十百千万亿两]+)"
@@ -45,3 +47,43 @@ def differing_numbers(a: str, b: str, limit: int = 10) -> tuple[list[str], list[
     only_a = list(dict.fromkeys(x for x in na if x not in sb))[:limit]
     only_b = list(dict.fromkeys(x for x in nb if x not in sa))[:limit]
     return only_a, only_b
+
+
+_TOKEN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]|[^\W_]+")
+_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+
+
+def added_spans(
+    a: str, b: str, *, window_cjk: int = 8, window_latin: int = 4, limit: int = 5, width: int = 120
+) -> list[str]:
+    """The passages of ``a`` that ``b`` does not hold, longest first: the text the engine counts as
+    what ``a`` adds (tokens no shared window of ``window_cjk`` characters / ``window_latin`` words
+    covers, as ``neardup.match.text`` measures it), each cut to ``width`` characters."""
+    ta = [(m.start(), m.end(), m.group(0)) for m in _TOKEN.finditer(normalize(a))]
+    tb = [m.group(0) for m in _TOKEN.finditer(normalize(b))]
+    if not ta:
+        return []
+    fold = t2s_map()
+    ka = ["".join(fold.get(c, c) for c in t) for _, _, t in ta]
+    kb = ["".join(fold.get(c, c) for c in t) for t in tb]
+    cjk = sum(1 for t in ka if _CJK.fullmatch(t))
+    w = max(1, min(window_cjk if 2 * cjk >= len(ka) else window_latin, len(ka), max(len(kb), 1)))
+    held = {tuple(kb[i : i + w]) for i in range(len(kb) - w + 1)}
+    covered = [False] * len(ka)
+    for i in range(len(ka) - w + 1):
+        if tuple(ka[i : i + w]) in held:
+            covered[i : i + w] = [True] * w
+    text = normalize(a)
+    spans: list[str] = []
+    i = 0
+    while i < len(ka):
+        if covered[i]:
+            i += 1
+            continue
+        j = i
+        while j < len(ka) and not covered[j]:
+            j += 1
+        span = text[ta[i][0] : ta[j - 1][1]]
+        spans.append(span if len(span) <= width else span[: width - 1] + "…")
+        i = j
+    return sorted(spans, key=len, reverse=True)[:limit]

@@ -208,19 +208,25 @@ def _one(
             quoted[nt] = in_quote
             nt += 1
     ntok[d] = nt
-    # the text profile: each token's hash (29 bits), whether it is a CJK character (the top bit),
+    # the text profile: each token's hash (28 bits), whether it is a CJK character (the top bit),
     # whether it is a number that names an occasion (bit 30: a year, a date, an edition or session
     # number: digits before 年 月 日 号 届 次 期 周, or after 第), which a template's next story changes,
-    # and whether it sits on a quoted line (bit 29)
+    # whether it sits on a quoted line (bit 29), and whether it is a number (bit 28)
     for t in range(nt):
-        v = np.uint32(toks[t] >> np.uint64(35)) | (np.uint32(0x80000000) if cjks[t] else np.uint32(0))
+        v = np.uint32(toks[t] >> np.uint64(36)) | (np.uint32(0x80000000) if cjks[t] else np.uint32(0))
         if quoted[t]:
             v |= np.uint32(0x20000000)
-        if numeric[t] == 1 and (
-            (t + 1 < nt and _is_occasion_unit(toks[t + 1]))
-            or (t > 0 and toks[t - 1] == _mix(np.uint64(0x7B2C) + _P))
-        ):
-            v |= np.uint32(0x40000000)
+        if numeric[t] == 1:
+            v |= np.uint32(0x10000000)
+            # an occasion number is hashed with its unit: the 4 of 4次 is not the 4 of 3月4日
+            unit = np.uint64(0)
+            if t + 1 < nt and _is_occasion_unit(toks[t + 1]):
+                unit = toks[t + 1]
+            elif t > 0 and toks[t - 1] == _mix(np.uint64(0x7B2C) + _P):
+                unit = toks[t - 1]
+            if unit != 0:
+                v = (v & np.uint32(0xB0000000)) | np.uint32(_mix(toks[t] * _P + unit) >> np.uint64(36))
+                v |= np.uint32(0x40000000)
         prof[base + t] = v
     if nt == 0:
         return

@@ -20,10 +20,17 @@ hash, in text order: ``Signatures.profile``) and measures:
   after the third, another day's figures;
 - **quoted**: shared text that one side sets on quoted lines (``>``, ``|`` or ``#`` first, as
   mail and forums quote): a reply quoting its parent, not a copy of it;
+- **blocks**: the longest uncovered run of each text (its largest block of its own) and the
+  number of separate shared runs it holds: a reply, a commentary or a round-up holds the other
+  text as one or two quoted blocks beside a block of its own, while an abridged telling of the
+  same report shares many short runs scattered through the fuller one;
 - **repeated**: terms (a word, or two CJK characters) that one text holds in two or more of its
   uncovered runs and the other never holds, counted on both sides (the smaller count): the same
   template told of another subject replaces the subject wherever it appears (智利 -> 印度尼西亚,
-  博里奇 -> 佐科), while a repost's typos, dateline and corrected figure do not repeat.
+  博里奇 -> 佐科), while a repost's typos, dateline and corrected figure do not repeat;
+- **alike substitutions**: the same span replaced by the same other span in two or more places
+  (法 -> 俄 in 法文版 and 法文 of an edition notice): the subject of a template, even when the
+  new text also names the old subject elsewhere (a list of earlier editions).
 
 >>> from neardup.match.signature import signatures
 >>> a = "国家主席习近平在人民大会堂同智利总统博里奇举行会谈。习近平欢迎博里奇来华进行国事访问。习近平指出，中方高度重视发展同智利的关系。"
@@ -39,14 +46,18 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-__all__ = ["LATIN_UNITS", "text_evidence"]
+__all__ = ["EVIDENCE_SIZE", "LATIN_UNITS", "text_evidence"]
+
+#: length of the evidence array ``text_evidence`` returns
+EVIDENCE_SIZE = 18
 
 #: characters a non-CJK token (a word, a number) counts for, in adds and passages
 LATIN_UNITS = 5
 _CJK = np.uint32(0x80000000)
 _OCCASION = np.uint32(0x40000000)
 _QUOTED = np.uint32(0x20000000)
-_HASH = np.uint32(0x1FFFFFFF)
+_NUMBER = np.uint32(0x10000000)
+_HASH = np.uint32(0x0FFFFFFF)
 _P = np.uint64(0x9E3779B97F4A7C15)
 #: a substitution is short when neither side holds more than this many characters
 _SHORT = 16
@@ -185,8 +196,8 @@ def text_evidence(a: np.ndarray, b: np.ndarray, w_cjk: int, w_latin: int) -> np.
     substitutions of two or more characters on a side, occasion numbers that differ: 1 when both
     texts hold an uncovered year, date or edition number, shared units that a quotes on quoted
     lines, shared units that b quotes, units of a before its first shared token, units of b
-    before its first shared token)."""
-    out = np.zeros(13, np.int64)
+    before its first shared token, longest uncovered run of a, of b, shared runs of a, of b, units of the substitutions made alike in two or more places, both sides)."""
+    out = np.zeros(EVIDENCE_SIZE, np.int64)
     na = a.shape[0]
     nb = b.shape[0]
     for t in range(na):
@@ -194,8 +205,8 @@ def text_evidence(a: np.ndarray, b: np.ndarray, w_cjk: int, w_latin: int) -> np.
     for t in range(nb):
         out[3] += _units(b[t])
     if na == 0 or nb == 0:
-        out[0] = out[2]
-        out[1] = out[3]
+        out[0] = out[13] = out[2]
+        out[1] = out[14] = out[3]
         return out
     cjk = 0
     for t in range(na):
@@ -210,19 +221,35 @@ def text_evidence(a: np.ndarray, b: np.ndarray, w_cjk: int, w_latin: int) -> np.
     cov_a = _cover(wa, ob, wb, na, w)
     cov_b = _cover(wb, oa, wa, nb, w)
     run = 0
+    own = 0
     for t in range(na):
         if cov_a[t]:
+            if run == 0:
+                out[15] += 1
             run += _units(a[t])
             out[4] = max(out[4], run)
+            own = 0
             if a[t] & _QUOTED:
                 out[9] += _units(a[t])
         else:
             run = 0
+            own += _units(a[t])
+            out[13] = max(out[13], own)
             out[0] += _units(a[t])
+    run = 0
+    own = 0
     for t in range(nb):
-        if cov_b[t] and b[t] & _QUOTED:
-            out[10] += _units(b[t])
-        if not cov_b[t]:
+        if cov_b[t]:
+            if run == 0:
+                out[16] += 1
+            run += 1
+            own = 0
+            if b[t] & _QUOTED:
+                out[10] += _units(b[t])
+        else:
+            run = 0
+            own += _units(b[t])
+            out[14] = max(out[14], own)
             out[1] += _units(b[t])
     out[8] = 1 if _own_occasion(a, cov_a, b) and _own_occasion(b, cov_b, a) else 0
     out[11] = _lead(a, cov_a)
@@ -230,6 +257,9 @@ def text_evidence(a: np.ndarray, b: np.ndarray, w_cjk: int, w_latin: int) -> np.
     # substitutions: an uncovered run of a right after a shared window, facing an uncovered run of
     # b right after the same window
     sb = wb[ob]
+    swaps = np.empty(na, np.uint64)
+    swap_units = np.empty(na, np.int64)
+    n_swaps = 0
     t = w
     while t < na:
         if cov_a[t] or not cov_a[t - 1]:
@@ -255,6 +285,28 @@ def text_evidence(a: np.ndarray, b: np.ndarray, w_cjk: int, w_latin: int) -> np.
                     out[5] += 1
                     if ua >= 2 and ub >= 2:
                         out[7] += 1
+                    # a subject (a name, a language), not a figure: a corrected price is an edit
+                    h = np.uint64(1)
+                    words = False
+                    for x in range(t, e):
+                        h = h * _P + np.uint64(a[x] & _HASH)
+                        words = words or not a[x] & _NUMBER
+                    h = h * _P
+                    for x in range(q, f):
+                        h = h * _P + np.uint64(b[x] & _HASH)
+                        words = words or not b[x] & _NUMBER
+                    if words:
+                        swaps[n_swaps] = h
+                        swap_units[n_swaps] = ua + ub
+                        n_swaps += 1
         t = e
     out[6] = min(_repeated(a, cov_a, b), _repeated(b, cov_b, a))
+    if n_swaps > 1:
+        order = np.argsort(swaps[:n_swaps])
+        for x in range(n_swaps):
+            o = order[x]
+            if (x > 0 and swaps[order[x - 1]] == swaps[o]) or (
+                x + 1 < n_swaps and swaps[order[x + 1]] == swaps[o]
+            ):
+                out[17] += swap_units[o]
     return out

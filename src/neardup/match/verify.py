@@ -38,7 +38,7 @@ from neardup.index.kernels import popcount64
 from neardup.match.config import MatchConfig
 from neardup.match.signature import Signatures
 from neardup.match.tables import is_common
-from neardup.match.text import text_evidence
+from neardup.match.text import EVIDENCE_SIZE, text_evidence
 
 __all__ = ["KINDS", "MERGING", "Evidence", "evidence", "thresholds", "verify_pair"]
 
@@ -243,6 +243,19 @@ def _contained(
 
 
 @njit(cache=True, nogil=True)
+def _quotes(ev: np.ndarray, a_fuller: bool, th: np.ndarray) -> bool:  # pragma: no cover
+    """The fuller text quotes the other as a block or two and adds a block of its own; a fuller
+    text that starts with the shared one (after a headline of at most ``quote_lead`` characters)
+    and only goes on does not: the other is its cut copy."""
+    block, pieces, other, lead = (
+        (ev[13], ev[15], ev[3], ev[11]) if a_fuller else (ev[14], ev[16], ev[2], ev[12])
+    )
+    if pieces == 1 and lead <= max(th[7], th[22]):
+        return False
+    return pieces <= th[19] and block >= max(th[21], th[20] * other)
+
+
+@njit(cache=True, nogil=True)
 def decide_text(kd: int, ev: np.ndarray, same_layout: bool, th: np.ndarray) -> int:  # pragma: no cover
     """The kind of a pair from its text evidence (``neardup.match.text.text_evidence``), for a pair
     the sketches call near, partial or layout (``kd``).
@@ -258,15 +271,25 @@ def decide_text(kd: int, ev: np.ndarray, same_layout: bool, th: np.ndarray) -> i
       (a reply and the message it quotes);
     - otherwise each carries content of its own: ``partial`` (``layout`` in one template) when they
       share a passage of ``passage_min`` characters, else ``unique``;
+    - not ``contained`` but related (the news profile) when the fuller text holds the other as
+      at most ``quote_pieces`` blocks beside a block of its own of ``quote_block_share`` of the
+      other's length (``quote_block_min`` characters at least): a reply, a commentary, a
+      follow-up or a round-up that quotes a text and adds its own, where an abridged telling of
+      one report shares many scattered runs and a cut copy is the fuller text's beginning (after
+      a headline of at most ``quote_lead`` characters);
     - a merge whose differences replace a subject wherever it appears (``template_repeats`` terms
-      or more), or whose texts each hold a year, date or edition number the other lacks, is
-      ``template``: the same template told of another subject or occasion. It merges nothing and
-      is reported only with ``report_templates``.
+      or more, or one span replaced alike in two places that makes at least half of what the
+      closer text adds), or whose texts each hold a year, date or edition number the other
+      lacks, is ``template``: the same template told of another subject or occasion. It merges
+      nothing and is reported only with ``report_templates``.
     """
-    ua, ub, ta, tb, passage, _, repeated, _, occasion, qa, qb, _, _ = ev
+    ua, ub, ta, tb, passage = ev[0], ev[1], ev[2], ev[3], ev[4]
+    repeated, occasion, qa, qb = ev[6], ev[8], ev[9], ev[10]
     adds_share, adds_slack, contained_share, passage_min, repeats, report = th[6:12]
     loose_share, adds_cap, margin = th[15], th[16], th[17]
-    template = repeats > 0 and repeated >= repeats
+    # a subject replaced alike in two places, most of what the closer text differs by
+    alike = ev[17] > 0 and 2 * ev[17] >= min(ua, ub)
+    template = repeats > 0 and (repeated >= repeats or alike)
     merge = UNIQUE
     if min(ta - ua, tb - ub) < min(th[14], 0.75 * max(ta, tb)):
         pass  # too little shared text to be one document (a slogan, a stock line)
@@ -284,6 +307,8 @@ def decide_text(kd: int, ev: np.ndarray, same_layout: bool, th: np.ndarray) -> i
         # two short notices of one series (another day's title and date): the fuller adds little
         # more than the other, and each names an occasion the other lacks
         template = template or (occasion > 0 and th[18] > 0 and max(ua, ub) <= 3 * min(ua, ub) + 100)
+        if th[18] > 0 and _quotes(ev, ua >= ub, th):
+            merge = UNIQUE
     if merge != UNIQUE:
         if not template:
             return merge
@@ -293,7 +318,7 @@ def decide_text(kd: int, ev: np.ndarray, same_layout: bool, th: np.ndarray) -> i
     return UNIQUE
 
 
-_NO_TEXT = np.zeros(13, np.int64)
+_NO_TEXT = np.zeros(EVIDENCE_SIZE, np.int64)
 
 
 @njit(cache=True, nogil=True)
@@ -375,6 +400,10 @@ def thresholds(cfg: MatchConfig) -> npt.NDArray[np.float64]:
             cfg.adds_cap * f,
             cfg.fuller_margin,
             1.0 if news else 0.0,
+            cfg.quote_pieces,
+            cfg.quote_block_share,
+            cfg.quote_block_min,
+            cfg.quote_lead,
         ],
         np.float64,
     )

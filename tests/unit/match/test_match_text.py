@@ -1,0 +1,91 @@
+"""Decisions from text evidence (neardup.match.text, verify.decide_text) on pairs written for the test:
+a text quoted beside a block of its own, an abridged telling, a template's subject replaced alike,
+another session of one meeting, and the spans ``compare`` shows."""
+
+from __future__ import annotations
+
+from neardup.match import MatchConfig, compare_texts
+from neardup.match.explain import added_spans
+
+NOTICE = (
+    "市气象台今天发布寒潮蓝色预警，预计明天夜间起全市气温将下降八到十度，最低气温降至零下五度左右，"
+    "北部山区伴有四到五级偏北风。气象部门提醒市民及时添衣保暖，农业设施做好防风加固，"
+    "出行注意交通安全，老人和儿童尽量减少外出。"
+)
+OWN = (
+    "记者随后走访了城区几家供暖单位。热力公司负责人介绍，全部锅炉已经完成检修，储煤可以满足二十天用量，"
+    "抢修队伍实行二十四小时值班。社区工作人员正在逐户排查独居老人家中的取暖情况，发现问题当场登记，"
+    "并协调物业在当天处理完毕。部分菜市场也增加了蔬菜储备，价格总体保持平稳。交通部门表示，"
+    "除雪车辆和融雪物资已经提前部署到主要路段，地铁和公交将视降雪情况延长运营时间，请市民关注官方发布。"
+)
+
+
+def test_a_text_quoted_beside_a_block_of_its_own_is_related_not_merged() -> None:
+    # a report that frames the notice and adds its own reporting
+    report = (
+        "本报记者连日来在多个街道采访了解到，面对这次降温过程，供暖、交通、商业和社区各方面已经提前做好准备，"
+        "多数市民表示心里有底。" + NOTICE + OWN
+    )
+    ev = compare_texts(NOTICE, report)
+    assert ev.kind == "partial"
+    assert not ev.is_duplicate
+    # the same text is a duplicate for a corpus: the notice adds nothing to the report
+    assert compare_texts(NOTICE, report, MatchConfig(profile="corpus")).kind == "contained"
+
+
+def test_a_copy_cut_at_the_end_is_contained_in_the_full_text() -> None:
+    assert compare_texts(NOTICE, NOTICE + OWN).kind == "contained"
+
+
+def test_an_abridged_telling_with_details_scattered_through_the_fuller_is_contained() -> None:
+    parts = [
+        "国务院总理今天上午主持召开国务院常务会议，部署进一步做好稳就业工作。",
+        "会议指出，就业是最大的民生，要把稳就业摆在更加突出的位置。",
+        "会议确定，对吸纳高校毕业生的中小企业给予一次性扩岗补助。",
+        "会议要求，各地要加快发放失业保险金，确保应发尽发。",
+        "会议还研究了其他事项。",
+    ]
+    details = [
+        "会议听取了人力资源社会保障部关于前一阶段工作的汇报。",
+        "今年以来城镇新增就业保持稳定，但结构性矛盾仍然突出。",
+        "补助标准按照每招用一人一千五百元执行，政策实施到年底。",
+        "对困难人员实行分类帮扶，开发一批公益性岗位兜底安置。",
+    ]
+    short = "".join(parts)
+    full = "".join(p + (details[i] if i < len(details) else "") for i, p in enumerate(parts))
+    ev = compare_texts(short, full)
+    assert ev.kind == "contained"
+    assert ev.adds is not None and ev.adds[1] == 0 < ev.adds[0]  # the broadcast adds nothing
+
+
+EDITION = (
+    "由中央文献出版社翻译出版的《治国理政论述摘编》英文版近日出版发行。该书英文版的出版发行，"
+    "对于国外读者深入了解新时代中国的发展理念和实践具有重要意义。全书共分十二个专题，"
+    "收入重要论述四百余段，由中央党史和文献研究院编辑。"
+)
+
+
+def test_a_templates_subject_replaced_alike_in_two_places_is_another_story() -> None:
+    other = EDITION.replace("英文版", "法文版").replace("由中央", "继英文版之后，由中央")
+    assert compare_texts(EDITION, other).kind == "unique"  # a template, reported only when asked
+    assert compare_texts(EDITION, other, MatchConfig(report_templates=True)).kind == "template"
+    # a corrected figure replaced in two places is an edit, not another subject
+    fixed = EDITION.replace("四百余段", "五百余段").replace("十二个专题", "十三个专题")
+    assert compare_texts(EDITION, fixed).is_duplicate
+
+
+def test_another_session_of_one_meeting_is_another_occasion_even_when_the_date_holds_its_number() -> None:
+    notice = (
+        "全国政协十四届三次会议将于3月4日下午3时在北京开幕，全国政协主席将作常委会工作报告。届时，"
+        "中央广播电视总台综合频道、新闻频道、中文国际频道将进行现场直播，中央重点新媒体平台将同步转播。"
+    )
+    next_year = notice.replace("三次会议", "四次会议")
+    cfg = MatchConfig(report_templates=True)
+    assert compare_texts(notice, next_year, cfg).kind == "template"
+    assert compare_texts(notice, next_year, MatchConfig(profile="corpus")).is_duplicate
+
+
+def test_added_spans_name_what_each_text_adds() -> None:
+    assert added_spans(NOTICE, NOTICE + OWN) == []
+    spans = added_spans(NOTICE + OWN, NOTICE)
+    assert len(spans) == 1 and spans[0].startswith("记者随后走访了城区几家供暖单位")
