@@ -95,6 +95,13 @@ ENGINE_FLAGS: dict[str, Flag] = {
     "workers": Flag(
         ("--workers", "-j"), "Processes for main-text extraction of HTML records (0: every core)."
     ),
+    "record_timeout": Flag(
+        ("--record-timeout",),
+        "Seconds a worker may spend extracting one HTML record; past it the run stops with one "
+        "line naming the record (exit 2), never a hang. Local runs with --workers other than 1.",
+        type=float,
+        metavar="SECONDS",
+    ),
     "duplicate_ids": Flag(("--duplicate-ids",), "An id seen twice: stop, or rename repeats id#2, id#3."),
     "match.profile": Flag(
         ("--profile",),
