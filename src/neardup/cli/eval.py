@@ -572,7 +572,11 @@ def _graded_table(g: dict[str, Any]) -> str:
 )
 @click.option("--run-strictness", type=float, default=0.5, show_default=True, help="The run's --strictness.")
 @click.option(
-    "--run-profile", type=click.Choice(["news", "corpus"]), default="news", show_default=True, help="The run's --profile."
+    "--run-profile",
+    type=click.Choice(["news", "corpus"]),
+    default="news",
+    show_default=True,
+    help="The run's --profile.",
 )
 @input_fields
 def report_cmd(
@@ -617,7 +621,5 @@ def report_cmd(
         run_strictness=run_strictness,
         source=output,
     )
-    write_report(
-        out, recs, text_map, eval_data, title=title, max_pairs=max_pairs, settings_changes=changes
-    )
+    write_report(out, recs, text_map, eval_data, title=title, max_pairs=max_pairs, settings_changes=changes)
     echo_err(f"neardup report: wrote {out} ({len(recs)} documents)")

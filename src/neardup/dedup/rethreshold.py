@@ -34,6 +34,7 @@ are decided by the sketches, whose thresholds no setting moves: they never chang
 
 from __future__ import annotations
 
+import textwrap
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
@@ -43,7 +44,7 @@ import numpy as np
 
 from neardup.exceptions import ConfigError
 from neardup.match.config import PROFILES, MatchConfig
-from neardup.match.verify import CONTAINED, KINDS, LAYOUT, NEAR, PARTIAL, UNIQUE, decide_text, thresholds
+from neardup.match.verify import CONTAINED, KINDS, NEAR, decide_text, thresholds
 
 __all__ = [
     "DECISION_FIELDS",
@@ -80,7 +81,9 @@ def decision_rows(result: Any) -> Iterator[dict[str, Any]]:
         p = int(c.partner[node])
         if ev is not None and "adds" in ev and p >= 0:
             with np.errstate(over="ignore"):  # hash arithmetic wraps around on purpose
-                t = text_evidence(sigs.profile(node), sigs.profile(p), cfg.text_window_cjk, cfg.text_window_latin)
+                t = text_evidence(
+                    sigs.profile(node), sigs.profile(p), cfg.text_window_cjk, cfg.text_window_latin
+                )
             ev["chars"] = [int(t[2]), int(t[3])]
             ev["quoted"] = [int(t[9]), int(t[10])]
             ev["occasion"] = bool(t[8])
@@ -98,7 +101,9 @@ def parse_strictness(spec: str) -> list[float]:
         try:
             v = float(part)
         except ValueError:
-            raise ConfigError(f"--strictness takes numbers between 0 and 1 separated by commas, got {spec!r}") from None
+            raise ConfigError(
+                f"--strictness takes numbers between 0 and 1 separated by commas, got {spec!r}"
+            ) from None
         if not 0.0 <= v <= 1.0:
             raise ConfigError(f"strictness must be between 0 and 1, got {v:g}")
         out.append(v)
@@ -220,9 +225,9 @@ def rethreshold(
     """Decide each stored pair of a dedup output (rows of ``neardup dedup --out``) again at every
     ``profile`` x ``strictness`` and count the documents that would change (see the module's notes
     for what is exact). ``run_*``: the setting the output was made with."""
-    for p in (*profiles, run_profile):
-        if p not in PROFILES:
-            raise ConfigError(f"profile must be one of {', '.join(PROFILES)}, got {p!r}")
+    for name in (*profiles, run_profile):
+        if name not in PROFILES:
+            raise ConfigError(f"profile must be one of {', '.join(PROFILES)}, got {name!r}")
     MatchConfig(profile=run_profile, strictness=run_strictness)  # type: ignore[arg-type]  # checks them
     docs: list[dict[str, Any]] = [r for r in rows if r.get("kind") != "indexed"]
     # templates are reported only when the run asked for it; a template row says it did
@@ -235,7 +240,9 @@ def rethreshold(
 
     base_th = th_of(run_profile, run_strictness)
     joined = {str(r.get("id")): _joined(r) for r in docs}
-    out = Rethreshold(source=source, documents=len(docs), run_profile=run_profile, run_strictness=run_strictness)
+    out = Rethreshold(
+        source=source, documents=len(docs), run_profile=run_profile, run_strictness=run_strictness
+    )
     pairs: list[_Pair] = []
     for r in docs:
         ev = r.get("evidence")
@@ -270,7 +277,9 @@ def rethreshold(
         else:
             p.state = "not_reproduced"
             out.not_reproduced += 1
-    settings = sorted({(pr, float(s)) for pr in profiles for s in strictness} | {(run_profile, run_strictness)})
+    settings = sorted(
+        {(pr, float(s)) for pr in profiles for s in strictness} | {(run_profile, run_strictness)}
+    )
     for profile, s in settings:
         th = th_of(profile, s)
         merged = 0
@@ -322,8 +331,12 @@ def format_rethreshold(r: Rethreshold) -> str:
         f"{r.pairs:,} with a stored pair ({r.text_pairs:,} decided by the text rule, "
         f"{r.fixed_pairs:,} by keys or sketches, which no setting moves)",
         f"  the run's setting ({run}) decides {r.reproduced:,} of {r.text_pairs:,} text pairs as the run did"
-        + (f"; {r.held:,} fuller {'copy' if r.held == 1 else 'copies'} held apart because the cluster had one "
-            "(left as they are)" if r.held else ""),
+        + (
+            f"; {r.held:,} fuller {'copy' if r.held == 1 else 'copies'} held apart because the cluster had one "
+            "(left as they are)"
+            if r.held
+            else ""
+        ),
     ]
     if r.incomplete:
         lines.append(
@@ -335,7 +348,15 @@ def format_rethreshold(r: Rethreshold) -> str:
             f"  {r.not_reproduced:,} pairs come out otherwise than the run decided them (was the run made "
             "with another --profile or --strictness? pass --run-profile / --run-strictness); left as they are"
         )
-    header = ("profile", "strictness", "merged", "kept", "merged->kept", "kept->merged", "changes (documents)")
+    header = (
+        "profile",
+        "strictness",
+        "merged",
+        "kept",
+        "merged->kept",
+        "kept->merged",
+        "changes (documents)",
+    )
     table = [header]
     for o in r.outcomes:
         changes = ", ".join(f"{k} {v:,}" for k, v in o.changes.items()) or "-"
@@ -353,7 +374,7 @@ def format_rethreshold(r: Rethreshold) -> str:
     widths = [max(len(row[i]) for row in table) for i in range(len(header) - 1)]
     for row in table:
         lines.append("  " + "  ".join(c.ljust(w) for c, w in zip(row, widths, strict=False)) + "  " + row[-1])
-    lines.append("  " + _NOTES)
+    lines.append(textwrap.fill(_NOTES, 100, initial_indent="  ", subsequent_indent="  "))
     return "\n".join(lines)
 
 
@@ -380,7 +401,9 @@ def read_rows(path: str) -> Iterator[dict[str, Any]]:
         except InputError:
             raise
         except Exception as exc:  # pyarrow raises several unrelated types for a bad file
-            raise InputError(f"not a readable Parquet file ({type(exc).__name__}: {exc})", source=path) from None
+            raise InputError(
+                f"not a readable Parquet file ({type(exc).__name__}: {exc})", source=path
+            ) from None
         return
     for lineno, row in iter_json_objects(path):
         _check_row(row, path, lineno)

@@ -114,8 +114,8 @@ def svg_curves(
     for t in range(6):
         y = y0 + (y1 - y0) * t / 5
         parts.append(f'<line x1="{left}" x2="{left + pw}" y1="{sy(y):.1f}" y2="{sy(y):.1f}" stroke="#eee"/>')
-        label = f"{y:,.0f}" if abs(y) >= 10 else f"{y:.2g}"  # counts whole, shares in two digits
-        parts.append(f'<text x="{left - 4}" y="{sy(y) + 4:.1f}" text-anchor="end">{label}</text>')
+        tick = f"{y:,.0f}" if abs(y) >= 10 else f"{y:.2g}"  # counts whole, shares in two digits
+        parts.append(f'<text x="{left - 4}" y="{sy(y) + 4:.1f}" text-anchor="end">{tick}</text>')
     xticks = sorted(set(xs)) if len(set(xs)) <= 12 else [x0 + (x1 - x0) * t / 6 for t in range(7)]
     for x in xticks:
         parts.append(
@@ -432,7 +432,11 @@ def _settings_changes_html(changes: Any) -> str:
         f"again at each setting ({d.get('reproduced', 0):,} of them as the run did at its own setting, "
         f"{esc(str(d.get('run_profile')))} {d.get('run_strictness', 0.5):g}); "
         f"{d.get('fixed_pairs', 0):,} exact or content copies no setting moves"
-        + (f"; {d['incomplete']:,} pairs lack the decision fields and are left as they are" if d.get("incomplete") else "")
+        + (
+            f"; {d['incomplete']:,} pairs lack the decision fields and are left as they are"
+            if d.get("incomplete")
+            else ""
+        )
         + ". Only one pair per document is stored: merged&rarr;kept is an upper bound, kept&rarr;merged a "
         "lower bound.</p>"
     )

@@ -175,7 +175,9 @@ def test_temp_files_of_a_killed_write_carry_its_pid_and_are_removed_by_the_next_
     killed = subprocess.Popen([sys.executable, "-c", _KILLED_WRITER, str(out)], env=_env())
     assert killed.wait(timeout=120) == -9
     left = [p.name for p in tmp_path.iterdir() if p.name != "out.jsonl"]
-    assert len(left) == 1 and left[0].startswith(".out.jsonl.") and left[0].endswith(f".tmp-{killed.pid}"), left
+    assert len(left) == 1 and left[0].startswith(".out.jsonl.") and left[0].endswith(f".tmp-{killed.pid}"), (
+        left
+    )
     assert out.read_text() == "old\n"  # the old output stays whole
     # a backup a run killed while renaming left, a live owner's temp, another output's temp
     dead = _dead_pid()

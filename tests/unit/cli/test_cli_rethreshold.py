@@ -87,7 +87,9 @@ def test_bad_settings_are_one_line_and_exit_2(
     assert code == 2 and len(lines) == 1 and message in lines[0], lines
 
 
-def test_missing_or_damaged_files_are_one_line_and_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_missing_or_damaged_files_are_one_line_and_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     broken = tmp_path / "out.parquet"
     broken.write_bytes(b"PAR1 this is not parquet")
     for path, message in ((tmp_path / "none.jsonl", "No such file"), (broken, "not a readable Parquet file")):

@@ -26,7 +26,9 @@ def test_dedup_stops_at_the_record_deadline_with_one_line(
 ) -> None:
     monkeypatch.setattr(fpmod, "_read_item", _stall_on_poison)  # the workers are forked: they see it
     pages = tmp_path / "pages.jsonl"
-    lines = [{"id": f"p{i}", "html": f"<html><body><p>第{i}页的正文内容。</p></body></html>"} for i in range(30)]
+    lines = [
+        {"id": f"p{i}", "html": f"<html><body><p>第{i}页的正文内容。</p></body></html>"} for i in range(30)
+    ]
     lines[11]["html"] = "<html><body><p>STALL</p></body></html>"
     pages.write_text("".join(json.dumps(x, ensure_ascii=False) + "\n" for x in lines), encoding="utf-8")
     out = tmp_path / "out.jsonl"
@@ -37,7 +39,9 @@ def test_dedup_stops_at_the_record_deadline_with_one_line(
     assert time.monotonic() - t0 < 100
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1, err
-    assert err[0].startswith(f"neardup: error: {pages}:12: record 'p11': extracting its main text took over 1.5 s")
+    assert err[0].startswith(
+        f"neardup: error: {pages}:12: record 'p11': extracting its main text took over 1.5 s"
+    )
     assert not out.exists()  # nothing half written
 
 
