@@ -53,7 +53,7 @@ def rethreshold_cmd(
     partial, layout, template, unique).
 
     Each document's stored pair is decided again by the engine's own rule. Only that one pair is
-    stored, so merged->kept is an upper bound and kept->merged a lower bound (docs/dedup.md).
+    stored, so merged->kept tends to count too many and kept->merged too few (docs/dedup.md).
     """
     from neardup.dedup.rethreshold import format_rethreshold, parse_strictness, read_rows, rethreshold
 

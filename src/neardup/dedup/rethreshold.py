@@ -15,14 +15,16 @@ What is exact and what is not:
   engine's numbers). The run's own setting is decided again too, and every stored pair must come
   out as the run decided it (``reproduced``); a pair that does not (another run setting than the
   one given) is left as it was;
-- only **one pair per document** is stored. A stricter setting that undoes a document's stored
-  merge counts it as leaving its cluster, though the engine might have merged it through another
-  candidate: ``merged -> kept`` is an upper bound. A looser setting is seen only through the pairs
-  stored for kept documents (their partial or layout relation): a document the run found unique
-  against every candidate stores no pair, and a pair that was never a candidate is never read, so
-  ``kept -> merged`` is a lower bound;
+- only **one pair per document** is stored, so the counts are estimates. A stricter setting that
+  undoes a document's stored merge counts it as leaving its cluster, though the engine might have
+  merged it through another candidate (``merged -> kept`` tends to count too many). A looser
+  setting is seen only through the pairs stored for kept documents (their partial or layout
+  relation): a document the run found unique against every candidate stores no pair, and a pair
+  that was never a candidate is never read (``kept -> merged`` tends to count too few);
 - knock-on effects are not followed: a document that merged at one setting and not at another
-  changes which documents later ones are checked against.
+  changes which documents later ones are checked against (a document that joins a cluster is no
+  longer one a later document can merge with), so neither count is a strict bound (docs/dedup.md
+  compares them with real runs).
 
 Pairs without text evidence (exact and content copies, signatures stored without text profiles)
 are decided by the sketches, whose thresholds no setting moves: they never change.
@@ -118,8 +120,8 @@ class SettingOutcome:
     strictness: float
     merged: int
     kept: int
-    merged_to_kept: int = 0  # an upper bound (see the module's notes)
-    kept_to_merged: int = 0  # a lower bound
+    merged_to_kept: int = 0  # estimates (see the module's notes): this one tends to count too many,
+    kept_to_merged: int = 0  # ... this one too few
     changes: dict[str, int] = field(default_factory=dict)  # "near -> partial": documents
     run: bool = False  # the run's own setting
 
@@ -316,10 +318,11 @@ def rethreshold(
 
 
 _NOTES = (
-    "Each stored pair is decided again exactly; only one pair per document is stored, so "
-    "merged -> kept is an upper bound (another candidate may still merge the document) and "
-    "kept -> merged a lower bound (a document found unique stores no pair; pairs that were never "
-    "candidates are never read). Knock-on effects on later documents are not followed."
+    "Each stored pair is decided again exactly, but only one pair per document is stored and "
+    "knock-on effects on later documents are not followed: merged -> kept tends to count too many "
+    "(another candidate may still merge the document), kept -> merged too few (a document found "
+    "unique stores no pair; pairs that were never candidates are never read). docs/dedup.md "
+    "compares both with real runs."
 )
 
 

@@ -437,8 +437,8 @@ def _settings_changes_html(changes: Any) -> str:
             if d.get("incomplete")
             else ""
         )
-        + ". Only one pair per document is stored: merged&rarr;kept is an upper bound, kept&rarr;merged a "
-        "lower bound.</p>"
+        + ". Only one pair per document is stored and knock-on effects are not followed: "
+        "merged&rarr;kept tends to count too many, kept&rarr;merged too few (docs/dedup.md).</p>"
     )
     return (
         plot

@@ -85,7 +85,7 @@ def test_the_run_setting_changes_nothing_and_the_table_says_so() -> None:
     (o,) = r.outcomes
     assert o.run and o.changes == {} and o.merged_to_kept == o.kept_to_merged == 0
     text = " ".join(format_rethreshold(r).split())  # the notes are wrapped
-    assert "0.5 (run)" in text and "upper bound" in text and "lower bound" in text
+    assert "0.5 (run)" in text and "too many" in text and "too few" in text
 
 
 def test_rows_without_the_decision_fields_are_left_as_they_are_and_counted() -> None:

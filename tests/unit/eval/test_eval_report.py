@@ -91,6 +91,6 @@ def test_report_shows_what_each_setting_would_change(tmp_path: object) -> None:
     page = build_report(rows, settings_changes=changes)
     section = page.split('<section id="strictness">')[1].split("</section>")[0]
     assert "<svg" in section and "merged, news" in section and "merged, corpus" in section
-    assert "0.5 (run)" in section and "upper bound" in section
+    assert "0.5 (run)" in section and "too many" in section
     assert section.count("<tr>") == 1 + len(changes.outcomes)
     assert "Not computed" in build_report(rows)  # without it, the page says where it comes from
