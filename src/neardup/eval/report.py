@@ -84,7 +84,13 @@ def svg_curves(
     # the legend sits right of the plot: its column is as wide as the longest label (CJK characters
     # count double) and the chart grows to hold every entry, so no label is cut off
     label = max((sum(2 if ord(c) > 0x2E7F else 1 for c in name) for name in series), default=0)
-    left, top, bottom = 44, 26, 36
+    y0, y1 = y_range
+    yticks = [y0 + (y1 - y0) * t / 5 for t in range(6)]
+    # counts whole ("1,200"), shares in two digits ("0.8"); the left margin holds the widest tick
+    # beside the rotated y label
+    ylabels = [f"{y:,.0f}" if abs(y) >= 10 else f"{y:.2g}" for y in yticks]
+    left = max(44, (18 if ylabel else 4) + int(6.6 * max(len(t) for t in ylabels)) + 4)
+    top, bottom = 26, 36
     right = max(60, 34 + int(label * 6.6) + 8)
     pw = max(120, width - left - 150)
     width = left + pw + right
@@ -94,7 +100,6 @@ def svg_curves(
     x0, x1 = (min(xs), max(xs)) if xs else (0.0, 1.0)
     if x1 == x0:
         x1 = x0 + 1
-    y0, y1 = y_range
 
     def sx(x: float) -> float:
         return left + (x - x0) / (x1 - x0) * pw
@@ -111,10 +116,8 @@ def svg_curves(
         f'<text x="{left}" y="16" font-size="13" font-weight="bold">{esc(title)}</text>',
         f'<rect x="{left}" y="{top}" width="{pw}" height="{ph}" fill="#fff" stroke="#888"/>',
     ]
-    for t in range(6):
-        y = y0 + (y1 - y0) * t / 5
+    for y, tick in zip(yticks, ylabels, strict=True):
         parts.append(f'<line x1="{left}" x2="{left + pw}" y1="{sy(y):.1f}" y2="{sy(y):.1f}" stroke="#eee"/>')
-        tick = f"{y:,.0f}" if abs(y) >= 10 else f"{y:.2g}"  # counts whole, shares in two digits
         parts.append(f'<text x="{left - 4}" y="{sy(y) + 4:.1f}" text-anchor="end">{tick}</text>')
     xticks = sorted(set(xs)) if len(set(xs)) <= 12 else [x0 + (x1 - x0) * t / 6 for t in range(7)]
     for x in xticks:
@@ -416,7 +419,6 @@ def _settings_changes_html(changes: Any) -> str:
             series,
             title="documents merged at each strictness",
             xlabel="strictness (0 loosest, 1 strictest)",
-            ylabel="documents merged",
             y_range=(0.0, float(top)),
         )
     rows = "".join(
