@@ -114,8 +114,9 @@ def test_dedup_names_the_record_whose_page_kills_the_extractor_twice(monkeypatch
 
 
 def test_a_worker_stuck_on_one_item_is_killed_at_the_deadline_and_names_it() -> None:
-    # a real stuck worker: alive, sleeping far past the deadline on item 1 of its task
-    with WorkerPool(2, _sleep, deadline=1.0) as pool:
+    # a real stuck worker: alive, sleeping far past the deadline on item 1 of its task (the deadline
+    # leaves the other items, and a worker's start on a loaded machine, a hundred times their time)
+    with WorkerPool(2, _sleep, deadline=5.0) as pool:
         stuck = pool.submit([0.01, 3600.0, 0.01])
         fine = pool.submit([0.01, 0.01])
         t0 = time.monotonic()
@@ -129,9 +130,9 @@ def test_a_worker_stuck_on_one_item_is_killed_at_the_deadline_and_names_it() -> 
 
 
 def test_items_that_each_finish_within_the_deadline_are_never_stuck() -> None:
-    # the deadline is per item, not per task: six items of 0.4 s pass a 1 s deadline
-    with WorkerPool(1, _sleep, deadline=1.0) as pool:
-        assert pool.result(pool.submit([0.4] * 6)) == [0.4] * 6
+    # the deadline is per item, not per task: 60 items of 0.05 s pass a 2 s deadline
+    with WorkerPool(1, _sleep, deadline=2.0) as pool:
+        assert pool.result(pool.submit([0.05] * 60)) == [0.05] * 60
         assert pool.restarts == 0
 
 
@@ -154,14 +155,14 @@ def test_dedup_names_the_record_a_worker_is_stuck_on(monkeypatch: pytest.MonkeyP
         for i in range(40)
     ]
     recs[17].html = "<html><body><p>STALL</p></body></html>"
-    cfg = DedupConfig(workers=2, chunk_size=16, record_timeout=1.5)
+    cfg = DedupConfig(workers=2, chunk_size=16, record_timeout=5.0)
     t0 = time.monotonic()
     with pytest.raises(InputError) as info:
         fpmod.fingerprint_records(iter(recs), cfg)
     assert time.monotonic() - t0 < 60
     msg = str(info.value)
     assert msg.startswith("pages.jsonl:18: record 'p17'"), msg
-    assert "took over 1.5 s (the per-record deadline, --record-timeout)" in msg
+    assert "took over 5 s (the per-record deadline, --record-timeout)" in msg
 
 
 def test_record_timeout_must_be_positive() -> None:
