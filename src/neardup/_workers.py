@@ -5,7 +5,11 @@ aborts): the task is lost, and ``terminate()`` blocks on the dead worker's pipe.
 has its own pipe and is watched through its process sentinel, and it writes the index of the item
 it is working on into a shared array before each one, so the parent knows, when a worker dies,
 which task and which item it held. That task is run again once on a fresh worker; a second death
-raises :class:`WorkerDied` naming the item. Nothing is shared between tasks but the workers.
+raises :class:`WorkerDied` naming the item. With a ``deadline``, each worker also writes when it
+started its item; a worker still on one item after ``deadline`` seconds (alive, but stuck: a loop
+in C, a lock never released) is killed and replaced, and its task fails with :class:`WorkerStuck`
+naming the item, so a run waits at most the deadline on any item. Nothing is shared between tasks
+but the workers.
 
 >>> with WorkerPool(2, abs) as pool:
 ...     pool.result(pool.submit([-1, -2])), pool.result(pool.submit([3]))
@@ -18,6 +22,7 @@ import contextlib
 import multiprocessing as mp
 import multiprocessing.connection as mpc
 import signal
+import time
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -25,7 +30,7 @@ from typing import Any
 
 from neardup.exceptions import NeardupError
 
-__all__ = ["WorkerDied", "WorkerPool", "default_context", "describe_exit"]
+__all__ = ["WorkerDied", "WorkerPool", "WorkerStuck", "default_context", "describe_exit"]
 
 
 class WorkerDied(NeardupError):
@@ -37,6 +42,16 @@ class WorkerDied(NeardupError):
         self.exitcode = exitcode
         what = what or f"item {item} of task {task}"
         super().__init__(f"a worker process died twice on {what} ({describe_exit(exitcode)})")
+
+
+class WorkerStuck(NeardupError):
+    """A worker process spent more than ``seconds`` on one item: ``task`` and ``item`` say which."""
+
+    def __init__(self, task: int, item: int, seconds: float) -> None:
+        self.task = task
+        self.item = item
+        self.seconds = seconds
+        super().__init__(f"a worker process spent over {seconds:g} s on item {item} of task {task}")
 
 
 def describe_exit(exitcode: int | None) -> str:
@@ -65,6 +80,7 @@ def default_context() -> Any:
 def _serve(
     conn: Any,
     slots: Any,
+    starts: Any,
     slot: int,
     fn: Callable[[Any], Any],
     initializer: Callable[..., Any] | None,
@@ -84,6 +100,9 @@ def _serve(
         out: list[Any] = []
         try:
             for i, item in enumerate(items):
+                # when the item started, then which: the parent reads the index when it finds a
+                # start too old, so it never blames the next item for the last one's time
+                starts[slot] = time.monotonic()
                 slots[slot] = i
                 out.append(fn(item))
             reply: tuple[int, bool, Any] = (tid, True, out)
@@ -117,8 +136,10 @@ class WorkerPool:
 
     ``submit(items)`` queues a task and returns its id; ``result(id)`` waits for its list of
     ``fn(item)`` (re-raising the task's exception). A worker that dies is replaced; its task is run
-    again once (``retries``), and a second death raises :class:`WorkerDied`. ``close()`` stops the
-    workers: idle ones are asked to leave, busy ones (work nobody will collect) are killed.
+    again once (``retries``), and a second death raises :class:`WorkerDied`. With ``deadline``
+    (seconds), a worker still on one item after that long is killed and replaced, and its task's
+    ``result`` raises :class:`WorkerStuck` (other tasks go on). ``close()`` stops the workers: idle
+    ones are asked to leave, busy ones (work nobody will collect) are killed.
     """
 
     def __init__(
@@ -130,15 +151,20 @@ class WorkerPool:
         initializer: Callable[..., Any] | None = None,
         initargs: tuple[Any, ...] = (),
         retries: int = 1,
+        deadline: float | None = None,
     ) -> None:
         if n < 1:
             raise ValueError(f"n must be >= 1, got {n}")
+        if deadline is not None and not deadline > 0:
+            raise ValueError(f"deadline must be > 0 seconds (or None: no deadline), got {deadline}")
+        self.deadline = deadline
         self._ctx = context if context is not None else default_context()
         self._fn = fn
         self._init = initializer
         self._initargs = initargs
         self.retries = retries
         self._slots = self._ctx.Array("q", n, lock=False)
+        self._starts = self._ctx.Array("d", n, lock=False)  # time.monotonic() an item was started
         self._workers: list[_Worker | None] = [None] * n
         self._queue: deque[int] = deque()
         self._tasks: dict[int, _Task] = {}
@@ -150,7 +176,7 @@ class WorkerPool:
         parent, child = self._ctx.Pipe(duplex=True)
         proc = self._ctx.Process(
             target=_serve,
-            args=(child, self._slots, k, self._fn, self._init, self._initargs),
+            args=(child, self._slots, self._starts, k, self._fn, self._init, self._initargs),
             daemon=True,
             name=f"neardup-worker-{k}",
         )
@@ -170,6 +196,7 @@ class WorkerPool:
                 w = self._start(k)
             tid = self._queue.popleft()
             self._slots[k] = 0
+            self._starts[k] = time.monotonic()  # until the worker starts the first item
             try:
                 w.conn.send((tid, self._tasks[tid].items))
             except OSError:  # died while idle: not the task's fault
@@ -203,7 +230,11 @@ class WorkerPool:
         if not busy:
             return
         waitables: list[Any] = [w.conn for _, w in busy] + [w.proc.sentinel for _, w in busy]
-        ready = set(mpc.wait(waitables))
+        timeout = None
+        if self.deadline is not None:
+            oldest = min(self._starts[k] for k, _ in busy)
+            timeout = max(0.01, oldest + self.deadline - time.monotonic())
+        ready = set(mpc.wait(waitables, timeout))
         for k, w in busy:
             if w.conn in ready:
                 try:
@@ -219,6 +250,21 @@ class WorkerPool:
                     task.error = payload
             elif w.proc.sentinel in ready:
                 self._died(k, w)
+            elif self.deadline is not None and time.monotonic() - self._starts[k] > self.deadline:
+                self._stuck(k, w)
+
+    def _stuck(self, k: int, w: _Worker) -> None:
+        """Kill a worker that has held one item past the deadline; its task fails naming the item."""
+        item = int(self._slots[k])
+        if time.monotonic() - self._starts[k] <= (self.deadline or 0):
+            return  # it moved on to the next item just now
+        w.proc.kill()
+        w.proc.join(5.0)
+        w.conn.close()
+        self._workers[k] = None
+        self.restarts += 1
+        assert w.task is not None
+        self._tasks[w.task].error = WorkerStuck(w.task, item, float(self.deadline or 0))
 
     # -- the interface ----------------------------------------------------------------------
     def submit(self, items: Sequence[Any]) -> int:

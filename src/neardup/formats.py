@@ -98,6 +98,13 @@ def row_schema() -> Any:
             ("numbers_aligned", pa.int32()),
             ("hamming", pa.int32()),
             ("same_layout", pa.bool_()),
+            # the text evidence (neardup.match.Evidence, neardup.dedup.rethreshold.decision_rows)
+            ("adds", pa.list_(pa.int64())),
+            ("passage", pa.int64()),
+            ("repeated", pa.int64()),
+            ("chars", pa.list_(pa.int64())),
+            ("quoted", pa.list_(pa.int64())),
+            ("occasion", pa.bool_()),
         ]
     )
     return pa.schema(

@@ -25,6 +25,7 @@ from typing import IO, Any, TypeVar, cast
 import orjson
 
 from neardup._deps import require
+from neardup._stale import remove_stale
 from neardup.exceptions import InputError
 
 __all__ = [
@@ -438,7 +439,7 @@ class OutputGroup:
             for tmp, target in self.staged:
                 backup: Path | None = None
                 if target.exists():
-                    backup = target.with_name(f".{target.name}.{os.getpid()}.bak")
+                    backup = target.with_name(f".{target.name}.bak-{os.getpid()}")
                     backup.unlink(missing_ok=True)
                     os.link(target, backup)
                 os.replace(tmp, target)
@@ -625,8 +626,12 @@ def atomic_write(path: str | os.PathLike[str], mode: str = "wb", *, join: bool =
                 f"the output is also an input ({clash}); write it to another path", source=str(given)
             )
     target.parent.mkdir(parents=True, exist_ok=True)
+    # the temp file carries this process's pid; those of a killed run (and the backup of a run
+    # killed while renaming) are removed here once their owner is gone
+    remove_stale(target.parent, f".{target.name}.", ".tmp-")
+    remove_stale(target.parent, f".{target.name}.", ".bak-")
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=f".tmp-{os.getpid()}", dir=target.parent)
     except OSError as exc:  # name the file the user asked for, not the temp file
         raise OSError(exc.errno, exc.strerror, str(given)) from None
     umask = os.umask(0)

@@ -95,6 +95,13 @@ ENGINE_FLAGS: dict[str, Flag] = {
     "workers": Flag(
         ("--workers", "-j"), "Processes for main-text extraction of HTML records (0: every core)."
     ),
+    "record_timeout": Flag(
+        ("--record-timeout",),
+        "Seconds a worker may spend extracting one HTML record; past it the run stops with one "
+        "line naming the record (exit 2), never a hang. Local runs with --workers other than 1.",
+        type=float,
+        metavar="SECONDS",
+    ),
     "duplicate_ids": Flag(("--duplicate-ids",), "An id seen twice: stop, or rename repeats id#2, id#3."),
     "match.profile": Flag(
         ("--profile",),
@@ -384,6 +391,7 @@ def dedup_cmd(
     from neardup.dedup.fingerprints import fingerprint_records
     from neardup.dedup.index import CorpusIndex
     from neardup.dedup.local import dedup_fingerprints
+    from neardup.dedup.rethreshold import decision_rows
     from neardup.formats import output_format, row_schema, write_records
 
     t0 = time.perf_counter()
@@ -402,7 +410,8 @@ def dedup_cmd(
         fps = fingerprint_records(records, config, on_chunk=progress.signed)
         result = dedup_fingerprints(fps, config, index)
         progress.matched(len(fps))
-    rows = list(result.rows()) if dedup_columns else result.rows()
+    # the rows carry every number the text rule read, so `neardup rethreshold` can decide them again
+    rows = list(decision_rows(result)) if dedup_columns else decision_rows(result)
     schema = row_schema() if out_format == "parquet" else None
     write_records(out, rows, out_format, schema=schema)
     if keep_out:

@@ -564,6 +564,20 @@ def _graded_table(g: dict[str, Any]) -> str:
 )
 @click.option("--max-pairs", type=int, default=500, show_default=True, help="Pairs listed with their texts.")
 @click.option("--title", default="neardup report", show_default=True)
+@click.option(
+    "--strictness",
+    default="0,0.25,0.5,0.75,1",
+    show_default=True,
+    help="Strictness values at which the report shows what would change (as neardup rethreshold).",
+)
+@click.option("--run-strictness", type=float, default=0.5, show_default=True, help="The run's --strictness.")
+@click.option(
+    "--run-profile",
+    type=click.Choice(["news", "corpus"]),
+    default="news",
+    show_default=True,
+    help="The run's --profile.",
+)
 @input_fields
 def report_cmd(
     output: str,
@@ -572,6 +586,9 @@ def report_cmd(
     eval_path: str | None,
     max_pairs: int,
     title: str,
+    strictness: str,
+    run_strictness: float,
+    run_profile: str,
     fields: InputFields,
 ) -> None:
     """Write a self-contained HTML page about a dedup run (OUTPUT: its JSONL)."""
@@ -595,5 +612,14 @@ def report_cmd(
             raise InputError(
                 "is not valid JSON (expected the output of neardup eval score|sweep --json)", source=eval_path
             ) from None
-    write_report(out, recs, text_map, eval_data, title=title, max_pairs=max_pairs)
+    from neardup.dedup.rethreshold import parse_strictness, rethreshold
+
+    changes = rethreshold(
+        recs,
+        parse_strictness(strictness),
+        run_profile=run_profile,
+        run_strictness=run_strictness,
+        source=output,
+    )
+    write_report(out, recs, text_map, eval_data, title=title, max_pairs=max_pairs, settings_changes=changes)
     echo_err(f"neardup report: wrote {out} ({len(recs)} documents)")

@@ -31,6 +31,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "eval": ("neardup.cli.eval:eval_group", "Score clusters and methods against labelled truth"),
     "synth": ("neardup.cli.eval:synth_cmd", "Make labelled reposts from real articles"),
     "report": ("neardup.cli.eval:report_cmd", "An HTML report of a dedup run"),
+    "rethreshold": (
+        "neardup.cli.rethreshold:rethreshold_cmd",
+        "What each --strictness / --profile would change in a dedup output, without re-running",
+    ),
 }
 
 

@@ -119,7 +119,9 @@ def spark_dedup_cmd(
             merge=against is not None and against.merge,
             read_conf=split_conf(partitions, _local_bytes(inputs)),
         )
-        write_output(spark, out, res.result.rows(), kind)
+        from neardup.dedup.rethreshold import decision_rows
+
+        write_output(spark, out, decision_rows(res.result), kind)  # the rows neardup dedup writes
     finally:
         if stop:
             spark.stop()

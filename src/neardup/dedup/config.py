@@ -50,6 +50,9 @@ class DedupConfig:
 
     match: MatchConfig = field(default_factory=MatchConfig)
     workers: int = 0  # processes for main-text extraction of HTML records (0: every core)
+    # seconds a worker process may spend on one HTML record before the run stops naming it (a page
+    # past the HTML budget is refused in well under a second; this bounds what the budget misses)
+    record_timeout: float = 120.0
     chunk_size: int = 4000  # documents per signature batch
     duplicate_ids: IdPolicy = "error"
 
@@ -58,6 +61,10 @@ class DedupConfig:
             raise ConfigError(f"match must be a MatchConfig, got {type(self.match).__name__}")
         if self.workers < 0:
             raise ConfigError(f"workers must be >= 0 (0 uses every core), got {self.workers}")
+        if isinstance(self.record_timeout, bool) or not (
+            isinstance(self.record_timeout, (int, float)) and self.record_timeout > 0
+        ):
+            raise ConfigError(f"record_timeout must be > 0 seconds, got {self.record_timeout!r}")
         if self.chunk_size < 1:
             raise ConfigError(f"chunk_size must be >= 1, got {self.chunk_size}")
         if self.duplicate_ids not in ("error", "suffix"):

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from neardup._workers import WorkerDied, WorkerPool, describe_exit
+from neardup._workers import WorkerDied, WorkerPool, WorkerStuck, describe_exit
 from neardup.dedup.config import DedupConfig
 from neardup.exceptions import InputError
 from neardup.io import Record
@@ -121,7 +121,9 @@ def fingerprint_records(
 
     ``on_chunk(n)`` is called after each chunk of ``n`` documents (progress). A worker process that
     dies (killed, out of memory, a crash in the extractor) is replaced and its pages read again
-    once; when it dies on them twice, an InputError names the record it was reading.
+    once; when it dies on them twice, an InputError names the record it was reading, as it does
+    when a worker spends over ``config.record_timeout`` seconds on one record (the worker is killed).
+    With ``workers=1`` pages are read in this process, where nothing can bound them.
     """
     cfg = config.match
     ids: list[str] = []
@@ -146,13 +148,17 @@ def fingerprint_records(
 
     try:
         for chunk, recs in chunks:
-            if config.n_workers <= 1 or not any(has_html(item) for item in chunk):
+            if config.workers == 1 or not any(has_html(item) for item in chunk):
                 while pending:
                     finish(*pending.popleft())
                 finish(chunk, None)
                 continue
             if pool is None:
-                pool = WorkerPool(config.n_workers, functools.partial(_read_item, extractor=cfg.extractor))
+                pool = WorkerPool(
+                    config.n_workers,
+                    functools.partial(_read_item, extractor=cfg.extractor),
+                    deadline=config.record_timeout,
+                )
             step = max(1, len(chunk) // config.n_workers)
             tasks = []
             for i in range(0, len(chunk), step):
@@ -169,6 +175,14 @@ def fingerprint_records(
         raise InputError(
             f"record {doc_id!r}: the process extracting its main text died on it twice "
             f"({describe_exit(exc.exitcode)}); remove the record, or give the run more memory",
+            source=source or None,
+            line=line or None,
+        ) from None
+    except WorkerStuck as exc:
+        doc_id, source, line = owners[exc.task][exc.item]
+        raise InputError(
+            f"record {doc_id!r}: extracting its main text took over {exc.seconds:g} s (the per-record "
+            "deadline, --record-timeout); its worker was stopped. Remove the record, or raise the deadline",
             source=source or None,
             line=line or None,
         ) from None

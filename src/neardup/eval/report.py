@@ -84,7 +84,13 @@ def svg_curves(
     # the legend sits right of the plot: its column is as wide as the longest label (CJK characters
     # count double) and the chart grows to hold every entry, so no label is cut off
     label = max((sum(2 if ord(c) > 0x2E7F else 1 for c in name) for name in series), default=0)
-    left, top, bottom = 44, 26, 36
+    y0, y1 = y_range
+    yticks = [y0 + (y1 - y0) * t / 5 for t in range(6)]
+    # counts whole ("1,200"), shares in two digits ("0.8"); the left margin holds the widest tick
+    # beside the rotated y label
+    ylabels = [f"{y:,.0f}" if abs(y) >= 10 else f"{y:.2g}" for y in yticks]
+    left = max(44, (18 if ylabel else 4) + int(6.6 * max(len(t) for t in ylabels)) + 4)
+    top, bottom = 26, 36
     right = max(60, 34 + int(label * 6.6) + 8)
     pw = max(120, width - left - 150)
     width = left + pw + right
@@ -94,7 +100,6 @@ def svg_curves(
     x0, x1 = (min(xs), max(xs)) if xs else (0.0, 1.0)
     if x1 == x0:
         x1 = x0 + 1
-    y0, y1 = y_range
 
     def sx(x: float) -> float:
         return left + (x - x0) / (x1 - x0) * pw
@@ -111,10 +116,9 @@ def svg_curves(
         f'<text x="{left}" y="16" font-size="13" font-weight="bold">{esc(title)}</text>',
         f'<rect x="{left}" y="{top}" width="{pw}" height="{ph}" fill="#fff" stroke="#888"/>',
     ]
-    for t in range(6):
-        y = y0 + (y1 - y0) * t / 5
+    for y, tick in zip(yticks, ylabels, strict=True):
         parts.append(f'<line x1="{left}" x2="{left + pw}" y1="{sy(y):.1f}" y2="{sy(y):.1f}" stroke="#eee"/>')
-        parts.append(f'<text x="{left - 4}" y="{sy(y) + 4:.1f}" text-anchor="end">{y:.2g}</text>')
+        parts.append(f'<text x="{left - 4}" y="{sy(y) + 4:.1f}" text-anchor="end">{tick}</text>')
     xticks = sorted(set(xs)) if len(set(xs)) <= 12 else [x0 + (x1 - x0) * t / 6 for t in range(7)]
     for x in xticks:
         parts.append(
@@ -391,6 +395,60 @@ def _pairs_html(pairs: Sequence[Mapping[str, Any]], max_pairs: int) -> str:
     )
 
 
+def _settings_changes_html(changes: Any) -> str:
+    """What each --strictness / --profile would change (``neardup.dedup.rethreshold``): a plot of the
+    documents merged against strictness, one line per profile, and the table ``neardup rethreshold``
+    prints."""
+    if changes is None:
+        return (
+            '<p class="muted">Not computed: <code>neardup report</code> decides the stored pairs again '
+            "at each setting (<code>--strictness</code>); <code>neardup rethreshold</code> prints the same.</p>"
+        )
+    d = changes.to_dict() if hasattr(changes, "to_dict") else dict(changes)
+    esc = _html.escape
+    outcomes = d.get("outcomes") or []
+    series: dict[str, list[tuple[float, float]]] = defaultdict(list)
+    for o in outcomes:
+        series[f"merged, {o['profile']}"].append((float(o["strictness"]), float(o["merged"])))
+    top = max((o["merged"] for o in outcomes), default=1) or 1
+    step = 10 ** max(0, len(str(int(top * 1.1))) - 1)
+    top = -(-int(top * 1.1) // step) * step  # a round top: 484 -> 500
+    plot = ""
+    if any(len(v) > 1 for v in series.values()):
+        plot = svg_curves(
+            series,
+            title="documents merged at each strictness",
+            xlabel="strictness (0 loosest, 1 strictest)",
+            y_range=(0.0, float(top)),
+        )
+    rows = "".join(
+        f"<tr><td>{esc(str(o['profile']))}</td><td>{o['strictness']:g}{' (run)' if o.get('run') else ''}</td>"
+        f"<td>{o['merged']:,}</td><td>{o['kept']:,}</td><td>{o['merged_to_kept']:,}</td>"
+        f"<td>{o['kept_to_merged']:,}</td><td>"
+        + esc(", ".join(f"{k} {v:,}" for k, v in (o.get("changes") or {}).items()) or "-")
+        + "</td></tr>"
+        for o in outcomes
+    )
+    note = (
+        f'<p class="muted">{d.get("text_pairs", 0):,} stored pairs decided by the text rule were decided '
+        f"again at each setting ({d.get('reproduced', 0):,} of them as the run did at its own setting, "
+        f"{esc(str(d.get('run_profile')))} {d.get('run_strictness', 0.5):g}); "
+        f"{d.get('fixed_pairs', 0):,} exact or content copies no setting moves"
+        + (
+            f"; {d['incomplete']:,} pairs lack the decision fields and are left as they are"
+            if d.get("incomplete")
+            else ""
+        )
+        + ". Only one pair per document is stored and knock-on effects are not followed: "
+        "merged&rarr;kept tends to count too many, kept&rarr;merged too few (docs/dedup.md).</p>"
+    )
+    return (
+        plot
+        + "<table><tr><th>profile</th><th>strictness</th><th>merged</th><th>kept</th><th>merged&rarr;kept</th>"
+        "<th>kept&rarr;merged</th><th>changes (documents)</th></tr>" + rows + "</table>" + note
+    )
+
+
 def build_report(
     records: Iterable[Mapping[str, Any]],
     texts: Mapping[str, str] | None = None,
@@ -401,13 +459,15 @@ def build_report(
     max_clusters: int = 20,
     max_chars: int = 20000,
     settings: Mapping[str, Any] | None = None,
+    settings_changes: Any = None,
 ) -> str:
     """The HTML page for dedup output ``records`` (id, cluster, duplicate_of, kind, distance).
 
     ``texts`` (id -> text) enables the side-by-side pair view; ``eval_data`` (the JSON of
     ``neardup eval score|sweep --json``) adds the curves. Only the first ``max_pairs`` pairs carry their texts.
     ``settings`` (the run's engine settings) are printed; without them, those of the evaluated run
-    in ``eval_data`` (its ``engine``).
+    in ``eval_data`` (its ``engine``). ``settings_changes`` (a ``neardup.dedup.rethreshold.Rethreshold``
+    or its ``to_dict()``) adds what each --strictness and --profile would change.
     """
     recs = list(records)
     summ = _summary(recs)
@@ -432,6 +492,7 @@ def build_report(
 <main>
 <section id="summary"><h2>Summary</h2><div class="cards">{cards}</div><p>Duplicates by kind: {kinds}</p></section>
 <section id="settings"><h2>Settings</h2>{_settings_html(settings, eval_data)}</section>
+<section id="strictness"><h2>What each setting would change</h2>{_settings_changes_html(settings_changes)}</section>
 <section id="quality"><h2>Quality</h2>{_curves_html(eval_data)}</section>
 <section id="clusters"><h2>Largest clusters</h2>{clusters_html}</section>
 <section id="pairs"><h2>Duplicate pairs</h2><p class="muted">Click a pair to compare the two texts; changed

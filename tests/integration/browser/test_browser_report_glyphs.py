@@ -116,9 +116,18 @@ def test_report_legends_fit_and_settings_show(
     methods = ("simhash-words+cosine", "中文方法名称比较长的一个", "nshash")
     ev = {"rows": curve_rows(methods)}
     page = tmp_path / "report.html"
-    write_report(page, recs, texts, ev, settings={"max_distance": 8, "features": "shingles"})
+    # what each setting would change, with counts as wide as a large corpus gives (ticks of 7 digits)
+    outcomes = [
+        {"profile": p, "strictness": x, "merged": int(900_000 * (1.5 - x)) + (p == "corpus") * 50_000,
+         "kept": 1, "merged_to_kept": 0, "kept_to_merged": 0, "changes": {}, "run": x == 0.5}
+        for p in ("news", "corpus") for x in (0.0, 0.5, 1.0)
+    ]  # fmt: skip
+    changes = {"outcomes": outcomes, "run_profile": "news", "run_strictness": 0.5, "text_pairs": 10}
+    write_report(
+        page, recs, texts, ev, settings={"max_distance": 8, "features": "shingles"}, settings_changes=changes
+    )
     html = page.read_text(encoding="utf-8")
-    assert "<td>max_distance</td><td>8</td>" in html
+    assert "<td>max_distance</td><td>8</td>" in html and "1,400,000" in html
     # a script counts the SVG text elements that end outside their chart
     probe = (
         "<script>var n=0;document.querySelectorAll('svg').forEach(function(s){var w=s.viewBox.baseVal.width;"

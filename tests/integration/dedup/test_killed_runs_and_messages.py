@@ -157,3 +157,38 @@ def test_control_characters_in_file_names_are_escaped(tmp_path: Path) -> None:
         text = out.stderr + out.stdout
         assert "\x1b" not in text and "\x07" not in text and "\u202e" not in text, text
         assert "\\x1b" in text, text
+
+
+_KILLED_WRITER = """
+import os, signal, sys
+from neardup.io import atomic_write
+with atomic_write(sys.argv[1], "w") as fh:
+    fh.write("half of an output")
+    fh.flush()
+    os.kill(os.getpid(), signal.SIGKILL)  # killed before the rename
+"""
+
+
+def test_temp_files_of_a_killed_write_carry_its_pid_and_are_removed_by_the_next_write(tmp_path: Path) -> None:
+    out = tmp_path / "out.jsonl"
+    out.write_text("old\n")
+    killed = subprocess.Popen([sys.executable, "-c", _KILLED_WRITER, str(out)], env=_env())
+    assert killed.wait(timeout=120) == -9
+    left = [p.name for p in tmp_path.iterdir() if p.name != "out.jsonl"]
+    assert len(left) == 1 and left[0].startswith(".out.jsonl.") and left[0].endswith(f".tmp-{killed.pid}"), (
+        left
+    )
+    assert out.read_text() == "old\n"  # the old output stays whole
+    # a backup a run killed while renaming left, a live owner's temp, another output's temp
+    dead = _dead_pid()
+    (tmp_path / f".out.jsonl.bak-{dead}").write_text("old\n")
+    (tmp_path / f".out.jsonl.live.tmp-{os.getpid()}").write_text("in progress")
+    (tmp_path / f".other.jsonl.x.tmp-{dead}").write_text("another output's")
+    from neardup.io import atomic_write
+
+    with atomic_write(out, "w") as fh:
+        fh.write("new\n")
+    assert out.read_text() == "new\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        [".other.jsonl.x.tmp-" + str(dead), f".out.jsonl.live.tmp-{os.getpid()}", "out.jsonl"]
+    )

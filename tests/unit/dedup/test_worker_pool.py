@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 import neardup.dedup.fingerprints as fpmod
-from neardup._workers import WorkerDied, WorkerPool, describe_exit
+from neardup._workers import WorkerDied, WorkerPool, WorkerStuck, describe_exit
 from neardup.dedup.config import DedupConfig
-from neardup.exceptions import InputError
+from neardup.exceptions import ConfigError, InputError
 from neardup.io import Record
 
 pytestmark = pytest.mark.timeout(120)
@@ -111,3 +111,60 @@ def test_dedup_names_the_record_whose_page_kills_the_extractor_twice(monkeypatch
     msg = str(info.value)
     assert msg.startswith("pages.jsonl:24: record 'p23'"), msg
     assert "died on it twice (exited with code 1)" in msg
+
+
+def test_a_worker_stuck_on_one_item_is_killed_at_the_deadline_and_names_it() -> None:
+    # a real stuck worker: alive, sleeping far past the deadline on item 1 of its task (the deadline
+    # leaves the other items, and a worker's start on a loaded machine, a hundred times their time)
+    with WorkerPool(2, _sleep, deadline=5.0) as pool:
+        stuck = pool.submit([0.01, 3600.0, 0.01])
+        fine = pool.submit([0.01, 0.01])
+        t0 = time.monotonic()
+        with pytest.raises(WorkerStuck) as info:
+            pool.result(stuck)
+        assert time.monotonic() - t0 < 60  # the deadline, not the hour
+        assert (info.value.task, info.value.item) == (stuck, 1)
+        assert pool.result(fine) == [0.01, 0.01]  # the other task is not lost
+        assert pool.result(pool.submit([0.02])) == [0.02]  # a fresh worker took the stuck one's place
+        assert pool.restarts == 1
+
+
+def test_items_that_each_finish_within_the_deadline_are_never_stuck() -> None:
+    # the deadline is per item, not per task: 60 items of 0.05 s pass a 2 s deadline
+    with WorkerPool(1, _sleep, deadline=2.0) as pool:
+        assert pool.result(pool.submit([0.05] * 60)) == [0.05] * 60
+        assert pool.restarts == 0
+
+
+def _stall_on_poison(item: tuple[str | None, str | None], extractor: str) -> object:
+    if item[1] and "STALL" in item[1]:
+        time.sleep(3600)
+    return fpmod.read_page(item[0], item[1], extractor)
+
+
+def test_dedup_names_the_record_a_worker_is_stuck_on(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(fpmod, "_read_item", _stall_on_poison)
+    recs = [
+        Record(
+            id=f"p{i}",
+            text=None,
+            html=f"<html><body><p>第{i}页的正文内容。</p></body></html>",
+            source="pages.jsonl",
+            line=i + 1,
+        )
+        for i in range(40)
+    ]
+    recs[17].html = "<html><body><p>STALL</p></body></html>"
+    cfg = DedupConfig(workers=2, chunk_size=16, record_timeout=5.0)
+    t0 = time.monotonic()
+    with pytest.raises(InputError) as info:
+        fpmod.fingerprint_records(iter(recs), cfg)
+    assert time.monotonic() - t0 < 60
+    msg = str(info.value)
+    assert msg.startswith("pages.jsonl:18: record 'p17'"), msg
+    assert "took over 5 s (the per-record deadline, --record-timeout)" in msg
+
+
+def test_record_timeout_must_be_positive() -> None:
+    with pytest.raises(ConfigError, match="record_timeout must be > 0"):
+        DedupConfig(record_timeout=0)

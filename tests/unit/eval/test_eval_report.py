@@ -70,3 +70,27 @@ def test_settings_box_never_asks_for_eval_when_it_was_given() -> None:
     engine = {**scored, "engine": {"near_similarity": 0.5}}  # eval score --documents
     shown = settings.search(build_report(recs, {"a": "正文"}, engine))
     assert shown is not None and "<td>near_similarity</td><td>0.5</td>" in shown.group(0)
+
+
+def test_report_shows_what_each_setting_would_change(tmp_path: object) -> None:
+    import random
+
+    from neardup.dedup import DedupConfig, dedup_fingerprints, fingerprint_records
+    from neardup.dedup.rethreshold import decision_rows, rethreshold
+    from neardup.io import Record
+
+    rng = random.Random(5)
+    recs = []
+    for i in range(10):
+        body = "".join(chr(rng.randrange(0x4E00, 0x9FA5)) for _ in range(360))
+        extra = "".join(chr(rng.randrange(0x4E00, 0x9FA5)) for _ in range(15 * (i + 1)))
+        recs += [Record(id=f"a{i}", text=body), Record(id=f"a{i}c", text=body + "。" + extra)]
+    cfg = DedupConfig(workers=1)
+    rows = list(decision_rows(dedup_fingerprints(fingerprint_records(recs, cfg), cfg)))
+    changes = rethreshold(rows, [0.0, 0.5, 1.0])
+    page = build_report(rows, settings_changes=changes)
+    section = page.split('<section id="strictness">')[1].split("</section>")[0]
+    assert "<svg" in section and "merged, news" in section and "merged, corpus" in section
+    assert "0.5 (run)" in section and "too many" in section
+    assert section.count("<tr>") == 1 + len(changes.outcomes)
+    assert "Not computed" in build_report(rows)  # without it, the page says where it comes from

@@ -1,0 +1,427 @@
+"""What another ``--strictness`` or ``--profile`` would have changed, from a finished dedup output.
+
+Every output row of ``neardup dedup`` carries the evidence of the pair its document was verified
+against (``evidence.against``): the sketches' similarity and containment and, when both texts were
+read, the text evidence the decision rests on (what each text adds to the other, ``chars`` of each,
+the longest shared passage, repeated substitutions, ``quoted`` shared text, ``occasion``). The one
+knob (``MatchConfig.strictness`` and ``profile``) moves only the text rule's thresholds, so each
+stored pair is decided again here by the engine's own rule (``neardup.match.verify.decide_text``
+with ``thresholds(MatchConfig(profile=..., strictness=...))``), without signing or matching
+anything again (as semhash's ``rethreshold``).
+
+What is exact and what is not:
+
+- the decision of each **stored pair** at each setting is exact (the engine's function on the
+  engine's numbers). The run's own setting is decided again too, and every stored pair must come
+  out as the run decided it (``reproduced``); a pair that does not (another run setting than the
+  one given) is left as it was;
+- only **one pair per document** is stored, so the counts are estimates. A stricter setting that
+  undoes a document's stored merge counts it as leaving its cluster, though the engine might have
+  merged it through another candidate (``merged -> kept`` tends to count too many). A looser
+  setting is seen only through the pairs stored for kept documents (their partial or layout
+  relation): a document the run found unique against every candidate stores no pair, and a pair
+  that was never a candidate is never read (``kept -> merged`` tends to count too few);
+- knock-on effects are not followed: a document that merged at one setting and not at another
+  changes which documents later ones are checked against (a document that joins a cluster is no
+  longer one a later document can merge with), so neither count is a strict bound (docs/dedup.md
+  compares them with real runs).
+
+Pairs without text evidence (exact and content copies, signatures stored without text profiles)
+are decided by the sketches, whose thresholds no setting moves: they never change.
+
+>>> r = rethreshold([{"id": "a", "cluster": "a", "duplicate_of": None, "kind": "unique"}], [0.5], ["news"])
+>>> r.documents, r.outcomes[0].merged
+(1, 0)
+"""
+
+from __future__ import annotations
+
+import textwrap
+from collections import Counter
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+
+from neardup.exceptions import ConfigError
+from neardup.match.config import PROFILES, MatchConfig
+from neardup.match.verify import CONTAINED, KINDS, NEAR, decide_text, thresholds
+
+__all__ = [
+    "DECISION_FIELDS",
+    "Rethreshold",
+    "SettingOutcome",
+    "decision_rows",
+    "format_rethreshold",
+    "parse_strictness",
+    "read_rows",
+    "rethreshold",
+]
+
+#: the text evidence fields a row needs besides ``adds``, ``passage`` and ``repeated`` for the
+#: text rule to be decided again exactly
+DECISION_FIELDS = ("chars", "quoted", "occasion")
+#: row kinds of documents that joined another document's cluster
+_JOINED = {"exact", "content", "near", "contained", "supersedes"}
+_MERGE_CODES = (NEAR, CONTAINED)
+
+
+def decision_rows(result: Any) -> Iterator[dict[str, Any]]:
+    """The rows of a ``DedupResult`` (``DedupResult.rows()``) with the text evidence the engine
+    computed for each stored pair and does not keep: ``chars`` (each text's length, in the text
+    evidence's units: a CJK character is 1, another token 5), ``quoted`` (shared text each side
+    sets on quoted lines) and ``occasion`` (both hold a year, date or edition the other lacks).
+    They are read again from the two texts' profiles, which are still in memory."""
+    from neardup.match.text import text_evidence
+
+    c = result.clusters
+    sigs = result.sigs if result.sigs is not None else result.fps.sigs
+    cfg = result.config
+    for node, row in enumerate(result.rows(), start=result.n_prefix):
+        ev = row.get("evidence")
+        p = int(c.partner[node])
+        if ev is not None and "adds" in ev and p >= 0:
+            with np.errstate(over="ignore"):  # hash arithmetic wraps around on purpose
+                t = text_evidence(
+                    sigs.profile(node), sigs.profile(p), cfg.text_window_cjk, cfg.text_window_latin
+                )
+            ev["chars"] = [int(t[2]), int(t[3])]
+            ev["quoted"] = [int(t[9]), int(t[10])]
+            ev["occasion"] = bool(t[8])
+        yield row
+
+
+def parse_strictness(spec: str) -> list[float]:
+    """``"0.2,0.5,0.8"`` -> [0.2, 0.5, 0.8], each between 0 and 1.
+
+    >>> parse_strictness("0, .25,1")
+    [0.0, 0.25, 1.0]
+    """
+    out: list[float] = []
+    for part in spec.split(","):
+        try:
+            v = float(part)
+        except ValueError:
+            raise ConfigError(
+                f"--strictness takes numbers between 0 and 1 separated by commas, got {spec!r}"
+            ) from None
+        if not 0.0 <= v <= 1.0:
+            raise ConfigError(f"strictness must be between 0 and 1, got {v:g}")
+        out.append(v)
+    return sorted(set(out))
+
+
+@dataclass
+class SettingOutcome:
+    """The documents at one setting: merged into another's cluster or kept, and what changed."""
+
+    profile: str
+    strictness: float
+    merged: int
+    kept: int
+    merged_to_kept: int = 0  # estimates (see the module's notes): this one tends to count too many,
+    kept_to_merged: int = 0  # ... this one too few
+    changes: dict[str, int] = field(default_factory=dict)  # "near -> partial": documents
+    run: bool = False  # the run's own setting
+
+
+@dataclass
+class Rethreshold:
+    """What each setting would change: counts of the stored pairs, then one outcome per setting."""
+
+    source: str
+    documents: int
+    run_profile: str
+    run_strictness: float
+    pairs: int = 0  # documents with a stored pair
+    text_pairs: int = 0  # ... decided by the text rule, decided again here
+    fixed_pairs: int = 0  # ... decided by keys or sketches (no setting moves them)
+    incomplete: int = 0  # ... text pairs without the decision fields (an older output): left as they are
+    reproduced: int = 0  # text pairs the run's setting decides as the run did
+    held: int = 0  # ... the text rule merges them, the cluster rules did not (left as they are)
+    not_reproduced: int = 0  # ... decided otherwise than the run did (left as they are)
+    outcomes: list[SettingOutcome] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class _Pair:
+    joined: bool
+    kind: str  # the engine's kind for the document at the run's setting
+    ev: np.ndarray | None = None
+    same_layout: bool = False
+    partner_rep: bool = True
+    cmax: float = 0.0
+    state: str = "fixed"  # fixed, incomplete, reproduced, held, not_reproduced
+
+
+def _ev_array(ev: dict[str, Any]) -> np.ndarray | None:
+    """The text evidence array (``neardup.match.text.text_evidence``'s layout) of a row's
+    evidence, or None when it lacks a field the rule reads."""
+    try:
+        ua, ub = (int(x) for x in ev["adds"])
+        ta, tb = (int(x) for x in ev["chars"])
+        qa, qb = (int(x) for x in ev["quoted"])
+        out = np.zeros(13, np.int64)
+        out[[0, 1, 2, 3, 9, 10]] = (ua, ub, ta, tb, qa, qb)
+        out[4] = int(ev["passage"])
+        out[6] = int(ev["repeated"])
+        out[8] = 1 if ev["occasion"] else 0
+    except (KeyError, TypeError, ValueError):
+        return None
+    return out
+
+
+def _observed_kind(row: dict[str, Any]) -> str:
+    kind = str(row.get("kind"))
+    if kind == "supersedes":
+        return "contained"
+    if kind in _JOINED or kind in ("partial", "layout", "template"):
+        return kind
+    if kind == "first" and row.get("evidence") and not row.get("related_to"):
+        return "near"  # a merged copy the keep rule kept: near or contained (decided below)
+    if kind == "superseded" and row.get("related_to"):
+        return "partial"
+    return "unique"
+
+
+def _joined(row: dict[str, Any]) -> bool:
+    kind = row.get("kind")
+    return kind in _JOINED or (kind == "first" and bool(row.get("evidence")) and not row.get("related_to"))
+
+
+def _joins(p: _Pair, code: int) -> bool:
+    """Whether a document whose stored pair is decided ``code`` joins the partner's cluster: through
+    a representative (a kept document, or a corpus one) on any merging verdict; through a member of
+    the cluster (the partner itself joined one) on a near verdict or a contained copy that adds no
+    more than the member; a relation to a member that the run did not merge never merges."""
+    if code not in _MERGE_CODES:
+        return False
+    if p.partner_rep:
+        return True
+    assert p.ev is not None
+    return p.joined and (code == NEAR or p.ev[0] <= p.ev[1])
+
+
+def _unmerged(code: int, p: _Pair, th: np.ndarray) -> str:
+    """The kind of a pair that cannot merge: a merging verdict is only a partial relation then."""
+    if code in _MERGE_CODES:
+        if p.cmax < th[3]:
+            return "unique"
+        return "layout" if p.same_layout else "partial"
+    return KINDS[code]
+
+
+def rethreshold(
+    rows: Iterable[dict[str, Any]],
+    strictness: Sequence[float],
+    profiles: Sequence[str] = PROFILES,
+    *,
+    run_profile: str = "news",
+    run_strictness: float = 0.5,
+    source: str = "",
+) -> Rethreshold:
+    """Decide each stored pair of a dedup output (rows of ``neardup dedup --out``) again at every
+    ``profile`` x ``strictness`` and count the documents that would change (see the module's notes
+    for what is exact). ``run_*``: the setting the output was made with."""
+    for name in (*profiles, run_profile):
+        if name not in PROFILES:
+            raise ConfigError(f"profile must be one of {', '.join(PROFILES)}, got {name!r}")
+    MatchConfig(profile=run_profile, strictness=run_strictness)  # type: ignore[arg-type]  # checks them
+    docs: list[dict[str, Any]] = [r for r in rows if r.get("kind") != "indexed"]
+    # templates are reported only when the run asked for it; a template row says it did
+    report = any(r.get("kind") == "template" for r in docs)
+
+    def th_of(profile: str, s: float) -> np.ndarray:
+        return thresholds(
+            MatchConfig(profile=profile, strictness=s, report_templates=report)  # type: ignore[arg-type]
+        )
+
+    base_th = th_of(run_profile, run_strictness)
+    joined = {str(r.get("id")): _joined(r) for r in docs}
+    out = Rethreshold(
+        source=source, documents=len(docs), run_profile=run_profile, run_strictness=run_strictness
+    )
+    pairs: list[_Pair] = []
+    for r in docs:
+        ev = r.get("evidence")
+        p = _Pair(joined=_joined(r), kind=_observed_kind(r))
+        pairs.append(p)
+        if not isinstance(ev, dict):
+            continue
+        out.pairs += 1
+        if ev.get("adds") is None:
+            out.fixed_pairs += 1
+            continue
+        out.text_pairs += 1
+        arr = _ev_array(ev)
+        if arr is None:
+            p.state = "incomplete"
+            out.incomplete += 1
+            continue
+        p.ev = arr
+        p.same_layout = bool(ev.get("same_layout"))
+        p.partner_rep = not joined.get(str(ev.get("against")), False)  # a corpus document is a representative
+        p.cmax = max((float(x) for x in ev.get("containment") or [0.0]), default=0.0)
+        code = int(decide_text(NEAR, arr, p.same_layout, base_th))
+        if _joins(p, code) == p.joined:
+            p.state = "reproduced"
+            out.reproduced += 1
+            p.kind = KINDS[code] if p.joined else _unmerged(code, p, base_th)
+        elif code == CONTAINED and arr[0] > arr[1] and not p.joined:
+            # a fuller copy the engine did not merge: another fuller copy already held the
+            # partner's cluster (the engine's state, not the pair); no setting changes that
+            p.state = "held"
+            out.held += 1
+        else:
+            p.state = "not_reproduced"
+            out.not_reproduced += 1
+    settings = sorted(
+        {(pr, float(s)) for pr in profiles for s in strictness} | {(run_profile, run_strictness)}
+    )
+    for profile, s in settings:
+        th = th_of(profile, s)
+        merged = 0
+        m2k = k2m = 0
+        changes: Counter[str] = Counter()
+        for p in pairs:
+            now_joined, now_kind = p.joined, p.kind
+            if p.state == "reproduced":
+                assert p.ev is not None
+                code = int(decide_text(NEAR, p.ev, p.same_layout, th))
+                now_joined = _joins(p, code)
+                now_kind = KINDS[code] if now_joined else _unmerged(code, p, th)
+            merged += now_joined
+            if now_joined != p.joined:
+                if p.joined:
+                    m2k += 1
+                else:
+                    k2m += 1
+            if now_kind != p.kind:
+                changes[f"{p.kind} -> {now_kind}"] += 1
+        out.outcomes.append(
+            SettingOutcome(
+                profile=profile,
+                strictness=s,
+                merged=merged,
+                kept=len(pairs) - merged,
+                merged_to_kept=m2k,
+                kept_to_merged=k2m,
+                changes=dict(changes.most_common()),
+                run=(profile, s) == (run_profile, run_strictness),
+            )
+        )
+    return out
+
+
+_NOTES = (
+    "Each stored pair is decided again exactly, but only one pair per document is stored and "
+    "knock-on effects on later documents are not followed: merged -> kept tends to count too many "
+    "(another candidate may still merge the document), kept -> merged too few (a document found "
+    "unique stores no pair; pairs that were never candidates are never read). docs/dedup.md "
+    "compares both with real runs."
+)
+
+
+def format_rethreshold(r: Rethreshold) -> str:
+    """The table ``neardup rethreshold`` prints."""
+    run = f"{r.run_profile}, strictness {r.run_strictness:g}"
+    lines = [
+        f"neardup rethreshold: {r.source + ': ' if r.source else ''}{r.documents:,} documents, "
+        f"{r.pairs:,} with a stored pair ({r.text_pairs:,} decided by the text rule, "
+        f"{r.fixed_pairs:,} by keys or sketches, which no setting moves)",
+        f"  the run's setting ({run}) decides {r.reproduced:,} of {r.text_pairs:,} text pairs as the run did"
+        + (
+            f"; {r.held:,} fuller {'copy' if r.held == 1 else 'copies'} held apart because the cluster had one "
+            "(left as they are)"
+            if r.held
+            else ""
+        ),
+    ]
+    if r.incomplete:
+        lines.append(
+            f"  {r.incomplete:,} pairs lack the decision fields ({', '.join(DECISION_FIELDS)}: an output of "
+            "an older neardup or of Spark) and are left as they are; run neardup dedup again to decide them"
+        )
+    if r.not_reproduced:
+        lines.append(
+            f"  {r.not_reproduced:,} pairs come out otherwise than the run decided them (was the run made "
+            "with another --profile or --strictness? pass --run-profile / --run-strictness); left as they are"
+        )
+    header = (
+        "profile",
+        "strictness",
+        "merged",
+        "kept",
+        "merged->kept",
+        "kept->merged",
+        "changes (documents)",
+    )
+    table = [header]
+    for o in r.outcomes:
+        changes = ", ".join(f"{k} {v:,}" for k, v in o.changes.items()) or "-"
+        table.append(
+            (
+                o.profile,
+                f"{o.strictness:g}" + (" (run)" if o.run else ""),
+                f"{o.merged:,}",
+                f"{o.kept:,}",
+                f"{o.merged_to_kept:,}",
+                f"{o.kept_to_merged:,}",
+                changes,
+            )
+        )
+    widths = [max(len(row[i]) for row in table) for i in range(len(header) - 1)]
+    for row in table:
+        lines.append("  " + "  ".join(c.ljust(w) for c, w in zip(row, widths, strict=False)) + "  " + row[-1])
+    lines.append(textwrap.fill(_NOTES, 100, initial_indent="  ", subsequent_indent="  "))
+    return "\n".join(lines)
+
+
+def read_rows(path: str) -> Iterator[dict[str, Any]]:
+    """The rows of a ``neardup dedup --out`` file (JSONL, JSONL.gz or Parquet); a row without
+    ``id`` and ``kind``, or a file that is not one, is an InputError naming it."""
+    from neardup.exceptions import InputError
+    from neardup.io import iter_json_objects
+
+    if str(path).endswith((".parquet", ".pq")):
+        from neardup._deps import require
+
+        pq = require("pyarrow.parquet", "parquet", purpose="reading Parquet")
+        try:
+            batches = pq.ParquetFile(path).iter_batches()
+            n = 0
+            for batch in batches:
+                for row in batch.to_pylist():
+                    n += 1
+                    _check_row(row, path, n)
+                    yield row
+        except OSError:
+            raise
+        except InputError:
+            raise
+        except Exception as exc:  # pyarrow raises several unrelated types for a bad file
+            raise InputError(
+                f"not a readable Parquet file ({type(exc).__name__}: {exc})", source=path
+            ) from None
+        return
+    for lineno, row in iter_json_objects(path):
+        _check_row(row, path, lineno)
+        yield row
+
+
+def _check_row(row: dict[str, Any], path: str, line: int) -> None:
+    from neardup.exceptions import InputError
+
+    if "id" not in row or "kind" not in row:
+        raise InputError(
+            "not a neardup dedup output row (it needs 'id' and 'kind'; pass the file of dedup --out)",
+            source=path,
+            line=line,
+        )
+    ev = row.get("evidence")
+    if ev is not None and not isinstance(ev, dict):
+        raise InputError(f"'evidence' must be an object, got {type(ev).__name__}", source=path, line=line)
