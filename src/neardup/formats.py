@@ -105,6 +105,10 @@ def row_schema() -> Any:
             ("chars", pa.list_(pa.int64())),
             ("quoted", pa.list_(pa.int64())),
             ("occasion", pa.bool_()),
+            ("leads", pa.list_(pa.int64())),
+            ("blocks", pa.list_(pa.int64())),
+            ("pieces", pa.list_(pa.int64())),
+            ("alike", pa.int64()),
         ]
     )
     return pa.schema(

@@ -3,7 +3,8 @@
 Every output row of ``neardup dedup`` carries the evidence of the pair its document was verified
 against (``evidence.against``): the sketches' similarity and containment and, when both texts were
 read, the text evidence the decision rests on (what each text adds to the other, ``chars`` of each,
-the longest shared passage, repeated substitutions, ``quoted`` shared text, ``occasion``). The one
+the longest shared passage, repeated substitutions, ``quoted`` shared text, ``occasion``,
+``leads``, ``blocks``, ``pieces``, ``alike``). The one
 knob (``MatchConfig.strictness`` and ``profile``) moves only the text rule's thresholds, so each
 stored pair is decided again here by the engine's own rule (``neardup.match.verify.decide_text``
 with ``thresholds(MatchConfig(profile=..., strictness=...))``), without signing or matching
@@ -46,6 +47,7 @@ import numpy as np
 
 from neardup.exceptions import ConfigError
 from neardup.match.config import PROFILES, MatchConfig
+from neardup.match.text import EVIDENCE_SIZE
 from neardup.match.verify import CONTAINED, KINDS, NEAR, decide_text, thresholds
 
 __all__ = [
@@ -61,7 +63,7 @@ __all__ = [
 
 #: the text evidence fields a row needs besides ``adds``, ``passage`` and ``repeated`` for the
 #: text rule to be decided again exactly
-DECISION_FIELDS = ("chars", "quoted", "occasion")
+DECISION_FIELDS = ("chars", "quoted", "occasion", "leads", "blocks", "pieces", "alike")
 #: row kinds of documents that joined another document's cluster
 _JOINED = {"exact", "content", "near", "contained", "supersedes"}
 _MERGE_CODES = (NEAR, CONTAINED)
@@ -71,7 +73,10 @@ def decision_rows(result: Any) -> Iterator[dict[str, Any]]:
     """The rows of a ``DedupResult`` (``DedupResult.rows()``) with the text evidence the engine
     computed for each stored pair and does not keep: ``chars`` (each text's length, in the text
     evidence's units: a CJK character is 1, another token 5), ``quoted`` (shared text each side
-    sets on quoted lines) and ``occasion`` (both hold a year, date or edition the other lacks).
+    sets on quoted lines), ``occasion`` (both hold a year, date or edition the other lacks),
+    ``leads`` (each text's own text before the first shared token), ``blocks`` (each text's
+    longest run of its own), ``pieces`` (the shared runs each holds) and ``alike`` (text of the
+    substitutions made alike in two or more places).
     They are read again from the two texts' profiles, which are still in memory."""
     from neardup.match.text import text_evidence
 
@@ -89,6 +94,10 @@ def decision_rows(result: Any) -> Iterator[dict[str, Any]]:
             ev["chars"] = [int(t[2]), int(t[3])]
             ev["quoted"] = [int(t[9]), int(t[10])]
             ev["occasion"] = bool(t[8])
+            ev["leads"] = [int(t[11]), int(t[12])]
+            ev["blocks"] = [int(t[13]), int(t[14])]
+            ev["pieces"] = [int(t[15]), int(t[16])]
+            ev["alike"] = int(t[17])
         yield row
 
 
@@ -165,11 +174,15 @@ def _ev_array(ev: dict[str, Any]) -> np.ndarray | None:
         ua, ub = (int(x) for x in ev["adds"])
         ta, tb = (int(x) for x in ev["chars"])
         qa, qb = (int(x) for x in ev["quoted"])
-        out = np.zeros(13, np.int64)
+        out = np.zeros(EVIDENCE_SIZE, np.int64)
         out[[0, 1, 2, 3, 9, 10]] = (ua, ub, ta, tb, qa, qb)
         out[4] = int(ev["passage"])
         out[6] = int(ev["repeated"])
         out[8] = 1 if ev["occasion"] else 0
+        out[[11, 12]] = [int(x) for x in ev["leads"]]
+        out[[13, 14]] = [int(x) for x in ev["blocks"]]
+        out[[15, 16]] = [int(x) for x in ev["pieces"]]
+        out[17] = int(ev["alike"])
     except (KeyError, TypeError, ValueError):
         return None
     return out
