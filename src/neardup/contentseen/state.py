@@ -185,10 +185,14 @@ class DocState:
         sig: Signatures,
         *,
         sync: bool,
+        doc_id: int | None = None,
+        ts: float | None = None,
     ) -> int:
         """Journal and remember one page; its id. ``sync`` (durability ``always`` only): fsync the
-        journal before returning; False leaves it to a later :meth:`sync` (group commit)."""
-        doc_id = self.next_id()
+        journal before returning; False leaves it to a later :meth:`sync` (group commit).
+        ``doc_id`` and ``ts``: given by a shared log (a fleet), else the next id and now."""
+        if doc_id is None:
+            doc_id = self.next_id()
         merges = kind in JOINING and root is not None
         doc = DocRecord(
             id=doc_id,
@@ -198,7 +202,7 @@ class DocState:
             partner=partner,
             sig=probe.sig,
             sents=tuple(probe.sent_keys),
-            ts=round(time.time(), 3),
+            ts=round(time.time(), 3) if ts is None else ts,
         )
         if self.dir is not None and self.dir.journal is not None:
             # a failed write is cut back off the journal before the StoreError reaches the caller
