@@ -281,10 +281,16 @@ class ContentSeen(Closeable):
             url, probe.raw, probe.sig, tuple(probe.sent_keys), tuple(probe.sents), round(time.time(), 3)
         )
         # the network call holds no lock: other checks of this process append meanwhile
-        n, _ = self._log.append(entry.encode(), url=url, raw=probe.raw, ts=entry.ts)
+        n, fresh = self._log.append(entry.encode(), url=url, raw=probe.raw, ts=entry.ts)
         with self._lock:
             self._live()
             self._checks += 1
+            if fresh and n <= self._applied:
+                raise StoreError(
+                    f"the shared log {self._log.url} numbered a new entry {n}, but this server applied "
+                    f"{self._applied} entries: Redis lost entries (a failover to a replica behind it?); "
+                    "restart every server of the fleet to rebuild from the log Redis holds"
+                )
             self._catch_up(n)
             v = self._verdicts.get(n)
             return v if v is not None else self._rebuilt_verdict(n)
