@@ -102,8 +102,10 @@ class ContentSeen(Closeable):
             :class:`~neardup.contentseen.fleet.SharedLog`) that makes every ContentSeen on it agree:
             each added page is appended to the log and the verdicts are computed in the log's order,
             so every member gives the same kind, cluster and ``duplicate_url`` (see
-            :mod:`neardup.contentseen.fleet`). The state is then in memory, rebuilt from the log on
-            open; documents are numbered by their log entry. Not with ``state`` or ``nshash_store``.
+            :mod:`neardup.contentseen.fleet`). Documents are numbered by their log entry. The state
+            is rebuilt from the log on open; with a ``state`` directory, from the directory (a local
+            copy of the entries applied, tagged with the log's epoch), then the entries after them.
+            Not with ``nshash_store``.
         store_timeout: seconds one call to the fleet's log may take (StoreError past it).
 
     ``check`` is thread-safe (one lock). A failed background fsync is raised (``StoreError``) by
@@ -149,30 +151,55 @@ class ContentSeen(Closeable):
         self.path: Path | None = parse_state_path(state, hint=_STATE_HINT)
         self._shared = nshash_store is not None
         self._log: SharedLog | None = None
-        if fleet is not None and (self.path is not None or nshash_store is not None):
+        if fleet is None:
+            self._state = DocState(self.match, self.path, nshash_store, self.durability)
+            return
+        if nshash_store is not None:
             raise ConfigError(
-                "a fleet ContentSeen keeps its state in memory, rebuilt from the shared log: pass "
-                "state='memory://' and no nshash_store with fleet="
+                "a fleet ContentSeen keeps its own key maps, rebuilt from the shared log: pass no "
+                "nshash_store with fleet="
             )
-        self._state = DocState(self.match, self.path, nshash_store, self.durability)
-        if fleet is not None:
-            self._open_fleet(fleet, store_timeout)
+        self._open_fleet(fleet, store_timeout)
 
     def _open_fleet(self, fleet: str | SharedLog, store_timeout: float) -> None:
-        self._log = open_log(fleet, socket_timeout=store_timeout)
-        self._applied = 0  # the last log entry applied to the state
+        self._log = log = open_log(fleet, socket_timeout=store_timeout)
         self._verdicts: OrderedDict[int, Verdict] = OrderedDict()
         # every member must decide alike: the whole engine configuration and the reasons' settings
         whole = orjson.dumps(
             {"match": self.match.to_dict(), "explain": self.explain}, option=orjson.OPT_SORT_KEYS
         )
         try:
-            self._log.open(f"{get_hash64('xxh3')(whole):016x}")
+            log.open(f"{get_hash64('xxh3')(whole):016x}")
+            # a state directory is a local copy of the log's first entries: its documents are
+            # numbered 1, 2, 3, ... as the entries, and its header names the log's epoch
+            self._state = DocState(
+                self.match, self.path, None, self.durability, header={"fleet_epoch": str(log.epoch)}
+            )
+        except BaseException:
+            log.close()
+            raise
+        try:
+            self._applied = self._state.last_id  # the last log entry applied to the state
+            if self._applied:
+                self._check_copy()
             self._catch_up(None)
         except BaseException:
-            self._log.close()
+            log.close()
             self._state.close()
             raise
+
+    def _check_copy(self) -> None:
+        """The state directory's last document is the log's entry of that number (else the log
+        lost entries the directory holds)."""
+        assert self._log is not None
+        got = self._log.read(self._applied - 1, self._applied, 1)
+        mine = self._state.docs[self._applied].url
+        if not got or LogEntry.decode(got[0][1]).url != mine:
+            raise StoreError(
+                f"the state in {self.path} holds {self._applied} entries of the shared log "
+                f"{self._log.url}, which no longer has entry {self._applied} as it was (Redis lost "
+                "entries); remove the directory to rebuild it from the log"
+            )
 
     def _settings(self) -> dict[str, Any]:
         return {"match": self.match.signature_settings()}

@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import struct
 import threading
+import uuid
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
@@ -92,6 +93,7 @@ class SharedLog(Protocol):
     """A totally ordered, append-only log of entries numbered 1, 2, 3, ... shared by a fleet."""
 
     url: str
+    epoch: str | None  # a random id of this log, set when it was created (known after ``open``)
 
     def open(self, settings: str) -> None:
         """Join the log: ``settings`` (a digest of the engine configuration) must be the log's
@@ -123,6 +125,7 @@ class MemoryLog:
         if not retry_window >= 0:
             raise ConfigError(f"retry_window must be >= 0 seconds, got {retry_window}")
         self.retry_window = retry_window
+        self.epoch: str | None = uuid.uuid4().hex
         self._entries: list[bytes] = []
         self._urls: dict[str, tuple[int, int, float]] = {}
         self._settings: str | None = None

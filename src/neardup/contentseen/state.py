@@ -55,8 +55,10 @@ class DocState:
         path: Path | None,
         store: str | KeyValueStore | None,
         durability: Durability = "always",
+        header: dict[str, str] | None = None,
     ) -> None:
         self.match = match
+        self.header = dict(header or {})  # more settings the state directory's header must hold
         self.durability = durability
         self.path = path
         self.shared = store is not None
@@ -92,7 +94,7 @@ class DocState:
             too_old=_TOO_OLD,
         )
         try:
-            journal = self.dir.open({"match": self.match.signature_settings()})
+            journal = self.dir.open({"match": self.match.signature_settings(), **self.header})
             self._load(path, journal)
         except BaseException:
             self.dir.close()

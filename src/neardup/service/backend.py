@@ -137,7 +137,11 @@ class StateBackend:
         self._jobs: OrderedDict[str, Any] = OrderedDict()
         self._on_jobs_changed = on_jobs_changed
         state: str | Path
-        if settings.fleet is not None:
+        if settings.fleet is not None and settings.state is not None:
+            # a local copy of the fleet's log (a restart replays only the entries after it)
+            settings.state.mkdir(parents=True, exist_ok=True)
+            state = settings.state / "contentseen-fleet"
+        elif settings.fleet is not None:
             state = "memory://"  # rebuilt from the fleet's shared log
         elif settings.state is not None:
             settings.state.mkdir(parents=True, exist_ok=True)

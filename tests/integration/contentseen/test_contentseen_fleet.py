@@ -172,8 +172,8 @@ def test_members_with_other_settings_or_a_lost_log_are_refused(redis_url: str, r
             a.check("https://a.example/2", text="黄河是中华民族的母亲河，也是中华文明的摇篮。" * 3)
         with pytest.raises(StoreError, match="was reset"):
             a.check("https://a.example/3", text="黄河是中华民族的母亲河。" * 3, add=False)
-    with pytest.raises(ConfigError, match="in memory"):
-        ContentSeen("/tmp/never-made", fleet=url)
+    with pytest.raises(ConfigError, match="no nshash_store"):
+        ContentSeen(fleet=url, nshash_store="memory://")
 
 
 def test_an_unreachable_log_is_a_store_error_and_applies_nothing(free_tcp_port: int) -> None:
@@ -191,3 +191,36 @@ def test_memory_log_members_agree_and_entries_round_trip() -> None:
     assert _same(a.check("https://b.example/1", text=text + "记者报道。")) == _same(vb)
     e = LogEntry("u", 1 << 63, b"\x00\x01", (1, 2), ("甲。",), 1.5)
     assert LogEntry.decode(e.encode()) == e
+
+
+def test_a_member_restarts_from_its_state_directory_and_reads_only_the_new_entries(
+    redis_url: str, redis_server: object, data_dir: Path, tmp_path: Path
+) -> None:
+    pages = _texts(data_dir, 8, 3)
+    url = _fleet_url(redis_url, "t5")
+    with ContentSeen(tmp_path / "a", fleet=url) as a:
+        first = [a.check(u, text=t) for u, t in pages[:12]]
+    with ContentSeen(fleet=url) as other:  # the fleet goes on while a is down
+        later = [other.check(u, text=t) for u, t in pages[12:]]
+    short = RedisLog(url)
+
+    class Counting(RedisLog):
+        read_entries = 0
+
+        def read(self, after: int, upto: int | None, count: int) -> list[tuple[int, bytes]]:
+            out = super().read(after, upto, count)
+            Counting.read_entries += len(out)
+            return out
+
+    with ContentSeen(tmp_path / "a", fleet=Counting(url)) as a, ContentSeen(fleet=short) as fresh:
+        assert Counting.read_entries == 1 + len(pages) - 12  # its last entry (checked), then the new ones
+        assert a.stats()["fleet"]["applied"] == len(pages)
+        assert [a.document(n) for n in range(1, len(pages) + 1)] == [
+            fresh.document(n) for n in range(1, len(pages) + 1)
+        ]
+        for v in first + later:  # a resend: the first verdict's kind, cluster and duplicate_url
+            again = a.check(v.url or "", text=dict(pages)[v.url or ""])
+            assert _same(again)[:6] == _same(v)[:6]
+    redis_server.flushall()  # type: ignore[attr-defined]  # Redis lost the log: the directory is of another
+    with pytest.raises(ConfigError, match="fleet_epoch"):
+        ContentSeen(tmp_path / "a", fleet=url)

@@ -50,7 +50,7 @@ def test_a_fleet_instance_numbers_documents_by_entry_and_peeks_without_adding() 
 def test_fleet_options_are_checked() -> None:
     with pytest.raises(ConfigError, match="redis://host:6379/0"):
         open_log("leveldb:///tmp/x")
-    with pytest.raises(ConfigError, match="in memory"):
+    with pytest.raises(ConfigError, match="no nshash_store"):
         ContentSeen(fleet=MemoryLog(), nshash_store="memory://")
     with pytest.raises(ConfigError, match="retry_window"):
         MemoryLog(retry_window=-1)
