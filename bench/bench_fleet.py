@@ -108,6 +108,7 @@ def scenario(
             "seconds": run.seconds,
             "new": kinds["new"],
             "retries": run.retries,
+            "unavailable": run.unavailable,
             "agree": "-",
         }
         if fleet:
@@ -135,6 +136,21 @@ def replay_rate(fleet: str, runs: int = 3) -> tuple[float, int]:
             n = cs.catch_up()
         times.append(time.perf_counter() - t0)
     return n / statistics.median(times), n
+
+
+def restart_seconds(fleet: str, tmp: Path, runs: int = 3) -> float:
+    """Seconds to reopen a member from its state directory (the local copy of the log) when the
+    log has no newer entries: median of ``runs``."""
+    from neardup.contentseen import ContentSeen
+
+    with ContentSeen(tmp / "restart", fleet=fleet):
+        pass  # the first open replays the log into the directory
+    times = []
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        with ContentSeen(tmp / "restart", fleet=fleet):
+            times.append(time.perf_counter() - t0)
+    return statistics.median(times)
 
 
 def redis_bytes(redis: str, prefix: str) -> dict[str, int]:
@@ -187,6 +203,7 @@ def main() -> None:
                 print(row, flush=True)
                 rows.append(row)
             rate, entries = replay_rate(f"{redis}?prefix=bench-fleet-2")
+            restart = restart_seconds(f"{redis}?prefix=bench-fleet-2", tmp)
             mem = redis_bytes(redis, "bench-fleet-2")
         finally:
             proc.terminate()
@@ -195,14 +212,14 @@ def main() -> None:
     single = next((r["pages_per_s"] for r in rows if r["name"] == "single"), None)
     table = [
         "| scenario | servers | pages/s | x single | seconds | `new` (target "
-        f"{len(groups)}) | resent after a failure | same verdicts and documents on every server |",
+        f"{len(groups)}) | resent after no answer (503s) | same verdicts and documents on every server |",
         "|---|---:|---:|---:|---:|---:|---:|---|",
     ]
     for r in rows:
         ratio = f"{r['pages_per_s'] / single:.2f}" if single else "-"
         table.append(
             f"| {r['name']} | {r['servers']} | {r['pages_per_s']:.1f} | {ratio} | {r['seconds']:.1f} | "
-            f"{r['new']} | {r['retries']} | {r['agree']} |"
+            f"{r['new']} | {r['retries']} ({r['unavailable']}) | {r['agree']} |"
         )
     per = mem["entries"] or 1
     cmd = "python bench/bench_fleet.py" + (
@@ -222,7 +239,10 @@ over the servers; every server runs `--analysis-processes 1`.
 {chr(10).join(table)}
 
 Replay (a new or restarted member applies the log from the start, in this process):
-**{rate:,.0f} entries/s** ({entries} entries; {1000 / rate:.1f} ms an entry), median of 3. Redis memory
+**{rate:,.0f} entries/s** ({entries} entries; {1000 / rate:.1f} ms an entry), median of 3. A restart
+from the state directory (`--state`: the local copy of the entries applied, the log holding no newer
+ones) takes {restart:.2f} s for the {entries} entries ({entries / restart:,.0f} entries/s, journal replay
+plus one read of the log's last entry), median of 3. Redis memory
 for the {entries}-entry log: stream {mem["log"] / per:,.0f} B/page, URL map {mem["urls"] / per:,.0f} B/page
 (total {(mem["log"] + mem["urls"] + mem["meta"]) / per:,.0f} B/page; the entries' own bytes average
 {mem["payload"] / per:,.0f} B: signature row with its text profile, sentence hashes and the five longest

@@ -312,10 +312,12 @@ class ContentSeen(Closeable):
         with self._lock:
             self._live()
             self._checks += 1
-            if fresh and n <= self._applied:
+            mine = self._state.docs.get(n)
+            if fresh and mine is not None and (mine.url, mine.ts) != (url, entry.ts):
+                # entry n was applied (by another thread's catch-up, or before) as another page
                 raise StoreError(
                     f"the shared log {self._log.url} numbered a new entry {n}, but this server applied "
-                    f"{self._applied} entries: Redis lost entries (a failover to a replica behind it?); "
+                    f"another page as entry {n}: Redis lost entries (a failover to a replica behind it?); "
                     "restart every server of the fleet to rebuild from the log Redis holds"
                 )
             self._catch_up(n)

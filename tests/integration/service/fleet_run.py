@@ -23,6 +23,7 @@ _KEYS = ("kind", "doc_id", "duplicate_of", "duplicate_url", "similar_id", "url")
 class Run:
     answers: dict[str, dict[str, Any]] = field(default_factory=dict)  # url -> the 200 answer
     retries: int = 0  # requests resent after a server failed to answer
+    unavailable: int = 0  # of which answered 503
     seconds: float = 0.0
 
 
@@ -66,6 +67,7 @@ def drive(
                         return
                     with lock:
                         run.retries += 1
+                        run.unavailable += r is not None
                     time.sleep(0.1)
                 else:
                     errors.append(f"{p.url}: no server answered in {attempts} attempts")

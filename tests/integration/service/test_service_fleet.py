@@ -48,6 +48,7 @@ def test_two_servers_agree_and_lose_nothing_acknowledged_when_one_is_killed(
 
         run = drive([a.url, b.url], pages, clients=16, kill_at=len(pages) // 2, kill=kill_b)
         assert len(run.answers) == len(pages)  # every page answered 200, by one server or the other
+        assert run.unavailable == 0  # resent only when the killed server dropped the connection
         kinds = Counter(v["kind"] for v in run.answers.values())
         assert kinds["new"] == ARTICLES, kinds
         # one new per article, and every copy in its article's cluster
