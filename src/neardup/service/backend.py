@@ -247,7 +247,8 @@ class StateBackend:
         if verdict.doc_id is not None:
             if len(cs) - self._frozen_at >= _FREEZE_EVERY:
                 self._freeze()
-            if cs.path is not None and cs.durability == "always":
+            # a fleet's page is acknowledged once it is in the shared log: its local copy is a cache
+            if not fleet and cs.path is not None and cs.durability == "always":
                 await self._group.wait()
         out: dict[str, Any] = verdict.to_dict()
         return out
