@@ -4,6 +4,7 @@ are analysed in a pool of worker processes beside it).
     neardup serve --state ./nd-state                       # loopback, unauthenticated
     NEARDUP_TOKEN=... neardup serve --state ./nd-state --host 0.0.0.0 --port 8000
     neardup serve --state ./nd-state --redis redis://127.0.0.1:6379/0 --token-file token.txt
+    neardup serve --state ./a --redis redis://r:6379/0 --fleet 'redis://r:6379/0?prefix=job1'  # one of a fleet
 
 SIGTERM or Ctrl-C stops accepting requests, lets running ones finish, then flushes the state.
 """
@@ -41,6 +42,12 @@ SERVE_FLAGS: dict[str, Flag] = {
     "redis": Flag(
         ("--redis",),
         "redis://host:port/db shared with other services for URL and nshash state.",
+        metavar="URL",
+    ),
+    "fleet": Flag(
+        ("--fleet",),
+        "redis://host:port/db?prefix=job: the log shared by a fleet of servers, which then agree on "
+        "every verdict (one new per cluster); the ContentSeen state is rebuilt from it at start.",
         metavar="URL",
     ),
     "max_body_bytes": Flag(

@@ -23,6 +23,8 @@ from __future__ import annotations
 import copy
 import os
 import threading
+import time
+from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
@@ -30,13 +32,14 @@ import numpy as np
 import orjson
 
 from neardup.contentseen.checker import Html, page_html, page_input
-from neardup.contentseen.decision import Decision, decide
+from neardup.contentseen.decision import JOINING, Decision, decide
 from neardup.contentseen.explain import distances, reasons, shared_sentences
 from neardup.contentseen.extract import check_extractor
+from neardup.contentseen.fleet import LogEntry, SharedLog, open_log
 from neardup.contentseen.records import NS_RAW, NS_TEXT, PageAnalysis
 from neardup.contentseen.state import FORMAT, VERSION, DocState
 from neardup.contentseen.verdict import Verdict
-from neardup.exceptions import ConfigError, InputError, StoreError
+from neardup.exceptions import ConfigError, FormatError, InputError, StoreError
 from neardup.fingerprint.hashing import get_hash64
 from neardup.fingerprint.nshash import DEFAULT_MIN_SENTENCE_CHARS, longest_sentences
 from neardup.match import MatchConfig, Signatures, exact_key, page_signatures
@@ -48,6 +51,8 @@ from neardup.stores.statedir import parse_state_path
 __all__ = ["FORMAT", "VERSION", "ContentSeen", "PageAnalysis"]
 
 _SENTENCES = 5  # longest sentences kept per page to show the passage two pages share
+_LOG_BATCH = 512  # log entries read per call while catching up with a fleet
+_VERDICTS = 65_536  # verdicts of the latest log entries kept (a retry is answered from them)
 _STATE_HINT = "; to share the exact/content/sentence maps through Redis pass nshash_store='redis://...'"
 
 
@@ -93,6 +98,15 @@ class ContentSeen(Closeable):
             fsync). At every level a page is written to the journal before ``check`` returns, so a
             crash of the process loses nothing acknowledged. See docs/reliability.md.
         explain: list the longest sentences a duplicate shares with its partner in its reasons.
+        fleet: a shared log (``redis://host:6379/0?prefix=job`` or a
+            :class:`~neardup.contentseen.fleet.SharedLog`) that makes every ContentSeen on it agree:
+            each added page is appended to the log and the verdicts are computed in the log's order,
+            so every member gives the same kind, cluster and ``duplicate_url`` (see
+            :mod:`neardup.contentseen.fleet`). Documents are numbered by their log entry. The state
+            is rebuilt from the log on open; with a ``state`` directory, from the directory (a local
+            copy of the entries applied, tagged with the log's epoch), then the entries after them.
+            Not with ``nshash_store``.
+        store_timeout: seconds one call to the fleet's log may take (StoreError past it).
 
     ``check`` is thread-safe (one lock). A failed background fsync is raised (``StoreError``) by
     the next ``check`` that adds, and by ``sync``/``flush``/``close``: adds are refused until the
@@ -109,6 +123,8 @@ class ContentSeen(Closeable):
         nshash_store: str | KeyValueStore | None = None,
         durability: Durability = DEFAULT_DURABILITY,
         explain: bool = True,
+        fleet: str | SharedLog | None = None,
+        store_timeout: float = 10.0,
         **replaced: Any,
     ) -> None:
         if "fsync" in replaced:
@@ -134,7 +150,56 @@ class ContentSeen(Closeable):
         self._checks = 0
         self.path: Path | None = parse_state_path(state, hint=_STATE_HINT)
         self._shared = nshash_store is not None
-        self._state = DocState(self.match, self.path, nshash_store, self.durability)
+        self._log: SharedLog | None = None
+        if fleet is None:
+            self._state = DocState(self.match, self.path, nshash_store, self.durability)
+            return
+        if nshash_store is not None:
+            raise ConfigError(
+                "a fleet ContentSeen keeps its own key maps, rebuilt from the shared log: pass no "
+                "nshash_store with fleet="
+            )
+        self._open_fleet(fleet, store_timeout)
+
+    def _open_fleet(self, fleet: str | SharedLog, store_timeout: float) -> None:
+        self._log = log = open_log(fleet, socket_timeout=store_timeout)
+        self._verdicts: OrderedDict[int, Verdict] = OrderedDict()
+        # every member must decide alike: the whole engine configuration and the reasons' settings
+        whole = orjson.dumps(
+            {"match": self.match.to_dict(), "explain": self.explain}, option=orjson.OPT_SORT_KEYS
+        )
+        try:
+            log.open(f"{get_hash64('xxh3')(whole):016x}")
+            # a state directory is a local copy of the log's first entries: its documents are
+            # numbered 1, 2, 3, ... as the entries, and its header names the log's epoch
+            self._state = DocState(
+                self.match, self.path, None, self.durability, header={"fleet_epoch": str(log.epoch)}
+            )
+        except BaseException:
+            log.close()
+            raise
+        try:
+            self._applied = self._state.last_id  # the last log entry applied to the state
+            if self._applied:
+                self._check_copy()
+            self._catch_up(None)
+        except BaseException:
+            log.close()
+            self._state.close()
+            raise
+
+    def _check_copy(self) -> None:
+        """The state directory's last document is the log's entry of that number (else the log
+        lost entries the directory holds)."""
+        assert self._log is not None
+        got = self._log.read(self._applied - 1, self._applied, 1)
+        mine = self._state.docs[self._applied].url
+        if not got or LogEntry.decode(got[0][1]).url != mine:
+            raise StoreError(
+                f"the state in {self.path} holds {self._applied} entries of the shared log "
+                f"{self._log.url}, which no longer has entry {self._applied} as it was (Redis lost "
+                "entries); remove the directory to rebuild it from the log"
+            )
 
     def _settings(self) -> dict[str, Any]:
         return {"match": self.match.signature_settings()}
@@ -197,7 +262,13 @@ class ContentSeen(Closeable):
         """
         page = page_input(url, html, text)
         probe = self._probe(page, text)
+        if self._log is not None:
+            with self._lock:
+                self._analyse(probe, page, text)
+            return self._fleet_check(url, probe, add)
         with self._lock:
+            self._live()
+            self._checks += 1
             return self._decide(url, probe, page, text, add, sync)
 
     def check_analysed(
@@ -214,21 +285,144 @@ class ContentSeen(Closeable):
                 "extractor) than this ContentSeen's; analyse pages with a ContentSeen of the same settings"
             )
         probe = copy.copy(analysis)
+        if self._log is not None:
+            return self._fleet_check(url, probe, add)
         with self._lock:
+            self._live()
+            self._checks += 1
             return self._decide(url, probe, None, None, add, sync)
 
-    def _decide(
-        self, url: str, probe: PageAnalysis, page: str | None, text: str | None, add: bool, sync: bool
-    ) -> Verdict:
+    # -- a fleet: verdicts in the shared log's order -----------------------------------------
+    def _fleet_check(self, url: str, probe: PageAnalysis, add: bool) -> Verdict:
+        """Append the page to the log (``add``), apply the log up to its entry (or to the end), and
+        answer its entry's verdict (or decide without adding)."""
+        assert self._log is not None
+        if not add:
+            with self._lock:
+                self._live()
+                self._checks += 1
+                self._catch_up(None)
+                return self._decide(url, probe, None, None, False, False)
         self._live()
-        self._checks += 1
+        entry = LogEntry(
+            url, probe.raw, probe.sig, tuple(probe.sent_keys), tuple(probe.sents), round(time.time(), 3)
+        )
+        # the network call holds no lock: other checks of this process append meanwhile
+        n, fresh = self._log.append(entry.encode(), url=url, raw=probe.raw, ts=entry.ts)
+        with self._lock:
+            self._live()
+            self._checks += 1
+            mine = self._state.docs.get(n)
+            if fresh and mine is not None and (mine.url, mine.ts) != (url, entry.ts):
+                # entry n was applied (by another thread's catch-up, or before) as another page
+                raise StoreError(
+                    f"the shared log {self._log.url} numbered a new entry {n}, but this server applied "
+                    f"another page as entry {n}: Redis lost entries (a failover to a replica behind it?); "
+                    "restart every server of the fleet to rebuild from the log Redis holds"
+                )
+            self._catch_up(n)
+            v = self._verdicts.get(n)
+            return v if v is not None else self._rebuilt_verdict(n)
+
+    def catch_up(self) -> int:
+        """Apply the entries other members appended to the fleet's log; the last entry applied
+        (0 without a fleet). Checks do this themselves; call it before reading documents."""
+        with self._lock:
+            self._live()
+            if self._log is None:
+                return 0
+            self._catch_up(None)
+            return self._applied
+
+    def _catch_up(self, upto: int | None) -> None:
+        """Apply log entries after the last applied one, in order, up to ``upto`` (None: the end)."""
+        assert self._log is not None
+        while upto is None or self._applied < upto:
+            batch = self._log.read(self._applied, upto, _LOG_BATCH)
+            if not batch:
+                if upto is None:
+                    return
+                raise StoreError(
+                    f"the shared log {self._log.url} ends before entry {upto}, which it numbered: "
+                    "Redis lost entries (restarted without persistence?); restart this server"
+                )
+            for n, payload in batch:
+                if n != self._applied + 1:
+                    raise StoreError(
+                        f"the shared log {self._log.url} skips from entry {self._applied} to {n}: "
+                        "entries were trimmed or lost; restart this server to rebuild from the log"
+                    )
+                try:
+                    entry = LogEntry.decode(payload)
+                except FormatError as exc:
+                    raise StoreError(f"the shared log {self._log.url}: entry {n}: {exc}") from None
+                self._apply(n, entry)
+
+    def _apply(self, n: int, entry: LogEntry) -> None:
+        """Add log entry ``n`` as if it were checked here: the same decision every member makes."""
+        probe = PageAnalysis(
+            raw=entry.raw,
+            sig=entry.sig,
+            sent_keys=list(entry.sent_keys),
+            sents=list(entry.sents),
+            settings=self._settings_key,
+            complete=True,
+        )
+        v = self._decide(entry.url, probe, None, None, True, False, doc_id=n, ts=entry.ts)
+        self._applied = n
+        self._verdicts[n] = v
+        if len(self._verdicts) > _VERDICTS:
+            self._verdicts.popitem(last=False)
+
+    def _rebuilt_verdict(self, n: int) -> Verdict:
+        """The verdict of an entry applied long ago, from what its document keeps (the reasons
+        lose the engine's figures: only ``why`` for exact and content, and ``related_to``)."""
+        st = self._state
+        doc = st.docs[n]
+        if doc.kind == "new":
+            root = None
+        elif doc.kind in JOINING:
+            root = doc.root
+        else:
+            root = st.root_of(doc.partner) if doc.partner is not None else None
+        pdoc = st.docs.get(doc.partner) if doc.partner is not None else None
+        distance, layout = distances(st.signature(n), st.signature(pdoc.id) if pdoc is not None else None)
+        if doc.kind == "exact":
+            distance = 0 if pdoc is not None else None
+        rdoc = st.docs.get(root) if root is not None else None
+        return Verdict(
+            kind=doc.kind,  # type: ignore[arg-type]
+            doc_id=n,
+            duplicate_of=root,
+            distance=distance,
+            similar_id=root if root is not None else n,
+            layout_distance=layout,
+            url=doc.url,
+            duplicate_url=rdoc.url if rdoc is not None else None,
+            reasons=reasons(doc.kind, doc.partner),
+        )
+
+    # -- the decision ------------------------------------------------------------------------
+    def _decide(
+        self,
+        url: str,
+        probe: PageAnalysis,
+        page: str | None,
+        text: str | None,
+        add: bool,
+        sync: bool,
+        *,
+        doc_id: int | None = None,
+        ts: float | None = None,
+    ) -> Verdict:
         st = self._state
         hit = st.kv.get(probe.raw ^ NS_RAW)
         if hit is not None and hit in st.docs:
             # the same page: its signature is the earlier page's, no extraction needed
             same = st.signature(hit)
             probe.sig, probe.sent_keys = same.row_bytes(0), list(st.docs[hit].sents)
-            return self._finish(url, Decision("exact", st.root_of(hit), hit, None), probe, same, add, sync)
+            d = Decision("exact", st.root_of(hit), hit, None)
+            return self._finish(url, d, probe, same, add, sync, doc_id=doc_id, ts=ts)
         self._analyse(probe, page, text)
         sig = Signatures.from_row_bytes(probe.sig, self.match)
         if hit is not None:  # known to a shared store only: another service saw this page
@@ -242,7 +436,8 @@ class ContentSeen(Closeable):
             near = [i for i, _ in st.simhash.query(int(sig.simhash[0]))]
             extra = (np.array([0, len(near)], np.int64), np.array(near, np.int64))
         out = st.engine.run(sig, add=False, extra=extra)
-        return self._finish(url, decide(out, st.rows, st.root_of), probe, sig, add, sync)
+        d = decide(out, st.rows, st.root_of)
+        return self._finish(url, d, probe, sig, add, sync, doc_id=doc_id, ts=ts)
 
     def sync(self) -> None:
         """fsync the journal: every page added with ``sync=False`` so far becomes durable.
@@ -256,7 +451,16 @@ class ContentSeen(Closeable):
             journal.sync()
 
     def _finish(
-        self, url: str, d: Decision, probe: PageAnalysis, sig: Signatures, add: bool, sync: bool
+        self,
+        url: str,
+        d: Decision,
+        probe: PageAnalysis,
+        sig: Signatures,
+        add: bool,
+        sync: bool,
+        *,
+        doc_id: int | None = None,
+        ts: float | None = None,
     ) -> Verdict:
         st = self._state
         rdoc = st.docs.get(d.root) if d.root is not None else None
@@ -268,9 +472,8 @@ class ContentSeen(Closeable):
         elif self.explain and pdoc is not None:
             shared = shared_sentences(probe.sents, probe.sent_keys, pdoc.sents)
         why = reasons(d.kind, d.partner, d.evidence, shared)
-        doc_id = None
         if add:
-            doc_id = st.add(url, d.kind, d.root, d.partner, probe, sig, sync=sync)
+            doc_id = st.add(url, d.kind, d.root, d.partner, probe, sig, sync=sync, doc_id=doc_id, ts=ts)
         return Verdict(
             kind=d.kind,  # type: ignore[arg-type]
             doc_id=doc_id,
@@ -339,6 +542,7 @@ class ContentSeen(Closeable):
                 "indexed": self._state.engine.n,
                 "state": str(self.path) if self.path else "memory://",
                 "shared_store": self._state.kv.url if self._shared else None,
+                "fleet": {"log": self._log.url, "applied": self._applied} if self._log is not None else None,
                 "durability": self.durability,
                 "journal_bytes": journal.size if journal is not None else None,
                 "journal_synced_bytes": journal.synced_size if journal is not None else None,
@@ -372,3 +576,5 @@ class ContentSeen(Closeable):
             finally:
                 self._closed = True
                 self._state.close()
+                if self._log is not None:
+                    self._log.close()

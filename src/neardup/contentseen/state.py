@@ -55,8 +55,10 @@ class DocState:
         path: Path | None,
         store: str | KeyValueStore | None,
         durability: Durability = "always",
+        header: dict[str, str] | None = None,
     ) -> None:
         self.match = match
+        self.header = dict(header or {})  # more settings the state directory's header must hold
         self.durability = durability
         self.path = path
         self.shared = store is not None
@@ -92,7 +94,7 @@ class DocState:
             too_old=_TOO_OLD,
         )
         try:
-            journal = self.dir.open({"match": self.match.signature_settings()})
+            journal = self.dir.open({"match": self.match.signature_settings(), **self.header})
             self._load(path, journal)
         except BaseException:
             self.dir.close()
@@ -185,10 +187,14 @@ class DocState:
         sig: Signatures,
         *,
         sync: bool,
+        doc_id: int | None = None,
+        ts: float | None = None,
     ) -> int:
         """Journal and remember one page; its id. ``sync`` (durability ``always`` only): fsync the
-        journal before returning; False leaves it to a later :meth:`sync` (group commit)."""
-        doc_id = self.next_id()
+        journal before returning; False leaves it to a later :meth:`sync` (group commit).
+        ``doc_id`` and ``ts``: given by a shared log (a fleet), else the next id and now."""
+        if doc_id is None:
+            doc_id = self.next_id()
         merges = kind in JOINING and root is not None
         doc = DocRecord(
             id=doc_id,
@@ -198,7 +204,7 @@ class DocState:
             partner=partner,
             sig=probe.sig,
             sents=tuple(probe.sent_keys),
-            ts=round(time.time(), 3),
+            ts=round(time.time(), 3) if ts is None else ts,
         )
         if self.dir is not None and self.dir.journal is not None:
             # a failed write is cut back off the journal before the StoreError reaches the caller

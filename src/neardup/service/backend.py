@@ -137,7 +137,13 @@ class StateBackend:
         self._jobs: OrderedDict[str, Any] = OrderedDict()
         self._on_jobs_changed = on_jobs_changed
         state: str | Path
-        if settings.state is not None:
+        if settings.fleet is not None and settings.state is not None:
+            # a local copy of the fleet's log (a restart replays only the entries after it)
+            settings.state.mkdir(parents=True, exist_ok=True)
+            state = settings.state / "contentseen-fleet"
+        elif settings.fleet is not None:
+            state = "memory://"  # rebuilt from the fleet's shared log
+        elif settings.state is not None:
             settings.state.mkdir(parents=True, exist_ok=True)
             state = settings.state / "contentseen"
         else:
@@ -147,7 +153,10 @@ class StateBackend:
             "durability": settings.durability,
             "match": MatchConfig(profile=settings.profile, strictness=settings.strictness),  # type: ignore[arg-type]
         }
-        if settings.redis is not None:
+        if settings.fleet is not None:
+            kwargs["fleet"] = settings.fleet
+            kwargs["store_timeout"] = settings.store_timeout
+        elif settings.redis is not None:
             kwargs["nshash_store"] = with_prefix(settings.redis, "cs", None)
         self.contentseen = ContentSeen(state=state, **kwargs)
         self._closed = False
@@ -211,16 +220,26 @@ class StateBackend:
         """``check_document`` for the event loop: analysis in the worker pool (when there is one),
         the state step inline, and an added page acknowledged only once an fsync covers it."""
         cs = self.contentseen
+        fleet = self.settings.fleet is not None
         analysis = await self.pool.analyse(html, text) if self.pool is not None else None
 
         def state_step() -> Any:
+            if fleet:
+                # ContentSeen orders a fleet's checks itself (its lock is not held while the log
+                # is appended to, so this server's requests append concurrently)
+                if analysis is not None:
+                    return cs.check_analysed(url, analysis, add)
+                with budget_scope(self.budget):
+                    return cs.check(url, html=html, text=text, add=add)
             with self._lock:
                 if analysis is not None:
                     return cs.check_analysed(url, analysis, add, sync=False)
                 with budget_scope(self.budget):  # no pool, or its workers are restarting: here
                     return cs.check(url, html=html, text=text, add=add, sync=False)
 
-        if self.settings.redis is not None:
+        if fleet:
+            verdict = await self._in_store_thread(state_step, "the fleet's shared log (Redis)")
+        elif self.settings.redis is not None:
             # the key maps are in Redis: the state step waits on the network, so off the loop
             verdict = await self._in_store_thread(state_step, "the shared ContentSeen store (Redis)")
         else:
@@ -228,13 +247,17 @@ class StateBackend:
         if verdict.doc_id is not None:
             if len(cs) - self._frozen_at >= _FREEZE_EVERY:
                 self._freeze()
-            if cs.path is not None and cs.durability == "always":
+            # a fleet's page is acknowledged once it is in the shared log: its local copy is a cache
+            if not fleet and cs.path is not None and cs.durability == "always":
                 await self._group.wait()
         out: dict[str, Any] = verdict.to_dict()
         return out
 
     def duplicates(self, doc_id: str) -> dict[str, Any] | None:
-        """The document, its cluster and the cluster's other members; None if no such document."""
+        """The document, its cluster and the cluster's other members; None if no such document.
+        In a fleet, what the other servers added so far is applied first."""
+        if self.settings.fleet is not None:
+            self.contentseen.catch_up()
         with self._lock:
             if self.contentseen.document(doc_id) is None:
                 return None
@@ -346,7 +369,10 @@ class StateBackend:
         try:
             probe = await asyncio.wait_for(asyncio.shield(self._probe), _PROBE_TIMEOUT)
         except asyncio.TimeoutError:
-            probe = {"stores": {"urls": "timeout", "contentseen": "timeout"}, "stats": {}}
+            timeouts = {"urls": "timeout", "contentseen": "timeout"}
+            if self.settings.fleet is not None:
+                timeouts["fleet"] = "timeout"
+            probe = {"stores": timeouts, "stats": {}}
         stores: dict[str, str] = probe["stores"]
         pool = self.pool
         alive = pool.alive() if pool else 0
@@ -390,6 +416,17 @@ class StateBackend:
             out["urls"] = "ok"
         except Exception as exc:
             out["urls"] = f"error: {type(exc).__name__}: {exc}"
+        if self.settings.fleet is not None:
+            from neardup.stores.redislog import RedisLog
+
+            probe_log = RedisLog(self.settings.fleet, socket_timeout=_PROBE_STEP)
+            try:
+                probe_log.ping()
+                out["fleet"] = "ok"
+            except Exception as exc:
+                out["fleet"] = f"error: {type(exc).__name__}: {exc}"
+            finally:
+                probe_log.close()
         # the ContentSeen lock is held only for a state step: a long wait means a stuck store call
         stats: dict[str, Any] = {}
         if self._lock.acquire(timeout=_PROBE_STEP):

@@ -69,7 +69,8 @@ class ServiceSettings:
 
     state: directory holding the ContentSeen state and the embedded URL stores (``None``: in memory,
         lost at exit; for tests). redis: a ``redis://`` URL shared with other services for the URL
-        seen-stores and the nshash state. token: bearer token required on every write endpoint; without
+        seen-stores and the nshash state. fleet: a ``redis://host:port/db?prefix=job`` URL of the log
+        shared by a fleet of servers that must agree on near duplicates (ContentSeen's ``fleet``). token: bearer token required on every write endpoint; without
         one the service must listen on loopback only.
     """
 
@@ -77,6 +78,7 @@ class ServiceSettings:
     host: str = "127.0.0.1"
     port: int = 8000
     redis: str | None = None
+    fleet: str | None = None  # the shared log of a fleet of servers (ContentSeen's fleet=)
     token: str | None = field(default=None, repr=False)
     max_body_bytes: int = DEFAULT_MAX_BODY
     max_batch: int = DEFAULT_MAX_BATCH
@@ -130,6 +132,8 @@ class ServiceSettings:
                 raise ConfigError(f"{name} must be > 0 seconds or None, got {value}")
         if self.redis is not None and not self.redis.startswith(("redis://", "rediss://", "unix://")):
             raise ConfigError(f"redis must be a redis://host:port/db URL, got {self.redis!r}")
+        if self.fleet is not None and not self.fleet.startswith(("redis://", "rediss://", "unix://")):
+            raise ConfigError(f"fleet must be a redis://host:port/db?prefix=job URL, got {self.fleet!r}")
         if self.token is not None and len(self.token) < _MIN_TOKEN_CHARS:
             raise ConfigError(
                 f"the bearer token must have >= {_MIN_TOKEN_CHARS} characters, got {len(self.token)}; "

@@ -1,0 +1,62 @@
+"""The fleet's log contract on the in-process log, the entry format, and the options' checks."""
+
+from __future__ import annotations
+
+import pytest
+
+from neardup.contentseen import ContentSeen
+from neardup.contentseen.fleet import LogEntry, MemoryLog, open_log
+from neardup.exceptions import ConfigError, FormatError
+from neardup.service.settings import ServiceSettings
+
+TEXT = "长江是中华民族的母亲河，也是中华民族发展的重要支撑。十年来，沿江省市推进生态环境整治。" * 3
+
+
+def test_a_memory_log_numbers_entries_and_answers_a_retry_within_its_window() -> None:
+    log = MemoryLog(retry_window=10)
+    log.open("s")
+    assert log.append(b"a", url="u1", raw=1, ts=0.0) == (1, True)
+    assert log.append(b"b", url="u2", raw=2, ts=0.0) == (2, True)
+    assert log.append(b"a", url="u1", raw=1, ts=9.0) == (1, False)  # a retry
+    assert log.append(b"c", url="u1", raw=3, ts=9.0) == (3, True)  # the URL's content changed
+    assert log.append(b"c", url="u1", raw=3, ts=30.0) == (4, True)  # past the window: checked again
+    assert log.read(1, 3, 10) == [(2, b"b"), (3, b"c")]
+    assert log.read(0, None, 2) == [(1, b"a"), (2, b"b")]
+    assert log.read(4, None, 10) == []
+    with pytest.raises(ConfigError, match="another match configuration"):
+        log.open("other")
+
+
+def test_log_entries_round_trip_and_refuse_other_bytes() -> None:
+    e = LogEntry("https://a.example/", 2**64 - 1, b"\x01" * 40, (3, 4), ("甲。", "乙。"), 12.5)
+    assert LogEntry.decode(e.encode()) == e
+    for bad in (b"", b"\xff\xff\xff\xff", e.encode()[:-3]):
+        with pytest.raises(FormatError, match="not a ContentSeen log entry"):
+            LogEntry.decode(bad)
+
+
+def test_a_fleet_instance_numbers_documents_by_entry_and_peeks_without_adding() -> None:
+    log = MemoryLog()
+    with ContentSeen(fleet=log) as a, ContentSeen(fleet=log) as b:
+        assert a.check("https://a.example/1", text=TEXT).doc_id == 1
+        peek = b.check("https://b.example/1", text=TEXT, add=False)
+        assert (peek.kind, peek.doc_id, peek.duplicate_url) == ("exact", None, "https://a.example/1")
+        assert b.check("https://b.example/2", text=TEXT + "本台记者报道。").doc_id == 2
+        assert a.catch_up() == b.catch_up() == 2
+        assert a.document(2) == b.document(2)
+        assert a.stats()["fleet"] == {"log": "memory://", "applied": 2}
+
+
+def test_fleet_options_are_checked() -> None:
+    with pytest.raises(ConfigError, match="redis://host:6379/0"):
+        open_log("leveldb:///tmp/x")
+    with pytest.raises(ConfigError, match="no nshash_store"):
+        ContentSeen(fleet=MemoryLog(), nshash_store="memory://")
+    with pytest.raises(ConfigError, match="retry_window"):
+        MemoryLog(retry_window=-1)
+    with pytest.raises(ConfigError, match="fleet must be a redis://"):
+        ServiceSettings(fleet="http://r:6379/0")
+    with ContentSeen(fleet=MemoryLog()) as cs:
+        assert cs.catch_up() == 0
+    with ContentSeen("memory://") as plain:
+        assert plain.catch_up() == 0 and plain.stats()["fleet"] is None
