@@ -92,7 +92,8 @@ def test_import_works_when_no_numba_cache_folder_is_writable(tmp_path: Path) -> 
     assert proc.returncode == 0, proc.stderr[-2000:]
     where, cache = proc.stdout.split()
     assert where.startswith(str(copy))
-    assert cache == str(tmpdir / f"neardup-numba-{os.getuid()}")
+    assert Path(cache).parent == tmpdir / f"neardup-numba-{os.getuid()}"
+    assert Path(cache).name.startswith("numba-")
 
 
 @pytest.mark.parametrize("mode", ["always"])
