@@ -1,18 +1,29 @@
-"""Cold start: the first ``neardup dedup`` of 3 documents in a fresh install, as a new user runs it.
+"""Cold start: what a new user's first runs cost in a fresh install, before and after ``neardup warmup``.
 
-    .venv/bin/python bench/bench_startup.py [--runs 5] [--no-compiled] [--no-write]
+    python bench/bench_startup.py [--runs 3] [--no-write] [--only dedup,index,nshash,small]
 
-Each run is a new process (``.venv/bin/neardup``) with a new, empty ``NUMBA_CACHE_DIR``, so nothing
-compiled earlier is reused; wall time from spawn to exit, median of ``--runs``. Rows: the default
-(small inputs run their kernels interpreted, no compiling), the same command again on the now-warm
-cache, ``import neardup`` alone, and once with ``NEARDUP_JIT=always`` (every kernel compiled: the
-start-up before small runs were interpreted). Writes the ``startup`` section of docs/benchmarks.md.
+Every measurement is a new process with its own, empty ``NUMBA_CACHE_DIR`` (nothing compiled
+earlier is reused), run from this checkout's ``src`` with the running interpreter. Each target is
+measured twice: **cold** (the cache empty: whatever numba needs is compiled during the run) and
+**after warmup** (``python -m neardup.warmup`` filled that empty cache first, as ``make venv`` and
+the install instructions do; the warmup's own time is given too). Targets (issue 25):
+
+- ``neardup dedup`` of en-bbc (2,225 documents) <= 5 s wall, process spawn to exit;
+- the first ``HammingIndex.query`` in a fresh process <= 0.5 s (after ``add_many`` of 100,000
+  fingerprints, which is timed on its own);
+- nshash one document a call (``NSHash.get_similar``) over zh-xwlb (19,541 items) in a fresh
+  process <= the seed's plain-Python reading (``bench_nshash.SeedNSHash``) on the same texts, timed
+  in the same process right after;
+- and, as before, ``neardup dedup`` of 3 documents (small inputs run their kernels interpreted).
+
+Writes the ``startup`` section of docs/benchmarks.md.
 """
 
 from __future__ import annotations
 
 import argparse
 import datetime as dt
+import json
 import os
 import platform
 import statistics
@@ -23,76 +34,200 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-NEARDUP = ROOT / ".venv" / "bin" / "neardup"
-PYTHON = ROOT / ".venv" / "bin" / "python"
+DATA = Path(os.environ.get("NEARDUP_DATA", ROOT.parent / "shared" / "data"))
 sys.path.insert(0, str(ROOT / "bench"))
 
+NEARDUP = [
+    sys.executable,
+    "-c",
+    "import sys; sys.argv[0] = 'neardup'; from neardup.cli.main import main; main()",
+]
+WARMUP = [sys.executable, "-m", "neardup.warmup", "--quiet"]
 
-def run(args: list[str], cache: str, **env: str) -> float:
-    full_env = {**os.environ, "NUMBA_CACHE_DIR": cache, **env}
-    full_env.pop("NUMBA_DISABLE_JIT", None)
+INDEX_CODE = """
+import json, time
+t0 = time.perf_counter()
+import numpy as np
+from neardup import HammingIndex
+t1 = time.perf_counter()
+fps = np.random.default_rng(7).integers(0, 2**63, 100_000, dtype=np.int64).astype(np.uint64)
+idx = HammingIndex(bits=64, max_distance=3)
+t2 = time.perf_counter()
+idx.add_many(np.arange(fps.size, dtype=np.int64), fps)
+t3 = time.perf_counter()
+hits = idx.query(int(fps[123]) ^ 0b101)
+t4 = time.perf_counter()
+assert (123, 2) in hits, hits
+print(json.dumps({"import": t1 - t0, "add_many": t3 - t2, "query": t4 - t3}))
+"""
+
+NSHASH_CODE = """
+import gzip, json, sys, time
+texts = [json.loads(line)["text"] for line in gzip.open(sys.argv[1], "rt", encoding="utf-8")]
+t0 = time.perf_counter()
+from neardup.fingerprint.nshash import NSHash
+nsh = NSHash(hashdb="memory://")
+t1 = time.perf_counter()
+ids = [nsh.get_similar(t) for t in texts]
+t2 = time.perf_counter()
+from bench_nshash import SeedNSHash
+seed = SeedNSHash()
+t3 = time.perf_counter()
+seed_ids = [seed.get_similar(t) for t in texts]
+t4 = time.perf_counter()
+print(json.dumps({"import": t1 - t0, "calls": t2 - t1, "seed": t4 - t3, "n": len(texts)}))
+"""
+
+
+def _env(cache: str, **extra: str) -> dict[str, str]:
+    env = {
+        **os.environ,
+        "NUMBA_CACHE_DIR": cache,
+        "PYTHONPATH": f"{ROOT / 'src'}{os.pathsep}{ROOT / 'bench'}",
+    }
+    for name in ("NUMBA_DISABLE_JIT", "NEARDUP_JIT"):
+        env.pop(name, None)
+    env.update(extra)
+    return env
+
+
+def _wall(args: list[str], env: dict[str, str]) -> tuple[float, str]:
     t0 = time.perf_counter()
-    subprocess.run(args, env=full_env, check=True, capture_output=True)
-    return time.perf_counter() - t0
+    res = subprocess.run(args, env=env, check=True, capture_output=True, text=True)
+    return time.perf_counter() - t0, res.stdout
 
 
-def measure(runs: int, compiled: bool) -> dict[str, list[float]]:
-    out: dict[str, list[float]] = {"dedup": [], "dedup, warm cache": [], "import neardup": [], "compiled": []}
-    with tempfile.TemporaryDirectory() as tmp:
-        three = Path(tmp) / "three.jsonl"
-        lines = (ROOT / "examples" / "news.jsonl").read_text(encoding="utf-8").splitlines()[:3]
-        three.write_text("\n".join(lines) + "\n", encoding="utf-8")
-        cmd = [str(NEARDUP), "dedup", str(three), "--out", str(Path(tmp) / "out.jsonl")]
-        for i in range(runs):
-            cache = tempfile.mkdtemp(dir=tmp, prefix=f"numba-{i}-")
-            out["dedup"].append(run(cmd, cache))
-            out["dedup, warm cache"].append(run(cmd, cache))
-            out["import neardup"].append(
-                run([str(PYTHON), "-c", "import neardup"], tempfile.mkdtemp(dir=tmp))
-            )
-        if compiled:
-            out["compiled"].append(run(cmd, tempfile.mkdtemp(dir=tmp), NEARDUP_JIT="always"))
+def _warm(cache: str) -> float:
+    return _wall(WARMUP, _env(cache))[0]
+
+
+def measure_dedup(tmp: str, warm: bool) -> dict[str, float]:
+    cache = tempfile.mkdtemp(dir=tmp, prefix="numba-")
+    out: dict[str, float] = {}
+    if warm:
+        out["warmup"] = _warm(cache)
+    cmd = [*NEARDUP, "dedup", str(DATA / "en-bbc.jsonl.gz"), "--out", str(Path(tmp) / "bbc.jsonl")]
+    out["wall"] = _wall(cmd, _env(cache, NEARDUP_COMPILE_NOTICE="0"))[0]
     return out
 
 
-def render(res: dict[str, list[float]], runs: int) -> str:
-    med = {k: statistics.median(v) for k, v in res.items() if v}
+def measure_index(tmp: str, warm: bool) -> dict[str, float]:
+    cache = tempfile.mkdtemp(dir=tmp, prefix="numba-")
+    out: dict[str, float] = {"warmup": _warm(cache)} if warm else {}
+    wall, stdout = _wall([sys.executable, "-c", INDEX_CODE], _env(cache))
+    return {**out, **json.loads(stdout.strip().splitlines()[-1]), "wall": wall}
+
+
+def measure_nshash(tmp: str, warm: bool) -> dict[str, float]:
+    cache = tempfile.mkdtemp(dir=tmp, prefix="numba-")
+    out: dict[str, float] = {"warmup": _warm(cache)} if warm else {}
+    wall, stdout = _wall([sys.executable, "-c", NSHASH_CODE, str(DATA / "zh-xwlb.jsonl.gz")], _env(cache))
+    return {**out, **json.loads(stdout.strip().splitlines()[-1]), "wall": wall}
+
+
+def measure_small(tmp: str, warm: bool) -> dict[str, float]:
+    cache = tempfile.mkdtemp(dir=tmp, prefix="numba-")
+    out: dict[str, float] = {"warmup": _warm(cache)} if warm else {}
+    three = Path(tmp) / "three.jsonl"
+    lines = (ROOT / "examples" / "news.jsonl").read_text(encoding="utf-8").splitlines()[:3]
+    three.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    cmd = [*NEARDUP, "dedup", str(three), "--out", str(Path(tmp) / "three-out.jsonl")]
+    out["wall"] = _wall(cmd, _env(cache, NEARDUP_COMPILE_NOTICE="0"))[0]
+    return out
+
+
+MEASURES = {"dedup": measure_dedup, "index": measure_index, "nshash": measure_nshash, "small": measure_small}
+
+
+def measure(
+    runs: int, only: list[str], states: tuple[str, ...] = ("cold", "warm")
+) -> dict[str, dict[str, list[dict[str, float]]]]:
+    res: dict[str, dict[str, list[dict[str, float]]]] = {}
+    with tempfile.TemporaryDirectory(prefix="neardup-startup-") as tmp:
+        for name in only:
+            res[name] = {"cold": [], "warm": []}
+            for i in range(runs):
+                for state in states:
+                    got = MEASURES[name](tmp, state == "warm")
+                    res[name][state].append(got)
+                    print(
+                        f"{name} {state} run {i + 1}: {json.dumps({k: round(v, 3) for k, v in got.items()})}",
+                        file=sys.stderr,
+                    )
+    return res
+
+
+def _med(rows: list[dict[str, float]], key: str) -> float:
+    return statistics.median(r[key] for r in rows)
+
+
+def _runs(rows: list[dict[str, float]], key: str) -> str:
+    return ", ".join(f"{r[key]:.2f}" for r in rows)
+
+
+def render(res: dict[str, dict[str, list[dict[str, float]]]], runs: int) -> str:
     lines = [
-        f"`neardup dedup` of 3 documents (the first 3 of examples/news.jsonl), each run a new process with "
-        f"an empty `NUMBA_CACHE_DIR`, wall time, median of {runs} ({dt.date.today().isoformat()}, Python "
-        f"{platform.python_version()}, {os.cpu_count()} cores, shared machine). Command: "
-        "`.venv/bin/python bench/bench_startup.py`. Target: <= 2 s.",
+        f"Each run a new process with its own empty `NUMBA_CACHE_DIR`, from a checkout's `src` "
+        f"({dt.date.today().isoformat()}, Python {platform.python_version()}, {platform.machine()}, "
+        f"{os.cpu_count()} cores shared with other jobs; median of {runs}). Command: "
+        "`python bench/bench_startup.py`. *Cold*: nothing compiled before the run; *after warmup*: "
+        "`python -m neardup.warmup` (what `make venv` and the install instructions run once) filled "
+        "that empty cache first.",
         "",
-        "| run | wall (median) | runs |",
-        "|---|---:|---|",
-        f"| first `neardup dedup`, fresh install (small input: kernels interpreted) | {med['dedup']:.2f} s "
-        f"| {', '.join(f'{x:.2f}' for x in res['dedup'])} |",
-        f"| the same again (cache unchanged: nothing was compiled) | {med['dedup, warm cache']:.2f} s "
-        f"| {', '.join(f'{x:.2f}' for x in res['dedup, warm cache'])} |",
-        f"| `python -c 'import neardup'` | {med['import neardup']:.2f} s "
-        f"| {', '.join(f'{x:.2f}' for x in res['import neardup'])} |",
+        "| first run | target | cold | after warmup | warmup itself | runs (cold; warm) |",
+        "|---|---:|---:|---:|---:|---|",
     ]
-    if "compiled" in med:
+    if "dedup" in res:
+        c, w = res["dedup"]["cold"], res["dedup"]["warm"]
         lines.append(
-            f"| `NEARDUP_JIT=always` (every kernel compiled first, as before) | {med['compiled']:.1f} s | 1 run |"
+            f"| `neardup dedup` of en-bbc (2,225 docs), wall | <= 5 s | {_med(c, 'wall'):.2f} s | "
+            f"{_med(w, 'wall'):.2f} s | {_med(w, 'warmup'):.1f} s | {_runs(c, 'wall')}; {_runs(w, 'wall')} |"
         )
-    lines += [
-        "",
-        f"Inputs under {256} KiB run the numba kernels as plain Python (numba's `NUMBA_DISABLE_JIT`, set "
-        "before numba loads; `neardup._jit`), which gives the same output files (tested on "
-        "examples/news.jsonl for dedup, fingerprint, nshash and compare); larger inputs compile and cache "
-        "as before. `NEARDUP_JIT=always|never` overrides.",
-    ]
+    if "index" in res:
+        c, w = res["index"]["cold"], res["index"]["warm"]
+        lines.append(
+            f"| first `HammingIndex.query` (100k fingerprints added) | <= 0.5 s | {_med(c, 'query'):.3f} s | "
+            f"{_med(w, 'query'):.3f} s | {_med(w, 'warmup'):.1f} s | {_runs(c, 'query')}; {_runs(w, 'query')} |"
+        )
+        lines.append(
+            f"| the `add_many` before it | | {_med(c, 'add_many'):.2f} s | {_med(w, 'add_many'):.2f} s | | "
+            f"{_runs(c, 'add_many')}; {_runs(w, 'add_many')} |"
+        )
+    if "nshash" in res:
+        c, w = res["nshash"]["cold"], res["nshash"]["warm"]
+        lines.append(
+            f"| nshash `get_similar` one a call, zh-xwlb (19,541 items) | <= seed | {_med(c, 'calls'):.2f} s | "
+            f"{_med(w, 'calls'):.2f} s | {_med(w, 'warmup'):.1f} s | {_runs(c, 'calls')}; {_runs(w, 'calls')} |"
+        )
+        lines.append(
+            f"| the seed's reading, same texts, same processes | | {_med(c, 'seed'):.2f} s | "
+            f"{_med(w, 'seed'):.2f} s | | {_runs(c, 'seed')}; {_runs(w, 'seed')} |"
+        )
+        lines.append(
+            f"| import + `NSHash()` before the calls | | {_med(c, 'import'):.2f} s | {_med(w, 'import'):.2f} s "
+            f"| | {_runs(c, 'import')}; {_runs(w, 'import')} |"
+        )
+    if "small" in res:
+        c, w = res["small"]["cold"], res["small"]["warm"]
+        lines.append(
+            f"| `neardup dedup` of 3 documents (kernels interpreted below 256 KiB), wall | <= 2 s | "
+            f"{_med(c, 'wall'):.2f} s | {_med(w, 'wall'):.2f} s | | {_runs(c, 'wall')}; {_runs(w, 'wall')} |"
+        )
     return "\n".join(lines) + "\n"
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--runs", type=int, default=5)
-    ap.add_argument("--no-compiled", action="store_true", help="skip the compiled run (about a minute)")
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--only", default=",".join(MEASURES), help="comma-separated: " + ", ".join(MEASURES))
+    ap.add_argument("--cold-only", action="store_true", help="no warmup rows (print only)")
     ap.add_argument("--no-write", action="store_true", help="print only, do not update docs/benchmarks.md")
     args = ap.parse_args()
-    text = render(measure(args.runs, not args.no_compiled), args.runs)
+    only = [x for x in args.only.split(",") if x]
+    if args.cold_only:
+        print(json.dumps(measure(args.runs, only, ("cold",)), indent=1))
+        return
+    text = render(measure(args.runs, only), args.runs)
     print(text)
     if not args.no_write:
         from _sections import write_section

@@ -31,6 +31,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "eval": ("neardup.cli.eval:eval_group", "Score clusters and methods against labelled truth"),
     "synth": ("neardup.cli.eval:synth_cmd", "Make labelled reposts from real articles"),
     "report": ("neardup.cli.eval:report_cmd", "An HTML report of a dedup run"),
+    "warmup": ("neardup.warmup:warmup_cmd", "Compile the kernels once after install, so no run compiles"),
 }
 
 

@@ -22,6 +22,7 @@ import re
 import threading
 from collections.abc import Callable, Sequence
 from functools import lru_cache
+from types import ModuleType
 from typing import Any
 
 import numpy as np
@@ -38,8 +39,9 @@ _CJK_SPACE = re.compile(r" (?=[^\x00-\x7f])|(?<=[^\x00-\x7f]) ")
 # split_sentences' cut (a run of CJK terminators plus closing quotes, or newlines), kept by split()
 _CUT = re.compile(r"([。！？；!?;…]+[”’」』）)\"']*|\n+)")
 
+_nshash_c: ModuleType | None
 try:
-    from neardup.fingerprint import _nshash_c  # type: ignore[attr-defined]
+    from neardup.fingerprint import _nshash_c
 except ImportError:  # built without a C compiler: numba for batches, plain Python for one text
     _nshash_c = None
 
@@ -54,7 +56,7 @@ def _scan(buf: Any, bounds: Any, n: int, min_chars: int) -> tuple[Any, Any, Any]
     if _nshash_c is None:
         from neardup.fingerprint._nshash_scan import _scan as scan_numba
 
-        return scan_numba(buf, bounds, n, min_chars)  # type: ignore[no-any-return]
+        return scan_numba(buf, bounds, n, min_chars)
     ndocs = bounds.shape[0] - 1
     out = np.empty((ndocs * n, ROW), np.int64)
     kept = np.empty(ndocs, np.int64)
@@ -214,6 +216,7 @@ class _Keyer:
         except UnicodeEncodeError:
             raw = _utf8(text)
         top, heads, tail = self._buffers()
+        assert _nshash_c is not None  # keys_one comes here only with the C scanner
         got = _nshash_c.scan_one(raw, len(text), self.n, self.min_chars, top, heads, tail)
         if 0 < got < CHANGED and self._md5:  # the md5 keys, computed by the scanner
             return heads.tolist()[:got]  # type: ignore[no-any-return]

@@ -56,7 +56,9 @@ def test_constants_match_the_numba_module() -> None:
     )
 
 
-@pytest.mark.parametrize(("n", "min_chars", "md5"), [(5, 30, True), (1, 0, False), (3, 5, True), (255, 1, False)])
+@pytest.mark.parametrize(
+    ("n", "min_chars", "md5"), [(5, 30, True), (1, 0, False), (3, 5, True), (255, 1, False)]
+)
 def test_scan_one_equals_numba(n: int, min_chars: int, md5: bool) -> None:
     row = numba_scan.ROW
     for text in _texts():
