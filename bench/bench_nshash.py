@@ -397,7 +397,7 @@ def main() -> None:
         "",
         "All three neardup stores return identical ids, and so do the per-call rows. The seed baseline is plain Python "
         "(regex split, `hashlib.md5().hexdigest()`, dict); neardup scans all texts of a batch in one "
-        "numba pass (sentence cuts of `split_sentences`, top-n by length) and only hashes the kept "
+        "pass of its C scanner (sentence cuts of `split_sentences`, top-n by length) and only hashes the kept "
         "sentences, sliced from the UTF-8 bytes. One document a call (`get_similar`) is one call of a "
         "one-document scanner that writes its n longest sentences into per-thread arrays and hashes "
         "them with an MD5 compiled with it, so Python sees only the keys. LevelDB reads each batch's keys once and writes one "

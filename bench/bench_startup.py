@@ -26,6 +26,7 @@ import datetime as dt
 import json
 import os
 import platform
+import shutil
 import statistics
 import subprocess
 import sys
@@ -49,6 +50,9 @@ import json, time
 t0 = time.perf_counter()
 import numpy as np
 from neardup import HammingIndex
+from neardup._jit import on_first_compile
+compiled = []
+on_first_compile(lambda: compiled.append(1))
 t1 = time.perf_counter()
 fps = np.random.default_rng(7).integers(0, 2**63, 100_000, dtype=np.int64).astype(np.uint64)
 idx = HammingIndex(bits=64, max_distance=3)
@@ -58,7 +62,7 @@ t3 = time.perf_counter()
 hits = idx.query(int(fps[123]) ^ 0b101)
 t4 = time.perf_counter()
 assert (123, 2) in hits, hits
-print(json.dumps({"import": t1 - t0, "add_many": t3 - t2, "query": t4 - t3}))
+print(json.dumps({"import": t1 - t0, "add_many": t3 - t2, "query": t4 - t3, "compiled": float(bool(compiled))}))
 """
 
 NSHASH_CODE = """
@@ -70,12 +74,14 @@ nsh = NSHash(hashdb="memory://")
 t1 = time.perf_counter()
 ids = [nsh.get_similar(t) for t in texts]
 t2 = time.perf_counter()
+numba_loaded = "numba" in sys.modules
 from bench_nshash import SeedNSHash
 seed = SeedNSHash()
 t3 = time.perf_counter()
 seed_ids = [seed.get_similar(t) for t in texts]
 t4 = time.perf_counter()
-print(json.dumps({"import": t1 - t0, "calls": t2 - t1, "seed": t4 - t3, "n": len(texts)}))
+print(json.dumps({"import": t1 - t0, "calls": t2 - t1, "seed": t4 - t3, "n": len(texts),
+                  "compiled": float(numba_loaded)}))
 """
 
 
@@ -91,49 +97,43 @@ def _env(cache: str, **extra: str) -> dict[str, str]:
     return env
 
 
-def _wall(args: list[str], env: dict[str, str]) -> tuple[float, str]:
+def _wall(args: list[str], env: dict[str, str]) -> tuple[float, str, str]:
     t0 = time.perf_counter()
     res = subprocess.run(args, env=env, check=True, capture_output=True, text=True)
-    return time.perf_counter() - t0, res.stdout
+    return time.perf_counter() - t0, res.stdout, res.stderr
 
 
-def _warm(cache: str) -> float:
-    return _wall(WARMUP, _env(cache))[0]
-
-
-def measure_dedup(tmp: str, warm: bool) -> dict[str, float]:
+def _fresh(tmp: str, warmed: str | None) -> str:
+    """A new cache folder: empty (cold), or a copy of the one warmup filled."""
     cache = tempfile.mkdtemp(dir=tmp, prefix="numba-")
-    out: dict[str, float] = {}
-    if warm:
-        out["warmup"] = _warm(cache)
+    if warmed is not None:
+        shutil.copytree(warmed, cache, dirs_exist_ok=True)
+    return cache
+
+
+def measure_dedup(tmp: str, cache: str) -> dict[str, float]:
     cmd = [*NEARDUP, "dedup", str(DATA / "en-bbc.jsonl.gz"), "--out", str(Path(tmp) / "bbc.jsonl")]
-    out["wall"] = _wall(cmd, _env(cache, NEARDUP_COMPILE_NOTICE="0"))[0]
-    return out
+    wall, _, stderr = _wall(cmd, _env(cache, NEARDUP_COMPILE_NOTICE="1"))
+    return {"wall": wall, "compiled": float("compiling kernels" in stderr)}
 
 
-def measure_index(tmp: str, warm: bool) -> dict[str, float]:
-    cache = tempfile.mkdtemp(dir=tmp, prefix="numba-")
-    out: dict[str, float] = {"warmup": _warm(cache)} if warm else {}
-    wall, stdout = _wall([sys.executable, "-c", INDEX_CODE], _env(cache))
-    return {**out, **json.loads(stdout.strip().splitlines()[-1]), "wall": wall}
+def measure_index(tmp: str, cache: str) -> dict[str, float]:
+    wall, stdout, _ = _wall([sys.executable, "-c", INDEX_CODE], _env(cache))
+    return {**json.loads(stdout.strip().splitlines()[-1]), "wall": wall}
 
 
-def measure_nshash(tmp: str, warm: bool) -> dict[str, float]:
-    cache = tempfile.mkdtemp(dir=tmp, prefix="numba-")
-    out: dict[str, float] = {"warmup": _warm(cache)} if warm else {}
-    wall, stdout = _wall([sys.executable, "-c", NSHASH_CODE, str(DATA / "zh-xwlb.jsonl.gz")], _env(cache))
-    return {**out, **json.loads(stdout.strip().splitlines()[-1]), "wall": wall}
+def measure_nshash(tmp: str, cache: str) -> dict[str, float]:
+    wall, stdout, _ = _wall([sys.executable, "-c", NSHASH_CODE, str(DATA / "zh-xwlb.jsonl.gz")], _env(cache))
+    return {**json.loads(stdout.strip().splitlines()[-1]), "wall": wall}
 
 
-def measure_small(tmp: str, warm: bool) -> dict[str, float]:
-    cache = tempfile.mkdtemp(dir=tmp, prefix="numba-")
-    out: dict[str, float] = {"warmup": _warm(cache)} if warm else {}
+def measure_small(tmp: str, cache: str) -> dict[str, float]:
     three = Path(tmp) / "three.jsonl"
     lines = (ROOT / "examples" / "news.jsonl").read_text(encoding="utf-8").splitlines()[:3]
     three.write_text("\n".join(lines) + "\n", encoding="utf-8")
     cmd = [*NEARDUP, "dedup", str(three), "--out", str(Path(tmp) / "three-out.jsonl")]
-    out["wall"] = _wall(cmd, _env(cache, NEARDUP_COMPILE_NOTICE="0"))[0]
-    return out
+    wall, _, stderr = _wall(cmd, _env(cache, NEARDUP_COMPILE_NOTICE="1"))
+    return {"wall": wall, "compiled": float("compiling kernels" in stderr)}
 
 
 MEASURES = {"dedup": measure_dedup, "index": measure_index, "nshash": measure_nshash, "small": measure_small}
@@ -142,18 +142,24 @@ MEASURES = {"dedup": measure_dedup, "index": measure_index, "nshash": measure_ns
 def measure(
     runs: int, only: list[str], states: tuple[str, ...] = ("cold", "warm")
 ) -> dict[str, dict[str, list[dict[str, float]]]]:
-    res: dict[str, dict[str, list[dict[str, float]]]] = {}
+    """Per run: each target cold (its own empty cache), then one warmup into an empty cache and each
+    target on its own copy of that warmed cache."""
+    res: dict[str, dict[str, list[dict[str, float]]]] = {n: {"cold": [], "warm": []} for n in only}
+    res["warmup"] = {"warm": []}
     with tempfile.TemporaryDirectory(prefix="neardup-startup-") as tmp:
-        for name in only:
-            res[name] = {"cold": [], "warm": []}
-            for i in range(runs):
-                for state in states:
-                    got = MEASURES[name](tmp, state == "warm")
+        for i in range(runs):
+            warmed = None
+            for state in states:
+                if state == "warm":
+                    warmed = tempfile.mkdtemp(dir=tmp, prefix="warmed-")
+                    secs = _wall(WARMUP, _env(warmed))[0]
+                    res["warmup"]["warm"].append({"wall": secs})
+                    print(f"warmup run {i + 1}: {secs:.1f} s", file=sys.stderr)
+                for name in only:
+                    got = MEASURES[name](tmp, _fresh(tmp, warmed))
                     res[name][state].append(got)
-                    print(
-                        f"{name} {state} run {i + 1}: {json.dumps({k: round(v, 3) for k, v in got.items()})}",
-                        file=sys.stderr,
-                    )
+                    shown = json.dumps({k: round(v, 3) for k, v in got.items()})
+                    print(f"{name} {state} run {i + 1}: {shown}", file=sys.stderr)
     return res
 
 
@@ -165,53 +171,80 @@ def _runs(rows: list[dict[str, float]], key: str) -> str:
     return ", ".join(f"{r[key]:.2f}" for r in rows)
 
 
+def _compiled(rows: list[dict[str, float]]) -> str:
+    if not rows or "compiled" not in rows[0]:
+        return ""
+    n = sum(r["compiled"] > 0 for r in rows)
+    return "no" if n == 0 else ("yes" if n == len(rows) else f"{n} of {len(rows)}")
+
+
+def _row(label: str, target: str, res: dict[str, list[dict[str, float]]], key: str, fmt: str) -> str:
+    c, w = res.get("cold", []), res.get("warm", [])
+
+    def med(rows: list[dict[str, float]]) -> str:
+        return format(_med(rows, key), fmt) + " s" if rows else "-"
+
+    runs = "; ".join(x for x in (_runs(c, key), _runs(w, key)) if x)
+    return f"| {label} | {target} | {med(c)} | {_compiled(c)} | {med(w)} | {_compiled(w)} | {runs} |"
+
+
 def render(res: dict[str, dict[str, list[dict[str, float]]]], runs: int) -> str:
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     lines = [
-        f"Each run a new process with its own empty `NUMBA_CACHE_DIR`, from a checkout's `src` "
+        f"Each measurement a new process with its own `NUMBA_CACHE_DIR`, from a checkout's `src` "
         f"({dt.date.today().isoformat()}, Python {platform.python_version()}, {platform.machine()}, "
-        f"{os.cpu_count()} cores shared with other jobs; median of {runs}). Command: "
-        "`python bench/bench_startup.py`. *Cold*: nothing compiled before the run; *after warmup*: "
-        "`python -m neardup.warmup` (what `make venv` and the install instructions run once) filled "
-        "that empty cache first.",
+        f"{os.cpu_count()} cores shared with other jobs, load average {load:.1f} at the end; median of "
+        f"{runs}). Command: `python bench/bench_startup.py`. *Cold*: the cache empty, so whatever "
+        "numba needs is compiled during the run (a fresh install that skipped warmup); *after warmup*: "
+        "a copy of a cache that `python -m neardup.warmup` (what `make venv` and the install "
+        "instructions run once) filled. *Compiled*: whether numba compiled anything during the run "
+        "(the CLI's compile notice; for nshash, whether numba was imported at all).",
         "",
-        "| first run | target | cold | after warmup | warmup itself | runs (cold; warm) |",
-        "|---|---:|---:|---:|---:|---|",
+        "| first run | target | cold | compiled | after warmup | compiled | runs (cold; after warmup) |",
+        "|---|---:|---:|---|---:|---|---|",
     ]
     if "dedup" in res:
-        c, w = res["dedup"]["cold"], res["dedup"]["warm"]
         lines.append(
-            f"| `neardup dedup` of en-bbc (2,225 docs), wall | <= 5 s | {_med(c, 'wall'):.2f} s | "
-            f"{_med(w, 'wall'):.2f} s | {_med(w, 'warmup'):.1f} s | {_runs(c, 'wall')}; {_runs(w, 'wall')} |"
+            _row("`neardup dedup` of en-bbc (2,225 docs), wall", "<= 5 s", res["dedup"], "wall", ".2f")
         )
     if "index" in res:
-        c, w = res["index"]["cold"], res["index"]["warm"]
         lines.append(
-            f"| first `HammingIndex.query` (100k fingerprints added) | <= 0.5 s | {_med(c, 'query'):.3f} s | "
-            f"{_med(w, 'query'):.3f} s | {_med(w, 'warmup'):.1f} s | {_runs(c, 'query')}; {_runs(w, 'query')} |"
+            _row(
+                "first `HammingIndex.query` (100k fingerprints added)",
+                "<= 0.5 s",
+                res["index"],
+                "query",
+                ".3f",
+            )
         )
-        lines.append(
-            f"| the `add_many` before it | | {_med(c, 'add_many'):.2f} s | {_med(w, 'add_many'):.2f} s | | "
-            f"{_runs(c, 'add_many')}; {_runs(w, 'add_many')} |"
-        )
+        lines.append(_row("the `add_many` of 100k before it", "", res["index"], "add_many", ".2f"))
     if "nshash" in res:
-        c, w = res["nshash"]["cold"], res["nshash"]["warm"]
         lines.append(
-            f"| nshash `get_similar` one a call, zh-xwlb (19,541 items) | <= seed | {_med(c, 'calls'):.2f} s | "
-            f"{_med(w, 'calls'):.2f} s | {_med(w, 'warmup'):.1f} s | {_runs(c, 'calls')}; {_runs(w, 'calls')} |"
+            _row(
+                "nshash `get_similar`, one a call, zh-xwlb (19,541 items)",
+                "<= seed",
+                res["nshash"],
+                "calls",
+                ".2f",
+            )
         )
-        lines.append(
-            f"| the seed's reading, same texts, same processes | | {_med(c, 'seed'):.2f} s | "
-            f"{_med(w, 'seed'):.2f} s | | {_runs(c, 'seed')}; {_runs(w, 'seed')} |"
-        )
-        lines.append(
-            f"| import + `NSHash()` before the calls | | {_med(c, 'import'):.2f} s | {_med(w, 'import'):.2f} s "
-            f"| | {_runs(c, 'import')}; {_runs(w, 'import')} |"
-        )
+        lines.append(_row("the seed's reading, same texts, same process", "", res["nshash"], "seed", ".2f"))
+        lines.append(_row("import + `NSHash()` before the calls", "", res["nshash"], "import", ".2f"))
     if "small" in res:
-        c, w = res["small"]["cold"], res["small"]["warm"]
         lines.append(
-            f"| `neardup dedup` of 3 documents (kernels interpreted below 256 KiB), wall | <= 2 s | "
-            f"{_med(c, 'wall'):.2f} s | {_med(w, 'wall'):.2f} s | | {_runs(c, 'wall')}; {_runs(w, 'wall')} |"
+            _row(
+                "`neardup dedup` of 3 documents (interpreted below 256 KiB), wall",
+                "<= 2 s",
+                res["small"],
+                "wall",
+                ".2f",
+            )
+        )
+    if res.get("warmup", {}).get("warm"):
+        w = res["warmup"]["warm"]
+        lines.append(
+            f"| `python -m neardup.warmup` itself (once per install), wall | | | | {_med(w, 'wall'):.0f} s | "
+            f"| {_runs(w, 'wall')} |"
         )
     return "\n".join(lines) + "\n"
 

@@ -9,7 +9,9 @@ Decisions taken before numba is imported:
   ``XDG_CACHE_HOME``), where ``<stamp>`` digests the names, sizes and modification times of the
   package's source files. An upgrade (or any edit of a source file) therefore starts a new, empty
   folder instead of reusing kernels compiled from other code; numba's own index also checks each
-  file's stamp and numba's version. Old folders stay until ``neardup warmup --prune``. When that
+  file's stamp and numba's version. Old folders stay until ``neardup warmup --prune``. A
+  ``NUMBA_CACHE_DIR`` set by the user is used as it is: numba then only checks each file's own
+  stamp, so it should be emptied after an upgrade. When that
   folder cannot be written, the same name under ``$TMPDIR/neardup-numba-<uid>`` is used, and when nothing can be
   written, kernels are compiled without a cache. The folder is handed to numba as
   ``NUMBA_CACHE_DIR``, so child processes (Spark workers, ``-j`` workers) share it.
