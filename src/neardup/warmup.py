@@ -10,11 +10,12 @@ small made-up corpus with near copies, in ``--jobs`` processes, with the kernels
 interpreted). Everything lands in the cache folder of ``neardup._jit`` (``NUMBA_CACHE_DIR`` when
 set); a later run loads each kernel from there in milliseconds. Running it again compiles nothing.
 
-``make venv`` runs it, and so should a Dockerfile after ``pip install neardup``. ``--prune``
+``make venv`` runs it, and so should a Dockerfile after ``pip install neardup`` (as the user the
+container runs as: numba only uses a cache folder it can write). ``--prune``
 removes the cache folders of other installs and versions under ``~/.cache/neardup``.
 
->>> sorted(WORKLOADS)[:3]
-['compare', 'contentseen', 'dedup-corpus']
+>>> sorted(WORKLOADS)[:4]
+['compare', 'contentseen', 'dedup-against', 'dedup-corpus']
 """
 
 from __future__ import annotations
