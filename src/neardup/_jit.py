@@ -7,9 +7,10 @@ Decisions taken before numba is imported:
   other modules): ``$NUMBA_CACHE_DIR`` when set, else
   ``$XDG_CACHE_HOME/neardup/numba-<version>-<python>-<stamp>`` (``~/.cache`` without
   ``XDG_CACHE_HOME``), where ``<stamp>`` digests the names, sizes and modification times of the
-  package's source files. An upgrade (or any edit of a source file) therefore starts a new, empty
-  folder instead of reusing kernels compiled from other code; numba's own index also checks each
-  file's stamp and numba's version. Old folders stay until ``neardup warmup --prune``. A
+  package's kernel sources (its files that use numba). An upgrade (or an edit of any kernel file)
+  therefore starts a new, empty folder instead of reusing kernels compiled against other code
+  (numba's own index only checks a kernel's own file, and numba's version). A constant a kernel
+  reads from a module without kernels is frozen into the compiled code without being stamped. Old folders stay until ``neardup warmup --prune``. A
   ``NUMBA_CACHE_DIR`` set by the user is used as it is: numba then only checks each file's own
   stamp, so it should be emptied after an upgrade. When that
   folder cannot be written, the same name under ``$TMPDIR/neardup-numba-<uid>`` is used, and when nothing can be
@@ -71,18 +72,23 @@ def cache_root() -> str:
 
 
 def _source_stamp() -> str:
-    """A digest of the package's source files (relative name, size, modification time)."""
+    """A digest of the package's kernel sources (the files that use numba): relative name, size,
+    modification time. Files without kernels are left out, so editing one keeps the cache."""
     h = hashlib.sha1()
     for root, dirs, files in os.walk(_PACKAGE):
         dirs[:] = sorted(d for d in dirs if d != "__pycache__")
         rel = os.path.relpath(root, _PACKAGE)
         for name in sorted(files):
-            if name.endswith(".py"):
-                try:
-                    st = os.stat(os.path.join(root, name))
-                except OSError:
-                    continue
-                h.update(f"{rel}/{name}:{st.st_size}:{st.st_mtime_ns}\n".encode())
+            if not name.endswith(".py"):
+                continue
+            try:
+                with open(os.path.join(root, name), "rb") as fh:
+                    if b"numba" not in fh.read():
+                        continue
+                    st = os.fstat(fh.fileno())
+            except OSError:
+                continue
+            h.update(f"{rel}/{name}:{st.st_size}:{st.st_mtime_ns}\n".encode())
     return h.hexdigest()[:12]
 
 
