@@ -5,7 +5,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml | sha1sum | cut -c1-12)
 
-.PHONY: demo test test-fast lint typecheck bench sysdeps clean
+.PHONY: demo test test-fast lint typecheck bench sysdeps clean venv warmup
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -13,7 +13,12 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install -q -e '.[dev]'
 	rm -f $(VENV)/.installed-*; touch $(STAMP)
 
-venv: $(STAMP)
+# compile every numba kernel into the per-user kernel cache once (seconds when it is already there),
+# so no later run compiles; the C extension (the nshash scanner) is built by pip install itself
+warmup: $(STAMP)
+	$(PY) -m neardup.warmup
+
+venv: $(STAMP) warmup
 
 # the demo needs the core package only (no extras, no test tools): a venv of about 0.5 GB
 DEMO_STAMP := $(VENV)/.demo-$(shell cat pyproject.toml | sha1sum | cut -c1-12)
@@ -47,6 +52,7 @@ demo: $(DEMO_STAMP)
 	echo "  $(VENV)/bin/neardup --help"; \
 	echo "  $(VENV)/bin/neardup dedup your.jsonl --out clusters.jsonl"; \
 	echo "or put it on your PATH for this shell: source $(VENV)/bin/activate"; \
+	echo "before a corpus of your own: $(VENV)/bin/neardup warmup (compiles the kernels once, a few minutes)"; \
 	echo "(extras: $(VENV)/bin/pip install -e '.[html,redis,service]'; see README.md, Install)"
 
 test: $(STAMP) sysdeps

@@ -1,13 +1,25 @@
-"""How numba runs here: a writable kernel cache for every user, and no compiling for small runs.
+"""How numba runs here: kernels cached outside the package, compiled once per install, none for small runs.
 
-Two decisions taken before numba is imported:
+Decisions taken before numba is imported:
 
-- **Cache folder.** numba caches compiled kernels next to their source (``__pycache__``) or in the
-  user's cache folder, and refuses to import a ``cache=True`` kernel when it can write to neither (a
-  root-owned install used by another user with no writable home). Then the cache goes to
-  ``$TMPDIR/neardup-numba-<uid>``, and if even that fails, kernels are compiled without a cache.
-- **Interpreted small runs.** Compiling the kernels of one ``neardup dedup`` takes tens of seconds on
-  a fresh install, while running the same kernels as plain Python on a few documents takes well
+- **Cache folder.** Compiled kernels go to a per-user folder, never into the package's source tree
+  (an install may be read-only, and numba's in-tree cache misses changes to a kernel's callees in
+  other modules): ``$NUMBA_CACHE_DIR`` when set, else
+  ``$XDG_CACHE_HOME/neardup/numba-<version>-<python>-<stamp>`` (``~/.cache`` without
+  ``XDG_CACHE_HOME``), where ``<stamp>`` digests the names, sizes and modification times of the
+  package's kernel sources (its files that use numba). An upgrade (or an edit of any kernel file)
+  therefore starts a new, empty folder instead of reusing kernels compiled against other code
+  (numba's own index only checks a kernel's own file, and numba's version). A constant a kernel
+  reads from a module without kernels is frozen into the compiled code without being stamped. Old folders stay until ``neardup warmup --prune``. A
+  ``NUMBA_CACHE_DIR`` set by the user is used as it is: numba then only checks each file's own
+  stamp, so it should be emptied after an upgrade. When that
+  folder cannot be written, the same name under ``$TMPDIR/neardup-numba-<uid>`` is used, and when nothing can be
+  written, kernels are compiled without a cache. The folder is handed to numba as
+  ``NUMBA_CACHE_DIR``, so child processes (Spark workers, ``-j`` workers) share it.
+- **Compile at install.** ``neardup warmup`` (``python -m neardup.warmup``) compiles every kernel
+  into that folder once, so a user's first run loads them instead of compiling them.
+- **Interpreted small runs.** Compiling the kernels of one ``neardup dedup`` takes tens of seconds
+  on a fresh install, while running the same kernels as plain Python on a few documents takes well
   under one. ``interpret_small_inputs`` sets numba's own switch ``NUMBA_DISABLE_JIT`` when a
   command's input files are small, so the same code runs, without compiling, with the same results.
   ``NEARDUP_JIT=always`` (or ``never``) overrides the choice.
@@ -18,6 +30,7 @@ False
 
 from __future__ import annotations
 
+import hashlib
 import os
 import sys
 import tempfile
@@ -27,6 +40,8 @@ from typing import Any
 
 __all__ = [
     "INTERPRET_BELOW_BYTES",
+    "cache_folder",
+    "cache_root",
     "configure_cache",
     "interpret_small_inputs",
     "on_first_compile",
@@ -50,29 +65,66 @@ def _writable(folder: str) -> bool:
     return True
 
 
-def _user_cache() -> str:
+def cache_root() -> str:
+    """The folder holding neardup's kernel caches: ``$XDG_CACHE_HOME/neardup`` (``~/.cache/neardup``)."""
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return os.path.join(base, "numba")
+    return os.path.join(base, "neardup")
+
+
+def _source_stamp() -> str:
+    """A digest of the package's kernel sources (the files that use numba): relative name, size,
+    modification time. Files without kernels are left out, so editing one keeps the cache."""
+    h = hashlib.sha1()
+    for root, dirs, files in os.walk(_PACKAGE):
+        dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+        rel = os.path.relpath(root, _PACKAGE)
+        for name in sorted(files):
+            if not name.endswith(".py"):
+                continue
+            try:
+                with open(os.path.join(root, name), "rb") as fh:
+                    if b"numba" not in fh.read():
+                        continue
+                    st = os.fstat(fh.fileno())
+            except OSError:
+                continue
+            h.update(f"{rel}/{name}:{st.st_size}:{st.st_mtime_ns}\n".encode())
+    return h.hexdigest()[:12]
+
+
+def cache_folder() -> str:
+    """This install's kernel cache folder under :func:`cache_root` (see the module docstring).
+
+    >>> os.path.basename(cache_folder()).startswith("numba-")
+    True
+    """
+    from neardup._version import __version__
+
+    tag = f"py{sys.version_info[0]}{sys.version_info[1]}"
+    return os.path.join(cache_root(), f"numba-{__version__}-{tag}-{_source_stamp()}")
+
+
+def _use(folder: str) -> str:
+    os.environ["NUMBA_CACHE_DIR"] = folder
+    if "numba" in sys.modules:
+        import numba
+
+        numba.config.CACHE_DIR = folder  # type: ignore[attr-defined]
+    return folder
 
 
 def configure_cache() -> str | None:
-    """Make sure numba has a writable cache folder; returns the folder chosen here, or None.
-
-    Nothing changes when ``NUMBA_CACHE_DIR`` is set or numba can use its own folders.
-    """
+    """Point numba's kernel cache at a writable folder outside the package; returns it, or None
+    when ``NUMBA_CACHE_DIR`` was set already (kept) or no folder can be written (no cache)."""
     if os.environ.get("NUMBA_CACHE_DIR"):
         return None
-    if _writable(os.path.join(_PACKAGE, "fingerprint", "__pycache__")) or _writable(_user_cache()):
-        return None
-    uid = os.getuid() if hasattr(os, "getuid") else "user"
-    folder = os.path.join(tempfile.gettempdir(), f"neardup-numba-{uid}")
+    folder = cache_folder()
     if _writable(folder):
-        os.environ["NUMBA_CACHE_DIR"] = folder
-        if "numba" in sys.modules:
-            import numba
-
-            numba.config.CACHE_DIR = folder  # type: ignore[attr-defined]
-        return folder
+        return _use(folder)
+    uid = os.getuid() if hasattr(os, "getuid") else "user"
+    folder = os.path.join(tempfile.gettempdir(), f"neardup-numba-{uid}", os.path.basename(folder))
+    if _writable(folder):
+        return _use(folder)
     _compile_without_cache()
     return None
 

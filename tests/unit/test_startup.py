@@ -92,7 +92,8 @@ def test_import_works_when_no_numba_cache_folder_is_writable(tmp_path: Path) -> 
     assert proc.returncode == 0, proc.stderr[-2000:]
     where, cache = proc.stdout.split()
     assert where.startswith(str(copy))
-    assert cache == str(tmpdir / f"neardup-numba-{os.getuid()}")
+    assert Path(cache).parent == tmpdir / f"neardup-numba-{os.getuid()}"
+    assert Path(cache).name.startswith("numba-")
 
 
 @pytest.mark.parametrize("mode", ["always"])
@@ -106,3 +107,76 @@ def test_neardup_jit_always_keeps_numba_compiling(mode: str, tmp_path: Path) -> 
     assert subprocess.run(args, env=env, capture_output=True, text=True).stdout.strip() == "True"
     args = [sys.executable, "-c", code, "dedup", str(NEWS), "--against", "x.idx"]
     assert subprocess.run(args, env=env, capture_output=True, text=True).stdout.strip() == "False"
+
+
+def _copy_package(tmp_path: Path) -> Path:
+    copy = tmp_path / "site"
+    shutil.copytree(ROOT / "src" / "neardup", copy / "neardup", ignore=shutil.ignore_patterns("__pycache__"))
+    return copy
+
+
+def _cache_env(copy: Path, xdg: Path) -> dict[str, str]:
+    env = {**os.environ, "PYTHONPATH": str(copy), "XDG_CACHE_HOME": str(xdg)}
+    for name in ("NUMBA_CACHE_DIR", "NUMBA_DISABLE_JIT", "NEARDUP_JIT"):
+        env.pop(name, None)
+    return env
+
+
+def test_kernels_are_cached_per_user_outside_the_package(tmp_path: Path) -> None:
+    copy, xdg = _copy_package(tmp_path), tmp_path / "xdg"
+    code = "import os, neardup; print(os.environ['NUMBA_CACHE_DIR'])"
+    kernel = (
+        "import neardup.fingerprint._md5 as m, numpy as np\n"
+        "m.md5_head(np.frombuffer(b'abc', np.uint8), 0, 3, np.zeros(128, np.uint8))\n"
+    )
+    env = _cache_env(copy, xdg)
+    proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    folder = Path(proc.stdout.strip())
+    assert folder.parent == xdg / "neardup"
+    assert (
+        folder.name.startswith("numba-") and f"-py{sys.version_info[0]}{sys.version_info[1]}-" in folder.name
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", kernel], env=env, capture_output=True, text=True, timeout=300
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert list(folder.rglob("*.nbi")), "nothing cached in the per-user folder"
+    assert not list((copy / "neardup").rglob("*.nbi")), "a kernel was cached inside the package"
+    # an edited source file (an upgrade, a local change) starts another folder: no stale kernels
+    (copy / "neardup" / "fingerprint" / "_md5.py").write_text(
+        (copy / "neardup" / "fingerprint" / "_md5.py").read_text() + "\n# edited\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert Path(proc.stdout.strip()) != folder and Path(proc.stdout.strip()).parent == folder.parent
+
+
+def test_numba_cache_dir_is_honoured(tmp_path: Path) -> None:
+    env = {**_cache_env(ROOT / "src", tmp_path / "xdg"), "NUMBA_CACHE_DIR": str(tmp_path / "mine")}
+    code = "import os, neardup, neardup._jit as j; print(j.configure_cache(), os.environ['NUMBA_CACHE_DIR'])"
+    proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.split() == ["None", str(tmp_path / "mine")]
+    assert not (tmp_path / "xdg").exists()
+
+
+@pytest.mark.slow  # compiles the URL kernels once (about a minute on a loaded machine)
+def test_warmup_compiles_once_and_then_nothing(tmp_path: Path) -> None:
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache"), "PYTHONPATH": str(ROOT / "src")}
+    env.pop("NUMBA_DISABLE_JIT", None)
+    args = [sys.executable, "-m", "neardup.warmup", "--only", "urls", "--jobs", "1", "--json"]
+    runs = []
+    for _ in range(2):
+        proc = subprocess.run(args, env=env, capture_output=True, text=True, timeout=900)
+        assert proc.returncode == 0, proc.stderr[-2000:]
+        runs.append(json.loads(proc.stdout))
+    assert runs[0]["cache"] == str(tmp_path / "cache")
+    assert runs[0]["compiled"] > 0 and runs[0]["workloads"]["urls"]["error"] == ""
+    assert runs[1]["compiled"] == 0
+
+
+def test_warmup_rejects_an_unknown_workload(tmp_path: Path) -> None:
+    proc = run_cli(["warmup", "--only", "nope"], tmp_path, {**os.environ})
+    assert proc.returncode == 2
+    assert "unknown workload nope" in proc.stderr and "Traceback" not in proc.stderr

@@ -35,6 +35,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "neardup.cli.rethreshold:rethreshold_cmd",
         "What each --strictness / --profile would change in a dedup output, without re-running",
     ),
+    "warmup": ("neardup.warmup:warmup_cmd", "Compile the kernels once after install, so no run compiles"),
 }
 
 

@@ -17,20 +17,22 @@ from __future__ import annotations
 
 import sys
 import types
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from neardup.fingerprint.hashing import get_hash64, hash64
-from neardup.fingerprint.simhash import (
-    SimHasher,
-    bit_sums,
-    cosine,
-    fingerprint,
-    fingerprint_many,
-    hamming,
-    hamming_many,
-    simhash_from_features,
-    similarity,
-)
+
+if TYPE_CHECKING:
+    from neardup.fingerprint.simhash import (
+        SimHasher,
+        bit_sums,
+        cosine,
+        fingerprint,
+        fingerprint_many,
+        hamming,
+        hamming_many,
+        simhash_from_features,
+        similarity,
+    )
 
 __all__ = [
     "SimHasher",
@@ -47,10 +49,27 @@ __all__ = [
 ]
 
 
+# SimHash's names load on first use, so that importing another module of the package (nshash)
+# does not import numba and the SimHash kernels
+_SIMHASH = frozenset(__all__) - {"get_hash64", "hash64"}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _SIMHASH:
+        from neardup.fingerprint import simhash
+
+        value = getattr(simhash, name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 class _CallablePackage(types.ModuleType):
     """The package's module type: ``neardup.fingerprint(text, config)`` is ``fingerprint(text, config)``."""
 
     def __call__(self, text: str, config: Any = None) -> int:
+        from neardup.fingerprint.simhash import fingerprint
+
         return fingerprint(text, config)
 
 

@@ -1,11 +1,14 @@
 """Texts to nshash keys: the 64-bit hashes of each text's n longest normalized sentences.
 
-A batch goes through the numba scanner (``_nshash_scan._scan``) in one call over the UTF-8 of all
-texts; one text goes through ``_scan_one`` with no batch set-up (the scanner writes into a small
-array, Python hashes the kept byte slices). Until numba has loaded the compiled scanner (a
-background thread loads it on the first call), one text is cut by a single regex split instead.
-Texts with a Latin sentence end, and texts with no sentence long enough, go through
-``split_sentences`` itself. All paths give the same keys (tested on the corpora).
+The scanner finds each text's n longest sentences in one pass over UTF-8 bytes. It is a C
+extension (``_nshash_c``, built by pip at install), so no call waits for a compiler: a batch goes
+through ``scan_into`` in one call over the UTF-8 of all texts, one text through ``scan_one`` with
+no batch set-up (the scanner writes into a small array and hashes md5 keys itself; Python hashes
+the other keys from the kept byte slices). Where the extension could not be built (no C compiler
+at install), batches go through the same scanner in numba (``_nshash_scan``, compiled once into
+the kernel cache) and one text is cut by a single regex split in plain Python. Texts with a Latin
+sentence end, and texts with no sentence long enough, go through ``split_sentences`` itself. All
+paths give the same keys (tested on the corpora).
 
 >>> k = _keyer(2, "xxh3", 5)
 >>> k.keys_one("短句。这一句要长一些才行。") == k.keys_many(["短句。这一句要长一些才行。"])[0]
@@ -19,12 +22,12 @@ import re
 import threading
 from collections.abc import Callable, Sequence
 from functools import lru_cache
+from types import ModuleType
 from typing import Any
 
 import numpy as np
 
 from neardup.exceptions import ConfigError, InputError
-from neardup.fingerprint._nshash_scan import CHANGED, LATIN, ROW, _scan, _scan_one
 from neardup.fingerprint.hashing import HASH_NAMES, get_hash64
 from neardup.stores.base import Key
 from neardup.text.sentences import _LATIN_END, split_sentences
@@ -35,8 +38,31 @@ _WS = re.compile(r"[^\S\n]+")
 _CJK_SPACE = re.compile(r" (?=[^\x00-\x7f])|(?<=[^\x00-\x7f]) ")
 # split_sentences' cut (a run of CJK terminators plus closing quotes, or newlines), kept by split()
 _CUT = re.compile(r"([。！？；!?;…]+[”’」』）)\"']*|\n+)")
-_SCANNER_READY = threading.Event()
-_SCANNER_LOADING = threading.Lock()
+
+_nshash_c: ModuleType | None
+try:
+    from neardup.fingerprint import _nshash_c
+except ImportError:  # built without a C compiler: numba for batches, plain Python for one text
+    _nshash_c = None
+
+# as in _nshash_scan: columns of a kept-sentence row, and scan_one's flags above the count
+ROW = 6
+CHANGED = 1 << 8
+LATIN = 1 << 9
+
+
+def _scan(buf: Any, bounds: Any, n: int, min_chars: int) -> tuple[Any, Any, Any]:
+    """``_nshash_scan._scan``: the kept rows, the number kept per text, and the Latin flags."""
+    if _nshash_c is None:
+        from neardup.fingerprint._nshash_scan import _scan as scan_numba
+
+        return scan_numba(buf, bounds, n, min_chars)
+    ndocs = bounds.shape[0] - 1
+    out = np.empty((ndocs * n, ROW), np.int64)
+    kept = np.empty(ndocs, np.int64)
+    latin = np.empty(ndocs, np.bool_)
+    nout = _nshash_c.scan_into(buf, bounds, n, min_chars, out, kept, latin)
+    return out[:nout], kept, latin
 
 
 def _to_text(text: object) -> str:
@@ -87,19 +113,6 @@ def _normalize(s: str) -> str:
 
 def _utf8(s: str) -> bytes:
     return s.encode("utf-8", "surrogatepass")
-
-
-def _load_scanner() -> None:
-    """Load (or compile, in a fresh install) the one-text scanner in a daemon thread, once."""
-    if not _SCANNER_LOADING.acquire(blocking=False):
-        return
-
-    def load() -> None:
-        heads, tail = np.zeros(1, np.uint64), np.zeros(128, np.uint8)
-        _scan_one("预热。".encode(), 3, 1, 1, np.zeros((1, ROW), np.int64), heads, tail)
-        _SCANNER_READY.set()
-
-    threading.Thread(target=load, name="neardup-nshash-scanner", daemon=True).start()
 
 
 class _Keyer:
@@ -158,14 +171,12 @@ class _Keyer:
         return out
 
     def keys_one(self, text: object) -> list[Key]:
-        """``keys_many([text])[0]`` without batch set-up: plain Python until the compiled scanner
-        is loaded (a background thread loads it on first use, so no call waits for numba), then
-        one scanner call on this text's bytes."""
+        """``keys_many([text])[0]`` without batch set-up: one call of the C scanner on this text's
+        bytes (or, without the extension, one regex split in plain Python)."""
         if type(text) is not str:
             text = _to_text(text)
-        if _SCANNER_READY.is_set():
+        if _nshash_c is not None:
             return self._keys_compiled(text)
-        _load_scanner()
         return self._keys_python(text)
 
     def _keys_python(self, text: str) -> list[Key]:
@@ -205,7 +216,8 @@ class _Keyer:
         except UnicodeEncodeError:
             raw = _utf8(text)
         top, heads, tail = self._buffers()
-        got = _scan_one(raw, len(text), self.n, self.min_chars, top, heads, tail)
+        assert _nshash_c is not None  # keys_one comes here only with the C scanner
+        got = _nshash_c.scan_one(raw, len(text), self.n, self.min_chars, top, heads, tail)
         if 0 < got < CHANGED and self._md5:  # the md5 keys, computed by the scanner
             return heads.tolist()[:got]  # type: ignore[no-any-return]
         kept = got & (CHANGED - 1)
