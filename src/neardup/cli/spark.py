@@ -118,17 +118,20 @@ def spark_dedup_cmd(
             against=corpus,
             merge=against is not None and against.merge,
             read_conf=split_conf(partitions, _local_bytes(inputs)),
+            out=out,
+            fmt=kind,
         )
-        write_output(spark, out, res.result.rows(), kind)
+        if res.result is not None:  # the driver path (--against): the driver holds the rows
+            write_output(spark, out, res.result.rows(), kind)
     finally:
         if stop:
             spark.stop()
-    summary = res.result.summary()
+    summary = res.summary
     if res.read.skipped:
         summary["skipped"] = res.read.skipped
         summary["first_error"] = res.read.first_error
     if res.index_documents is not None:
-        summary["merged"] = int(res.result.keep.sum())
+        summary["merged"] = int(res.result.keep.sum()) if res.result is not None else 0
         summary["index_documents"] = res.index_documents
     if not quiet:
         echo_err(format_summary(summary, time.perf_counter() - t0, what="spark dedup"))
