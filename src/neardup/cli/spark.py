@@ -135,7 +135,12 @@ def spark_dedup_cmd(
         summary["index_documents"] = res.index_documents
     if not quiet:
         echo_err(format_summary(summary, time.perf_counter() - t0, what="spark dedup"))
-        echo_err("  stages: " + ", ".join(f"{k} {v:.1f} s" for k, v in res.seconds.items()))
+        rounds = summary.get("components_rounds")
+        echo_err(
+            "  stages: "
+            + ", ".join(f"{k} {v:.1f} s" for k, v in res.seconds.items())
+            + (f"; components in {rounds} rounds" if rounds else "")
+        )
 
 
 def _session(master: str | None, conf: dict[str, str], inputs: tuple[str, ...]) -> tuple[Any, bool]:

@@ -51,7 +51,7 @@ from neardup.integrations.spark.errors import spark_errors
 from neardup.integrations.spark.output import output_format, write_frame
 from neardup.io import ReadStats, Record
 from neardup.match.cluster import Clusters
-from neardup.match.components import count_pairs, value_pairs
+from neardup.match.components import count_pairs, union_find, value_pairs
 from neardup.match.engine import run_components
 from neardup.match.verify import KINDS
 
@@ -70,8 +70,8 @@ SIG_COLUMNS = (
     "numbers",
     "profile",
 )
-#: rows of the graph stage: a sketch pair seen n times in a task
-GRAPH_SCHEMA = "a long, b long, n int"
+#: rows of the graph stage: a sketch pair (``a << 32 | b``) seen n times in a task
+GRAPH_SCHEMA = "p long, n int"
 #: the engine stage's rows: the document, its output line (JSON) or Parquet columns, its kind's
 #: code and whether it is kept
 LINE_SCHEMA = "doc long, value string, kind byte, keep boolean"
@@ -192,10 +192,9 @@ def _graph_task(config: DedupConfig) -> Any:
 
         packed, _ = value_pairs(v, d, p, cfg.hot_posting, cfg.link_posters)
         pairs, counts = count_pairs(packed)
-        a = (pairs >> np.uint64(32)).astype(np.int64)
-        b = (pairs & np.uint64(0xFFFFFFFF)).astype(np.int64)
-        n = counts.astype(np.int32)
-        yield pa.RecordBatch.from_arrays([pa.array(a), pa.array(b), pa.array(n)], names=["a", "b", "n"])
+        yield pa.RecordBatch.from_arrays(
+            [pa.array(pairs.view(np.int64)), pa.array(counts.astype(np.int32))], names=["p", "n"]
+        )
 
     def task(batches: Iterator[Any]) -> Iterator[Any]:
         carry: tuple[Any, Any, Any] | None = None
@@ -219,6 +218,35 @@ def _graph_task(config: DedupConfig) -> Any:
     return task
 
 
+def _edge_task(min_shared: int) -> Any:
+    """mapInArrow over (pair, count) rows partitioned by pair: the pairs counted ``min_shared``
+    times in all, as edges (a, b)."""
+
+    def task(batches: Iterator[Any]) -> Iterator[Any]:
+        import pyarrow as pa
+
+        ps, ns = [], []
+        for rb in batches:
+            ps.append(rb.column(0).to_numpy())
+            ns.append(rb.column(1).to_numpy())
+        if not ps:
+            return
+        p = np.concatenate(ps).view(np.uint64)
+        n = np.concatenate(ns).astype(np.int64)
+        if p.size == 0:
+            return
+        order = np.argsort(p, kind="stable")
+        p, n = p[order], n[order]
+        starts = np.flatnonzero(np.r_[True, p[1:] != p[:-1]])
+        total = np.add.reduceat(n, starts)
+        keep = p[starts][total >= min_shared]
+        a = (keep >> np.uint64(32)).astype(np.int64)
+        b = (keep & np.uint64(0xFFFFFFFF)).astype(np.int64)
+        yield pa.RecordBatch.from_arrays([pa.array(a), pa.array(b)], names=["a", "b"])
+
+    return task
+
+
 def _candidate_graph(docs_df: Any, config: DedupConfig, partitions: int) -> Any:
     """The candidate graph's edges (a < b) as a DataFrame."""
     F = _functions()
@@ -232,12 +260,12 @@ def _candidate_graph(docs_df: Any, config: DedupConfig, partitions: int) -> Any:
         .repartition(partitions, "v")
         .sortWithinPartitions("v", "doc")
     )
+    # the pairs' counts summed in Python after a plain shuffle: a sort of 64-bit keys per task,
+    # where a JVM hash aggregate of the same rows spills on a small heap
     sketch = (
         values.mapInArrow(_graph_task(config), GRAPH_SCHEMA)
-        .groupBy("a", "b")
-        .agg(F.sum("n").alias("n"))
-        .filter(F.col("n") >= cfg.min_shared)
-        .select("a", "b")
+        .repartition(partitions, "p")
+        .mapInArrow(_edge_task(cfg.min_shared), "a long, b long")
     )
     keys = []
     for col, usable in (("exact", None), ("content", F.col("tokens") > 0)):
@@ -247,6 +275,28 @@ def _candidate_graph(docs_df: Any, config: DedupConfig, partitions: int) -> Any:
             held.select(F.min("doc").over(w).alias("a"), F.col("doc").alias("b")).filter(F.col("a") < F.col("b"))
         )
     return sketch.unionByName(keys[0]).unionByName(keys[1])
+
+
+def _forest_task(batches: Iterator[Any]) -> Iterator[Any]:
+    """mapInArrow over edges (a, b): a spanning forest of the task's edges, each node linked to the
+    smallest node of its component in the task (``union_find``, as in one process). The
+    components are the same; the edges left are at most the task's nodes."""
+    import pyarrow as pa
+
+    a_parts, b_parts = [], []
+    for rb in batches:
+        a_parts.append(rb.column(0).to_numpy())
+        b_parts.append(rb.column(1).to_numpy())
+    a = np.concatenate(a_parts) if a_parts else np.empty(0, np.int64)
+    if a.size == 0:
+        return
+    b = np.concatenate(b_parts)
+    nodes, inverse = np.unique(np.concatenate([a, b]), return_inverse=True)
+    root = union_find(nodes.size, inverse[: a.size].astype(np.int64), inverse[a.size :].astype(np.int64))
+    linked = root != np.arange(nodes.size)
+    yield pa.RecordBatch.from_arrays(
+        [pa.array(nodes[linked].astype(np.int64)), pa.array(nodes[root[linked]].astype(np.int64))], names=["a", "b"]
+    )
 
 
 def _normal(df: Any, x: str, y: str) -> Any:
@@ -264,7 +314,9 @@ def connected_components(edges: Any, max_rounds: int = 200) -> tuple[Any, int]:
     al., "Connected Components in MapReduce and Beyond", 2014): a few rounds on real graphs, each
     a handful of shuffles; the driver sees two numbers per round."""
     F = _functions()
-    e = _normal(edges, "a", "b")
+    # each task's edges reduced to a spanning forest first: the rounds then shuffle about one edge
+    # per document instead of every candidate pair
+    e = _normal(edges.mapInArrow(_forest_task, "a long, b long"), "a", "b")
     last = None
     rounds = 0
     for rounds in range(1, max_rounds + 1):
@@ -430,7 +482,7 @@ def distributed_dedup(
 
         t1 = time.perf_counter()
         engine_parts = max(parts, -(-n // 100_000))
-        edges = _candidate_graph(docs_df, config, parts)
+        edges = _candidate_graph(docs_df, config, engine_parts)
         labels, rounds = connected_components(edges)
         secs["components"] = time.perf_counter() - t1
 
