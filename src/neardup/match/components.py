@@ -54,6 +54,7 @@ __all__ = [
     "batch_components",
     "component_rows",
     "count_pairs",
+    "counted_pairs",
     "key_edges",
     "match_components",
     "union_find",
@@ -150,27 +151,69 @@ def key_edges(keys: U64, usable: npt.NDArray[np.bool_] | None = None) -> tuple[I
     return first[same], order[same]
 
 
+def counted_pairs(
+    values: U32, docs: I64, posted: npt.NDArray[np.bool_], config: MatchConfig, chunk: int = 1 << 21
+) -> tuple[U64, I64, U32]:
+    """``value_pairs`` over rows sorted by value, then document, a chunk of whole values at a
+    time: the distinct pairs, how often each was seen, and the hot values. The pairs of a chunk are
+    counted at once and merged into the running counts whenever the parts outgrow them, so memory
+    follows the distinct pairs, not every (pair, shared value)."""
+    n = values.shape[0]
+    parts_p: list[U64] = []
+    parts_n: list[I64] = []
+    hots: list[U32] = []
+    held = merged = 0
+    i = 0
+    while i < n:
+        j = i + chunk
+        j = n if j >= n else int(np.searchsorted(values, values[j - 1], side="right"))  # whole values
+        packed, hot = value_pairs(values[i:j], docs[i:j], posted[i:j], config.hot_posting, config.link_posters)
+        p, c = count_pairs(packed)
+        parts_p.append(p)
+        parts_n.append(c)
+        hots.append(hot)
+        held += p.shape[0]
+        if held > 2 * max(merged, chunk):
+            parts_p, parts_n = _merge_counts(parts_p, parts_n)
+            held = merged = parts_p[0].shape[0]
+        i = j
+    parts_p, parts_n = _merge_counts(parts_p, parts_n)
+    hot_all = np.concatenate(hots) if hots else np.empty(0, np.uint32)
+    return parts_p[0], parts_n[0], np.sort(hot_all)
+
+
+def _merge_counts(ps: list[U64], ns: list[I64]) -> tuple[list[U64], list[I64]]:
+    if not ps:
+        return [np.empty(0, np.uint64)], [_EMPTY]
+    p = np.concatenate(ps)
+    c = np.concatenate(ns)
+    if p.shape[0] == 0:
+        return [p], [c]
+    order = np.argsort(p, kind="stable")
+    p, c = p[order], c[order]
+    starts = np.flatnonzero(np.concatenate(([True], p[1:] != p[:-1])))
+    return [p[starts]], [np.add.reduceat(c, starts).astype(np.int64)]
+
+
 def sketch_edges(sketch: U32, config: MatchConfig) -> tuple[I64, I64, U32]:
-    """Sketch edges (a before b) and the hot values of a batch."""
+    """Sketch edges (a before b) and the hot values of a batch (fewer than 2^31 documents)."""
     n, k = sketch.shape
     if n == 0:
         return _EMPTY, _EMPTY, np.empty(0, np.uint32)
+    # one 64-bit key a sketch value: value, then "not posted" (so a value's posters come first, in
+    # document order), then the document; sorted in place
     flat = sketch.ravel()
-    rows = np.repeat(np.arange(n, dtype=np.uint64), k)
-    slots = np.tile(np.arange(k), n)
     valid = flat != EMPTY32
-    keys = (flat[valid].astype(np.uint64) << np.uint64(32)) | rows[valid]
-    is_posted = slots[valid] < config.posted
-    order = np.argsort(keys)
-    keys = keys[order]
-    packed, hot = value_pairs(
-        (keys >> np.uint64(32)).astype(np.uint32),
-        (keys & np.uint64(0xFFFFFFFF)).astype(np.int64),
-        is_posted[order],
-        config.hot_posting,
-        config.link_posters,
+    keys = flat.astype(np.uint64) << np.uint64(32)
+    keys |= np.repeat(np.arange(n, dtype=np.uint64), k)
+    keys[np.tile(np.arange(k) >= config.posted, n)] |= np.uint64(1 << 31)
+    keys = keys[valid]
+    keys.sort()
+    low = (keys & np.uint64(0xFFFFFFFF)).astype(np.int64)
+    pairs, counts, hot = counted_pairs(
+        (keys >> np.uint64(32)).astype(np.uint32), low & 0x7FFFFFFF, low < (1 << 31), config
     )
-    pairs, counts = count_pairs(packed)
+    del keys, low
     pairs = pairs[counts >= config.min_shared]
     return (pairs >> np.uint64(32)).astype(np.int64), (pairs & np.uint64(0xFFFFFFFF)).astype(np.int64), hot
 

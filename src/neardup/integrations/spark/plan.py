@@ -51,7 +51,7 @@ from neardup.integrations.spark.errors import spark_errors
 from neardup.integrations.spark.output import output_format, write_frame
 from neardup.io import ReadStats, Record
 from neardup.match.cluster import Clusters
-from neardup.match.components import count_pairs, union_find, value_pairs
+from neardup.match.components import counted_pairs, union_find
 from neardup.match.engine import run_components
 from neardup.match.verify import KINDS
 
@@ -182,38 +182,32 @@ def _unique_ids(spark: Any, docs_df: Any, policy: str) -> Any:
 
 # ---------------------------------------------------------------------------------------- graph
 def _graph_task(config: DedupConfig) -> Any:
-    """mapInArrow over (value, document, posted) rows partitioned by value and sorted by value,
-    then document: the pairs of the complete values (counted in the task), a value's rows possibly
-    spread over several Arrow batches."""
+    """mapInArrow over (value, document, posted) rows partitioned by value: the task's rows sorted
+    in numpy (13 bytes a row; the JVM's sort spills on a small heap), then the pairs of each value,
+    counted in the task."""
     cfg = config.match
 
-    def emit(v: Any, d: Any, p: Any) -> Iterator[Any]:
+    def task(batches: Iterator[Any]) -> Iterator[Any]:
         import pyarrow as pa
 
-        packed, _ = value_pairs(v, d, p, cfg.hot_posting, cfg.link_posters)
-        pairs, counts = count_pairs(packed)
-        yield pa.RecordBatch.from_arrays(
-            [pa.array(pairs.view(np.int64)), pa.array(counts.astype(np.int32))], names=["p", "n"]
-        )
-
-    def task(batches: Iterator[Any]) -> Iterator[Any]:
-        carry: tuple[Any, Any, Any] | None = None
+        keys = []
         for rb in batches:
-            v = rb.column(0).to_numpy().view(np.uint32)
-            d = rb.column(1).to_numpy().astype(np.int64)
-            p = rb.column(2).to_numpy(zero_copy_only=False).astype(np.bool_)
-            if carry is not None:
-                v, d, p = (np.concatenate([c, x]) for c, x in zip(carry, (v, d, p), strict=True))
-            if v.size == 0:
-                continue
-            cut = int(np.flatnonzero(v != v[-1])[-1]) + 1 if bool((v != v[-1]).any()) else 0
-            carry = (v[cut:], d[cut:], p[cut:])
-            if cut:
-                with np.errstate(over="ignore"):
-                    yield from emit(v[:cut], d[:cut], p[:cut])
-        if carry is not None and carry[0].size:
-            with np.errstate(over="ignore"):
-                yield from emit(*carry)
+            v = rb.column(0).to_numpy().view(np.uint32).astype(np.uint64)
+            d = rb.column(1).to_numpy().astype(np.uint64)
+            later = ~rb.column(2).to_numpy(zero_copy_only=False).astype(np.bool_)
+            keys.append((v << np.uint64(32)) | (later.astype(np.uint64) << np.uint64(31)) | d)
+        if not keys:
+            return
+        # by value, then posters before holders, then document: one sort of 64-bit keys, as
+        # neardup.match.components.sketch_edges sorts them (documents < 2^31)
+        key = np.concatenate(keys)
+        key.sort()
+        low = (key & np.uint64(0xFFFFFFFF)).astype(np.int64)
+        with np.errstate(over="ignore"):
+            pairs, counts, _ = counted_pairs(
+                (key >> np.uint64(32)).astype(np.uint32), low & 0x7FFFFFFF, low < (1 << 31), cfg
+            )
+        yield pa.RecordBatch.from_arrays([pa.array(pairs.view(np.int64)), pa.array(counts.astype(np.int32))], names=["p", "n"])
 
     return task
 
@@ -258,7 +252,6 @@ def _candidate_graph(docs_df: Any, config: DedupConfig, partitions: int) -> Any:
         .filter(F.col("v") != -1)  # EMPTY32 as a signed int
         .select("v", "doc", (F.col("pos") < cfg.posted).alias("posted"))
         .repartition(partitions, "v")
-        .sortWithinPartitions("v", "doc")
     )
     # the pairs' counts summed in Python after a plain shuffle: a sort of 64-bit keys per task,
     # where a JVM hash aggregate of the same rows spills on a small heap
