@@ -110,7 +110,15 @@ def main() -> None:
     if not args.no_spark:
         t0 = time.perf_counter()
         res = subprocess.run(
-            [sys.executable, str(HERE / "bench_spark_memory.py"), *inputs, "--master", args.master, "--out", str(spark_out)],
+            [
+                sys.executable,
+                str(HERE / "bench_spark_memory.py"),
+                *inputs,
+                "--master",
+                args.master,
+                "--out",
+                str(spark_out),
+            ],
             env=env,
             capture_output=True,
             text=True,

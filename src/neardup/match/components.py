@@ -167,7 +167,9 @@ def counted_pairs(
     while i < n:
         j = i + chunk
         j = n if j >= n else int(np.searchsorted(values, values[j - 1], side="right"))  # whole values
-        packed, hot = value_pairs(values[i:j], docs[i:j], posted[i:j], config.hot_posting, config.link_posters)
+        packed, hot = value_pairs(
+            values[i:j], docs[i:j], posted[i:j], config.hot_posting, config.link_posters
+        )
         p, c = count_pairs(packed)
         parts_p.append(p)
         parts_n.append(c)
@@ -270,7 +272,11 @@ def component_rows(labels: I64) -> tuple[I64, I64]:
 
 
 def match_components(
-    sigs: Signatures, config: MatchConfig | None = None, *, fixed: int = 0, extra: tuple[I64, I64] | None = None
+    sigs: Signatures,
+    config: MatchConfig | None = None,
+    *,
+    fixed: int = 0,
+    extra: tuple[I64, I64] | None = None,
 ) -> Clusters:
     """Candidates, verification and clusters of one batch, component by component (the first
     ``fixed`` rows are representatives already: a corpus's documents). ``extra``: SimHash

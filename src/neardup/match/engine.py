@@ -229,9 +229,26 @@ def _run(
     for j in range(j0, j1):
         o = j - j0
         verified += _document(
-            j, o, o < fixed, add, rep, nxt, checked, sup, sig, tab, meta,
-            extra[extra_ptr[o] : extra_ptr[o + 1]], rule, posted, min_shared, member_checks,
-            buf, out_f, out_i, res,
+            j,
+            o,
+            o < fixed,
+            add,
+            rep,
+            nxt,
+            checked,
+            sup,
+            sig,
+            tab,
+            meta,
+            extra[extra_ptr[o] : extra_ptr[o + 1]],
+            rule,
+            posted,
+            min_shared,
+            member_checks,
+            buf,
+            out_f,
+            out_i,
+            res,
         )
     return verified
 
@@ -287,15 +304,44 @@ def _run_components(
         for t in range(a, b):
             j = rows[t]
             verified += _document(
-                j, j, j < fixed, True, rep, nxt, checked, sup, sig, tab, meta,
-                extra[extra_ptr[j] : extra_ptr[j + 1]], rule, posted, min_shared, member_checks,
-                buf, out_f, out_i, res,
+                j,
+                j,
+                j < fixed,
+                True,
+                rep,
+                nxt,
+                checked,
+                sup,
+                sig,
+                tab,
+                meta,
+                extra[extra_ptr[j] : extra_ptr[j + 1]],
+                rule,
+                posted,
+                min_shared,
+                member_checks,
+                buf,
+                out_f,
+                out_i,
+                res,
             )
     return verified
 
 
 def _results(out: dict[str, np.ndarray]) -> tuple[np.ndarray, ...]:
-    return tuple(out[name] for name in ("kind", "partner", "similarity", "containment", "conflicts", "aligned", "hamming", "text"))
+    return tuple(
+        out[name]
+        for name in (
+            "kind",
+            "partner",
+            "similarity",
+            "containment",
+            "conflicts",
+            "aligned",
+            "hamming",
+            "text",
+        )
+    )
 
 
 def _outputs(m: int) -> dict[str, np.ndarray]:

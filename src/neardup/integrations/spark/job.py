@@ -650,8 +650,8 @@ def spark_dedup(
     if out is not None and against is None and config.match.candidate_distance is None:
         from neardup.integrations.spark.plan import distributed_dedup
 
-        done = distributed_dedup(spark, docs, config, out, fmt, read_conf=read_conf)
-        return SparkDedupResult(result=None, seconds=done.seconds, read=done.read, summary=done.summary)
+        plan = distributed_dedup(spark, docs, config, out, fmt, read_conf=read_conf)
+        return SparkDedupResult(result=None, seconds=plan.seconds, read=plan.read, summary=plan.summary)
     secs: dict[str, float] = {}
     corpus = SparkCorpus(spark, against) if isinstance(against, str) else against
     if corpus is not None:

@@ -111,7 +111,11 @@ def _split_table(docs: SparkDocuments, sig: Any) -> list[tuple[int, int, int, in
     driver). Numbers follow the reading order, with gaps at blank lines and bad records."""
     F = _functions()
     good_row = F.when(F.col("error").isNull(), F.col("row"))
-    rows = sig.groupBy("file", "split").agg(F.min(good_row).alias("first"), F.max(good_row).alias("last")).collect()
+    rows = (
+        sig.groupBy("file", "split")
+        .agg(F.min(good_row).alias("first"), F.max(good_row).alias("last"))
+        .collect()
+    )
     counts = dict(docs.line_counts.value) if docs.line_counts is not None else {}
     span = {(int(r["file"]), int(r["split"])): (r["first"], r["last"]) for r in rows}
     out = []
@@ -136,7 +140,9 @@ def _first_error(docs: SparkDocuments, bad: Any, splits: Any) -> InputError:
         .first()
     )
     return InputError(
-        row["error"], source=docs.files[int(row["file"])].source, line=int(row["before"]) + int(row["row"]) + 1
+        row["error"],
+        source=docs.files[int(row["file"])].source,
+        line=int(row["before"]) + int(row["row"]) + 1,
     )
 
 
@@ -160,7 +166,11 @@ def _unique_ids(spark: Any, docs_df: Any, policy: str) -> Any:
             .first()
         )
         rows = docs_df.filter(F.col("id") == first["id"]).orderBy("doc").limit(2).collect()
-        list(unique_ids((Record(r["id"], None, source=r["source"], line=int(r["line"])) for r in rows), "error"))
+        list(
+            unique_ids(
+                (Record(r["id"], None, source=r["source"], line=int(r["line"])) for r in rows), "error"
+            )
+        )
         raise AssertionError("unreachable: the id repeats")  # pragma: no cover
     involved = docs_df.join(repeated.withColumn("rep", F.lit(True)), "id", "left").filter(
         F.col("rep").isNotNull() | F.col("id").contains("#")
@@ -207,7 +217,9 @@ def _graph_task(config: DedupConfig) -> Any:
             pairs, counts, _ = counted_pairs(
                 (key >> np.uint64(32)).astype(np.uint32), low & 0x7FFFFFFF, low < (1 << 31), cfg
             )
-        yield pa.RecordBatch.from_arrays([pa.array(pairs.view(np.int64)), pa.array(counts.astype(np.int32))], names=["p", "n"])
+        yield pa.RecordBatch.from_arrays(
+            [pa.array(pairs.view(np.int64)), pa.array(counts.astype(np.int32))], names=["p", "n"]
+        )
 
     return task
 
@@ -265,7 +277,9 @@ def _candidate_graph(docs_df: Any, config: DedupConfig, partitions: int) -> Any:
         held = docs_df if usable is None else docs_df.filter(usable)
         w = Window.partitionBy(col)
         keys.append(
-            held.select(F.min("doc").over(w).alias("a"), F.col("doc").alias("b")).filter(F.col("a") < F.col("b"))
+            held.select(F.min("doc").over(w).alias("a"), F.col("doc").alias("b")).filter(
+                F.col("a") < F.col("b")
+            )
         )
     return sketch.unionByName(keys[0]).unionByName(keys[1])
 
@@ -288,7 +302,8 @@ def _forest_task(batches: Iterator[Any]) -> Iterator[Any]:
     root = union_find(nodes.size, inverse[: a.size].astype(np.int64), inverse[a.size :].astype(np.int64))
     linked = root != np.arange(nodes.size)
     yield pa.RecordBatch.from_arrays(
-        [pa.array(nodes[linked].astype(np.int64)), pa.array(nodes[root[linked]].astype(np.int64))], names=["a", "b"]
+        [pa.array(nodes[linked].astype(np.int64)), pa.array(nodes[root[linked]].astype(np.int64))],
+        names=["a", "b"],
     )
 
 
@@ -312,7 +327,8 @@ def connected_components(edges: Any, max_rounds: int = 200) -> tuple[Any, int]:
     e = _normal(edges.mapInArrow(_forest_task, "a long, b long"), "a", "b")
     last = None
     rounds = 0
-    for rounds in range(1, max_rounds + 1):
+    while rounds < max_rounds:
+        rounds += 1
         # large star: every larger neighbour of u to the smallest of u's neighbourhood (u included)
         both = e.select(F.col("x").alias("u"), F.col("y").alias("v")).unionByName(
             e.select(F.col("y").alias("u"), F.col("x").alias("v"))
@@ -322,7 +338,9 @@ def connected_components(edges: Any, max_rounds: int = 200) -> tuple[Any, int]:
         # small star: u and its smaller neighbours to the smallest of them
         m = e.groupBy("x").agg(F.min("y").alias("m"))
         e = _normal(
-            e.join(m, "x").select(F.col("y").alias("p"), "m").unionByName(m.select(F.col("x").alias("p"), "m")),
+            e.join(m, "x")
+            .select(F.col("y").alias("p"), "m")
+            .unionByName(m.select(F.col("x").alias("p"), "m")),
             "p",
             "m",
         ).localCheckpoint(eager=False)  # computed once, by the check below: one job a round
@@ -366,7 +384,10 @@ def _engine_task(config: DedupConfig, fmt: str, verified: Any) -> Any:
         keep = pa.array(res.keep)
         lines = list(res.rows())
         if fmt == "parquet":
-            cols = {k: pa.array([r.get(k) for r in lines], pa.string()) for k in ("id", "cluster", "duplicate_of", "kind", "related_to")}
+            cols = {
+                k: pa.array([r.get(k) for r in lines], pa.string())
+                for k in ("id", "cluster", "duplicate_of", "kind", "related_to")
+            }
             cols["distance"] = pa.array([r.get("distance") for r in lines], pa.int32())
             return pa.RecordBatch.from_arrays(
                 [doc, *cols.values(), _evidence(struct, [r.get("evidence") for r in lines]), kind, keep],
@@ -411,7 +432,9 @@ def _evidence(struct: Any, values: list[dict[str, Any] | None]) -> Any:
     known = {f.name for f in struct}
     for e in values:
         if e and not known.issuperset(e):
-            raise ValueError(f"evidence fields {sorted(set(e) - known)} have no Parquet type in plan.EVIDENCE_TYPE")
+            raise ValueError(
+                f"evidence fields {sorted(set(e) - known)} have no Parquet type in plan.EVIDENCE_TYPE"
+            )
     return pa.array(values, struct)
 
 
@@ -455,16 +478,13 @@ def distributed_dedup(
             stats.skipped = n_bad
             stats.first_error = str(first)
         line = F.col("before") + F.col("row") + 1
-        docs_df = (
-            good.join(F.broadcast(splits), ["file", "split"])
-            .select(
-                (F.col("offset") + F.col("row") - F.col("first")).alias("doc"),
-                F.coalesce(F.col("id"), F.concat(F.col("name"), F.lit(":"), line.cast("string"))).alias("id"),
-                line.alias("line"),
-                "source",
-                "order",
-                *SIG_COLUMNS,
-            )
+        docs_df = good.join(F.broadcast(splits), ["file", "split"]).select(
+            (F.col("offset") + F.col("row") - F.col("first")).alias("doc"),
+            F.coalesce(F.col("id"), F.concat(F.col("name"), F.lit(":"), line.cast("string"))).alias("id"),
+            line.alias("line"),
+            "source",
+            "order",
+            *SIG_COLUMNS,
         )
         docs_df = _unique_ids(spark, docs_df, config.duplicate_ids)
         docs_df = docs_df.persist(StorageLevel.MEMORY_AND_DISK)
@@ -488,9 +508,15 @@ def distributed_dedup(
             .sortWithinPartitions("comp", "doc")
         )
         schema = PARQUET_SCHEMA if kind == "parquet" else LINE_SCHEMA
-        lines = grouped.mapInArrow(_engine_task(config, kind, verified), schema).persist(StorageLevel.MEMORY_AND_DISK)
+        lines = grouped.mapInArrow(_engine_task(config, kind, verified), schema).persist(
+            StorageLevel.MEMORY_AND_DISK
+        )
         code = "kind_code" if kind == "parquet" else "kind"
-        counts = lines.groupBy(code).agg(F.count(F.lit(1)).alias("n"), F.sum(F.col("keep").cast("long")).alias("kept")).collect()
+        counts = (
+            lines.groupBy(code)
+            .agg(F.count(F.lit(1)).alias("n"), F.sum(F.col("keep").cast("long")).alias("kept"))
+            .collect()
+        )
         secs["match"] = time.perf_counter() - t2
 
         t3 = time.perf_counter()
