@@ -149,6 +149,8 @@ ENGINE_EXCLUDED: dict[str, str] = {
             "match.posted",
             "match.min_shared",
             "match.max_posting",
+            "match.hot_posting",
+            "match.link_posters",
             "match.layout_distance",
             "match.member_checks",
             "match.adds_share",

@@ -118,23 +118,31 @@ def spark_dedup_cmd(
             against=corpus,
             merge=against is not None and against.merge,
             read_conf=split_conf(partitions, _local_bytes(inputs)),
+            out=out,
+            fmt=kind,
         )
-        from neardup.dedup.rethreshold import decision_rows
+        if res.result is not None:  # the driver path (--against): the driver holds the rows
+            from neardup.dedup.rethreshold import decision_rows
 
-        write_output(spark, out, decision_rows(res.result), kind)  # the rows neardup dedup writes
+            write_output(spark, out, decision_rows(res.result), kind)  # the rows neardup dedup writes
     finally:
         if stop:
             spark.stop()
-    summary = res.result.summary()
+    summary = res.summary
     if res.read.skipped:
         summary["skipped"] = res.read.skipped
         summary["first_error"] = res.read.first_error
     if res.index_documents is not None:
-        summary["merged"] = int(res.result.keep.sum())
+        summary["merged"] = int(res.result.keep.sum()) if res.result is not None else 0
         summary["index_documents"] = res.index_documents
     if not quiet:
         echo_err(format_summary(summary, time.perf_counter() - t0, what="spark dedup"))
-        echo_err("  stages: " + ", ".join(f"{k} {v:.1f} s" for k, v in res.seconds.items()))
+        rounds = summary.get("components_rounds")
+        echo_err(
+            "  stages: "
+            + ", ".join(f"{k} {v:.1f} s" for k, v in res.seconds.items())
+            + (f"; components in {rounds} rounds" if rounds else "")
+        )
 
 
 def _session(master: str | None, conf: dict[str, str], inputs: tuple[str, ...]) -> tuple[Any, bool]:

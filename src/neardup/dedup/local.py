@@ -29,8 +29,10 @@ from neardup.dedup.config import DedupConfig
 from neardup.dedup.fingerprints import Fingerprints, fingerprint_records
 from neardup.io import Record
 from neardup.match import KINDS as MATCH_KINDS
-from neardup.match import MatchConfig, Signatures, cross_candidates, match_signatures
+from neardup.match import MatchConfig, Signatures, cross_candidates
+from neardup.match.candidates import simhash_pairs
 from neardup.match.cluster import Clusters
+from neardup.match.components import match_components
 from neardup.match.verify import CONTAINED, CONTENT, EXACT, LAYOUT, NEAR, PARTIAL, TEMPLATE
 
 __all__ = ["DedupResult", "corpus_candidates", "dedup_fingerprints", "dedup_records", "keepers"]
@@ -231,7 +233,8 @@ def dedup_fingerprints(
         if n_prefix:
             prefix_ids, prefix_sigs = corpus.lookup(matched)
             sigs = Signatures.concat([prefix_sigs, fps.sigs], cfg)
-    clusters = match_signatures(sigs, cfg, fixed=n_prefix)
+    extra = simhash_pairs(sigs, cfg) if cfg.candidate_distance is not None else None
+    clusters = match_components(sigs, cfg, fixed=n_prefix, extra=extra)
     kept = keepers(clusters.rep, fps, n_prefix, cfg.keep)
     stats["cluster_seconds"] = round(time.perf_counter() - t0, 3)
     return DedupResult(

@@ -64,6 +64,11 @@ class MatchConfig:
     posted: int = 32  # sketch values a document posts for candidate look-ups (its smallest)
     min_shared: int = 3  # sketch candidates: at least this many of them shared
     max_posting: int = 16  # a value posted by more documents is boilerplate: no key, no evidence
+    # a batch is split into the connected components of its candidate graph (neardup.match.components):
+    # a value more documents post is hot and links nothing, and a value's first link_posters posters
+    # are linked to its holders
+    hot_posting: int = 10_000
+    link_posters: int = 8
     layout_distance: int = 6  # layout signatures this close: the same template
     # the one knob: what "duplicate" means for the job (news: the same story, so another occasion or
     # subject on one template is another story; corpus: the same text, templates included), and
@@ -124,6 +129,8 @@ class MatchConfig:
         rng("posted", 1, self.sketch_size)
         rng("min_shared", 1, self.posted)
         rng("max_posting", 2, 10**9)
+        rng("hot_posting", 1, 10**9)
+        rng("link_posters", 1, 10**6)
         rng("layout_distance", 0, 32)
         rng("profile_tokens", 0, 1 << 24)
         rng("adds_share", 0.0, 1.0)

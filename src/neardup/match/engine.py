@@ -28,6 +28,8 @@ representative, about ``posted`` posting slots (16 bytes each, tables kept at mo
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import numpy.typing as npt
 from numba import njit
@@ -49,7 +51,7 @@ from neardup.match.tables import (
 )
 from neardup.match.verify import CONTAINED, popcount
 
-__all__ = ["EngineState"]
+__all__ = ["EngineState", "run_components"]
 
 I64 = npt.NDArray[np.int64]
 _EMPTY32 = np.uint32(0xFFFFFFFF)
@@ -112,6 +114,84 @@ def _candidates(
 
 
 @njit(cache=True, nogil=True)
+def _document(
+    j: int,
+    o: int,
+    is_fixed: bool,
+    add: bool,
+    rep: np.ndarray,
+    nxt: np.ndarray,
+    checked: np.ndarray,
+    sup: np.ndarray,
+    sig: Arrays,
+    tab: Arrays,
+    meta: np.ndarray,
+    extra: np.ndarray,
+    rule: tuple[Any, ...],
+    posted: int,
+    min_shared: int,
+    member_checks: int,
+    buf: np.ndarray,
+    out_f: np.ndarray,
+    out_i: np.ndarray,
+    res: tuple[np.ndarray, ...],
+) -> int:  # pragma: no cover
+    """Check document ``j`` (output slot ``o``) against what the tables hold, then (``add``)
+    record it; a fixed document is a representative without a check. Returns pairs verified."""
+    exact, content, simhash, tokens = sig[0], sig[1], sig[2], sig[4]
+    xk, xr, ck, cr = tab[0], tab[1], tab[2], tab[3]
+    kind, partner, sim, cont, conf, alig, ham, text = res
+    max_posting = rule[5]
+    verified = 0
+    if is_fixed:
+        rep[j] = j
+        kind[o] = 0
+        partner[o] = -1
+    else:
+        cands = _candidates(j, sig, tab, max_posting, min_shared, extra, buf)
+        verified += assign_one(
+            j, j + 1 + meta[4], cands, rep, nxt, checked, sup, sig, rule, tab, member_checks, out_f, out_i
+        )
+        # the same page (or the same text) as an earlier document of the cluster it joined:
+        # named for that document, as a stream's key look-up names it
+        if rep[j] != j and out_i[0] != 1:
+            for keys, rows, code, usable in ((xk, xr, 1, True), (ck, cr, 2, tokens[j] > 0)):
+                if not usable or out_i[0] == code:
+                    continue
+                r = key_get(keys, rows, exact[j] if code == 1 else content[j])
+                if r >= 0 and rep[r] == rep[j]:
+                    out_i[0] = code
+                    out_i[1] = r
+                    out_i[2] = 0
+                    out_i[4] = int(popcount(simhash[j] ^ simhash[r]))
+                    out_i[5:9] = -1
+                    out_f[0] = 1.0
+                    out_f[1] = 1.0
+                    out_f[2] = 1.0
+                    break
+        kind[o] = out_i[0]
+        partner[o] = out_i[1]
+        conf[o] = out_i[2]
+        alig[o] = out_i[3]
+        ham[o] = out_i[4]
+        text[o, 0] = out_i[5]
+        text[o, 1] = out_i[6]
+        text[o, 2] = out_i[7]
+        text[o, 3] = out_i[8]
+        sim[o] = out_f[0]
+        cont[o, 0] = out_f[1]
+        cont[o, 1] = out_f[2]
+    if add:
+        if not is_fixed and kind[o] == CONTAINED and text[o, 0] > text[o, 1]:
+            sup[rep[j]] = 1  # j is the fuller copy of its cluster
+        link_member(j, rep, nxt, sig, rule, tab)
+        record_document(j, rep[j] != j, sig, tab, posted, max_posting, meta)
+    else:
+        meta[4] += 1  # a check that adds nothing still needs its own stamp
+    return verified
+
+
+@njit(cache=True, nogil=True)
 def _run(
     j0: int,
     j1: int,
@@ -135,20 +215,12 @@ def _run(
     max_conflicts: int,
     agree_min: int,
     member_checks: int,
-    kind: np.ndarray,
-    partner: np.ndarray,
-    sim: np.ndarray,
-    cont: np.ndarray,
-    conf: np.ndarray,
-    alig: np.ndarray,
-    ham: np.ndarray,
-    text: np.ndarray,
+    res: tuple[np.ndarray, ...],
 ) -> int:  # pragma: no cover
     """Documents j0..j1-1 in order: the first ``fixed`` of them are representatives already (a
     corpus); the others are checked, and with ``add`` recorded. Outputs are indexed j - j0.
-    ``sig``: the signature columns (``Signatures.columns()``); ``tab``: ``EngineState.tables()``."""
-    exact, content, simhash, tokens = sig[0], sig[1], sig[2], sig[4]
-    xk, xr, ck, cr = tab[0], tab[1], tab[2], tab[3]
+    ``sig``: the signature columns (``Signatures.columns()``); ``tab``: ``EngineState.tables()``;
+    ``res``: kind, partner, similarity, containment, conflicts, aligned, hamming, text."""
     rule = (k, layout_distance, th, max_conflicts, agree_min, max_posting)
     out_f = np.zeros(3, np.float64)
     out_i = np.zeros(9, np.int64)
@@ -156,54 +228,184 @@ def _run(
     verified = 0
     for j in range(j0, j1):
         o = j - j0
-        if j - j0 < fixed:
-            rep[j] = j
-            kind[o] = 0
-            partner[o] = -1
-        else:
-            cands = _candidates(
-                j, sig, tab, max_posting, min_shared, extra[extra_ptr[o] : extra_ptr[o + 1]], buf
-            )
-            verified += assign_one(
-                j, j + 1 + meta[4], cands, rep, nxt, checked, sup, sig, rule, tab, member_checks, out_f, out_i
-            )
-            # the same page (or the same text) as an earlier document of the cluster it joined:
-            # named for that document, as a stream's key look-up names it
-            if rep[j] != j and out_i[0] != 1:
-                for keys, rows, code, usable in ((xk, xr, 1, True), (ck, cr, 2, tokens[j] > 0)):
-                    if not usable or out_i[0] == code:
-                        continue
-                    r = key_get(keys, rows, exact[j] if code == 1 else content[j])
-                    if r >= 0 and rep[r] == rep[j]:
-                        out_i[0] = code
-                        out_i[1] = r
-                        out_i[2] = 0
-                        out_i[4] = int(popcount(simhash[j] ^ simhash[r]))
-                        out_i[5:9] = -1
-                        out_f[0] = 1.0
-                        out_f[1] = 1.0
-                        out_f[2] = 1.0
-                        break
-            kind[o] = out_i[0]
-            partner[o] = out_i[1]
-            conf[o] = out_i[2]
-            alig[o] = out_i[3]
-            ham[o] = out_i[4]
-            text[o, 0] = out_i[5]
-            text[o, 1] = out_i[6]
-            text[o, 2] = out_i[7]
-            text[o, 3] = out_i[8]
-            sim[o] = out_f[0]
-            cont[o, 0] = out_f[1]
-            cont[o, 1] = out_f[2]
-        if add:
-            if j - j0 >= fixed and kind[o] == CONTAINED and text[o, 0] > text[o, 1]:
-                sup[rep[j]] = 1  # j is the fuller copy of its cluster
-            link_member(j, rep, nxt, sig, rule, tab)
-            record_document(j, rep[j] != j, sig, tab, posted, max_posting, meta)
-        else:
-            meta[4] += 1  # a check that adds nothing still needs its own stamp
+        verified += _document(
+            j,
+            o,
+            o < fixed,
+            add,
+            rep,
+            nxt,
+            checked,
+            sup,
+            sig,
+            tab,
+            meta,
+            extra[extra_ptr[o] : extra_ptr[o + 1]],
+            rule,
+            posted,
+            min_shared,
+            member_checks,
+            buf,
+            out_f,
+            out_i,
+            res,
+        )
     return verified
+
+
+@njit(cache=True, nogil=True)
+def _run_components(
+    ptr: np.ndarray,
+    rows: np.ndarray,
+    fixed: int,
+    rep: np.ndarray,
+    nxt: np.ndarray,
+    checked: np.ndarray,
+    sup: np.ndarray,
+    sig: Arrays,
+    extra_ptr: np.ndarray,
+    extra: np.ndarray,
+    k: int,
+    posted: int,
+    min_shared: int,
+    max_posting: int,
+    layout_distance: int,
+    th: np.ndarray,
+    max_conflicts: int,
+    agree_min: int,
+    member_checks: int,
+    res: tuple[np.ndarray, ...],
+) -> int:  # pragma: no cover
+    """The pass once per component: component c is ``rows[ptr[c]:ptr[c + 1]]`` (ascending), run
+    with tables of its own, sized to it. Rows below ``fixed`` are representatives already (a
+    corpus). Outputs are indexed by row."""
+    rule = (k, layout_distance, th, max_conflicts, agree_min, max_posting)
+    out_f = np.zeros(3, np.float64)
+    out_i = np.zeros(9, np.int64)
+    buf = np.empty(k * (max_posting + 2) + 2, np.int64)
+    verified = 0
+    for c in range(ptr.shape[0] - 1):
+        a, b = ptr[c], ptr[c + 1]
+        m = b - a
+        slots = max(64, int(m * posted / 0.8) + 1)
+        keys = max(16, int(m / 0.8) + 1)
+        pv = np.full(slots, _EMPTY32, np.uint32)
+        pc = np.zeros(slots, np.int32)
+        pf = np.zeros(slots, np.int32)
+        ph = np.full(slots, -1, np.int32)
+        er = np.zeros(max(1, m * posted), np.int32)
+        en = np.zeros(max(1, m * posted), np.int32)
+        xk = np.zeros(keys, np.uint64)
+        xr = np.full(keys, -1, np.int64)
+        ck = np.zeros(keys, np.uint64)
+        cr = np.full(keys, -1, np.int64)
+        tab = (xk, xr, ck, cr, pv, pc, pf, ph, er, en)
+        meta = np.zeros(5, np.int64)
+        for t in range(a, b):
+            j = rows[t]
+            verified += _document(
+                j,
+                j,
+                j < fixed,
+                True,
+                rep,
+                nxt,
+                checked,
+                sup,
+                sig,
+                tab,
+                meta,
+                extra[extra_ptr[j] : extra_ptr[j + 1]],
+                rule,
+                posted,
+                min_shared,
+                member_checks,
+                buf,
+                out_f,
+                out_i,
+                res,
+            )
+    return verified
+
+
+def _results(out: dict[str, np.ndarray]) -> tuple[np.ndarray, ...]:
+    return tuple(
+        out[name]
+        for name in (
+            "kind",
+            "partner",
+            "similarity",
+            "containment",
+            "conflicts",
+            "aligned",
+            "hamming",
+            "text",
+        )
+    )
+
+
+def _outputs(m: int) -> dict[str, np.ndarray]:
+    """The per-document result arrays of a pass over ``m`` documents, before any check."""
+    return {
+        "kind": np.zeros(m, np.int8),
+        "partner": np.full(m, -1, np.int64),
+        "similarity": np.zeros(m, np.float64),
+        "containment": np.zeros((m, 2), np.float64),
+        "conflicts": np.zeros(m, np.int32),
+        "aligned": np.zeros(m, np.int32),
+        "hamming": np.full(m, -1, np.int32),
+        "text": np.full((m, 4), -1, np.int32),
+    }
+
+
+def run_components(
+    sigs: Signatures,
+    config: MatchConfig,
+    ptr: I64,
+    rows: I64,
+    *,
+    fixed: int = 0,
+    extra: tuple[I64, I64] | None = None,
+) -> dict[str, np.ndarray]:
+    """The engine's pass once per component (``rows[ptr[c]:ptr[c + 1]]``, ascending rows of
+    ``sigs``), each with tables of its own: its boilerplate rule counts the component's
+    representatives. Rows in no component are left ``unique`` with no partner, which is what the
+    pass answers for a document without candidates. Rows below ``fixed`` are representatives
+    already. Returns what ``EngineState.run`` returns, indexed by row."""
+    cfg = config
+    n = len(sigs)
+    out = _outputs(n)
+    rep = np.arange(n, dtype=np.int64)
+    nxt = np.full(n, -1, np.int64)
+    checked = np.full(n, -1, np.int64)
+    sup = np.zeros(n, np.int8)
+    eptr, erows = extra if extra is not None else (np.zeros(n + 1, np.int64), np.empty(0, np.int64))
+    with np.errstate(over="ignore"):
+        verified = _run_components(
+            np.ascontiguousarray(ptr, np.int64),
+            np.ascontiguousarray(rows, np.int64),
+            fixed,
+            rep,
+            nxt,
+            checked,
+            sup,
+            sigs.columns(),
+            np.ascontiguousarray(eptr, np.int64),
+            np.ascontiguousarray(erows, np.int64),
+            cfg.sketch_size,
+            cfg.posted,
+            cfg.min_shared,
+            cfg.max_posting,
+            cfg.layout_distance,
+            thresholds(cfg),
+            cfg.max_number_conflicts,
+            cfg.agree_min,
+            cfg.member_checks,
+            _results(out),
+        )
+    out["rep"] = rep
+    out["verified"] = np.array([verified])
+    return out
 
 
 def _capacity(used: int) -> int:
@@ -342,16 +544,7 @@ class EngineState:
                 getattr(self.sigs, name)[j0 : j0 + m] = getattr(sigs, name)
             self._put_profiles(sigs, j0)
         ptr, rows = extra if extra is not None else (np.zeros(m + 1, np.int64), np.empty(0, np.int64))
-        out: dict[str, np.ndarray] = {
-            "kind": np.zeros(m, np.int8),
-            "partner": np.full(m, -1, np.int64),
-            "similarity": np.zeros(m, np.float64),
-            "containment": np.zeros((m, 2), np.float64),
-            "conflicts": np.zeros(m, np.int32),
-            "aligned": np.zeros(m, np.int32),
-            "hamming": np.full(m, -1, np.int32),
-            "text": np.full((m, 4), -1, np.int32),
-        }
+        out = _outputs(m)
         s = self.sigs
         with np.errstate(over="ignore"):  # hash arithmetic wraps around on purpose (interpreted runs)
             verified = self._call_run(j0, m, fixed, add, s, ptr, rows, out)
@@ -399,14 +592,7 @@ class EngineState:
                 cfg.max_number_conflicts,
                 cfg.agree_min,
                 cfg.member_checks,
-                out["kind"],
-                out["partner"],
-                out["similarity"],
-                out["containment"],
-                out["conflicts"],
-                out["aligned"],
-                out["hamming"],
-                out["text"],
+                _results(out),
             )
         )
 

@@ -69,11 +69,15 @@ def both(
     inputs: list[str], tmp_path: Path, *options: str, against: tuple[Path, Path] | None = None
 ) -> list[str]:
     """Run neardup dedup and neardup spark dedup on the same input; return the lines of the first
-    after checking the second wrote the same bytes."""
+    after checking the second wrote the same bytes. ``--partitions N`` goes to the second only."""
     local, remote = tmp_path / "local.jsonl", tmp_path / "spark.jsonl"
     extra_l = ["--against", str(against[0]), "--merge"] if against else []
     extra_s = ["--against", str(against[1]), "--merge"] if against else []
-    run("dedup", *inputs, "--out", str(local), "-j", "1", *options, *extra_l)
+    local_options = list(options)
+    if "--partitions" in local_options:
+        i = local_options.index("--partitions")
+        del local_options[i : i + 2]
+    run("dedup", *inputs, "--out", str(local), "-j", "1", *local_options, *extra_l)
     err = run("spark", "dedup", *inputs, "--out", str(remote), *options, *extra_s)
     assert "neardup spark dedup:" in err
     assert remote.is_dir() and parts_text(remote) == local.read_text(encoding="utf-8")
@@ -81,28 +85,52 @@ def both(
 
 
 @pytest.mark.parametrize(
-    "options",
-    [(), ("--keep", "newest", "--duplicate-ids", "suffix", "--html-field", "html")],
-    ids=["first", "newest-suffixed-ids"],
+    ("options", "partitions"),
+    [
+        ((), "1"),
+        (("--keep", "newest", "--duplicate-ids", "suffix", "--html-field", "html"), "2"),
+        (("--skip-bad", "--keep", "longest"), "5"),
+    ],
+    ids=["first-1", "newest-suffixed-ids-2", "skip-bad-longest-5"],
 )
-def test_spark_dedup_writes_the_lines_of_neardup_dedup(
+def test_spark_dedup_writes_the_lines_of_neardup_dedup_at_any_partition_count(
     spark: Any,
     tmp_path: Path,
     labelled: tuple[list[dict[str, Any]], list[dict[str, Any]]],
     options: tuple[str, ...],
+    partitions: str,
 ) -> None:
+    """The distributed plan (candidate graph, components, the pass per component in the
+    executors) writes what ``neardup dedup`` writes, whatever the read tasks."""
     docs, _ = labelled
     if "suffix" in options:
         docs = [*docs, {**docs[3], "date": "2030-01-01"}]  # a repeated id, and the newest copy of its text
     half = len(docs) // 2
     inputs = [write_jsonl(tmp_path / "a.jsonl", docs[:half]), write_jsonl(tmp_path / "b.jsonl", docs[half:])]
-    rows = [json.loads(line) for line in both(inputs, tmp_path, *options)]
+    if "--skip-bad" in options:  # blank lines and a bad line in a file read by several tasks
+        text = (tmp_path / "a.jsonl").read_text(encoding="utf-8").splitlines(keepends=True)
+        text[5:5] = ["\n", "{not json\n", "\n"]
+        (tmp_path / "a.jsonl").write_text("".join(text), encoding="utf-8")
+    rows = [json.loads(line) for line in both(inputs, tmp_path, *options, "--partitions", partitions)]
     assert len(rows) == len(docs)
     kinds = {r["kind"] for r in rows}
     assert {"unique", "first", "exact", "near", "partial"} <= kinds
     assert any("evidence" in r for r in rows) and any("related_to" in r for r in rows)
     if "suffix" in options:
         assert any(r["id"].endswith("#2") for r in rows)
+
+
+def test_spark_dedup_refuses_a_repeated_id_with_the_message_of_neardup_dedup(
+    spark: Any, tmp_path: Path, labelled: tuple[list[dict[str, Any]], list[dict[str, Any]]]
+) -> None:
+    docs, _ = labelled
+    batch = write_jsonl(tmp_path / "r.jsonl", [*docs[:6], docs[2], *docs[6:9], docs[4]])
+    messages = []
+    for cmd in (["dedup", batch, "-j", "1"], ["spark", "dedup", batch]):
+        res = CliRunner().invoke(cli, [*cmd, "--out", str(tmp_path / f"{cmd[0]}.jsonl")])
+        assert res.exit_code != 0
+        messages.append(str(res.exception))
+    assert messages[0] == messages[1] and f"duplicate id {docs[2]['id']!r}" in messages[0]
 
 
 def test_spark_dedup_against_an_index_with_merge_writes_the_lines_of_neardup_dedup(

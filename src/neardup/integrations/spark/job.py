@@ -581,11 +581,15 @@ def _write_remote(spark: Any, path: str, data: bytes) -> None:
 # ----------------------------------------------------------------------------------------- driver
 @dataclass
 class SparkDedupResult:
-    result: DedupResult
+    """``result``: the batch's clusters on the driver (the driver path); None when the distributed
+    plan ran, which wrote the output and left only ``summary``."""
+
+    result: DedupResult | None
     seconds: dict[str, float] = field(default_factory=dict)
     index_documents: int | None = None
     corpus_documents: int | None = None
     read: ReadStats = field(default_factory=ReadStats)
+    summary: dict[str, Any] = field(default_factory=dict)
 
 
 @contextmanager
@@ -631,11 +635,23 @@ def spark_dedup(
     against: str | SparkCorpus | None = None,
     merge: bool = False,
     read_conf: dict[str, str] | None = None,
+    out: str | None = None,
+    fmt: str | None = None,
 ) -> SparkDedupResult:
     """Dedup the documents ``read_documents`` found; ``read_conf``: Spark settings for the read
-    (``split_conf``)."""
+    (``split_conf``).
+
+    With ``out`` and no corpus (and no SimHash candidates) the distributed plan runs
+    (``neardup.integrations.spark.plan``): every stage in the executors, the output written to
+    ``out``. Otherwise the driver collects the signatures and runs ``dedup_fingerprints``; the
+    caller writes ``result.rows()``."""
     if merge and against is None:
         raise ConfigError("merge needs an index to merge into (against=INDEX_DIR)")
+    if out is not None and against is None and config.match.candidate_distance is None:
+        from neardup.integrations.spark.plan import distributed_dedup
+
+        plan = distributed_dedup(spark, docs, config, out, fmt, read_conf=read_conf)
+        return SparkDedupResult(result=None, seconds=plan.seconds, read=plan.read, summary=plan.summary)
     secs: dict[str, float] = {}
     corpus = SparkCorpus(spark, against) if isinstance(against, str) else against
     if corpus is not None:
@@ -648,12 +664,13 @@ def spark_dedup(
     t1 = time.perf_counter()
     result = dedup_fingerprints(fps, config, corpus)
     secs["match"] = time.perf_counter() - t1
-    out = SparkDedupResult(result=result, seconds=secs, read=stats)
+    done = SparkDedupResult(result=result, seconds=secs, read=stats)
     if corpus is not None:
-        out.corpus_documents = len(corpus)
+        done.corpus_documents = len(corpus)
         result.stats["corpus_documents"] = len(corpus)
         if merge:
             t2 = time.perf_counter()
-            out.index_documents = corpus.append(fps.take(np.flatnonzero(result.keep)))
+            done.index_documents = corpus.append(fps.take(np.flatnonzero(result.keep)))
             secs["merge"] = time.perf_counter() - t2
-    return out
+    done.summary = result.summary()
+    return done

@@ -21,7 +21,7 @@ import orjson
 
 from neardup.exceptions import ConfigError, StoreError
 
-__all__ = ["OUTPUT_FORMATS", "OutputFormat", "output_format", "rows_table", "write_output"]
+__all__ = ["OUTPUT_FORMATS", "OutputFormat", "output_format", "rows_table", "write_frame", "write_output"]
 
 OutputFormat = Literal["jsonl", "jsonl.gz", "parquet"]
 #: each output format, the suffixes that choose it and the suffix of its parts
@@ -102,13 +102,18 @@ def write_output(
         table = rows_table(rows)
     else:
         table = pa.table({"value": pa.array([orjson.dumps(r).decode() for r in rows], pa.string())})
+    df = spark.createDataFrame(table)
+    if parts is not None:
+        df = df.coalesce(max(1, parts))
     with spark_errors():
-        _write(spark, out, table, kind, parts)
+        write_frame(spark, out, df, kind)
     return kind
 
 
-def _write(spark: Any, out: str, table: Any, kind: OutputFormat, parts: int | None) -> None:
-    """The parts into a hidden sibling directory, then renamed over the target."""
+def write_frame(spark: Any, out: str, df: Any, kind: OutputFormat) -> None:
+    """Write a DataFrame of output rows (one ``value`` column of JSON lines, or the Parquet
+    columns) as ``out``'s parts, in its partitions' order: into a hidden sibling directory, then
+    renamed over the target."""
     jvm = spark.sparkContext._jvm
     target = jvm.org.apache.hadoop.fs.Path(out.rstrip("/") or out)
     fs = target.getFileSystem(spark.sparkContext._jsc.hadoopConfiguration())
@@ -116,9 +121,6 @@ def _write(spark: Any, out: str, table: Any, kind: OutputFormat, parts: int | No
     parent = target.getParent()
     tmp = jvm.org.apache.hadoop.fs.Path(parent, f".{target.getName()}.tmp-{tag}")
     old = jvm.org.apache.hadoop.fs.Path(parent, f".{target.getName()}.old-{tag}")
-    df = spark.createDataFrame(table)
-    if parts is not None:
-        df = df.coalesce(max(1, parts))
     try:
         if kind == "parquet":
             df.write.parquet(tmp.toString())

@@ -1,0 +1,542 @@
+"""The distributed plan of ``neardup spark dedup``: nothing per document on the driver.
+
+The answer is the one ``neardup dedup`` gives (``neardup.match.components``): the batch split into
+the connected components of its candidate graph, each component through the engine's sequential
+pass. Every stage runs in the executors; the driver sees counts, one row per input split, and a
+checksum per round of the components' algorithm.
+
+1. **sign**: ``job.signature_df`` (read, parse, sign in one pass), kept by Spark (memory and disk)
+   so the input is read once. A bad record stops the run with ``neardup dedup``'s message (the
+   first in reading order: one row reaches the driver), or is counted and left out.
+2. **number**: a document's number is its split's offset plus its row in the split (splits in
+   reading order; the driver holds one offset per split), so numbers follow ``neardup dedup``'s
+   order, with gaps where blank lines or bad records were. Ids made from ``file:line`` come from
+   the splits' line counts; repeated ids are refused (one row to the driver) or renamed ``id#2``
+   by ``unique_ids`` over the documents whose id repeats (and ids holding ``#``).
+3. **candidate graph**: each document's sketch values as (value, document, posted?) rows,
+   partitioned by value; per task the kernel ``neardup dedup`` runs (``value_pairs``) finds the
+   sketch pairs (hot values left out), counted in the task and summed by a shuffle (``min_shared``
+   of them make an edge); exact and content keys link each holder to the first holder (a window).
+4. **components**: the alternating large-star / small-star rounds of Kiveris et al. (2014) on the
+   edge DataFrame, checkpointed each round, until a round changes nothing (the driver compares the
+   edge count and an xor of edge hashes). A component is named by its smallest document.
+5. **engine**: documents partitioned by component, in document order within it; each task runs
+   ``run_components`` (the kernel of ``neardup dedup``) over many components, then the keep rule
+   and the output rows (``DedupResult.rows``) of those documents.
+6. **output**: the rows sorted by document (range partitions) and written by the executors; the
+   summary's counts are one aggregate.
+
+Memory: the driver holds one row per input split and per kind; an executor task holds one Arrow
+batch of signatures, one value partition's (value, document) rows, or the components of its share
+of the documents (at least one whole component: the largest component bounds a task).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import orjson
+
+from neardup.dedup.config import DedupConfig
+from neardup.dedup.fingerprints import Fingerprints, unique_ids
+from neardup.dedup.index import signatures_of
+from neardup.dedup.local import DedupResult, keepers
+from neardup.dedup.rethreshold import decision_rows
+from neardup.exceptions import InputError
+from neardup.integrations.spark.documents import SparkDocuments
+from neardup.integrations.spark.errors import spark_errors
+from neardup.integrations.spark.output import output_format, write_frame
+from neardup.io import ReadStats, Record
+from neardup.match.cluster import Clusters
+from neardup.match.components import counted_pairs, union_find
+from neardup.match.engine import run_components
+from neardup.match.verify import KINDS
+
+__all__ = ["DistributedResult", "connected_components", "distributed_dedup"]
+
+#: the signature columns the engine stage needs, as ``job.SIGNATURE_SCHEMA`` names them
+SIG_COLUMNS = (
+    "exact",
+    "content",
+    "simhash",
+    "layout",
+    "has_layout",
+    "size",
+    "tokens",
+    "sketch",
+    "numbers",
+    "profile",
+)
+#: rows of the graph stage: a sketch pair (``a << 32 | b``) seen n times in a task
+GRAPH_SCHEMA = "p long, n int"
+#: the engine stage's rows: the document, its output line (JSON) or Parquet columns, its kind's
+#: code and whether it is kept
+LINE_SCHEMA = "doc long, value string, kind byte, keep boolean"
+EVIDENCE_TYPE = (
+    "struct<against:string, similarity:double, containment:array<double>, number_conflicts:int, "
+    "numbers_aligned:int, hamming:int, same_layout:boolean, adds:array<bigint>, passage:bigint, "
+    "repeated:bigint>"
+)
+PARQUET_SCHEMA = (
+    "doc long, id string, cluster string, duplicate_of string, kind string, related_to string, "
+    f"distance int, evidence {EVIDENCE_TYPE}, kind_code byte, keep boolean"
+)
+#: documents an engine task gathers before running the components complete so far
+ENGINE_BATCH = 20_000
+
+
+@dataclass
+class DistributedResult:
+    """What the distributed plan leaves on the driver: the summary's counts and stage times."""
+
+    summary: dict[str, Any]
+    seconds: dict[str, float] = field(default_factory=dict)
+    read: ReadStats = field(default_factory=ReadStats)
+    rounds: int = 0
+
+
+def _functions() -> Any:
+    from pyspark.sql import functions
+
+    return functions
+
+
+# ------------------------------------------------------------------------------------ numbering
+def _split_table(docs: SparkDocuments, sig: Any) -> list[tuple[int, int, int, int, int, str, str]]:
+    """Per split of the input (file, split): the number of its first good row, the row itself, the
+    lines before it in its file, and the file's name and source (one row per split reaches the
+    driver). Numbers follow the reading order, with gaps at blank lines and bad records."""
+    F = _functions()
+    good_row = F.when(F.col("error").isNull(), F.col("row"))
+    rows = (
+        sig.groupBy("file", "split")
+        .agg(F.min(good_row).alias("first"), F.max(good_row).alias("last"))
+        .collect()
+    )
+    counts = dict(docs.line_counts.value) if docs.line_counts is not None else {}
+    span = {(int(r["file"]), int(r["split"])): (r["first"], r["last"]) for r in rows}
+    out = []
+    offset = 0
+    lines: dict[int, int] = {}
+    for f, s in sorted(set(span) | set(counts)):
+        first, last = span.get((f, s), (None, None))
+        first = 0 if first is None else int(first)
+        out.append((f, s, offset, first, lines.get(f, 0), docs.files[f].name, docs.files[f].source))
+        if last is not None:
+            offset += int(last) - first + 1
+        lines[f] = lines.get(f, 0) + counts.get((f, s), 0)
+    return out
+
+
+def _first_error(docs: SparkDocuments, bad: Any, splits: Any) -> InputError:
+    F = _functions()
+    row = (
+        bad.join(F.broadcast(splits), ["file", "split"], "left")
+        .orderBy("file", "split", "row")
+        .select("file", "row", F.coalesce("before", F.lit(0)).alias("before"), "error")
+        .first()
+    )
+    return InputError(
+        row["error"],
+        source=docs.files[int(row["file"])].source,
+        line=int(row["before"]) + int(row["row"]) + 1,
+    )
+
+
+def _unique_ids(spark: Any, docs_df: Any, policy: str) -> Any:
+    """Repeated ids refused or renamed as ``unique_ids`` does in ``neardup dedup``; only the
+    documents whose id repeats (and, when renaming, ids holding ``#``) reach the driver."""
+    F = _functions()
+    from pyspark.sql import Window
+
+    repeated = docs_df.groupBy("id").count().filter(F.col("count") > 1).select("id")
+    if repeated.limit(1).count() == 0:
+        return docs_df
+    if policy == "error":
+        w = Window.partitionBy("id").orderBy("doc")
+        first = (
+            docs_df.join(repeated, "id")
+            .withColumn("rn", F.row_number().over(w))
+            .filter(F.col("rn") == 2)
+            .orderBy("doc")
+            .select("id")
+            .first()
+        )
+        rows = docs_df.filter(F.col("id") == first["id"]).orderBy("doc").limit(2).collect()
+        list(
+            unique_ids(
+                (Record(r["id"], None, source=r["source"], line=int(r["line"])) for r in rows), "error"
+            )
+        )
+        raise AssertionError("unreachable: the id repeats")  # pragma: no cover
+    involved = docs_df.join(repeated.withColumn("rep", F.lit(True)), "id", "left").filter(
+        F.col("rep").isNotNull() | F.col("id").contains("#")
+    )
+    rows = involved.select("doc", "id").orderBy("doc").collect()
+    renamed = []
+    for r, rec in zip(rows, unique_ids((Record(r["id"], None) for r in rows), "suffix"), strict=True):
+        if rec.id != r["id"]:
+            renamed.append((int(r["doc"]), rec.id))
+    if not renamed:
+        return docs_df
+    names = spark.createDataFrame(renamed, "doc long, new_id string")
+    return (
+        docs_df.join(F.broadcast(names), "doc", "left")
+        .withColumn("id", F.coalesce(F.col("new_id"), F.col("id")))
+        .drop("new_id")
+    )
+
+
+# ---------------------------------------------------------------------------------------- graph
+def _graph_task(config: DedupConfig) -> Any:
+    """mapInArrow over (value, document, posted) rows partitioned by value: the task's rows sorted
+    in numpy (13 bytes a row; the JVM's sort spills on a small heap), then the pairs of each value,
+    counted in the task."""
+    cfg = config.match
+
+    def task(batches: Iterator[Any]) -> Iterator[Any]:
+        import pyarrow as pa
+
+        keys = []
+        for rb in batches:
+            v = rb.column(0).to_numpy().view(np.uint32).astype(np.uint64)
+            d = rb.column(1).to_numpy().astype(np.uint64)
+            later = ~rb.column(2).to_numpy(zero_copy_only=False).astype(np.bool_)
+            keys.append((v << np.uint64(32)) | (later.astype(np.uint64) << np.uint64(31)) | d)
+        if not keys:
+            return
+        # by value, then posters before holders, then document: one sort of 64-bit keys, as
+        # neardup.match.components.sketch_edges sorts them (documents < 2^31)
+        key = np.concatenate(keys)
+        key.sort()
+        low = (key & np.uint64(0xFFFFFFFF)).astype(np.int64)
+        with np.errstate(over="ignore"):
+            pairs, counts, _ = counted_pairs(
+                (key >> np.uint64(32)).astype(np.uint32), low & 0x7FFFFFFF, low < (1 << 31), cfg
+            )
+        yield pa.RecordBatch.from_arrays(
+            [pa.array(pairs.view(np.int64)), pa.array(counts.astype(np.int32))], names=["p", "n"]
+        )
+
+    return task
+
+
+def _edge_task(min_shared: int) -> Any:
+    """mapInArrow over (pair, count) rows partitioned by pair: the pairs counted ``min_shared``
+    times in all, as edges (a, b)."""
+
+    def task(batches: Iterator[Any]) -> Iterator[Any]:
+        import pyarrow as pa
+
+        ps, ns = [], []
+        for rb in batches:
+            ps.append(rb.column(0).to_numpy())
+            ns.append(rb.column(1).to_numpy())
+        if not ps:
+            return
+        p = np.concatenate(ps).view(np.uint64)
+        n = np.concatenate(ns).astype(np.int64)
+        if p.size == 0:
+            return
+        order = np.argsort(p, kind="stable")
+        p, n = p[order], n[order]
+        starts = np.flatnonzero(np.r_[True, p[1:] != p[:-1]])
+        total = np.add.reduceat(n, starts)
+        keep = p[starts][total >= min_shared]
+        a = (keep >> np.uint64(32)).astype(np.int64)
+        b = (keep & np.uint64(0xFFFFFFFF)).astype(np.int64)
+        yield pa.RecordBatch.from_arrays([pa.array(a), pa.array(b)], names=["a", "b"])
+
+    return task
+
+
+def _candidate_graph(docs_df: Any, config: DedupConfig, partitions: int) -> Any:
+    """The candidate graph's edges (a < b) as a DataFrame."""
+    F = _functions()
+    from pyspark.sql import Window
+
+    cfg = config.match
+    values = (
+        docs_df.select("doc", F.posexplode("sketch").alias("pos", "v"))
+        .filter(F.col("v") != -1)  # EMPTY32 as a signed int
+        .select("v", "doc", (F.col("pos") < cfg.posted).alias("posted"))
+        .repartition(partitions, "v")
+    )
+    # the pairs' counts summed in Python after a plain shuffle: a sort of 64-bit keys per task,
+    # where a JVM hash aggregate of the same rows spills on a small heap
+    sketch = (
+        values.mapInArrow(_graph_task(config), GRAPH_SCHEMA)
+        .repartition(partitions, "p")
+        .mapInArrow(_edge_task(cfg.min_shared), "a long, b long")
+    )
+    keys = []
+    for col, usable in (("exact", None), ("content", F.col("tokens") > 0)):
+        held = docs_df if usable is None else docs_df.filter(usable)
+        w = Window.partitionBy(col)
+        keys.append(
+            held.select(F.min("doc").over(w).alias("a"), F.col("doc").alias("b")).filter(
+                F.col("a") < F.col("b")
+            )
+        )
+    return sketch.unionByName(keys[0]).unionByName(keys[1])
+
+
+def _forest_task(batches: Iterator[Any]) -> Iterator[Any]:
+    """mapInArrow over edges (a, b): a spanning forest of the task's edges, each node linked to the
+    smallest node of its component in the task (``union_find``, as in one process). The
+    components are the same; the edges left are at most the task's nodes."""
+    import pyarrow as pa
+
+    a_parts, b_parts = [], []
+    for rb in batches:
+        a_parts.append(rb.column(0).to_numpy())
+        b_parts.append(rb.column(1).to_numpy())
+    a = np.concatenate(a_parts) if a_parts else np.empty(0, np.int64)
+    if a.size == 0:
+        return
+    b = np.concatenate(b_parts)
+    nodes, inverse = np.unique(np.concatenate([a, b]), return_inverse=True)
+    root = union_find(nodes.size, inverse[: a.size].astype(np.int64), inverse[a.size :].astype(np.int64))
+    linked = root != np.arange(nodes.size)
+    yield pa.RecordBatch.from_arrays(
+        [pa.array(nodes[linked].astype(np.int64)), pa.array(nodes[root[linked]].astype(np.int64))],
+        names=["a", "b"],
+    )
+
+
+def _normal(df: Any, x: str, y: str) -> Any:
+    F = _functions()
+    return (
+        df.select(F.greatest(x, y).alias("x"), F.least(x, y).alias("y"))
+        .filter(F.col("x") != F.col("y"))
+        .distinct()
+    )
+
+
+def connected_components(edges: Any, max_rounds: int = 200) -> tuple[Any, int]:
+    """(doc, comp) for every document on an edge, comp the smallest document of its component;
+    edges are columns ``a``, ``b``. The alternating large-star / small-star algorithm (Kiveris et
+    al., "Connected Components in MapReduce and Beyond", 2014): a few rounds on real graphs, each
+    a handful of shuffles; the driver sees two numbers per round."""
+    F = _functions()
+    # each task's edges reduced to a spanning forest first: the rounds then shuffle about one edge
+    # per document instead of every candidate pair
+    e = _normal(edges.mapInArrow(_forest_task, "a long, b long"), "a", "b")
+    last = None
+    rounds = 0
+    while rounds < max_rounds:
+        rounds += 1
+        # large star: every larger neighbour of u to the smallest of u's neighbourhood (u included)
+        both = e.select(F.col("x").alias("u"), F.col("y").alias("v")).unionByName(
+            e.select(F.col("y").alias("u"), F.col("x").alias("v"))
+        )
+        m = both.groupBy("u").agg(F.least(F.min("v"), F.col("u")).alias("m"))
+        e = _normal(both.filter(F.col("v") > F.col("u")).join(m, "u").select("v", "m"), "v", "m")
+        # small star: u and its smaller neighbours to the smallest of them
+        m = e.groupBy("x").agg(F.min("y").alias("m"))
+        e = _normal(
+            e.join(m, "x")
+            .select(F.col("y").alias("p"), "m")
+            .unionByName(m.select(F.col("x").alias("p"), "m")),
+            "p",
+            "m",
+        ).localCheckpoint(eager=False)  # computed once, by the check below: one job a round
+        row = e.agg(F.count(F.lit(1)).alias("n"), F.bit_xor(F.xxhash64("x", "y")).alias("h")).first()
+        now = (int(row["n"]), None if row["h"] is None else int(row["h"]))
+        if now == last:
+            break
+        last = now
+    return e.select(F.col("x").alias("doc"), F.col("y").alias("comp")), rounds
+
+
+# --------------------------------------------------------------------------------------- engine
+def _engine_task(config: DedupConfig, fmt: str, verified: Any) -> Any:
+    """mapInArrow over documents partitioned by component, sorted by (component, document): the
+    engine's pass per component, the keep rule and the output rows."""
+    cfg = config.match
+    struct = _evidence_type() if fmt == "parquet" else None  # on the driver: parsing needs the JVM
+    widths = (cfg.sketch_size, max(cfg.max_numbers, 1))
+
+    def process(table: Any) -> Any:
+        import pyarrow as pa
+
+        n = table.num_rows
+        sigs = signatures_of(table, widths)
+        comp = table.column("comp").to_numpy()
+        starts = np.flatnonzero(np.r_[True, comp[1:] != comp[:-1]])
+        sizes = np.diff(np.r_[starts, n])
+        multi = sizes > 1
+        ptr = np.r_[0, np.cumsum(sizes[multi])].astype(np.int64)
+        rows = np.flatnonzero(np.repeat(multi, sizes)).astype(np.int64)
+        out = run_components(sigs, cfg, ptr, rows)
+        verified.add(int(out["verified"][0]))
+        clusters = Clusters.from_run(out)
+        ids = [str(i) for i in table.column("id").to_pylist()]
+        order = table.column("order").to_pylist() if cfg.keep == "newest" else None
+        fps = Fingerprints(ids=ids, sigs=sigs, order=order)
+        kept = keepers(clusters.rep, fps, 0, cfg.keep)
+        res = DedupResult(fps=fps, clusters=clusters, prefix_ids=[], kept=kept, sigs=sigs, config=cfg)
+        doc = pa.array(table.column("doc").to_numpy(), pa.int64())
+        kind = pa.array(clusters.kind.astype(np.int8))
+        keep = pa.array(res.keep)
+        lines = list(decision_rows(res))  # the rows neardup dedup writes
+        if fmt == "parquet":
+            cols = {
+                k: pa.array([r.get(k) for r in lines], pa.string())
+                for k in ("id", "cluster", "duplicate_of", "kind", "related_to")
+            }
+            cols["distance"] = pa.array([r.get("distance") for r in lines], pa.int32())
+            return pa.RecordBatch.from_arrays(
+                [doc, *cols.values(), _evidence(struct, [r.get("evidence") for r in lines]), kind, keep],
+                names=["doc", *cols, "evidence", "kind_code", "keep"],
+            )
+        value = pa.array([orjson.dumps(r).decode() for r in lines], pa.string())
+        return pa.RecordBatch.from_arrays([doc, value, kind, keep], names=["doc", "value", "kind", "keep"])
+
+    def task(batches: Iterator[Any]) -> Iterator[Any]:
+        import pyarrow as pa
+
+        held: list[Any] = []
+        count = 0
+        for rb in batches:
+            held.append(rb)
+            count += rb.num_rows
+            if count < ENGINE_BATCH:
+                continue
+            table = pa.Table.from_batches(held)
+            comp = table.column("comp").to_numpy()
+            cut = int(np.flatnonzero(comp != comp[-1])[-1]) + 1 if bool((comp != comp[-1]).any()) else 0
+            if cut:  # the components complete so far; the last one may go on in the next batch
+                yield process(table.slice(0, cut).combine_chunks())
+                rest = table.slice(cut)
+                held, count = rest.to_batches(), rest.num_rows
+        if count:
+            yield process(pa.Table.from_batches(held).combine_chunks())
+
+    return task
+
+
+def _evidence_type() -> Any:
+    from pyspark.sql.pandas.types import to_arrow_type
+    from pyspark.sql.types import _parse_datatype_string
+
+    return to_arrow_type(_parse_datatype_string(EVIDENCE_TYPE))
+
+
+def _evidence(struct: Any, values: list[dict[str, Any] | None]) -> Any:
+    import pyarrow as pa
+
+    known = {f.name for f in struct}
+    for e in values:
+        if e and not known.issuperset(e):
+            raise ValueError(
+                f"evidence fields {sorted(set(e) - known)} have no Parquet type in plan.EVIDENCE_TYPE"
+            )
+    return pa.array(values, struct)
+
+
+# ----------------------------------------------------------------------------------------- main
+def distributed_dedup(
+    spark: Any,
+    docs: SparkDocuments,
+    config: DedupConfig,
+    out: str,
+    fmt: str | None = None,
+    *,
+    read_conf: dict[str, str] | None = None,
+) -> DistributedResult:
+    """Dedup the documents ``read_documents`` found and write the output rows to ``out``, every
+    stage in the executors (the module's docstring)."""
+    from pyspark import StorageLevel
+
+    from neardup.integrations.spark.job import session_conf, signature_df
+
+    F = _functions()
+    kind = output_format(out, fmt)
+    secs: dict[str, float] = {}
+    stats = ReadStats()
+    t0 = time.perf_counter()
+    parts = int(spark.conf.get("spark.sql.shuffle.partitions"))
+    with spark_errors(docs.files):
+        with session_conf(spark, read_conf or {}):
+            sig = signature_df(docs, config).persist(StorageLevel.MEMORY_AND_DISK)
+            sig.select("file").count()  # read and signed once; the split line counts arrive
+        bad = sig.filter(F.col("error").isNotNull())
+        good = sig.filter(F.col("error").isNull())
+        splits = spark.createDataFrame(
+            _split_table(docs, sig),
+            "file int, split long, offset long, first long, before long, name string, source string",
+        )
+        n_bad = bad.count()
+        if n_bad:
+            first = _first_error(docs, bad, splits)
+            if not docs.skip_bad:
+                raise first
+            stats.skipped = n_bad
+            stats.first_error = str(first)
+        line = F.col("before") + F.col("row") + 1
+        docs_df = good.join(F.broadcast(splits), ["file", "split"]).select(
+            (F.col("offset") + F.col("row") - F.col("first")).alias("doc"),
+            F.coalesce(F.col("id"), F.concat(F.col("name"), F.lit(":"), line.cast("string"))).alias("id"),
+            line.alias("line"),
+            "source",
+            "order",
+            *SIG_COLUMNS,
+        )
+        docs_df = _unique_ids(spark, docs_df, config.duplicate_ids)
+        docs_df = docs_df.persist(StorageLevel.MEMORY_AND_DISK)
+        n = docs_df.count()
+        sig.unpersist()
+        stats.read = n
+        secs["signatures"] = time.perf_counter() - t0
+
+        t1 = time.perf_counter()
+        engine_parts = max(parts, -(-n // 100_000))
+        edges = _candidate_graph(docs_df, config, engine_parts)
+        labels, rounds = connected_components(edges)
+        secs["components"] = time.perf_counter() - t1
+
+        t2 = time.perf_counter()
+        verified = spark.sparkContext.accumulator(0)
+        grouped = (
+            docs_df.join(labels, "doc", "left")
+            .withColumn("comp", F.coalesce(F.col("comp"), F.col("doc")))
+            .repartition(engine_parts, "comp")
+            .sortWithinPartitions("comp", "doc")
+        )
+        schema = PARQUET_SCHEMA if kind == "parquet" else LINE_SCHEMA
+        lines = grouped.mapInArrow(_engine_task(config, kind, verified), schema).persist(
+            StorageLevel.MEMORY_AND_DISK
+        )
+        code = "kind_code" if kind == "parquet" else "kind"
+        counts = (
+            lines.groupBy(code)
+            .agg(F.count(F.lit(1)).alias("n"), F.sum(F.col("keep").cast("long")).alias("kept"))
+            .collect()
+        )
+        secs["match"] = time.perf_counter() - t2
+
+        t3 = time.perf_counter()
+        ordered = lines.orderBy("doc").drop("doc", code, "keep")
+        write_frame(spark, out, ordered, kind)
+        secs["output"] = time.perf_counter() - t3
+        lines.unpersist()
+        docs_df.unpersist()
+    kept = sum(int(r["kept"] or 0) for r in counts)
+    summary: dict[str, Any] = {
+        "documents": n,
+        "clusters": kept,
+        "kept": kept,
+        "duplicates": n - kept,
+        "indexed": 0,
+    }
+    by_code = {int(r[code]): int(r["n"]) for r in counts}
+    for c, name in enumerate(KINDS[1:], start=1):
+        summary[f"kind_{name}"] = by_code.get(c, 0)
+    summary["verified_pairs"] = int(verified.value)
+    summary["components_rounds"] = rounds
+    return DistributedResult(summary=summary, seconds=secs, read=stats, rounds=rounds)
