@@ -190,6 +190,30 @@ def _repeated(a: np.ndarray, cov_a: np.ndarray, b: np.ndarray) -> int:  # pragma
 
 
 @njit(cache=True, nogil=True)
+def _walk(p: np.ndarray, cov: np.ndarray) -> tuple[int, int, int, int, int]:  # pragma: no cover
+    """Units of ``p`` the other text does not cover, its longest shared run, shared units it sets on
+    quoted lines, its longest run of its own, and how many shared runs it holds."""
+    adds = longest = quoted = block = pieces = 0
+    run = own = 0
+    for t in range(p.shape[0]):
+        u = _units(p[t])
+        if cov[t]:
+            if run == 0:
+                pieces += 1
+            run += u
+            longest = max(longest, run)
+            own = 0
+            if p[t] & _QUOTED:
+                quoted += u
+        else:
+            run = 0
+            own += u
+            block = max(block, own)
+            adds += u
+    return adds, longest, quoted, block, pieces
+
+
+@njit(cache=True, nogil=True)
 def text_evidence(a: np.ndarray, b: np.ndarray, w_cjk: int, w_latin: int) -> np.ndarray:  # pragma: no cover
     """Evidence of two text profiles: int64[9] = (units a adds, units b adds, units of a, units of
     b, longest shared passage in units, substitutions, repeated substitutions, short
@@ -220,37 +244,8 @@ def text_evidence(a: np.ndarray, b: np.ndarray, w_cjk: int, w_latin: int) -> np.
     ob = np.argsort(wb)
     cov_a = _cover(wa, ob, wb, na, w)
     cov_b = _cover(wb, oa, wa, nb, w)
-    run = 0
-    own = 0
-    for t in range(na):
-        if cov_a[t]:
-            if run == 0:
-                out[15] += 1
-            run += _units(a[t])
-            out[4] = max(out[4], run)
-            own = 0
-            if a[t] & _QUOTED:
-                out[9] += _units(a[t])
-        else:
-            run = 0
-            own += _units(a[t])
-            out[13] = max(out[13], own)
-            out[0] += _units(a[t])
-    run = 0
-    own = 0
-    for t in range(nb):
-        if cov_b[t]:
-            if run == 0:
-                out[16] += 1
-            run += 1
-            own = 0
-            if b[t] & _QUOTED:
-                out[10] += _units(b[t])
-        else:
-            run = 0
-            own += _units(b[t])
-            out[14] = max(out[14], own)
-            out[1] += _units(b[t])
+    out[0], out[4], out[9], out[13], out[15] = _walk(a, cov_a)
+    out[1], _, out[10], out[14], out[16] = _walk(b, cov_b)
     out[8] = 1 if _own_occasion(a, cov_a, b) and _own_occasion(b, cov_b, a) else 0
     out[11] = _lead(a, cov_a)
     out[12] = _lead(b, cov_b)
