@@ -76,15 +76,20 @@ GRAPH_SCHEMA = "p long, n int"
 #: the engine stage's rows: the document, its output line (JSON) or Parquet columns, its kind's
 #: code and whether it is kept
 LINE_SCHEMA = "doc long, value string, kind byte, keep boolean"
-EVIDENCE_TYPE = (
-    "struct<against:string, similarity:double, containment:array<double>, number_conflicts:int, "
-    "numbers_aligned:int, hamming:int, same_layout:boolean, adds:array<bigint>, passage:bigint, "
-    "repeated:bigint>"
-)
-PARQUET_SCHEMA = (
-    "doc long, id string, cluster string, duplicate_of string, kind string, related_to string, "
-    f"distance int, evidence {EVIDENCE_TYPE}, kind_code byte, keep boolean"
-)
+
+
+def _parquet_schema() -> str:
+    """The Spark schema of the Parquet output's rows: the evidence struct is the one
+    ``neardup.formats.row_schema`` gives ``neardup dedup``'s Parquet output."""
+    from pyspark.sql.pandas.types import from_arrow_type
+
+    evidence = from_arrow_type(_evidence_type()).simpleString()
+    return (
+        "doc long, id string, cluster string, duplicate_of string, kind string, related_to string, "
+        f"distance int, evidence {evidence}, kind_code byte, keep boolean"
+    )
+
+
 #: documents an engine task gathers before running the components complete so far
 ENGINE_BATCH = 20_000
 
@@ -358,7 +363,7 @@ def _engine_task(config: DedupConfig, fmt: str, verified: Any) -> Any:
     """mapInArrow over documents partitioned by component, sorted by (component, document): the
     engine's pass per component, the keep rule and the output rows."""
     cfg = config.match
-    struct = _evidence_type() if fmt == "parquet" else None  # on the driver: parsing needs the JVM
+    struct = _evidence_type() if fmt == "parquet" else None
     widths = (cfg.sketch_size, max(cfg.max_numbers, 1))
 
     def process(table: Any) -> Any:
@@ -421,10 +426,9 @@ def _engine_task(config: DedupConfig, fmt: str, verified: Any) -> Any:
 
 
 def _evidence_type() -> Any:
-    from pyspark.sql.pandas.types import to_arrow_type
-    from pyspark.sql.types import _parse_datatype_string
+    from neardup.formats import row_schema
 
-    return to_arrow_type(_parse_datatype_string(EVIDENCE_TYPE))
+    return row_schema().field("evidence").type
 
 
 def _evidence(struct: Any, values: list[dict[str, Any] | None]) -> Any:
@@ -434,7 +438,7 @@ def _evidence(struct: Any, values: list[dict[str, Any] | None]) -> Any:
     for e in values:
         if e and not known.issuperset(e):
             raise ValueError(
-                f"evidence fields {sorted(set(e) - known)} have no Parquet type in plan.EVIDENCE_TYPE"
+                f"evidence fields {sorted(set(e) - known)} have no Parquet type in neardup.formats.row_schema"
             )
     return pa.array(values, struct)
 
@@ -508,7 +512,7 @@ def distributed_dedup(
             .repartition(engine_parts, "comp")
             .sortWithinPartitions("comp", "doc")
         )
-        schema = PARQUET_SCHEMA if kind == "parquet" else LINE_SCHEMA
+        schema = _parquet_schema() if kind == "parquet" else LINE_SCHEMA
         lines = grouped.mapInArrow(_engine_task(config, kind, verified), schema).persist(
             StorageLevel.MEMORY_AND_DISK
         )
