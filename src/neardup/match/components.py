@@ -45,6 +45,7 @@ import numpy as np
 import numpy.typing as npt
 from numba import njit
 
+from neardup.index.kernels import union_find_labels as union_find  # per node, its component's smallest node
 from neardup.match.cluster import Clusters
 from neardup.match.config import MatchConfig
 from neardup.match.engine import run_components
@@ -218,28 +219,6 @@ def sketch_edges(sketch: U32, config: MatchConfig) -> tuple[I64, I64, U32]:
     del keys, low
     pairs = pairs[counts >= config.min_shared]
     return (pairs >> np.uint64(32)).astype(np.int64), (pairs & np.uint64(0xFFFFFFFF)).astype(np.int64), hot
-
-
-@njit(cache=True, nogil=True)
-def union_find(n: int, a: np.ndarray, b: np.ndarray) -> np.ndarray:  # pragma: no cover
-    """Per node, the smallest node of its connected component."""
-    parent = np.arange(n, dtype=np.int64)
-    for e in range(a.shape[0]):
-        x = a[e]
-        while parent[x] != x:
-            parent[x] = parent[parent[x]]
-            x = parent[x]
-        y = b[e]
-        while parent[y] != y:
-            parent[y] = parent[parent[y]]
-            y = parent[y]
-        if x < y:
-            parent[y] = x
-        elif y < x:
-            parent[x] = y
-    for i in range(n):
-        parent[i] = parent[parent[i]]  # parents are smaller: one pass resolves every chain
-    return parent
 
 
 def batch_components(
