@@ -109,6 +109,8 @@ def row_schema() -> Any:
             ("blocks", pa.list_(pa.int64())),
             ("pieces", pa.list_(pa.int64())),
             ("alike", pa.int64()),
+            ("substitutions", pa.int64()),
+            ("substituted", pa.list_(pa.int64())),
         ]
     )
     return pa.schema(

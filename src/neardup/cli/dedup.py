@@ -166,6 +166,7 @@ ENGINE_EXCLUDED: dict[str, str] = {
             "match.quote_block_share",
             "match.quote_block_min",
             "match.quote_lead",
+            "match.scattered_edits",
             "match.text_window_cjk",
             "match.text_window_latin",
         ),

@@ -281,10 +281,13 @@ def _looks_like_html(text: str) -> bool:
 def compare_cmd(a: str, b: str, as_html: bool | None, as_json: bool) -> None:
     """Compare two texts or files with the match engine: the verdict ``neardup dedup`` and
     ContentSeen give B against A, and why (similarity, containment both ways, conflicting numbers,
-    shared passage, what each text adds to the other with its longest added passages, SimHash
+    shared passage, what each text adds to the other with its longest added passages, the short
+    spans replaced and in how many places: a template's subject, a corrected figure, typos; SimHash
     distance)."""
+    from dataclasses import replace
+
     from neardup.match import MatchConfig, compare_texts, page_signatures
-    from neardup.match.explain import added_spans, differing_numbers, shared_passage
+    from neardup.match.explain import added_spans, differing_numbers, shared_passage, substitutions
 
     cfg = MatchConfig()
     text_a, src_a = _read_arg(a)
@@ -310,6 +313,7 @@ def compare_cmd(a: str, b: str, as_html: bool | None, as_json: bool) -> None:
         "b_adds": added_spans(
             main[1], main[0], window_cjk=cfg.text_window_cjk, window_latin=cfg.text_window_latin
         ),
+        "substitutions": [list(x) for x in substitutions(main[0], main[1])],
         "numbers_only_in_a": only_a,
         "numbers_only_in_b": only_b,
         "simhash_a": f"{int(sigs.simhash[0]):016x}",
@@ -319,6 +323,12 @@ def compare_cmd(a: str, b: str, as_html: bool | None, as_json: bool) -> None:
         click.echo(orjson.dumps(result).decode())
         return
     verdict = "duplicate" if ev.is_duplicate else "not a duplicate"
+    if ev.kind == "unique" and not cfg.report_templates:
+        asked = compare_texts(
+            text_a, text_b, replace(cfg, report_templates=True), html_a=html_a, html_b=html_b
+        )
+        if asked.kind == "template":
+            verdict += ": the same template told of another subject or occasion (--report-templates)"
     click.echo(f"verdict       {ev.kind} ({verdict})")
     click.echo(f"similarity    {ev.similarity:.3f}   (Jaccard of token 5-grams, estimated from the sketches)")
     click.echo(f"containment   {ev.containment[1]:.3f} of A in B, {ev.containment[0]:.3f} of B in A")
@@ -337,6 +347,11 @@ def compare_cmd(a: str, b: str, as_html: bool | None, as_json: bool) -> None:
         ):
             shown = "  ".join(f"«{s}»" for s in spans[:3]) if spans else "nothing"
             click.echo(f"{name:<14}{n} characters: {shown}")
+    if result["substitutions"]:
+        shown = "  ".join(
+            f"«{x}» -> «{y}»" + (f" ({n} places)" if n > 1 else "") for x, y, n in result["substitutions"]
+        )
+        click.echo(f"replaced      {shown}")
 
 
 @click.group("idf")

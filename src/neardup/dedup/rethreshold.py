@@ -63,7 +63,17 @@ __all__ = [
 
 #: the text evidence fields a row needs besides ``adds``, ``passage`` and ``repeated`` for the
 #: text rule to be decided again exactly
-DECISION_FIELDS = ("chars", "quoted", "occasion", "leads", "blocks", "pieces", "alike")
+DECISION_FIELDS = (
+    "chars",
+    "quoted",
+    "occasion",
+    "leads",
+    "blocks",
+    "pieces",
+    "alike",
+    "substitutions",
+    "substituted",
+)
 #: row kinds of documents that joined another document's cluster
 _JOINED = {"exact", "content", "near", "contained", "supersedes"}
 _MERGE_CODES = (NEAR, CONTAINED)
@@ -75,8 +85,9 @@ def decision_rows(result: Any) -> Iterator[dict[str, Any]]:
     evidence's units: a CJK character is 1, another token 5), ``quoted`` (shared text each side
     sets on quoted lines), ``occasion`` (both hold a year, date or edition the other lacks),
     ``leads`` (each text's own text before the first shared token), ``blocks`` (each text's
-    longest run of its own), ``pieces`` (the shared runs each holds) and ``alike`` (text of the
-    substitutions made alike in two or more places).
+    longest run of its own), ``pieces`` (the shared runs each holds), ``alike`` (text of the
+    substitutions made alike in two or more places), ``substitutions`` (short spans replaced by
+    other short spans) and ``substituted`` (each side's text in them).
     They are read again from the two texts' profiles, which are still in memory."""
     from neardup.match.text import text_evidence
 
@@ -98,6 +109,8 @@ def decision_rows(result: Any) -> Iterator[dict[str, Any]]:
             ev["blocks"] = [int(t[13]), int(t[14])]
             ev["pieces"] = [int(t[15]), int(t[16])]
             ev["alike"] = int(t[17])
+            ev["substitutions"] = int(t[5])
+            ev["substituted"] = [int(t[18]), int(t[19])]
         yield row
 
 
@@ -183,6 +196,8 @@ def _ev_array(ev: dict[str, Any]) -> np.ndarray | None:
         out[[13, 14]] = [int(x) for x in ev["blocks"]]
         out[[15, 16]] = [int(x) for x in ev["pieces"]]
         out[17] = int(ev["alike"])
+        out[5] = int(ev["substitutions"])
+        out[[18, 19]] = [int(x) for x in ev["substituted"]]
     except (KeyError, TypeError, ValueError):
         return None
     return out

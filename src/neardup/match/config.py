@@ -99,6 +99,10 @@ class MatchConfig:
     quote_block_share: float = 0.6
     quote_block_min: int = 150
     quote_lead: int = 50  # ... unless the fuller starts with the shared text after a headline this long
+    # a text with this many short substitutions or more (look-alike or homophone characters, typos
+    # scattered through a repost) has been edited, not added to: its substituted characters do not
+    # count in what it adds, nor as the subject of a template (0: always counted)
+    scattered_edits: int = 4
     report_templates: bool = False
     text_window_cjk: int = 8
     text_window_latin: int = 4
@@ -147,6 +151,7 @@ class MatchConfig:
         rng("quote_block_share", 0.0, 10**6)
         rng("quote_block_min", 0, 10**9)
         rng("quote_lead", 0, 10**9)
+        rng("scattered_edits", 0, 10**6)
         rng("text_window_cjk", 1, 64)
         rng("text_window_latin", 1, 64)
         if not isinstance(self.report_templates, bool):

@@ -10,16 +10,20 @@ share, what each text adds to the other and the numbers they disagree on. The de
 (['10月5日'], ['10月6日'])
 >>> added_spans(a + "闭幕式将于10月15日举行。", a)
 ['闭幕式将于10月15日举行']
+>>> substitutions("《摘编》英文版出版发行。英文版共分十二个专题。", "《摘编》法文版出版发行。法文版共分十二个专题。")
+[('英', '法', 2)]
 """
 
 from __future__ import annotations
 
 import re
+from collections import Counter
+from difflib import SequenceMatcher
 
 from neardup.text.normalize import normalize, t2s_map
 from neardup.text.sentences import split_sentences
 
-__all__ = ["added_spans", "differing_numbers", "shared_passage"]
+__all__ = ["added_spans", "differing_numbers", "shared_passage", "substitutions"]
 
 # a number with the characters around it: "第十四届", "10月5日", "2024年", "3.5%"
 _NUM = r"(?:\d+(?:[.,]\d+)*|[〇一二三四五六七八九十百千万亿两]+)"
@@ -49,8 +53,47 @@ def differing_numbers(a: str, b: str, limit: int = 10) -> tuple[list[str], list[
     return only_a, only_b
 
 
-_TOKEN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]|[^\W_]+")
+_TOKEN = re.compile(
+    r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]|[^\W_\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+"
+)
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+
+
+def _tokens(text: str) -> tuple[str, list[tuple[int, int]], list[str]]:
+    """The normalized text, its tokens' spans and their comparison keys (traditional folded)."""
+    norm = normalize(text)
+    fold = t2s_map()
+    spans, keys = [], []
+    for m in _TOKEN.finditer(norm):
+        spans.append((m.start(), m.end()))
+        keys.append("".join(fold.get(c, c) for c in m.group(0)))
+    return norm, spans, keys
+
+
+def substitutions(
+    a: str, b: str, *, longest: int = 16, limit: int = 5, max_tokens: int = 20_000
+) -> list[tuple[str, str, int]]:
+    """Short spans of ``a`` replaced by spans of ``b`` (``longest`` tokens at most on each side),
+    with the number of places each replacement is made, most repeated first: a template's subject
+    replaced wherever it appears (英文版 -> 法文版), a corrected figure, a repost's typos. An
+    alignment of the two token sequences (``difflib``), for reading beside a verdict; texts are cut
+    to ``max_tokens`` tokens."""
+    ta, sa, ka = _tokens(a)
+    tb, sb, kb = _tokens(b)
+    ka, kb = ka[:max_tokens], kb[:max_tokens]
+    seen: Counter[tuple[str, str]] = Counter()
+    for tag, i1, i2, j1, j2 in SequenceMatcher(None, ka, kb, autojunk=False).get_opcodes():
+        if tag != "replace":
+            continue
+        # the alignment takes longest matches first, so a replaced block may start or end with
+        # tokens both sides hold: trim them
+        while i1 < i2 - 1 and j1 < j2 - 1 and ka[i1] == kb[j1]:
+            i1, j1 = i1 + 1, j1 + 1
+        while i2 - 1 > i1 and j2 - 1 > j1 and ka[i2 - 1] == kb[j2 - 1]:
+            i2, j2 = i2 - 1, j2 - 1
+        if i2 - i1 <= longest and j2 - j1 <= longest:
+            seen[(ta[sa[i1][0] : sa[i2 - 1][1]], tb[sb[j1][0] : sb[j2 - 1][1]])] += 1
+    return [(x, y, n) for (x, y), n in seen.most_common(limit)]
 
 
 def added_spans(

@@ -28,6 +28,9 @@ hash, in text order: ``Signatures.profile``) and measures:
   uncovered runs and the other never holds, counted on both sides (the smaller count): the same
   template told of another subject replaces the subject wherever it appears (智利 -> 印度尼西亚,
   博里奇 -> 佐科), while a repost's typos, dateline and corrected figure do not repeat;
+- **substituted**: the characters of each side's short substitutions. Many of them scattered
+  through a text (look-alike or homophone characters, a repost's typos: ``scattered_edits`` or
+  more) are edits, not text of its own, so they do not count in what a copy adds;
 - **alike substitutions**: the same span replaced by the same other span in two or more places
   (法 -> 俄 in 法文版 and 法文 of an edition notice): the subject of a template, even when the
   new text also names the old subject elsewhere (a list of earlier editions).
@@ -49,7 +52,7 @@ from numba import njit
 __all__ = ["EVIDENCE_SIZE", "LATIN_UNITS", "text_evidence"]
 
 #: length of the evidence array ``text_evidence`` returns
-EVIDENCE_SIZE = 18
+EVIDENCE_SIZE = 20
 
 #: characters a non-CJK token (a word, a number) counts for, in adds and passages
 LATIN_UNITS = 5
@@ -220,7 +223,8 @@ def text_evidence(a: np.ndarray, b: np.ndarray, w_cjk: int, w_latin: int) -> np.
     substitutions of two or more characters on a side, occasion numbers that differ: 1 when both
     texts hold an uncovered year, date or edition number, shared units that a quotes on quoted
     lines, shared units that b quotes, units of a before its first shared token, units of b
-    before its first shared token, longest uncovered run of a, of b, shared runs of a, of b, units of the substitutions made alike in two or more places, both sides)."""
+    before its first shared token, longest uncovered run of a, of b, shared runs of a, of b, units of the substitutions made alike in two or more places, both sides, units of a's
+    short substitutions, of b's)."""
     out = np.zeros(EVIDENCE_SIZE, np.int64)
     na = a.shape[0]
     nb = b.shape[0]
@@ -278,6 +282,8 @@ def text_evidence(a: np.ndarray, b: np.ndarray, w_cjk: int, w_latin: int) -> np.
                     f += 1
                 if f < nb and ua <= _SHORT and ub <= _SHORT:
                     out[5] += 1
+                    out[18] += ua
+                    out[19] += ub
                     if ua >= 2 and ub >= 2:
                         out[7] += 1
                     # a subject (a name, a language), not a figure: a corrected price is an edit

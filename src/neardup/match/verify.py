@@ -232,13 +232,12 @@ def _contained(
     contained_share: float,
     passage_min: float,
 ) -> bool:  # pragma: no cover
-    """x is a cut, abridged or excerpted copy of y: x adds little (``share`` of it plus twice the
-    slack, never more than ``cap`` characters), y adds far more (``margin`` times as much, plus a
-    passage)."""
+    """x is a cut, abridged or excerpted copy of y: x adds little (``share`` of it plus the slack,
+    never more than ``cap`` characters), y adds far more (``margin`` times as much, plus a
+    passage). A short notice that shares only a title and the site's dateline with a report (a
+    third of it its own) is not a copy of it."""
     return (
-        ux <= min(share * tx + 2 * slack, cap)
-        and uy >= margin * ux + passage_min
-        and uy <= contained_share * tx
+        ux <= min(share * tx + slack, cap) and uy >= margin * ux + passage_min and uy <= contained_share * tx
     )
 
 
@@ -260,6 +259,8 @@ def decide_text(kd: int, ev: np.ndarray, same_layout: bool, th: np.ndarray) -> i
     """The kind of a pair from its text evidence (``neardup.match.text.text_evidence``), for a pair
     the sketches call near, partial or layout (``kd``).
 
+    - short substitutions scattered through a text (``scattered_edits`` or more: typos,
+      look-alike characters) are edits: their characters are not counted as added;
     - both texts add little to each other (at most ``adds_share`` of their characters plus
       ``adds_slack``): the same document, ``near``;
     - and in either case at least ``shared_min`` characters of each are shared (three quarters
@@ -289,11 +290,19 @@ def decide_text(kd: int, ev: np.ndarray, same_layout: bool, th: np.ndarray) -> i
     loose_share, adds_cap, margin = th[15], th[16], th[17]
     # a subject replaced alike in two places, most of what the closer text differs by
     alike = ev[17] > 0 and 2 * ev[17] >= min(ua, ub)
+    # substitutions scattered through a text are edits (typos, look-alike characters): what is
+    # substituted is not added, and a subject replaced alike must be most of what is substituted
+    # (a homophone typo repeats too)
+    shared_a, shared_b = ta - ua, tb - ub
+    if ev[5] >= th[23]:
+        ua -= ev[18]
+        ub -= ev[19]
+        alike = alike and 2 * ev[17] >= ev[18] + ev[19]
     template = repeats > 0 and (repeated >= repeats or alike)
     merge = UNIQUE
-    if min(ta - ua, tb - ub) < min(th[14], 0.75 * max(ta, tb)):
+    if min(shared_a, shared_b) < min(th[14], 0.75 * max(ta, tb)):
         pass  # too little shared text to be one document (a slogan, a stock line)
-    elif (2 * qa >= ta - ua) != (2 * qb >= tb - ub):
+    elif (2 * qa >= shared_a) != (2 * qb >= shared_b):
         pass  # one side quotes what they share (a reply and its parent): two documents
     elif ua <= adds_share * ta + adds_slack and ub <= adds_share * tb + adds_slack:
         merge = NEAR
@@ -306,8 +315,10 @@ def decide_text(kd: int, ev: np.ndarray, same_layout: bool, th: np.ndarray) -> i
         merge = CONTAINED
         # two short notices of one series (another day's title and date): the fuller adds little
         # more than the other, and each names an occasion the other lacks
-        template = template or (occasion > 0 and th[18] > 0 and max(ua, ub) <= 3 * min(ua, ub) + 100)
-        if th[18] > 0 and _quotes(ev, ua >= ub, th):
+        template = template or (
+            occasion > 0 and th[18] > 0 and max(ev[0], ev[1]) <= 3 * min(ev[0], ev[1]) + 100
+        )
+        if th[18] > 0 and _quotes(ev, ev[0] >= ev[1], th):
             merge = UNIQUE
     if merge != UNIQUE:
         if not template:
@@ -404,6 +415,7 @@ def thresholds(cfg: MatchConfig) -> npt.NDArray[np.float64]:
             cfg.quote_block_share,
             cfg.quote_block_min,
             cfg.quote_lead,
+            cfg.scattered_edits if cfg.scattered_edits > 0 else 1 << 30,
         ],
         np.float64,
     )

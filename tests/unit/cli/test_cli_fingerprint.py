@@ -157,6 +157,8 @@ def test_compare_texts_and_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     )
     res = json.loads(proc.stdout)
     assert not res["is_duplicate"] and res["number_conflicts"] >= 1
+    # the spans that decided: the subject replaced, and where
+    assert ["2023", "2024", 1] in res["substitutions"]
     (tmp_path / "a.txt").write_text(EN, encoding="utf-8")
     proc = run_in_process("compare", "a.txt", EN, cwd=tmp_path, monkeypatch=monkeypatch)
     assert proc.returncode == 0, proc.stderr

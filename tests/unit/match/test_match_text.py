@@ -74,6 +74,25 @@ def test_a_templates_subject_replaced_alike_in_two_places_is_another_story() -> 
     assert compare_texts(EDITION, fixed).is_duplicate
 
 
+def test_typos_scattered_through_a_repost_are_edits_not_text_of_its_own() -> None:
+    # two look-alike characters close together every 25 characters (a fifth of the text changed
+    # to the reader's eye), as reposts that went through a few sites carry them
+    text = NOTICE + OWN
+    chars = list(text)
+    look_alikes = "己已巳戊戌戍末未土士日曰"
+    for n, p in enumerate(range(10, len(chars) - 10, 25)):
+        for q in (p, p + 4):
+            chars[q] = look_alikes[(2 * n + q) % len(look_alikes)]
+    repost = "".join(chars)
+    assert compare_texts(text, repost).kind == "near"
+    # counted as added, the substituted characters make them two texts
+    assert not compare_texts(text, repost, MatchConfig(scattered_edits=0)).is_duplicate
+    # a template's subject replaced alike among a few typos is still another story
+    other = EDITION.replace("英文版", "法文版").replace("由中央", "继英文版之后，由中央")
+    other = other.replace("读者", "读着").replace("实践", "时践")
+    assert not compare_texts(EDITION, other).is_duplicate
+
+
 def test_another_session_of_one_meeting_is_another_occasion_even_when_the_date_holds_its_number() -> None:
     notice = (
         "全国政协十四届三次会议将于3月4日下午3时在北京开幕，全国政协主席将作常委会工作报告。届时，"
