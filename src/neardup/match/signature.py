@@ -28,6 +28,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cache
+from types import ModuleType
 from typing import Any
 
 import numpy as np
@@ -35,11 +36,18 @@ import numpy.typing as npt
 import xxhash
 from numba import njit, prange
 
-from neardup.fingerprint._fast import majority_bits, to_codepoints
+from neardup.fingerprint._fast import to_codepoints
+from neardup.fingerprint._fast_numba import majority_bits
 from neardup.match.config import MatchConfig
 from neardup.text.normalize import compat_map, numbers_as_digits, t2s_map
 
 __all__ = ["EMPTY32", "EMPTY64", "FIELDS", "Signatures", "exact_key", "signatures"]
+
+_fp_c: ModuleType | None
+try:
+    from neardup.fingerprint import _fp_c
+except ImportError:  # built without a C compiler: the numba kernels below
+    _fp_c = None
 
 U64 = npt.NDArray[np.uint64]
 U32 = npt.NDArray[np.uint32]
@@ -341,6 +349,79 @@ def _compact_profiles(
 
 _PARALLEL_FROM = 256
 
+
+def _sign_c(
+    cps: np.ndarray, offsets: np.ndarray, table: np.ndarray, n: int, k: int, m: int
+) -> tuple[np.ndarray, ...]:
+    """``_signature_kernel`` in C: the batch split in contiguous parts, one per core from
+    ``_PARALLEL_FROM`` documents, each signed by a thread with the GIL released."""
+    assert _fp_c is not None
+    nd = offsets.shape[0] - 1
+    out = (
+        np.zeros(nd, np.uint64),
+        np.zeros(nd, np.uint64),
+        np.zeros(nd, np.int32),
+        np.zeros(nd, np.int32),
+        np.full((nd, k), EMPTY32, np.uint32),
+        np.full((nd, max(m, 1)), EMPTY64, np.uint64),
+        np.empty(cps.shape[0] + nd, np.uint32),
+    )
+    cps = np.ascontiguousarray(cps, np.uint32)
+    offsets = np.ascontiguousarray(offsets, np.int64)
+    parts = min(_cores(), nd // (_PARALLEL_FROM // 2)) if nd >= _PARALLEL_FROM else 1
+    if parts <= 1:
+        _fp_c.signature_range(cps, offsets, table, n, k, m, 0, nd, *out)
+        return out
+    # parts of about equal code points, so each thread has about the same work
+    cuts = np.searchsorted(offsets, np.linspace(0, offsets[-1], parts + 1)[1:-1]).tolist()
+    bounds = [0, *cuts, nd]
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(parts) as pool:
+        jobs = [
+            pool.submit(_fp_c.signature_range, cps, offsets, table, n, k, m, lo, hi, *out)
+            for lo, hi in zip(bounds[:-1], bounds[1:], strict=True)
+            if hi > lo
+        ]
+        for job in jobs:
+            job.result()
+    return out
+
+
+def _cores() -> int:
+    import os
+
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def _compact_profiles_c(
+    prof: np.ndarray, offsets: np.ndarray, ntok: np.ndarray, cap: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """``_compact_profiles`` in C."""
+    assert _fp_c is not None
+    nd = ntok.shape[0]
+    ptr = np.zeros(nd + 1, np.int64)
+    np.cumsum(np.minimum(ntok, cap), out=ptr[1:])
+    out = np.empty(int(ptr[nd]), np.uint32)
+    starts = np.ascontiguousarray(offsets[:nd], np.int64) + np.arange(nd, dtype=np.int64)
+    _fp_c.copy_profiles(prof, starts, ptr, out)
+    return ptr, out
+
+
+def _gather(ptr: np.ndarray, prof: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The profiles of documents ``rows``, packed: (pointers, values)."""
+    if _fp_c is None:
+        return _gather_profiles(ptr, prof, rows)  # type: ignore[no-any-return]
+    ptr = np.ascontiguousarray(ptr, np.int64)
+    out_ptr = np.zeros(rows.shape[0] + 1, np.int64)
+    np.cumsum(ptr[rows + 1] - ptr[rows], out=out_ptr[1:])
+    out = np.empty(int(out_ptr[-1]), np.uint32)
+    _fp_c.copy_profiles(np.ascontiguousarray(prof, np.uint32), ptr[rows], out_ptr, out)
+    return out_ptr, out
+
 #: the per-document arrays of a ``Signatures``, in order
 FIELDS = ("exact", "content", "simhash", "size", "tokens", "sketch", "numbers", "layout", "has_layout")
 
@@ -392,7 +473,7 @@ class Signatures:
     def take(self, rows: Any) -> Signatures:
         """The signatures of the documents at ``rows`` (an index array or a slice)."""
         idx = np.arange(len(self))[rows]
-        ptr, prof = _gather_profiles(self.prof_ptr, self.prof, np.ascontiguousarray(idx, np.int64))
+        ptr, prof = _gather(self.prof_ptr, self.prof, np.ascontiguousarray(idx, np.int64))
         return Signatures(**{name: getattr(self, name)[rows] for name in FIELDS}, prof_ptr=ptr, prof=prof)
 
     @classmethod
@@ -510,12 +591,18 @@ def signatures(
             numbers=np.empty((0, max(cfg.max_numbers, 1)), np.uint64),
         )
     cps, offsets = to_codepoints([numbers_as_digits(t) for t in texts])
-    kernel = _signature_kernel if n >= _PARALLEL_FROM else _signature_kernel_serial
-    with np.errstate(over="ignore"):  # hashing wraps around 2**64 on purpose (interpreted runs)
-        content, simhash, size, ntok, sketch, nums, prof = kernel(
+    if _fp_c is not None:
+        content, simhash, size, ntok, sketch, nums, prof = _sign_c(
             cps, offsets, fold_table(), cfg.shingle, cfg.sketch_size, cfg.max_numbers
         )
-    prof_ptr, prof = _compact_profiles(prof, offsets, ntok, cfg.profile_tokens)
+        prof_ptr, prof = _compact_profiles_c(prof, offsets, ntok, cfg.profile_tokens)
+    else:
+        kernel = _signature_kernel if n >= _PARALLEL_FROM else _signature_kernel_serial
+        with np.errstate(over="ignore"):  # hashing wraps around 2**64 on purpose (interpreted runs)
+            content, simhash, size, ntok, sketch, nums, prof = kernel(
+                cps, offsets, fold_table(), cfg.shingle, cfg.sketch_size, cfg.max_numbers
+            )
+        prof_ptr, prof = _compact_profiles(prof, offsets, ntok, cfg.profile_tokens)
     src = raw if raw is not None else texts
     exact = np.fromiter(
         (exact_key(r if r is not None else t) for r, t in zip(src, texts, strict=True)), np.uint64, n
