@@ -91,6 +91,19 @@ static const uint8_t SECRET[192] = {
 #define PMX1 0x165667919E3779F9ULL
 #define PMX2 0x9FB21C651E98DF25ULL
 
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+static inline uint64_t rd64(const uint8_t *p) {
+    uint64_t v;
+    memcpy(&v, p, 8);
+    return v;
+}
+
+static inline uint64_t rd32(const uint8_t *p) {
+    uint32_t v;
+    memcpy(&v, p, 4);
+    return v;
+}
+#else
 static inline uint64_t rd64(const uint8_t *p) {
     uint64_t v = 0;
     for (int k = 0; k < 8; k++) v |= (uint64_t)p[k] << (8 * k);
@@ -100,10 +113,14 @@ static inline uint64_t rd64(const uint8_t *p) {
 static inline uint64_t rd32(const uint8_t *p) {
     return (uint64_t)p[0] | ((uint64_t)p[1] << 8) | ((uint64_t)p[2] << 16) | ((uint64_t)p[3] << 24);
 }
+#endif
 
 static inline uint64_t rotl64(uint64_t x, int r) { return (x << r) | (x >> (64 - r)); }
 
 static inline uint64_t swap64(uint64_t x) {
+#if defined(__GNUC__)
+    return __builtin_bswap64(x);
+#endif
     uint64_t v = 0;
     for (int k = 0; k < 8; k++) v = (v << 8) | ((x >> (8 * k)) & 0xFF);
     return v;
@@ -231,14 +248,72 @@ static uint64_t majority(const uint64_t *hs, int64_t total, int bits) {
     return fp;
 }
 
-/* weights are added as two's complement integers that wrap around, as numba's int64 does */
-static inline void add_votes(int64_t *sums, uint64_t h, int64_t w, int bits) {
-    for (int b = 0; b < bits; b++) {
-        if ((h >> b) & 1)
-            sums[b] = (int64_t)((uint64_t)sums[b] + (uint64_t)w);
-        else
-            sums[b] = (int64_t)((uint64_t)sums[b] - (uint64_t)w);
+/* EXPAND[v][i]: all ones where bit i of the byte v is set */
+static uint64_t EXPAND[256][8];
+
+/* Weighted votes, kept as set[b] = the sum of w over features with bit b set, and total = the sum
+ * of all w: the signed sum SimHash thresholds is 2 set[b] - total (add_up). Bytes of the hash pick
+ * rows of EXPAND, so the inner loop is masks and adds, with no shift per bit. Everything is two's
+ * complement arithmetic that wraps around, as numba's int64 does, so the identity holds exactly. */
+static inline void add_votes(uint64_t *restrict set, uint64_t *total, uint64_t h, int64_t w) {
+    uint64_t uw = (uint64_t)w;
+    *total += uw;
+    for (int j = 0; j < 8; j++) {
+        const uint64_t *m = EXPAND[(h >> (8 * j)) & 0xFF];
+        uint64_t *restrict o = set + 8 * j;
+        for (int i = 0; i < 8; i++) o[i] += uw & m[i];
     }
+}
+
+/* GCC on x86-64 Linux also builds an AVX2 copy of the vote loops, picked at load time where the CPU
+ * has it (numba compiles for the host CPU the same way); other compilers and platforms build one. */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+#define HOST_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define HOST_CLONES
+#endif
+
+/* the votes of every feature occurrence ids[0:len] with a positive weight */
+#if defined(__GNUC__)
+/* the same loop over 4-lane vectors (GCC's and clang's vector extension): the 64 sums stay in 16
+ * registers while the features stream past */
+typedef uint64_t v4u __attribute__((vector_size(32)));
+
+HOST_CLONES static void vote_occurrences(const int64_t *ids, int64_t len, const uint64_t *vh, const int64_t *vw,
+                                         uint64_t *set, uint64_t *total) {
+    v4u acc[16];
+    memcpy(acc, set, sizeof(acc));
+    uint64_t tot = *total;
+    for (int64_t i = 0; i < len; i++) {
+        int64_t w = vw[ids[i]];
+        if (w <= 0) continue;
+        uint64_t h = vh[ids[i]], uw = (uint64_t)w;
+        v4u wv = {uw, uw, uw, uw};
+        tot += uw;
+        for (int j = 0; j < 8; j++) {
+            v4u m[2];
+            memcpy(m, EXPAND[(h >> (8 * j)) & 0xFF], sizeof(m));
+            acc[2 * j] += wv & m[0];
+            acc[2 * j + 1] += wv & m[1];
+        }
+    }
+    memcpy(set, acc, sizeof(acc));
+    *total = tot;
+}
+#else
+static void vote_occurrences(const int64_t *ids, int64_t len, const uint64_t *vh, const int64_t *vw, uint64_t *set,
+                             uint64_t *total) {
+    for (int64_t i = 0; i < len; i++) {
+        int64_t w = vw[ids[i]];
+        if (w <= 0) continue;
+        add_votes(set, total, vh[ids[i]], w);
+    }
+}
+#endif
+
+/* the signed sums of the first ``bits`` bits */
+static inline void add_up(const uint64_t *set, uint64_t total, int64_t *sums, int bits) {
+    for (int b = 0; b < bits; b++) sums[b] = (int64_t)(2 * set[b] - total);
 }
 
 static inline uint64_t votes_to_fp(const int64_t *sums, int64_t bits) {
@@ -248,20 +323,53 @@ static inline uint64_t votes_to_fp(const int64_t *sums, int64_t bits) {
     return fp;
 }
 
-static int cmp_u64(const void *a, const void *b) {
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return (x > y) - (x < y);
-}
+/* in-place ascending sort of v[0:n]: quicksort (median of three, the smaller side first, so the
+ * stack stays O(log n)) with insertion sort for short runs; the result, a sorted array, is the same
+ * whatever sort numba uses */
+#define DEFINE_SORT(NAME, T)                                                             \
+    static void NAME(T *v, int64_t n) {                                                  \
+        while (n > 16) {                                                                 \
+            T a = v[0], b = v[n / 2], c = v[n - 1];                                      \
+            T p = a < b ? (b < c ? b : (a < c ? c : a)) : (a < c ? a : (b < c ? c : b)); \
+            int64_t i = 0, j = n - 1;                                                    \
+            while (i <= j) {                                                             \
+                while (v[i] < p) i++;                                                    \
+                while (v[j] > p) j--;                                                    \
+                if (i <= j) {                                                            \
+                    T t = v[i];                                                          \
+                    v[i] = v[j];                                                         \
+                    v[j] = t;                                                            \
+                    i++;                                                                 \
+                    j--;                                                                 \
+                }                                                                        \
+            }                                                                            \
+            if (j + 1 < n - i) {                                                         \
+                NAME(v, j + 1);                                                          \
+                v += i;                                                                  \
+                n -= i;                                                                  \
+            } else {                                                                     \
+                NAME(v + i, n - i);                                                      \
+                n = j + 1;                                                               \
+            }                                                                            \
+        }                                                                                \
+        for (int64_t i = 1; i < n; i++) {                                                \
+            T x = v[i];                                                                  \
+            int64_t j = i - 1;                                                           \
+            while (j >= 0 && v[j] > x) {                                                 \
+                v[j + 1] = v[j];                                                         \
+                j--;                                                                     \
+            }                                                                            \
+            v[j + 1] = x;                                                                \
+        }                                                                                \
+    }
 
-static int cmp_i64(const void *a, const void *b) {
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x > y) - (x < y);
-}
+DEFINE_SORT(sort_u64, uint64_t)
+DEFINE_SORT(sort_i64, int64_t)
 
 /* sort v[0:n] and drop repeats (np.unique); returns the number left */
 static int64_t unique_u64(uint64_t *v, int64_t n) {
     if (n == 0) return 0;
-    qsort(v, (size_t)n, sizeof(uint64_t), cmp_u64);
+    sort_u64(v, n);
     int64_t u = 1;
     for (int64_t i = 1; i < n; i++)
         if (v[i] != v[u - 1]) v[u++] = v[i];
@@ -512,8 +620,9 @@ static PyObject *py_accumulate_into(PyObject *self, PyObject *args) {
         return NULL;
     }
     Py_BEGIN_ALLOW_THREADS;
-    memset(sums, 0, sizeof(int64_t) * (size_t)bits);
-    for (Py_ssize_t i = 0; i < nh; i++) add_votes(sums, hs[i], ws[i], (int)bits);
+    uint64_t set[64] = {0}, total = 0;
+    for (Py_ssize_t i = 0; i < nh; i++) add_votes(set, &total, hs[i], ws[i]);
+    add_up(set, total, sums, (int)bits);
     Py_END_ALLOW_THREADS;
     release(&b);
     Py_RETURN_NONE;
@@ -619,21 +728,18 @@ static PyObject *py_batch_fingerprints_into(PyObject *self, PyObject *args) {
     uint64_t mask = bits == 64 ? ~0ULL : (1ULL << bits) - 1;
     Py_BEGIN_ALLOW_THREADS;
     for (Py_ssize_t d = 0; d < nd; d++) {
-        int64_t sums[64] = {0};
+        int64_t sums[64];
+        uint64_t set[64] = {0}, total = 0;
         const int64_t *seg = ids + offsets[d];
         int64_t len = offsets[d + 1] - offsets[d];
         if (top_n[d] == 0 && levels == 0 && !binary) {
-            for (int64_t i = 0; i < len; i++) {
-                int64_t w = vw[seg[i]];
-                if (w <= 0) continue;
-                add_votes(sums, vh[seg[i]], w, (int)bits);
-            }
+            vote_occurrences(seg, len, vh, vw, set, &total);
         } else {
             /* distinct features: tf (or 1) x unit weight, the top_n heaviest, quantized to levels */
             int64_t k = 0;
             for (int64_t i = 0; i < len; i++)
                 if (vw[seg[i]] > 0) kept[k++] = seg[i];
-            qsort(kept, (size_t)k, sizeof(int64_t), cmp_i64);
+            sort_i64(kept, k);
             int64_t u = 0;
             for (int64_t i = 0; i < k;) {
                 int64_t j = i;
@@ -661,8 +767,9 @@ static PyObject *py_batch_fingerprints_into(PyObject *self, PyObject *args) {
                     feats[i].w = q > 1 ? q : 1;
                 }
             }
-            for (int64_t i = 0; i < u; i++) add_votes(sums, feats[i].h, feats[i].w, (int)bits);
+            for (int64_t i = 0; i < u; i++) add_votes(set, &total, feats[i].h, feats[i].w);
         }
+        add_up(set, total, sums, (int)bits);
         out[d] = votes_to_fp(sums, bits) & mask;
     }
     Py_END_ALLOW_THREADS;
@@ -1052,6 +1159,8 @@ static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_fp_c",
 PyMODINIT_FUNC PyInit__fp_c(void) {
     static const uint64_t units[8] = {0x5468, 0x5E74, 0x6708, 0x65E5, 0x53F7, 0x5C4A, 0x6B21, 0x671F};
     for (int i = 0; i < 8; i++) OCCASION[i] = smix(units[i] + SP);
+    for (int v = 0; v < 256; v++)
+        for (int i = 0; i < 8; i++) EXPAND[v][i] = ((v >> i) & 1) ? ~0ULL : 0;
     DI = smix(0x7B2CULL + SP);
     return PyModule_Create(&module);
 }
