@@ -94,11 +94,10 @@ def _normalize_kernel(cps: np.ndarray, offsets: np.ndarray) -> tuple[np.ndarray,
     cps = np.ascontiguousarray(cps, np.uint32)
     offsets = np.ascontiguousarray(offsets, np.int64)
     n = offsets.shape[0] - 1
-    out = np.empty(_fp_c.normalize_cap(cps, length) + 1, np.uint32)
     out_off = np.empty(n + 1, np.int64)
     flags = np.empty(n, np.uint8)
-    o = _fp_c.normalize_into(cps, offsets, char_table(), start, length, flat, out, out_off, flags)
-    return out[:o], out_off, flags
+    out = _fp_c.normalize(cps, offsets, char_table(), start, length, flat, out_off, flags)
+    return np.frombuffer(out, np.uint32), out_off, flags
 
 
 def to_codepoints(texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:

@@ -7,9 +7,8 @@
  * wrappers allocate the outputs) and releases the GIL while it loops. Element sizes are checked,
  * element types are the wrappers' business:
  *
- * normalize_cap(cps u32, mlen i64) -> int
- * normalize_into(cps u32, offsets i64, table u8, mstart i64, mlen i64, mflat u32,
- *                out u32[cap + 1], out_off i64[nd + 1], flags u8[nd]) -> int   (code points written)
+ * normalize(cps u32, offsets i64, table u8, mstart i64, mlen i64, mflat u32, out_off i64[nd + 1],
+ *           flags u8[nd]) -> bytearray    (the normalized code points, 4 bytes each, native order)
  * shingle_into(cps u32, offsets i64, table u8, n, step, bits, binary, out u64[nd], ok bool[nd])
  * accumulate_into(hashes u64, weights i64, bits, sums i64[bits])
  * sums_to_fp(sums i64) -> int
@@ -379,42 +378,19 @@ static int64_t unique_u64(uint64_t *v, int64_t n) {
 /* ---------------------------------------------------------------------------------------------
  * normalization (_fast._normalize_kernel) */
 
-static PyObject *py_normalize_cap(PyObject *self, PyObject *args) {
-    PyObject *co, *mo;
-    if (!PyArg_ParseTuple(args, "OO", &co, &mo)) return NULL;
-    Bufs b = {.n = 0};
-    Py_ssize_t ncp, nml;
-    const uint32_t *cps = take(&b, co, 0, 4, &ncp, "cps");
-    const int64_t *mlen = cps ? take(&b, mo, 0, 8, &nml, "mlen") : NULL;
-    if (!mlen || too_short(nml, 0x10000, "mlen")) {
-        release(&b);
-        return NULL;
-    }
-    int64_t cap = 0;
-    Py_BEGIN_ALLOW_THREADS;
-    for (Py_ssize_t i = 0; i < ncp; i++) {
-        uint32_t c = cps[i];
-        cap += c < 0x10000 ? mlen[c] + 1 : 1;
-    }
-    Py_END_ALLOW_THREADS;
-    release(&b);
-    return PyLong_FromLongLong(cap);
-}
-
-static PyObject *py_normalize_into(PyObject *self, PyObject *args) {
+static PyObject *py_normalize(PyObject *self, PyObject *args) {
     PyObject *o[9];
-    if (!PyArg_ParseTuple(args, "OOOOOOOOO", &o[0], &o[1], &o[2], &o[3], &o[4], &o[5], &o[6], &o[7], &o[8]))
+    if (!PyArg_ParseTuple(args, "OOOOOOOO", &o[0], &o[1], &o[2], &o[3], &o[4], &o[5], &o[7], &o[8]))
         return NULL;
     Bufs b = {.n = 0};
-    Py_ssize_t ncp, noff, ntab, nms, nml, nmf, nout, noo, nfl;
+    Py_ssize_t ncp, noff, ntab, nms, nml, nmf, noo, nfl;
     const uint32_t *cps = take(&b, o[0], 0, 4, &ncp, "cps");
     const int64_t *offsets = cps ? take(&b, o[1], 0, 8, &noff, "offsets") : NULL;
     const uint8_t *table = offsets ? take(&b, o[2], 0, 1, &ntab, "table") : NULL;
     const int64_t *mstart = table ? take(&b, o[3], 0, 8, &nms, "mstart") : NULL;
     const int64_t *mlen = mstart ? take(&b, o[4], 0, 8, &nml, "mlen") : NULL;
     const uint32_t *mflat = mlen ? take(&b, o[5], 0, 4, &nmf, "mflat") : NULL;
-    uint32_t *out = mflat ? take(&b, o[6], 1, 4, &nout, "out") : NULL;
-    int64_t *out_off = out ? take(&b, o[7], 1, 8, &noo, "out_off") : NULL;
+    int64_t *out_off = mflat ? take(&b, o[7], 1, 8, &noo, "out_off") : NULL;
     uint8_t *flags = out_off ? take(&b, o[8], 1, 1, &nfl, "flags") : NULL;
     if (!flags || too_short(noff, 1, "offsets") || too_short(ntab, 0x10000, "table") ||
         too_short(nms, 0x10000, "mstart") || too_short(nml, 0x10000, "mlen") || too_short(noo, noff, "out_off") ||
@@ -423,7 +399,7 @@ static PyObject *py_normalize_into(PyObject *self, PyObject *args) {
         return NULL;
     }
     Py_ssize_t nd = noff - 1;
-    /* the same bound normalize_cap gives, checked here so a short buffer cannot be overrun */
+    /* room for the longest output: every replacement, plus one space before each character */
     int64_t cap = 0, bad = 0;
     Py_BEGIN_ALLOW_THREADS;
     for (Py_ssize_t i = 0; i < ncp; i++) {
@@ -435,11 +411,17 @@ static PyObject *py_normalize_into(PyObject *self, PyObject *args) {
     for (Py_ssize_t c = 0; c < 0x10000 && !bad; c++)
         if (mlen[c] > 0 && (mstart[c] < 0 || mstart[c] + mlen[c] > nmf)) bad = 1;
     Py_END_ALLOW_THREADS;
-    if (bad || too_short(nout, cap, "out")) {
-        if (bad) PyErr_SetString(PyExc_ValueError, "offsets or the replacement table are out of range");
+    if (bad) {
+        PyErr_SetString(PyExc_ValueError, "offsets or the replacement table are out of range");
         release(&b);
         return NULL;
     }
+    PyObject *res = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)(4 * (cap + 1)));
+    if (!res) {
+        release(&b);
+        return NULL;
+    }
+    uint32_t *out = (uint32_t *)PyByteArray_AS_STRING(res);
     int64_t o_ = 0;
     Py_BEGIN_ALLOW_THREADS;
     out_off[0] = 0;
@@ -488,7 +470,11 @@ static PyObject *py_normalize_into(PyObject *self, PyObject *args) {
     }
     Py_END_ALLOW_THREADS;
     release(&b);
-    return PyLong_FromLongLong(o_);
+    if (PyByteArray_Resize(res, (Py_ssize_t)(4 * o_)) < 0) {
+        Py_DECREF(res);
+        return NULL;
+    }
+    return res;
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -1138,8 +1124,7 @@ static PyObject *py_xxh3_small(PyObject *self, PyObject *args) {
 }
 
 static PyMethodDef methods[] = {
-    {"normalize_cap", py_normalize_cap, METH_VARARGS, "Code points normalize_into may write."},
-    {"normalize_into", py_normalize_into, METH_VARARGS, "_fast._normalize_kernel into given arrays."},
+    {"normalize", py_normalize, METH_VARARGS, "_fast._normalize_kernel: the code points as a bytearray."},
     {"shingle_into", py_shingle_into, METH_VARARGS, "_fast._shingle_kernel into given arrays."},
     {"accumulate_into", py_accumulate_into, METH_VARARGS, "_kernels.accumulate into sums."},
     {"sums_to_fp", py_sums_to_fp, METH_VARARGS, "_kernels.sums_to_fp."},
