@@ -77,16 +77,35 @@ def _dedup(data: Path, repeat: int) -> None:
         times: dict[str, list[float]] = {"c": [], "numba": []}
         for i in range(repeat + 1):  # the first round warms the kernel cache and the page cache
             for kind in ("c", "numba"):
-                cmd = [sys.executable, __file__, "--run-cli", kind, "dedup", str(src), "-o", f"{tmp}/{kind}.jsonl"]
+                cmd = [
+                    sys.executable,
+                    __file__,
+                    "--run-cli",
+                    kind,
+                    "dedup",
+                    str(src),
+                    "-o",
+                    f"{tmp}/{kind}.jsonl",
+                ]
                 t = time.perf_counter()
                 subprocess.run(cmd, check=True, capture_output=True)
                 if i:
                     times[kind].append(time.perf_counter() - t)
         c, nb = statistics.median(times["c"]), statistics.median(times["numba"])
         same = Path(f"{tmp}/c.jsonl").read_bytes() == Path(f"{tmp}/numba.jsonl").read_bytes()
-        print(json.dumps({"corpus": "zh-xwlb", "case": "neardup dedup (warm, wall)", "c_s": round(c, 3),
-                          "numba_s": round(nb, 3), "c_over_numba": round(c / nb, 3), "same_output": same,
-                          "runs": times}))
+        print(
+            json.dumps(
+                {
+                    "corpus": "zh-xwlb",
+                    "case": "neardup dedup (warm, wall)",
+                    "c_s": round(c, 3),
+                    "numba_s": round(nb, 3),
+                    "c_over_numba": round(c / nb, 3),
+                    "same_output": same,
+                    "runs": times,
+                }
+            )
+        )
 
 
 def main() -> None:
@@ -107,7 +126,9 @@ def main() -> None:
             "signatures": lambda t=texts: signature.signatures(t, cfg),
             "sketch_pairs": lambda s=sigs: candidates.sketch_pairs(s.sketch, cfg),
             "simhash_words": lambda t=texts: SimHasher().fingerprint_many(t),
-            "simhash_shingles": lambda t=texts: SimHasher(SimHashConfig(features="shingles")).fingerprint_many(t),
+            "simhash_shingles": lambda t=texts: SimHasher(
+                SimHashConfig(features="shingles")
+            ).fingerprint_many(t),
         }
         for case, fn in cases.items():
             _with(True, fn), _with(False, fn)  # warm: caches, dictionaries, numba kernels loaded
@@ -116,8 +137,19 @@ def main() -> None:
                 c_times.append(_with(True, fn))
                 nb_times.append(_with(False, fn))
             c, nb = statistics.median(c_times), statistics.median(nb_times)
-            print(json.dumps({"corpus": name, "docs": len(texts), "case": case, "c_s": round(c, 4),
-                              "numba_s": round(nb, 4), "c_over_numba": round(c / nb, 3)}), flush=True)
+            print(
+                json.dumps(
+                    {
+                        "corpus": name,
+                        "docs": len(texts),
+                        "case": case,
+                        "c_s": round(c, 4),
+                        "numba_s": round(nb, 4),
+                        "c_over_numba": round(c / nb, 3),
+                    }
+                ),
+                flush=True,
+            )
 
 
 if __name__ == "__main__":

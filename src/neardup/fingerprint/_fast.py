@@ -90,7 +90,7 @@ def _normalize_kernel(cps: np.ndarray, offsets: np.ndarray) -> tuple[np.ndarray,
     if _fp_c is None:
         from neardup.fingerprint._fast_numba import _normalize_kernel as kernel
 
-        return kernel(cps, offsets, char_table(), start, length, flat)  # type: ignore[no-any-return]
+        return kernel(cps, offsets, char_table(), start, length, flat)
     cps = np.ascontiguousarray(cps, np.uint32)
     offsets = np.ascontiguousarray(offsets, np.int64)
     n = offsets.shape[0] - 1
@@ -183,9 +183,7 @@ def shingle_fingerprints(
         from neardup.fingerprint._fast_numba import _shingle_kernel
         from neardup.fingerprint._xxh3 import secret
 
-        return _shingle_kernel(  # type: ignore[no-any-return]
-            cps, offsets, char_table(), n, step, bits, binary, secret()
-        )
+        return _shingle_kernel(cps, offsets, char_table(), n, step, bits, binary, secret())
     nd = offsets.shape[0] - 1
     out = np.empty(nd, np.uint64)
     ok = np.empty(nd, np.bool_)

@@ -40,7 +40,7 @@ def accumulate(hashes: np.ndarray, weights: np.ndarray, bits: int) -> np.ndarray
     if _fp_c is None:
         from neardup.fingerprint import _kernels_numba
 
-        return _kernels_numba.accumulate(hashes, weights, bits)  # type: ignore[no-any-return]
+        return _kernels_numba.accumulate(hashes, weights, bits)
     sums = np.empty(bits, np.int64)
     _fp_c.accumulate_into(_u64(hashes), _i64(weights), bits, sums)
     return sums
@@ -73,9 +73,9 @@ def batch_fingerprints(
     if _fp_c is None:
         from neardup.fingerprint import _kernels_numba
 
-        return _kernels_numba.batch_fingerprints(  # type: ignore[no-any-return]
-            ids, offsets, vh, vw, bits, binary, top_n, levels
-        )
+        return _kernels_numba.batch_fingerprints(ids, offsets, vh, vw, bits, binary, top_n, levels)
     out = np.empty(offsets.shape[0] - 1, np.uint64)
-    _fp_c.batch_fingerprints_into(_i64(ids), _i64(offsets), _u64(vh), _i64(vw), bits, binary, _i64(top_n), levels, out)
+    _fp_c.batch_fingerprints_into(
+        _i64(ids), _i64(offsets), _u64(vh), _i64(vw), bits, binary, _i64(top_n), levels, out
+    )
     return out

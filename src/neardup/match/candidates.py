@@ -115,7 +115,7 @@ def _posting_pairs(
 def _pairs_of_postings(values: U64, docs: I64, posted: np.ndarray, max_posting: int) -> U64:
     """``_posting_pairs``, in C when the extension is built."""
     if _fp_c is None:
-        return _posting_pairs(values, docs, posted, max_posting)  # type: ignore[no-any-return]
+        return _posting_pairs(values, docs, posted, max_posting)
     values = np.ascontiguousarray(values, np.uint64)
     posted = np.ascontiguousarray(posted, np.bool_)
     out = np.empty(_fp_c.posting_pairs_count(values, posted, max_posting), np.uint64)

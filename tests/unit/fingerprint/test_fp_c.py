@@ -63,7 +63,10 @@ def test_normalize_kernel_equals_numba() -> None:
         assert np.array_equal(g, w)
 
 
-@pytest.mark.parametrize(("n", "step", "bits", "binary"), [(4, 1, 64, False), (5, 5, 64, True), (3, 2, 32, True), (1, 1, 7, False), (90, 90, 64, False)])
+@pytest.mark.parametrize(
+    ("n", "step", "bits", "binary"),
+    [(4, 1, 64, False), (5, 5, 64, True), (3, 2, 32, True), (1, 1, 7, False), (90, 90, 64, False)],
+)
 def test_shingle_kernel_equals_numba(n: int, step: int, bits: int, binary: bool) -> None:
     cps, offsets = _fast.normalize_batch(TEXTS, as_codepoints=True)
     got = _fast.shingle_fingerprints(cps, offsets, n, step, bits, binary)
@@ -126,13 +129,68 @@ def test_majority_bits_equals_numba() -> None:
 def test_bad_buffers_raise_instead_of_overrunning() -> None:
     cps, offsets = _fast.to_codepoints(["abc", "de"])
     with pytest.raises(TypeError):  # int32 offsets
-        _fp_c.shingle_into(cps, offsets.astype(np.int32), _fast.char_table(), 2, 1, 64, False, np.empty(2, np.uint64), np.empty(2, np.bool_))
+        _fp_c.shingle_into(
+            cps,
+            offsets.astype(np.int32),
+            _fast.char_table(),
+            2,
+            1,
+            64,
+            False,
+            np.empty(2, np.uint64),
+            np.empty(2, np.bool_),
+        )
     with pytest.raises(ValueError):  # an output too short
-        _fp_c.shingle_into(cps, offsets, _fast.char_table(), 2, 1, 64, False, np.empty(1, np.uint64), np.empty(2, np.bool_))
+        _fp_c.shingle_into(
+            cps, offsets, _fast.char_table(), 2, 1, 64, False, np.empty(1, np.uint64), np.empty(2, np.bool_)
+        )
     with pytest.raises(ValueError):  # offsets past the code points
-        _fp_c.shingle_into(cps, offsets + 1, _fast.char_table(), 2, 1, 64, False, np.empty(2, np.uint64), np.empty(2, np.bool_))
+        _fp_c.shingle_into(
+            cps,
+            offsets + 1,
+            _fast.char_table(),
+            2,
+            1,
+            64,
+            False,
+            np.empty(2, np.uint64),
+            np.empty(2, np.bool_),
+        )
     with pytest.raises(BufferError):  # a read-only output
         _fp_c.accumulate_into(np.zeros(1, np.uint64), np.zeros(1, np.int64), 64, b"\0" * 512)
     ids = np.array([0, 5], np.int64)
     with pytest.raises(ValueError):  # a feature id past the vocabulary
-        _fp_c.batch_fingerprints_into(ids, np.array([0, 2], np.int64), np.zeros(3, np.uint64), np.ones(3, np.int64), 64, False, np.zeros(1, np.int64), 0, np.empty(1, np.uint64))
+        _fp_c.batch_fingerprints_into(
+            ids,
+            np.array([0, 2], np.int64),
+            np.zeros(3, np.uint64),
+            np.ones(3, np.int64),
+            64,
+            False,
+            np.zeros(1, np.int64),
+            0,
+            np.empty(1, np.uint64),
+        )
+
+
+def test_fingerprints_run_without_importing_numba() -> None:
+    """With the extension built, SimHash (words and shingles) neither compiles nor imports numba."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from neardup.config import SimHashConfig\n"
+        "from neardup.fingerprint.simhash import SimHasher, simhash_from_features\n"
+        "texts = ['长江是中华民族的母亲河。', 'The cat sat on the mat.'] * 3\n"
+        "SimHasher().fingerprint_many(texts)\n"
+        "SimHasher(SimHashConfig(features='shingles')).fingerprint_many(texts)\n"
+        "SimHasher(SimHashConfig(top_n=3, levels=2)).fingerprint_many(texts)\n"
+        "simhash_from_features({'a': 1.0, 'b': 2.0})\n"
+        "print('numba' in sys.modules)\n"
+    )
+    env = {**os.environ, "NEARDUP_JIT": "always"}
+    env.pop("NUMBA_DISABLE_JIT", None)
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.strip() == "False"

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from neardup.fingerprint._fast import to_codepoints
-from neardup.match import candidates, signature
+from neardup.match import _signature_numba, candidates, signature
 from neardup.match.config import MatchConfig
 from neardup.text.normalize import numbers_as_digits
 
@@ -23,7 +23,9 @@ pytest.importorskip("neardup.fingerprint._fp_c", reason="the C extension is not 
 DATA = Path(os.environ.get("NEARDUP_DATA", Path(__file__).resolve().parents[3].parent / "shared" / "data"))
 # quote marks opening a line, newlines, digits, Chinese numerals and occasion units (年月日号届次期周 第),
 # letters, full-width and traditional forms, CJK beyond the BMP and other astral characters
-_ALPHABET = list("> |#\n\t 0123456789一二三十百两〇年月日号届次期周第abcXYZ，。ＡＢ１２國長江人民中华😀𠀀\U00030000\U00031350é")
+_ALPHABET = list(
+    "> |#\n\t 0123456789一二三十百两〇年月日号届次期周第abcXYZ，。ＡＢ１２國長江人民中华😀𠀀\U00030000\U00031350é"
+)
 
 
 def _random_texts(k: int, seed: int) -> list[str]:
@@ -48,7 +50,7 @@ TEXTS = _random_texts(1_500, seed=25) + _corpus(400)
 def test_signature_columns_equal_numba(n: int, k: int, m: int) -> None:
     cps, offsets = to_codepoints([numbers_as_digits(t) for t in TEXTS])
     table = signature.fold_table()
-    want = signature._signature_kernel_serial(cps, offsets, table, n, k, m)
+    want = _signature_numba._signature_kernel_serial(cps, offsets, table, n, k, m)
     got = signature._sign_c(cps, offsets, table, n, k, m)  # over 256 documents: split over threads
     nd = offsets.shape[0] - 1
     for g, w in zip(got[:6], want[:6], strict=True):
@@ -60,7 +62,7 @@ def test_signature_columns_equal_numba(n: int, k: int, m: int) -> None:
         base = offsets[d] + d
         assert np.array_equal(got[6][base : base + ntok[d]], want[6][base : base + ntok[d]])
     ptr_c, prof_c = signature._compact_profiles_c(got[6], offsets, got[3], 50)
-    ptr_n, prof_n = signature._compact_profiles(want[6], offsets, want[3], 50)
+    ptr_n, prof_n = _signature_numba._compact_profiles(want[6], offsets, want[3], 50)
     assert np.array_equal(ptr_c, ptr_n) and np.array_equal(prof_c, prof_n)
 
 
@@ -82,7 +84,7 @@ def test_take_gathers_profiles_as_numba() -> None:
     sigs = signature.signatures(TEXTS[:400], MatchConfig())
     rows = np.random.default_rng(1).integers(0, 400, 250).astype(np.int64)
     ptr_c, prof_c = signature._gather(sigs.prof_ptr, sigs.prof, rows)
-    ptr_n, prof_n = signature._gather_profiles(sigs.prof_ptr, sigs.prof, rows)
+    ptr_n, prof_n = _signature_numba._gather_profiles(sigs.prof_ptr, sigs.prof, rows)
     assert np.array_equal(ptr_c, ptr_n) and np.array_equal(prof_c, prof_n)
 
 
