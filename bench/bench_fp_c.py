@@ -1,6 +1,6 @@
 """The C kernels (``_fp_c``) against the numba kernels they replace, warm, in one process.
 
-    python bench/bench_fp_c.py [--repeat 5] [--data ../shared/data]
+    python bench/bench_fp_c.py [--repeat 5] [--data ../shared/data] [--corpora zh-xwlb,en-bbc] [--cases ...]
     python bench/bench_fp_c.py --dedup [--repeat 3]     # warm `neardup dedup` of zh-xwlb, C vs numba
 
 Times, per corpus (zh-xwlb, en-bbc), the match engine's signing (``match.signature.signatures``),
@@ -114,12 +114,14 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--dedup", action="store_true")
+    ap.add_argument("--corpora", default="zh-xwlb,en-bbc")
+    ap.add_argument("--cases", default="signatures,sketch_pairs,simhash_words,simhash_shingles")
     ap.add_argument("--data", default=str(Path(__file__).resolve().parents[1].parent / "shared" / "data"))
     args = ap.parse_args()
     if args.dedup:
         return _dedup(Path(args.data), args.repeat)
     cfg = MatchConfig()
-    for name in ("zh-xwlb", "en-bbc"):
+    for name in args.corpora.split(","):
         texts = _texts(Path(args.data) / f"{name}.jsonl.gz")
         sigs = signature.signatures(texts, cfg)
         cases: dict[str, Callable[[], Any]] = {
@@ -131,6 +133,8 @@ def main() -> None:
             ).fingerprint_many(t),
         }
         for case, fn in cases.items():
+            if case not in args.cases.split(","):
+                continue
             _with(True, fn), _with(False, fn)  # warm: caches, dictionaries, numba kernels loaded
             c_times, nb_times = [], []
             for _ in range(args.repeat):
