@@ -264,9 +264,9 @@ static inline void add_votes(uint64_t *restrict set, uint64_t *total, uint64_t h
     }
 }
 
-/* GCC on x86-64 Linux also builds an AVX2 copy of the vote loops, picked at load time where the CPU
+/* GCC on x86-64 Linux with glibc (ifunc) also builds an AVX2 copy of the vote loops, picked at load time where the CPU
  * has it (numba compiles for the host CPU the same way); other compilers and platforms build one. */
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__) && defined(__GLIBC__)
 #define HOST_CLONES __attribute__((target_clones("avx2", "default")))
 #else
 #define HOST_CLONES

@@ -113,3 +113,25 @@ def test_sketch_pairs_on_the_corpora_equal_numba() -> None:
     finally:
         candidates._fp_c = saved
     assert np.array_equal(got[0], want[0]) and np.array_equal(got[1], want[1])
+
+
+def test_signing_loads_no_numba_kernel() -> None:
+    """With the extension built, signing and sketch candidates never load their numba kernels."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from neardup.match.signature import signatures\n"
+        "from neardup.match.candidates import sketch_pairs\n"
+        "from neardup.match.config import MatchConfig\n"
+        "s = signatures(['长江是中华民族的母亲河，也是中华民族发展的重要支撑。'] * 300)\n"
+        "s.take([0, 5])\n"
+        "sketch_pairs(s.sketch, MatchConfig())\n"
+        "print(sorted(m for m in sys.modules if m.endswith('_numba')))\n"
+    )
+    env = {**os.environ, "NEARDUP_JIT": "always"}
+    env.pop("NUMBA_DISABLE_JIT", None)
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.strip() == "[]"
