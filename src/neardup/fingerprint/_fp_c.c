@@ -28,6 +28,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#if defined(_MSC_VER) && !defined(restrict)
+#define restrict __restrict
+#endif
+
 /* ---------------------------------------------------------------------------------------------
  * buffers */
 
@@ -299,6 +303,26 @@ HOST_CLONES static void vote_occurrences(const int64_t *ids, int64_t len, const 
     memcpy(set, acc, sizeof(acc));
     *total = tot;
 }
+
+/* the votes of features hs[0:n] with weights ws[0:n] */
+HOST_CLONES static void vote_list(const uint64_t *hs, const int64_t *ws, int64_t n, uint64_t *set, uint64_t *total) {
+    v4u acc[16];
+    memcpy(acc, set, sizeof(acc));
+    uint64_t tot = *total;
+    for (int64_t i = 0; i < n; i++) {
+        uint64_t h = hs[i], uw = (uint64_t)ws[i];
+        v4u wv = {uw, uw, uw, uw};
+        tot += uw;
+        for (int j = 0; j < 8; j++) {
+            v4u m[2];
+            memcpy(m, EXPAND[(h >> (8 * j)) & 0xFF], sizeof(m));
+            acc[2 * j] += wv & m[0];
+            acc[2 * j + 1] += wv & m[1];
+        }
+    }
+    memcpy(set, acc, sizeof(acc));
+    *total = tot;
+}
 #else
 static void vote_occurrences(const int64_t *ids, int64_t len, const uint64_t *vh, const int64_t *vw, uint64_t *set,
                              uint64_t *total) {
@@ -307,6 +331,10 @@ static void vote_occurrences(const int64_t *ids, int64_t len, const uint64_t *vh
         if (w <= 0) continue;
         add_votes(set, total, vh[ids[i]], w);
     }
+}
+
+static void vote_list(const uint64_t *hs, const int64_t *ws, int64_t n, uint64_t *set, uint64_t *total) {
+    for (int64_t i = 0; i < n; i++) add_votes(set, total, hs[i], ws[i]);
 }
 #endif
 
@@ -607,7 +635,7 @@ static PyObject *py_accumulate_into(PyObject *self, PyObject *args) {
     }
     Py_BEGIN_ALLOW_THREADS;
     uint64_t set[64] = {0}, total = 0;
-    for (Py_ssize_t i = 0; i < nh; i++) add_votes(set, &total, hs[i], ws[i]);
+    vote_list(hs, ws, nh, set, &total);
     add_up(set, total, sums, (int)bits);
     Py_END_ALLOW_THREADS;
     release(&b);
@@ -705,9 +733,13 @@ static PyObject *py_batch_fingerprints_into(PyObject *self, PyObject *args) {
         }
     int64_t *kept = malloc(sizeof(int64_t) * (size_t)(maxseg + 1));
     Feat *feats = malloc(sizeof(Feat) * (size_t)(maxseg + 1));
-    if (!kept || !feats) {
+    uint64_t *fh = malloc(sizeof(uint64_t) * (size_t)(maxseg + 1));
+    int64_t *fw = malloc(sizeof(int64_t) * (size_t)(maxseg + 1));
+    if (!kept || !feats || !fh || !fw) {
         free(kept);
         free(feats);
+        free(fh);
+        free(fw);
         release(&b);
         return PyErr_NoMemory();
     }
@@ -753,7 +785,11 @@ static PyObject *py_batch_fingerprints_into(PyObject *self, PyObject *args) {
                     feats[i].w = q > 1 ? q : 1;
                 }
             }
-            for (int64_t i = 0; i < u; i++) add_votes(set, &total, feats[i].h, feats[i].w);
+            for (int64_t i = 0; i < u; i++) {
+                fh[i] = feats[i].h;
+                fw[i] = feats[i].w;
+            }
+            vote_list(fh, fw, u, set, &total);
         }
         add_up(set, total, sums, (int)bits);
         out[d] = votes_to_fp(sums, bits) & mask;
@@ -761,6 +797,8 @@ static PyObject *py_batch_fingerprints_into(PyObject *self, PyObject *args) {
     Py_END_ALLOW_THREADS;
     free(kept);
     free(feats);
+    free(fh);
+    free(fw);
     release(&b);
     Py_RETURN_NONE;
 }
