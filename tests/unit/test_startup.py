@@ -87,7 +87,7 @@ def test_import_works_when_no_numba_cache_folder_is_writable(tmp_path: Path) -> 
         "TMPDIR": str(tmpdir),
     }
     env.pop("NUMBA_CACHE_DIR", None)
-    code = "import os, neardup, neardup.fingerprint._kernels; print(neardup.__file__, os.environ['NUMBA_CACHE_DIR'])"
+    code = "import os, neardup, neardup.fingerprint._kernels_numba; print(neardup.__file__, os.environ['NUMBA_CACHE_DIR'])"
     proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr[-2000:]
     where, cache = proc.stdout.split()

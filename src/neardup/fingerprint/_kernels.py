@@ -1,93 +1,60 @@
-"""numba kernels behind SimHash: bit sums over (hash, weight) features for whole batches.
+"""Kernels behind SimHash: bit sums over (hash, weight) features for whole batches.
+
+They run in the C extension ``_fp_c`` (built by pip at install, so nothing compiles at run time);
+where it could not be built (no C compiler at install) the same kernels run in numba
+(``_kernels_numba``, compiled once into the kernel cache), with the same results.
 
 Weights are fixed-point int64 (see ``simhash.WEIGHT_SCALE``), so sums are exact and do not depend on
 the order features are added in: the same features give the same fingerprint everywhere.
+
+>>> int(sums_to_fp(accumulate(np.array([0b110101, 0b101001], np.uint64), np.array([5, 4]), 6)))
+53
 """
 
 from __future__ import annotations
 
+from types import ModuleType
 from typing import Any
 
 import numpy as np
-from numba import njit
 
-_ONE = np.uint64(1)
+__all__ = ["accumulate", "batch_fingerprints", "sums_to_fp"]
 
-
-@njit(cache=True, nogil=True, inline="always")
-def _add(sums: np.ndarray, h: Any, w: Any, bits: int) -> None:  # pragma: no cover
-    """Add weight ``w`` to the sum of each bit set in ``h`` and subtract it from the others."""
-    for b in range(bits):
-        if (h >> np.uint64(b)) & _ONE:
-            sums[b] += w
-        else:
-            sums[b] -= w
+_fp_c: ModuleType | None
+try:
+    from neardup.fingerprint import _fp_c
+except ImportError:  # built without a C compiler: the numba kernels
+    _fp_c = None
 
 
-@njit(cache=True, nogil=True)
-def accumulate(hashes: np.ndarray, weights: np.ndarray, bits: int) -> np.ndarray:  # pragma: no cover
+def _i64(a: Any) -> np.ndarray:
+    return np.ascontiguousarray(a, np.int64)
+
+
+def _u64(a: Any) -> np.ndarray:
+    return np.ascontiguousarray(a, np.uint64)
+
+
+def accumulate(hashes: np.ndarray, weights: np.ndarray, bits: int) -> np.ndarray:
     """Signed bit sums: sums[b] = sum of w over features with bit b set minus those with it clear."""
-    sums = np.zeros(bits, np.int64)
-    for i in range(hashes.shape[0]):
-        h = hashes[i]
-        w = weights[i]
-        _add(sums, h, w, bits)
+    if _fp_c is None:
+        from neardup.fingerprint import _kernels_numba
+
+        return _kernels_numba.accumulate(hashes, weights, bits)
+    sums = np.empty(bits, np.int64)
+    _fp_c.accumulate_into(_u64(hashes), _i64(weights), bits, sums)
     return sums
 
 
-@njit(cache=True, nogil=True)
-def sums_to_fp(sums: np.ndarray) -> Any:  # pragma: no cover
-    fp = np.uint64(0)
-    for b in range(sums.shape[0]):
-        if sums[b] > 0:
-            fp |= _ONE << np.uint64(b)
-    return fp
+def sums_to_fp(sums: np.ndarray) -> Any:
+    """The fingerprint of bit sums: bit b set where sums[b] > 0 (a numpy uint64)."""
+    if _fp_c is None:
+        from neardup.fingerprint import _kernels_numba
+
+        return _kernels_numba.sums_to_fp(sums)
+    return np.uint64(_fp_c.sums_to_fp(_i64(sums)))
 
 
-@njit(cache=True, nogil=True)
-def _select(
-    ids: np.ndarray, vh: np.ndarray, vw: np.ndarray, binary: bool, top_n: int, levels: int
-) -> tuple[np.ndarray, np.ndarray]:  # pragma: no cover
-    """Distinct features of one document with their weights: tf (or 1) x unit weight, the top_n
-    heaviest (ties: smaller hash first), then quantized to 1..levels if levels > 0."""
-    kept = np.empty(ids.shape[0], np.int64)
-    k = 0
-    for i in range(ids.shape[0]):
-        if vw[ids[i]] > 0:
-            kept[k] = ids[i]
-            k += 1
-    kept = np.sort(kept[:k])
-    uh = np.empty(k, np.uint64)
-    uw = np.empty(k, np.int64)
-    u = 0
-    i = 0
-    while i < k:
-        j = i
-        while j < k and kept[j] == kept[i]:
-            j += 1
-        tf = 1 if binary else j - i
-        uh[u] = vh[kept[i]]
-        uw[u] = tf * vw[kept[i]]
-        u += 1
-        i = j
-    uh = uh[:u]
-    uw = uw[:u]
-    if top_n > 0 and u > top_n:
-        by_hash = np.argsort(uh, kind="mergesort")
-        uh = uh[by_hash]
-        uw = uw[by_hash]
-        order = np.argsort(-uw, kind="mergesort")[:top_n]
-        uh = uh[order]
-        uw = uw[order]
-    if levels > 0 and uw.shape[0] > 0:
-        top = uw.max()
-        for i in range(uw.shape[0]):
-            q = (levels * uw[i] + top - 1) // top
-            uw[i] = q if q > 1 else 1
-    return uh, uw
-
-
-@njit(cache=True, nogil=True)
 def batch_fingerprints(
     ids: np.ndarray,
     offsets: np.ndarray,
@@ -97,30 +64,18 @@ def batch_fingerprints(
     binary: bool,
     top_n: np.ndarray,
     levels: int,
-) -> np.ndarray:  # pragma: no cover
+) -> np.ndarray:
     """Fingerprints of documents ids[offsets[d]:offsets[d+1]] (feature ids into vh/vw).
 
-    ``top_n[d]`` is the number of features document d keeps (0: all). With no top-n, no levels and
-    tf weights the sums are taken per occurrence (tf x w == w added tf times), skipping the sort.
+    ``top_n[d]`` is the number of features document d keeps (0: all), ``levels`` quantizes weights to
+    1..levels (0: not), ``binary`` weighs each distinct feature once instead of by its count.
     """
-    n = offsets.shape[0] - 1
-    out = np.zeros(n, np.uint64)
-    mask = np.uint64(0xFFFFFFFFFFFFFFFF) if bits == 64 else (_ONE << np.uint64(bits)) - _ONE
-    for d in range(n):
-        seg = ids[offsets[d] : offsets[d + 1]]
-        sums = np.zeros(bits, np.int64)
-        if top_n[d] == 0 and levels == 0 and not binary:
-            for i in range(seg.shape[0]):
-                w = vw[seg[i]]
-                if w <= 0:
-                    continue
-                h = vh[seg[i]]
-                _add(sums, h, w, bits)
-        else:
-            uh, uw = _select(seg, vh, vw, binary, top_n[d], levels)
-            for i in range(uh.shape[0]):
-                h = uh[i]
-                w = uw[i]
-                _add(sums, h, w, bits)
-        out[d] = sums_to_fp(sums) & mask
+    if _fp_c is None:
+        from neardup.fingerprint import _kernels_numba
+
+        return _kernels_numba.batch_fingerprints(ids, offsets, vh, vw, bits, binary, top_n, levels)
+    out = np.empty(offsets.shape[0] - 1, np.uint64)
+    _fp_c.batch_fingerprints_into(
+        _i64(ids), _i64(offsets), _u64(vh), _i64(vw), bits, binary, _i64(top_n), levels, out
+    )
     return out

@@ -26,6 +26,8 @@ Only the corpus documents found here are loaded ahead of the batch; the engine's
 
 from __future__ import annotations
 
+from types import ModuleType
+
 import numpy as np
 import numpy.typing as npt
 from numba import njit
@@ -35,6 +37,12 @@ from neardup.match.config import MatchConfig
 from neardup.match.signature import EMPTY32, Signatures
 
 __all__ = ["cross_candidates", "key_pairs", "simhash_pairs", "sketch_pairs"]
+
+_fp_c: ModuleType | None
+try:
+    from neardup.fingerprint import _fp_c
+except ImportError:  # built without a C compiler: the numba kernel below
+    _fp_c = None
 
 I64 = npt.NDArray[np.int64]
 U64 = npt.NDArray[np.uint64]
@@ -104,6 +112,17 @@ def _posting_pairs(
     return out[:k]
 
 
+def _pairs_of_postings(values: U64, docs: I64, posted: np.ndarray, max_posting: int) -> U64:
+    """``_posting_pairs``, in C when the extension is built."""
+    if _fp_c is None:
+        return _posting_pairs(values, docs, posted, max_posting)
+    values = np.ascontiguousarray(values, np.uint64)
+    posted = np.ascontiguousarray(posted, np.bool_)
+    out = np.empty(_fp_c.posting_pairs_count(values, posted, max_posting), np.uint64)
+    k = _fp_c.posting_pairs_into(values, np.ascontiguousarray(docs, np.int64), posted, max_posting, out)
+    return out[:k]
+
+
 def _count_pairs(packed: U64, min_count: int) -> tuple[I64, I64]:
     if packed.shape[0] == 0:
         return _EMPTY, _EMPTY
@@ -138,7 +157,7 @@ def sketch_pairs(sketch: npt.NDArray[np.uint32], config: MatchConfig) -> tuple[I
     values = keys >> np.uint64(32)
     docs = (keys & np.uint64(0xFFFFFFFF)).astype(np.int64)
     return _count_pairs(
-        _posting_pairs(values, docs, posted_slot[order], config.max_posting), config.min_shared
+        _pairs_of_postings(values, docs, posted_slot[order], config.max_posting), config.min_shared
     )
 
 

@@ -60,6 +60,10 @@ _ORDINAL = re.compile(
     r"(?<=第)[〇零一二两三四五六七八九十百千]+|[〇零一二两三四五六七八九十百千]+(?=[次届期])"
 )
 _ANY_NUMBER = re.compile(r"[0-9〇零一二两三四五六七八九十百千万亿]")
+# what each rewrite needs to find anything: the rewrites' own patterns scan slowly (a lookbehind or a
+# starred class at every position), these scan fast, so texts without them skip the rewrite
+_CN_NUMERAL = re.compile(r"[〇零一二两三四五六七八九十百千万亿]")
+_DIGIT_COMMA = re.compile(r"\d,\d")
 
 
 def _cn_value(s: str) -> int | None:
@@ -90,7 +94,7 @@ def numbers_as_digits(text: str) -> str:
     """
     if _ANY_NUMBER.search(text) is None:
         return text
-    if "," in text:
+    if "," in text and _DIGIT_COMMA.search(text) is not None:
         text = _GROUPED.sub("", text)
 
     def scaled(m: re.Match[str]) -> str:
@@ -106,8 +110,12 @@ def numbers_as_digits(text: str) -> str:
         v = _cn_value(s)
         return s if v is None else str(v)
 
-    text = _ORDINAL.sub(lambda m: str(_cn_value(m.group(0))), text)
-    return _SCALED.sub(scaled, _CN_NUMBER.sub(chinese, text))
+    if _CN_NUMERAL.search(text) is not None:
+        text = _ORDINAL.sub(lambda m: str(_cn_value(m.group(0))), text)
+        text = _CN_NUMBER.sub(chinese, text)
+    if "万" in text or "亿" in text:
+        text = _SCALED.sub(scaled, text)
+    return text
 
 
 @cache

@@ -1,0 +1,1189 @@
+/* Fingerprint and signature kernels in C: the numba kernels of _fast.py, _kernels.py, _xxh3.py,
+ * match/signature.py and match/candidates.py, bit for bit (tested against them on random texts and
+ * the corpora). Built by pip at install, so no run compiles; without a C compiler the numba kernels
+ * run instead.
+ *
+ * Every function takes its inputs and outputs as C-contiguous buffers (numpy arrays: the Python
+ * wrappers allocate the outputs) and releases the GIL while it loops. Element sizes are checked,
+ * element types are the wrappers' business:
+ *
+ * normalize(cps u32, offsets i64, table u8, mstart i64, mlen i64, mflat u32, out_off i64[nd + 1],
+ *           flags u8[nd]) -> bytearray    (the normalized code points, 4 bytes each, native order)
+ * shingle_into(cps u32, offsets i64, table u8, n, step, bits, binary, out u64[nd], ok bool[nd])
+ * accumulate_into(hashes u64, weights i64, bits, sums i64[bits])
+ * sums_to_fp(sums i64) -> int
+ * batch_fingerprints_into(ids i64, offsets i64, vh u64, vw i64, bits, binary, top_n i64[nd], levels,
+ *                         out u64[nd])
+ * majority_bits(hashes u64, bits) -> int
+ * signature_range(cps u32, offsets i64, table u32, n, k, m, d0, d1, content u64, simhash u64,
+ *                 size i32, ntok i32, sketch u32[nd * k], nums u64[nd * max(m, 1)], prof u32[ncp + nd])
+ * copy_profiles(src u32, starts i64[nd], ptr i64[nd + 1], out u32)
+ * posting_pairs_count(values u64, posted bool, max_posting) -> int
+ * posting_pairs_into(values u64, docs i64, posted bool, max_posting, out u64) -> int
+ * xxh3_small(data) -> int or None      (XXH3-64 of up to 240 bytes; None beyond)
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#if defined(_MSC_VER) && !defined(restrict)
+#define restrict __restrict
+#endif
+
+/* ---------------------------------------------------------------------------------------------
+ * buffers */
+
+#define MAXBUF 16
+
+typedef struct {
+    Py_buffer v[MAXBUF];
+    int n;
+} Bufs;
+
+/* The contents of ``obj`` as a C-contiguous buffer of ``itemsize``-byte elements; their count in
+ * *count. NULL (with an exception set) when it is not one. */
+static void *take(Bufs *b, PyObject *obj, int writable, Py_ssize_t itemsize, Py_ssize_t *count, const char *what) {
+    Py_buffer *v = &b->v[b->n];
+    int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0);
+    if (PyObject_GetBuffer(obj, v, flags) < 0) return NULL;
+    b->n++;
+    if (v->itemsize != itemsize) {
+        PyErr_Format(PyExc_TypeError, "%s: expected %zd-byte elements, got %zd", what, itemsize, v->itemsize);
+        return NULL;
+    }
+    *count = v->len / itemsize;
+    return v->buf;
+}
+
+static void release(Bufs *b) {
+    for (int i = 0; i < b->n; i++) PyBuffer_Release(&b->v[i]);
+    b->n = 0;
+}
+
+static int too_short(Py_ssize_t have, Py_ssize_t need, const char *what) {
+    if (have < need) {
+        PyErr_Format(PyExc_ValueError, "%s: needs %zd elements, has %zd", what, need, have);
+        return 1;
+    }
+    return 0;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * XXH3-64, seed 0, default secret, inputs of 0..240 bytes (as _xxh3.py) */
+
+static const uint8_t SECRET[192] = {
+    0xB8, 0xFE, 0x6C, 0x39, 0x23, 0xA4, 0x4B, 0xBE, 0x7C, 0x01, 0x81, 0x2C, 0xF7, 0x21, 0xAD, 0x1C,
+    0xDE, 0xD4, 0x6D, 0xE9, 0x83, 0x90, 0x97, 0xDB, 0x72, 0x40, 0xA4, 0xA4, 0xB7, 0xB3, 0x67, 0x1F,
+    0xCB, 0x79, 0xE6, 0x4E, 0xCC, 0xC0, 0xE5, 0x78, 0x82, 0x5A, 0xD0, 0x7D, 0xCC, 0xFF, 0x72, 0x21,
+    0xB8, 0x08, 0x46, 0x74, 0xF7, 0x43, 0x24, 0x8E, 0xE0, 0x35, 0x90, 0xE6, 0x81, 0x3A, 0x26, 0x4C,
+    0x3C, 0x28, 0x52, 0xBB, 0x91, 0xC3, 0x00, 0xCB, 0x88, 0xD0, 0x65, 0x8B, 0x1B, 0x53, 0x2E, 0xA3,
+    0x71, 0x64, 0x48, 0x97, 0xA2, 0x0D, 0xF9, 0x4E, 0x38, 0x19, 0xEF, 0x46, 0xA9, 0xDE, 0xAC, 0xD8,
+    0xA8, 0xFA, 0x76, 0x3F, 0xE3, 0x9C, 0x34, 0x3F, 0xF9, 0xDC, 0xBB, 0xC7, 0xC7, 0x0B, 0x4F, 0x1D,
+    0x8A, 0x51, 0xE0, 0x4B, 0xCD, 0xB4, 0x59, 0x31, 0xC8, 0x9F, 0x7E, 0xC9, 0xD9, 0x78, 0x73, 0x64,
+    0xEA, 0xC5, 0xAC, 0x83, 0x34, 0xD3, 0xEB, 0xC3, 0xC5, 0x81, 0xA0, 0xFF, 0xFA, 0x13, 0x63, 0xEB,
+    0x17, 0x0D, 0xDD, 0x51, 0xB7, 0xF0, 0xDA, 0x49, 0xD3, 0x16, 0x55, 0x26, 0x29, 0xD4, 0x68, 0x9E,
+    0x2B, 0x16, 0xBE, 0x58, 0x7D, 0x47, 0xA1, 0xFC, 0x8F, 0xF8, 0xB8, 0xD1, 0x7A, 0xD0, 0x31, 0xCE,
+    0x45, 0xCB, 0x3A, 0x8F, 0x95, 0x16, 0x04, 0x28, 0xAF, 0xD7, 0xFB, 0xCA, 0xBB, 0x4B, 0x40, 0x7E,
+};
+
+#define P64_1 0x9E3779B185EBCA87ULL
+#define P64_2 0xC2B2AE3D27D4EB4FULL
+#define P64_3 0x165667B19E3779F9ULL
+#define PMX1 0x165667919E3779F9ULL
+#define PMX2 0x9FB21C651E98DF25ULL
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+static inline uint64_t rd64(const uint8_t *p) {
+    uint64_t v;
+    memcpy(&v, p, 8);
+    return v;
+}
+
+static inline uint64_t rd32(const uint8_t *p) {
+    uint32_t v;
+    memcpy(&v, p, 4);
+    return v;
+}
+#else
+static inline uint64_t rd64(const uint8_t *p) {
+    uint64_t v = 0;
+    for (int k = 0; k < 8; k++) v |= (uint64_t)p[k] << (8 * k);
+    return v;
+}
+
+static inline uint64_t rd32(const uint8_t *p) {
+    return (uint64_t)p[0] | ((uint64_t)p[1] << 8) | ((uint64_t)p[2] << 16) | ((uint64_t)p[3] << 24);
+}
+#endif
+
+static inline uint64_t rotl64(uint64_t x, int r) { return (x << r) | (x >> (64 - r)); }
+
+static inline uint64_t swap64(uint64_t x) {
+#if defined(__GNUC__)
+    return __builtin_bswap64(x);
+#endif
+    uint64_t v = 0;
+    for (int k = 0; k < 8; k++) v = (v << 8) | ((x >> (8 * k)) & 0xFF);
+    return v;
+}
+
+static inline uint64_t mulfold(uint64_t a, uint64_t b) {
+#if defined(__SIZEOF_INT128__)
+    __uint128_t p = (__uint128_t)a * b;
+    return (uint64_t)p ^ (uint64_t)(p >> 64);
+#else
+    uint64_t a_lo = a & 0xFFFFFFFFULL, a_hi = a >> 32, b_lo = b & 0xFFFFFFFFULL, b_hi = b >> 32;
+    uint64_t lo_lo = a_lo * b_lo, hi_lo = a_hi * b_lo, lo_hi = a_lo * b_hi, hi_hi = a_hi * b_hi;
+    uint64_t cross = (lo_lo >> 32) + (hi_lo & 0xFFFFFFFFULL) + lo_hi;
+    uint64_t upper = (hi_lo >> 32) + (cross >> 32) + hi_hi;
+    uint64_t lower = (cross << 32) | (lo_lo & 0xFFFFFFFFULL);
+    return lower ^ upper;
+#endif
+}
+
+static inline uint64_t xxh64_avalanche(uint64_t h) {
+    h ^= h >> 33;
+    h *= P64_2;
+    h ^= h >> 29;
+    h *= P64_3;
+    h ^= h >> 32;
+    return h;
+}
+
+static inline uint64_t avalanche(uint64_t h) {
+    h ^= h >> 37;
+    h *= PMX1;
+    h ^= h >> 32;
+    return h;
+}
+
+static inline uint64_t mix16(const uint8_t *p, const uint8_t *s) {
+    return mulfold(rd64(p) ^ rd64(s), rd64(p + 8) ^ rd64(s + 8));
+}
+
+/* XXH3-64 of p[0:len]; *ok = 0 (and 0 returned) over 240 bytes */
+static uint64_t xxh3_64(const uint8_t *p, int64_t len, int *ok) {
+    const uint8_t *s = SECRET;
+    uint64_t n = (uint64_t)len;
+    *ok = 1;
+    if (len <= 16) {
+        if (len > 8) {
+            uint64_t lo = rd64(p) ^ (rd64(s + 24) ^ rd64(s + 32));
+            uint64_t hi = rd64(p + len - 8) ^ (rd64(s + 40) ^ rd64(s + 48));
+            uint64_t acc = n + swap64(lo) + hi + mulfold(lo, hi);
+            return avalanche(acc);
+        }
+        if (len >= 4) {
+            uint64_t in1 = rd32(p), in2 = rd32(p + len - 4);
+            uint64_t keyed = (in2 + (in1 << 32)) ^ (rd64(s + 8) ^ rd64(s + 16));
+            uint64_t h = keyed ^ (rotl64(keyed, 49) ^ rotl64(keyed, 24));
+            h *= PMX2;
+            h ^= (h >> 35) + n;
+            h *= PMX2;
+            h ^= h >> 28;
+            return h;
+        }
+        if (len > 0) {
+            uint64_t c1 = p[0], c2 = p[len >> 1], c3 = p[len - 1];
+            uint64_t combined = (c1 << 16) | (c2 << 24) | c3 | (n << 8);
+            return xxh64_avalanche(combined ^ (rd32(s) ^ rd32(s + 4)));
+        }
+        return xxh64_avalanche(rd64(s + 56) ^ rd64(s + 64));
+    }
+    if (len <= 128) {
+        uint64_t acc = n * P64_1;
+        if (len > 32) {
+            if (len > 64) {
+                if (len > 96) {
+                    acc += mix16(p + 48, s + 96);
+                    acc += mix16(p + len - 64, s + 112);
+                }
+                acc += mix16(p + 32, s + 64);
+                acc += mix16(p + len - 48, s + 80);
+            }
+            acc += mix16(p + 16, s + 32);
+            acc += mix16(p + len - 32, s + 48);
+        }
+        acc += mix16(p, s);
+        acc += mix16(p + len - 16, s + 16);
+        return avalanche(acc);
+    }
+    if (len <= 240) {
+        uint64_t acc = n * P64_1;
+        for (int i = 0; i < 8; i++) acc += mix16(p + 16 * i, s + 16 * i);
+        acc = avalanche(acc);
+        for (int64_t i = 8; i < len / 16; i++) acc += mix16(p + 16 * i, s + 16 * (i - 8) + 3);
+        acc += mix16(p + len - 16, s + 119);
+        return avalanche(acc);
+    }
+    *ok = 0;
+    return 0;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * SimHash bit votes */
+
+#define L8 0x0101010101010101ULL
+
+/* bit b (< bits) set when more than half of hs[0:total] have it */
+static uint64_t majority(const uint64_t *hs, int64_t total, int bits) {
+    int64_t counts[64] = {0};
+    uint64_t acc[8] = {0};
+    int pending = 0;
+    for (int64_t k = 0; k < total; k++) {
+        uint64_t h = hs[k];
+        for (int j = 0; j < 8; j++) acc[j] += (h >> j) & L8;
+        pending++;
+        if (pending == 255 || k == total - 1) {
+            for (int j = 0; j < 8; j++) {
+                uint64_t v = acc[j];
+                for (int lane = 0; lane < 8; lane++) counts[8 * lane + j] += (int64_t)((v >> (8 * lane)) & 0xFF);
+                acc[j] = 0;
+            }
+            pending = 0;
+        }
+    }
+    uint64_t fp = 0;
+    for (int b = 0; b < bits && b < 64; b++)
+        if (2 * counts[b] > total) fp |= 1ULL << b;
+    return fp;
+}
+
+/* EXPAND[v][i]: all ones where bit i of the byte v is set */
+static uint64_t EXPAND[256][8];
+
+/* Weighted votes, kept as set[b] = the sum of w over features with bit b set, and total = the sum
+ * of all w: the signed sum SimHash thresholds is 2 set[b] - total (add_up). Bytes of the hash pick
+ * rows of EXPAND, so the inner loop is masks and adds, with no shift per bit. Everything is two's
+ * complement arithmetic that wraps around, as numba's int64 does, so the identity holds exactly. */
+static inline void add_votes(uint64_t *restrict set, uint64_t *total, uint64_t h, int64_t w) {
+    uint64_t uw = (uint64_t)w;
+    *total += uw;
+    for (int j = 0; j < 8; j++) {
+        const uint64_t *m = EXPAND[(h >> (8 * j)) & 0xFF];
+        uint64_t *restrict o = set + 8 * j;
+        for (int i = 0; i < 8; i++) o[i] += uw & m[i];
+    }
+}
+
+/* GCC on x86-64 Linux with glibc (ifunc) also builds an AVX2 copy of the vote loops, picked at load time where the CPU
+ * has it (numba compiles for the host CPU the same way); other compilers and platforms build one. */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__) && defined(__GLIBC__)
+#define HOST_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define HOST_CLONES
+#endif
+
+/* the votes of every feature occurrence ids[0:len] with a positive weight */
+#if defined(__GNUC__)
+/* the same loop over 4-lane vectors (GCC's and clang's vector extension): the 64 sums stay in 16
+ * registers while the features stream past */
+typedef uint64_t v4u __attribute__((vector_size(32)));
+
+HOST_CLONES static void vote_occurrences(const int64_t *ids, int64_t len, const uint64_t *vh, const int64_t *vw,
+                                         uint64_t *set, uint64_t *total) {
+    v4u acc[16];
+    memcpy(acc, set, sizeof(acc));
+    uint64_t tot = *total;
+    for (int64_t i = 0; i < len; i++) {
+        int64_t w = vw[ids[i]];
+        if (w <= 0) continue;
+        uint64_t h = vh[ids[i]], uw = (uint64_t)w;
+        v4u wv = {uw, uw, uw, uw};
+        tot += uw;
+        for (int j = 0; j < 8; j++) {
+            v4u m[2];
+            memcpy(m, EXPAND[(h >> (8 * j)) & 0xFF], sizeof(m));
+            acc[2 * j] += wv & m[0];
+            acc[2 * j + 1] += wv & m[1];
+        }
+    }
+    memcpy(set, acc, sizeof(acc));
+    *total = tot;
+}
+
+/* the votes of features hs[0:n] with weights ws[0:n] */
+HOST_CLONES static void vote_list(const uint64_t *hs, const int64_t *ws, int64_t n, uint64_t *set, uint64_t *total) {
+    v4u acc[16];
+    memcpy(acc, set, sizeof(acc));
+    uint64_t tot = *total;
+    for (int64_t i = 0; i < n; i++) {
+        uint64_t h = hs[i], uw = (uint64_t)ws[i];
+        v4u wv = {uw, uw, uw, uw};
+        tot += uw;
+        for (int j = 0; j < 8; j++) {
+            v4u m[2];
+            memcpy(m, EXPAND[(h >> (8 * j)) & 0xFF], sizeof(m));
+            acc[2 * j] += wv & m[0];
+            acc[2 * j + 1] += wv & m[1];
+        }
+    }
+    memcpy(set, acc, sizeof(acc));
+    *total = tot;
+}
+#else
+static void vote_occurrences(const int64_t *ids, int64_t len, const uint64_t *vh, const int64_t *vw, uint64_t *set,
+                             uint64_t *total) {
+    for (int64_t i = 0; i < len; i++) {
+        int64_t w = vw[ids[i]];
+        if (w <= 0) continue;
+        add_votes(set, total, vh[ids[i]], w);
+    }
+}
+
+static void vote_list(const uint64_t *hs, const int64_t *ws, int64_t n, uint64_t *set, uint64_t *total) {
+    for (int64_t i = 0; i < n; i++) add_votes(set, total, hs[i], ws[i]);
+}
+#endif
+
+/* the signed sums of the first ``bits`` bits */
+static inline void add_up(const uint64_t *set, uint64_t total, int64_t *sums, int bits) {
+    for (int b = 0; b < bits; b++) sums[b] = (int64_t)(2 * set[b] - total);
+}
+
+static inline uint64_t votes_to_fp(const int64_t *sums, int64_t bits) {
+    uint64_t fp = 0;
+    for (int64_t b = 0; b < bits && b < 64; b++)
+        if (sums[b] > 0) fp |= 1ULL << b;
+    return fp;
+}
+
+/* in-place ascending sort of v[0:n]: quicksort (median of three, the smaller side first, so the
+ * stack stays O(log n)) with insertion sort for short runs; the result, a sorted array, is the same
+ * whatever sort numba uses */
+#define DEFINE_SORT(NAME, T)                                                             \
+    static void NAME(T *v, int64_t n) {                                                  \
+        while (n > 16) {                                                                 \
+            T a = v[0], b = v[n / 2], c = v[n - 1];                                      \
+            T p = a < b ? (b < c ? b : (a < c ? c : a)) : (a < c ? a : (b < c ? c : b)); \
+            int64_t i = 0, j = n - 1;                                                    \
+            while (i <= j) {                                                             \
+                while (v[i] < p) i++;                                                    \
+                while (v[j] > p) j--;                                                    \
+                if (i <= j) {                                                            \
+                    T t = v[i];                                                          \
+                    v[i] = v[j];                                                         \
+                    v[j] = t;                                                            \
+                    i++;                                                                 \
+                    j--;                                                                 \
+                }                                                                        \
+            }                                                                            \
+            if (j + 1 < n - i) {                                                         \
+                NAME(v, j + 1);                                                          \
+                v += i;                                                                  \
+                n -= i;                                                                  \
+            } else {                                                                     \
+                NAME(v + i, n - i);                                                      \
+                n = j + 1;                                                               \
+            }                                                                            \
+        }                                                                                \
+        for (int64_t i = 1; i < n; i++) {                                                \
+            T x = v[i];                                                                  \
+            int64_t j = i - 1;                                                           \
+            while (j >= 0 && v[j] > x) {                                                 \
+                v[j + 1] = v[j];                                                         \
+                j--;                                                                     \
+            }                                                                            \
+            v[j + 1] = x;                                                                \
+        }                                                                                \
+    }
+
+DEFINE_SORT(sort_u64, uint64_t)
+DEFINE_SORT(sort_i64, int64_t)
+
+/* sort v[0:n] and drop repeats (np.unique); returns the number left */
+static int64_t unique_u64(uint64_t *v, int64_t n) {
+    if (n == 0) return 0;
+    sort_u64(v, n);
+    int64_t u = 1;
+    for (int64_t i = 1; i < n; i++)
+        if (v[i] != v[u - 1]) v[u++] = v[i];
+    return u;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * normalization (_fast._normalize_kernel) */
+
+static PyObject *py_normalize(PyObject *self, PyObject *args) {
+    PyObject *o[9];
+    if (!PyArg_ParseTuple(args, "OOOOOOOO", &o[0], &o[1], &o[2], &o[3], &o[4], &o[5], &o[7], &o[8]))
+        return NULL;
+    Bufs b = {.n = 0};
+    Py_ssize_t ncp, noff, ntab, nms, nml, nmf, noo, nfl;
+    const uint32_t *cps = take(&b, o[0], 0, 4, &ncp, "cps");
+    const int64_t *offsets = cps ? take(&b, o[1], 0, 8, &noff, "offsets") : NULL;
+    const uint8_t *table = offsets ? take(&b, o[2], 0, 1, &ntab, "table") : NULL;
+    const int64_t *mstart = table ? take(&b, o[3], 0, 8, &nms, "mstart") : NULL;
+    const int64_t *mlen = mstart ? take(&b, o[4], 0, 8, &nml, "mlen") : NULL;
+    const uint32_t *mflat = mlen ? take(&b, o[5], 0, 4, &nmf, "mflat") : NULL;
+    int64_t *out_off = mflat ? take(&b, o[7], 1, 8, &noo, "out_off") : NULL;
+    uint8_t *flags = out_off ? take(&b, o[8], 1, 1, &nfl, "flags") : NULL;
+    if (!flags || too_short(noff, 1, "offsets") || too_short(ntab, 0x10000, "table") ||
+        too_short(nms, 0x10000, "mstart") || too_short(nml, 0x10000, "mlen") || too_short(noo, noff, "out_off") ||
+        too_short(nfl, noff - 1, "flags")) {
+        release(&b);
+        return NULL;
+    }
+    Py_ssize_t nd = noff - 1;
+    /* room for the longest output: every replacement, plus one space before each character */
+    int64_t cap = 0, bad = 0;
+    Py_BEGIN_ALLOW_THREADS;
+    for (Py_ssize_t i = 0; i < ncp; i++) {
+        uint32_t c = cps[i];
+        cap += c < 0x10000 ? mlen[c] + 1 : 1;
+    }
+    for (Py_ssize_t d = 0; d < nd && !bad; d++)
+        if (offsets[d] < 0 || offsets[d] > offsets[d + 1] || offsets[d + 1] > ncp) bad = 1;
+    for (Py_ssize_t c = 0; c < 0x10000 && !bad; c++)
+        if (mlen[c] > 0 && (mstart[c] < 0 || mstart[c] + mlen[c] > nmf)) bad = 1;
+    Py_END_ALLOW_THREADS;
+    if (bad) {
+        PyErr_SetString(PyExc_ValueError, "offsets or the replacement table are out of range");
+        release(&b);
+        return NULL;
+    }
+    PyObject *res = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)(4 * (cap + 1)));
+    if (!res) {
+        release(&b);
+        return NULL;
+    }
+    uint32_t *out = (uint32_t *)PyByteArray_AS_STRING(res);
+    int64_t o_ = 0;
+    Py_BEGIN_ALLOW_THREADS;
+    out_off[0] = 0;
+    for (Py_ssize_t d = 0; d < nd; d++) {
+        int pending = 0, started = 0;
+        uint8_t fl = 0;
+        int64_t i = offsets[d], end = offsets[d + 1], k = 0, kend = 0;
+        while (i < end || k < kend) {
+            uint32_t cp;
+            int space;
+            if (k < kend) {
+                cp = mflat[k++];
+            } else {
+                cp = cps[i++];
+                if (cp < 0x10000 && mlen[cp] > 0) {
+                    k = mstart[cp];
+                    kend = k + mlen[cp];
+                    continue;
+                }
+            }
+            if (cp < 0x80) {
+                if (65 <= cp && cp <= 90) cp += 32;
+                space = (table[cp] & 1) != 0;
+            } else if (cp < 0x10000) {
+                uint8_t f = table[cp];
+                space = (f & 1) != 0;
+                fl |= f & 2;
+                if ((f & 8) == 0) fl |= 1;
+            } else {
+                space = 0;
+                fl |= 4;
+            }
+            if (space) {
+                pending = started;
+                continue;
+            }
+            if (pending) {
+                out[o_++] = 0x20;
+                pending = 0;
+            }
+            out[o_++] = cp;
+            started = 1;
+        }
+        out_off[d + 1] = o_;
+        flags[d] = fl;
+    }
+    Py_END_ALLOW_THREADS;
+    release(&b);
+    if (PyByteArray_Resize(res, (Py_ssize_t)(4 * o_)) < 0) {
+        Py_DECREF(res);
+        return NULL;
+    }
+    return res;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * character-shingle SimHash (_fast._shingle_kernel) */
+
+static PyObject *py_shingle_into(PyObject *self, PyObject *args) {
+    PyObject *co, *oo, *to, *outo, *oko;
+    long long n, step, bits;
+    int binary;
+    if (!PyArg_ParseTuple(args, "OOOLLLpOO", &co, &oo, &to, &n, &step, &bits, &binary, &outo, &oko)) return NULL;
+    if (n < 1 || step < 1 || bits < 1 || bits > 64) {
+        PyErr_SetString(PyExc_ValueError, "n and step must be >= 1 and bits in 1..64");
+        return NULL;
+    }
+    Bufs b = {.n = 0};
+    Py_ssize_t ncp, noff, ntab, nout, nok;
+    const uint32_t *cps = take(&b, co, 0, 4, &ncp, "cps");
+    const int64_t *offsets = cps ? take(&b, oo, 0, 8, &noff, "offsets") : NULL;
+    const uint8_t *table = offsets ? take(&b, to, 0, 1, &ntab, "table") : NULL;
+    uint64_t *out = table ? take(&b, outo, 1, 8, &nout, "out") : NULL;
+    uint8_t *ok = out ? take(&b, oko, 1, 1, &nok, "ok") : NULL;
+    if (!ok || too_short(noff, 1, "offsets") || too_short(ntab, 0x10000, "table") ||
+        too_short(nout, noff - 1, "out") || too_short(nok, noff - 1, "ok")) {
+        release(&b);
+        return NULL;
+    }
+    Py_ssize_t nd = noff - 1;
+    int64_t maxlen = 0;
+    for (Py_ssize_t d = 0; d < nd; d++) {
+        if (offsets[d] < 0 || offsets[d] > offsets[d + 1] || offsets[d + 1] > ncp) {
+            release(&b);
+            PyErr_SetString(PyExc_ValueError, "offsets out of range");
+            return NULL;
+        }
+        if (offsets[d + 1] - offsets[d] > maxlen) maxlen = offsets[d + 1] - offsets[d];
+    }
+    uint8_t *buf = malloc((size_t)(4 * maxlen + 8));
+    int64_t *starts = malloc(sizeof(int64_t) * (size_t)(maxlen + 1));
+    uint64_t *hs = malloc(sizeof(uint64_t) * (size_t)(maxlen + 2));
+    if (!buf || !starts || !hs) {
+        free(buf);
+        free(starts);
+        free(hs);
+        release(&b);
+        return PyErr_NoMemory();
+    }
+    Py_BEGIN_ALLOW_THREADS;
+    for (Py_ssize_t d = 0; d < nd; d++) {
+        out[d] = 0;
+        ok[d] = 1;
+        int64_t nb = 0, nc = 0;
+        for (int64_t i = offsets[d]; i < offsets[d + 1]; i++) {
+            uint32_t cp = cps[i];
+            if (cp >= 0x10000) {
+                ok[d] = 0;
+                break;
+            }
+            if ((table[cp] & 4) == 0) continue;
+            starts[nc++] = nb;
+            if (cp < 0x80) {
+                buf[nb++] = (uint8_t)cp;
+            } else if (cp < 0x800) {
+                buf[nb] = (uint8_t)(0xC0 | (cp >> 6));
+                buf[nb + 1] = (uint8_t)(0x80 | (cp & 0x3F));
+                nb += 2;
+            } else {
+                buf[nb] = (uint8_t)(0xE0 | (cp >> 12));
+                buf[nb + 1] = (uint8_t)(0x80 | ((cp >> 6) & 0x3F));
+                buf[nb + 2] = (uint8_t)(0x80 | (cp & 0x3F));
+                nb += 3;
+            }
+        }
+        if (!ok[d] || nc == 0) continue;
+        starts[nc] = nb;
+        int64_t nh = 0;
+        int good;
+        if (nc <= n) {
+            uint64_t h = xxh3_64(buf, nb, &good);
+            if (!good) {
+                ok[d] = 0;
+                continue;
+            }
+            hs[0] = h;
+            nh = 1;
+        } else {
+            for (int64_t i = 0; i + n <= nc; i += step) {
+                uint64_t h = xxh3_64(buf + starts[i], starts[i + n] - starts[i], &good);
+                if (!good) {
+                    ok[d] = 0;
+                    break;
+                }
+                hs[nh++] = h;
+            }
+            if (ok[d] && step == n && nc % n) {
+                int64_t a = nc - nc % n;
+                hs[nh++] = xxh3_64(buf + starts[a], nb - starts[a], &good);
+            }
+        }
+        if (!ok[d]) continue;
+        if (binary) nh = unique_u64(hs, nh);
+        out[d] = majority(hs, nh, (int)bits);
+    }
+    Py_END_ALLOW_THREADS;
+    free(buf);
+    free(starts);
+    free(hs);
+    release(&b);
+    Py_RETURN_NONE;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * weighted SimHash (_kernels.py) */
+
+static PyObject *py_accumulate_into(PyObject *self, PyObject *args) {
+    PyObject *ho, *wo, *so;
+    long long bits;
+    if (!PyArg_ParseTuple(args, "OOLO", &ho, &wo, &bits, &so)) return NULL;
+    if (bits < 1 || bits > 64) {
+        PyErr_SetString(PyExc_ValueError, "bits must be in 1..64");
+        return NULL;
+    }
+    Bufs b = {.n = 0};
+    Py_ssize_t nh, nw, ns;
+    const uint64_t *hs = take(&b, ho, 0, 8, &nh, "hashes");
+    const int64_t *ws = hs ? take(&b, wo, 0, 8, &nw, "weights") : NULL;
+    int64_t *sums = ws ? take(&b, so, 1, 8, &ns, "sums") : NULL;
+    if (!sums || too_short(nw, nh, "weights") || too_short(ns, bits, "sums")) {
+        release(&b);
+        return NULL;
+    }
+    Py_BEGIN_ALLOW_THREADS;
+    uint64_t set[64] = {0}, total = 0;
+    vote_list(hs, ws, nh, set, &total);
+    add_up(set, total, sums, (int)bits);
+    Py_END_ALLOW_THREADS;
+    release(&b);
+    Py_RETURN_NONE;
+}
+
+static PyObject *py_sums_to_fp(PyObject *self, PyObject *args) {
+    PyObject *so;
+    if (!PyArg_ParseTuple(args, "O", &so)) return NULL;
+    Bufs b = {.n = 0};
+    Py_ssize_t ns;
+    const int64_t *sums = take(&b, so, 0, 8, &ns, "sums");
+    if (!sums) {
+        release(&b);
+        return NULL;
+    }
+    uint64_t fp = votes_to_fp(sums, ns);
+    release(&b);
+    return PyLong_FromUnsignedLongLong(fp);
+}
+
+static PyObject *py_majority_bits(PyObject *self, PyObject *args) {
+    PyObject *ho;
+    long long bits = 64;
+    if (!PyArg_ParseTuple(args, "O|L", &ho, &bits)) return NULL;
+    Bufs b = {.n = 0};
+    Py_ssize_t nh;
+    const uint64_t *hs = take(&b, ho, 0, 8, &nh, "hashes");
+    if (!hs) {
+        release(&b);
+        return NULL;
+    }
+    uint64_t fp;
+    Py_BEGIN_ALLOW_THREADS;
+    fp = majority(hs, nh, (int)(bits < 0 ? 0 : bits > 64 ? 64 : bits));
+    Py_END_ALLOW_THREADS;
+    release(&b);
+    return PyLong_FromUnsignedLongLong(fp);
+}
+
+/* a distinct feature of one document: hash, weight, and its place in hash-then-id order (ties) */
+typedef struct {
+    uint64_t h;
+    int64_t w;
+    int64_t at;
+} Feat;
+
+/* heaviest first, then smaller hash, then the order the features were found in: what numba's two
+ * stable argsorts (by hash, then by -weight) give */
+static int cmp_feat(const void *a, const void *b) {
+    const Feat *x = a, *y = b;
+    if (x->w != y->w) return x->w > y->w ? -1 : 1;
+    if (x->h != y->h) return x->h < y->h ? -1 : 1;
+    return (x->at > y->at) - (x->at < y->at);
+}
+
+static PyObject *py_batch_fingerprints_into(PyObject *self, PyObject *args) {
+    PyObject *io, *oo, *vho, *vwo, *to, *outo;
+    long long bits, levels;
+    int binary;
+    if (!PyArg_ParseTuple(args, "OOOOLpOLO", &io, &oo, &vho, &vwo, &bits, &binary, &to, &levels, &outo)) return NULL;
+    if (bits < 1 || bits > 64) {
+        PyErr_SetString(PyExc_ValueError, "bits must be in 1..64");
+        return NULL;
+    }
+    Bufs b = {.n = 0};
+    Py_ssize_t nid, noff, nvh, nvw, ntop, nout;
+    const int64_t *ids = take(&b, io, 0, 8, &nid, "ids");
+    const int64_t *offsets = ids ? take(&b, oo, 0, 8, &noff, "offsets") : NULL;
+    const uint64_t *vh = offsets ? take(&b, vho, 0, 8, &nvh, "vh") : NULL;
+    const int64_t *vw = vh ? take(&b, vwo, 0, 8, &nvw, "vw") : NULL;
+    const int64_t *top_n = vw ? take(&b, to, 0, 8, &ntop, "top_n") : NULL;
+    uint64_t *out = top_n ? take(&b, outo, 1, 8, &nout, "out") : NULL;
+    if (!out || too_short(noff, 1, "offsets") || too_short(ntop, noff - 1, "top_n") ||
+        too_short(nout, noff - 1, "out")) {
+        release(&b);
+        return NULL;
+    }
+    Py_ssize_t nd = noff - 1;
+    int64_t maxseg = 0;
+    for (Py_ssize_t d = 0; d < nd; d++) {
+        if (offsets[d] < 0 || offsets[d] > offsets[d + 1] || offsets[d + 1] > nid) {
+            release(&b);
+            PyErr_SetString(PyExc_ValueError, "offsets out of range");
+            return NULL;
+        }
+        if (offsets[d + 1] - offsets[d] > maxseg) maxseg = offsets[d + 1] - offsets[d];
+    }
+    Py_ssize_t nv = nvh < nvw ? nvh : nvw;
+    for (Py_ssize_t i = 0; i < nid; i++)
+        if (ids[i] < 0 || ids[i] >= nv) {
+            release(&b);
+            PyErr_SetString(PyExc_ValueError, "a feature id is out of range");
+            return NULL;
+        }
+    int64_t *kept = malloc(sizeof(int64_t) * (size_t)(maxseg + 1));
+    Feat *feats = malloc(sizeof(Feat) * (size_t)(maxseg + 1));
+    uint64_t *fh = malloc(sizeof(uint64_t) * (size_t)(maxseg + 1));
+    int64_t *fw = malloc(sizeof(int64_t) * (size_t)(maxseg + 1));
+    if (!kept || !feats || !fh || !fw) {
+        free(kept);
+        free(feats);
+        free(fh);
+        free(fw);
+        release(&b);
+        return PyErr_NoMemory();
+    }
+    uint64_t mask = bits == 64 ? ~0ULL : (1ULL << bits) - 1;
+    Py_BEGIN_ALLOW_THREADS;
+    for (Py_ssize_t d = 0; d < nd; d++) {
+        int64_t sums[64];
+        uint64_t set[64] = {0}, total = 0;
+        const int64_t *seg = ids + offsets[d];
+        int64_t len = offsets[d + 1] - offsets[d];
+        if (top_n[d] == 0 && levels == 0 && !binary) {
+            vote_occurrences(seg, len, vh, vw, set, &total);
+        } else {
+            /* distinct features: tf (or 1) x unit weight, the top_n heaviest, quantized to levels */
+            int64_t k = 0;
+            for (int64_t i = 0; i < len; i++)
+                if (vw[seg[i]] > 0) kept[k++] = seg[i];
+            sort_i64(kept, k);
+            int64_t u = 0;
+            for (int64_t i = 0; i < k;) {
+                int64_t j = i;
+                while (j < k && kept[j] == kept[i]) j++;
+                int64_t tf = binary ? 1 : j - i;
+                feats[u].h = vh[kept[i]];
+                feats[u].w = (int64_t)((uint64_t)tf * (uint64_t)vw[kept[i]]);
+                feats[u].at = u;
+                u++;
+                i = j;
+            }
+            if (top_n[d] > 0 && u > top_n[d]) {
+                qsort(feats, (size_t)u, sizeof(Feat), cmp_feat);
+                u = top_n[d];
+            }
+            if (levels > 0 && u > 0) {
+                int64_t top = feats[0].w;
+                for (int64_t i = 1; i < u; i++)
+                    if (feats[i].w > top) top = feats[i].w;
+                for (int64_t i = 0; i < u; i++) {
+                    int64_t num = levels * feats[i].w + top - 1;
+                    /* floor division, as numba's // */
+                    int64_t q = num / top;
+                    if ((num % top != 0) && ((num < 0) != (top < 0))) q -= 1;
+                    feats[i].w = q > 1 ? q : 1;
+                }
+            }
+            for (int64_t i = 0; i < u; i++) {
+                fh[i] = feats[i].h;
+                fw[i] = feats[i].w;
+            }
+            vote_list(fh, fw, u, set, &total);
+        }
+        add_up(set, total, sums, (int)bits);
+        out[d] = votes_to_fp(sums, bits) & mask;
+    }
+    Py_END_ALLOW_THREADS;
+    free(kept);
+    free(feats);
+    free(fh);
+    free(fw);
+    release(&b);
+    Py_RETURN_NONE;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * match signatures (match/signature.py's _one) */
+
+#define SP 0x9E3779B97F4A7C15ULL
+#define FNV 0x100000001B3ULL
+#define FNV0 0xCBF29CE484222325ULL
+
+static inline uint64_t smix(uint64_t x) {
+    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
+    return x ^ (x >> 31);
+}
+
+static inline int is_cjk(int64_t cp) {
+    return (0x4E00 <= cp && cp <= 0x9FFF) || (0x3400 <= cp && cp <= 0x4DBF) || (0x3040 <= cp && cp <= 0x30FF) ||
+           (0xAC00 <= cp && cp <= 0xD7A3) || (0xF900 <= cp && cp <= 0xFAFF) || (0x20000 <= cp && cp <= 0x3134F);
+}
+
+static inline int is_cjk_numeral(int64_t cp) { /* 〇一二三四五六七八九十百千万亿两 */
+    return cp == 0x3007 || cp == 0x4E00 || cp == 0x4E8C || cp == 0x4E09 || cp == 0x56DB || cp == 0x4E94 ||
+           cp == 0x516D || cp == 0x4E03 || cp == 0x516B || cp == 0x4E5D || cp == 0x5341 || cp == 0x767E ||
+           cp == 0x5343 || cp == 0x4E07 || cp == 0x4EBF || cp == 0x4E24;
+}
+
+static uint64_t OCCASION[8]; /* the tokens of 年 月 日 号 届 次 期 周 and 第, set at import */
+static uint64_t DI;
+
+static inline int is_occasion_unit(uint64_t tok) {
+    for (int i = 0; i < 8; i++)
+        if (tok == OCCASION[i]) return 1;
+    return 0;
+}
+
+typedef struct {
+    uint64_t *content, *simhash, *nums;
+    int32_t *size, *ntok;
+    uint32_t *sketch, *prof;
+    int64_t k, m; /* sketch and number columns */
+} SigOut;
+
+typedef struct {
+    uint64_t *toks, *wins, *facts;
+    uint8_t *cjks, *quoted;
+    int8_t *numeric;
+} SigScratch;
+
+static void sign_one(const uint32_t *cps, int64_t lo, int64_t hi, const uint32_t *table, int64_t n, int64_t k,
+                     int64_t m, int64_t d, const SigOut *o, SigScratch *s) {
+    uint64_t *toks = s->toks;
+    uint8_t *cjks = s->cjks, *quoted = s->quoted;
+    int8_t *numeric = s->numeric;
+    int64_t base = lo + d;
+    /* tokens: one per CJK character, one per run of other letters and digits */
+    int64_t nt = 0;
+    uint64_t h = FNV0;
+    int in_run = 0, digits = 1, line_start = 1, in_quote = 0, run_quote = 0;
+    for (int64_t i = lo; i <= hi; i++) {
+        int64_t cp = i < hi ? (int64_t)cps[i] : 32;
+        if (cp == 10) {
+            line_start = 1;
+            in_quote = 0;
+        } else if (line_start && cp != 32 && cp != 9) {
+            line_start = 0;
+            in_quote = cp == 62 || cp == 124 || cp == 35;
+        }
+        if (cp < 0x10000) cp = (int64_t)table[cp];
+        int cjk = is_cjk(cp);
+        if (cp != 0 && !cjk && (cp < 0x10000 || cp > 0x3134F)) {
+            if (!in_run) {
+                h = FNV0;
+                in_run = 1;
+                digits = 1;
+                run_quote = in_quote;
+            }
+            h = (h ^ (uint64_t)cp) * FNV;
+            if (cp < 48 || cp > 57) digits = 0;
+            continue;
+        }
+        if (in_run) {
+            toks[nt] = smix(h);
+            numeric[nt] = digits ? 1 : 0;
+            cjks[nt] = 0;
+            quoted[nt] = (uint8_t)run_quote;
+            nt++;
+            in_run = 0;
+        }
+        if (cjk) {
+            toks[nt] = smix((uint64_t)cp + SP);
+            numeric[nt] = is_cjk_numeral(cp) ? 2 : 0;
+            cjks[nt] = 1;
+            quoted[nt] = (uint8_t)in_quote;
+            nt++;
+        }
+    }
+    o->ntok[d] = (int32_t)nt;
+    /* the text profile (see signature.py) */
+    for (int64_t t = 0; t < nt; t++) {
+        uint32_t v = (uint32_t)(toks[t] >> 36) | (cjks[t] ? 0x80000000U : 0U);
+        if (quoted[t]) v |= 0x20000000U;
+        if (numeric[t] == 1) {
+            v |= 0x10000000U;
+            uint64_t unit = 0;
+            if (t + 1 < nt && is_occasion_unit(toks[t + 1]))
+                unit = toks[t + 1];
+            else if (t > 0 && toks[t - 1] == DI)
+                unit = toks[t - 1];
+            if (unit != 0) {
+                v = (v & 0xB0000000U) | (uint32_t)(smix(toks[t] * SP + unit) >> 36);
+                v |= 0x40000000U;
+            }
+        }
+        o->prof[base + t] = v;
+    }
+    if (nt == 0) return;
+    uint64_t c = 0;
+    for (int64_t t = 0; t < nt; t++) c = c * SP + toks[t];
+    o->content[d] = smix(c);
+    /* windows of n tokens (the whole text when shorter) */
+    int64_t last = nt >= n ? nt - n : 0;
+    uint64_t *wins = s->wins;
+    for (int64_t st = 0; st <= last; st++) {
+        uint64_t w = 0;
+        int64_t e = st + n < nt ? st + n : nt;
+        for (int64_t t = st; t < e; t++) w = w * SP + toks[t];
+        wins[st] = smix(w ^ (uint64_t)n);
+    }
+    int64_t u = unique_u64(wins, last + 1);
+    o->size[d] = (int32_t)u;
+    o->simhash[d] = u ? majority(wins, u, 64) : 0;
+    for (int64_t j = 0; j < k && j < u; j++) o->sketch[d * k + j] = (uint32_t)(wins[j] >> 32);
+    /* number facts: a run of digits, or of Chinese numerals, keyed by the tokens around it */
+    if (m > 0) {
+        uint64_t *facts = s->facts;
+        int64_t nf = 0;
+        for (int64_t t = 0; t < nt;) {
+            if (numeric[t] == 0) {
+                t++;
+                continue;
+            }
+            int64_t e = t + 1;
+            uint64_t v = toks[t];
+            if (numeric[t] == 2) {
+                while (e < nt && numeric[e] == 2) {
+                    v = v * SP + toks[e];
+                    e++;
+                }
+            }
+            uint64_t before = t > 0 ? toks[t - 1] : 1;
+            uint64_t after = e < nt ? toks[e] : 2;
+            uint64_t after2 = e + 1 < nt ? toks[e + 1] : 3;
+            uint64_t value = smix(v) >> 32;
+            uint64_t key = smix(before * SP + after) >> 32;
+            facts[nf] = (key << 32) | value;
+            key = smix((after * SP + after2) ^ SP) >> 32;
+            facts[nf + 1] = (key << 32) | value;
+            nf += 2;
+            t = e;
+        }
+        if (nf) {
+            int64_t f = unique_u64(facts, nf);
+            for (int64_t j = 0; j < m && j < f; j++) o->nums[d * o->m + j] = facts[j];
+        }
+    }
+}
+
+static PyObject *py_signature_range(PyObject *self, PyObject *args) {
+    PyObject *co, *oo, *to, *a[7];
+    long long n, k, m, d0, d1;
+    if (!PyArg_ParseTuple(args, "OOOLLLLLOOOOOOO", &co, &oo, &to, &n, &k, &m, &d0, &d1, &a[0], &a[1], &a[2], &a[3],
+                          &a[4], &a[5], &a[6]))
+        return NULL;
+    if (n < 1 || k < 0 || m < 0) {
+        PyErr_SetString(PyExc_ValueError, "n must be >= 1, k and m >= 0");
+        return NULL;
+    }
+    Bufs b = {.n = 0};
+    Py_ssize_t ncp, noff, ntab, nc, ns, nsz, nnt, nsk, nnu, npr;
+    SigOut o;
+    const uint32_t *cps = take(&b, co, 0, 4, &ncp, "cps");
+    const int64_t *offsets = cps ? take(&b, oo, 0, 8, &noff, "offsets") : NULL;
+    const uint32_t *table = offsets ? take(&b, to, 0, 4, &ntab, "table") : NULL;
+    o.content = table ? take(&b, a[0], 1, 8, &nc, "content") : NULL;
+    o.simhash = o.content ? take(&b, a[1], 1, 8, &ns, "simhash") : NULL;
+    o.size = o.simhash ? take(&b, a[2], 1, 4, &nsz, "size") : NULL;
+    o.ntok = o.size ? take(&b, a[3], 1, 4, &nnt, "tokens") : NULL;
+    o.sketch = o.ntok ? take(&b, a[4], 1, 4, &nsk, "sketch") : NULL;
+    o.nums = o.sketch ? take(&b, a[5], 1, 8, &nnu, "numbers") : NULL;
+    o.prof = o.nums ? take(&b, a[6], 1, 4, &npr, "profiles") : NULL;
+    if (!o.prof || too_short(noff, 1, "offsets") || too_short(ntab, 0x10000, "table")) {
+        release(&b);
+        return NULL;
+    }
+    Py_ssize_t nd = noff - 1;
+    int64_t mcols = m > 1 ? m : 1;
+    o.k = k;
+    o.m = mcols;
+    if (d0 < 0 || d1 > nd || d0 > d1 || too_short(nc, nd, "content") || too_short(ns, nd, "simhash") ||
+        too_short(nsz, nd, "size") || too_short(nnt, nd, "tokens") || too_short(nsk, nd * k, "sketch") ||
+        too_short(nnu, nd * mcols, "numbers") || too_short(npr, ncp + nd, "profiles")) {
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "document range out of bounds");
+        release(&b);
+        return NULL;
+    }
+    int64_t maxlen = 0;
+    for (int64_t d = d0; d < d1; d++) {
+        if (offsets[d] < 0 || offsets[d] > offsets[d + 1] || offsets[d + 1] > ncp) {
+            release(&b);
+            PyErr_SetString(PyExc_ValueError, "offsets out of range");
+            return NULL;
+        }
+        if (offsets[d + 1] - offsets[d] > maxlen) maxlen = offsets[d + 1] - offsets[d];
+    }
+    SigScratch s;
+    size_t cap = (size_t)maxlen + 2;
+    s.toks = malloc(sizeof(uint64_t) * cap);
+    s.wins = malloc(sizeof(uint64_t) * cap);
+    s.facts = malloc(sizeof(uint64_t) * 2 * cap);
+    s.cjks = malloc(cap);
+    s.quoted = malloc(cap);
+    s.numeric = malloc(cap);
+    if (!s.toks || !s.wins || !s.facts || !s.cjks || !s.quoted || !s.numeric) {
+        free(s.toks), free(s.wins), free(s.facts), free(s.cjks), free(s.quoted), free(s.numeric);
+        release(&b);
+        return PyErr_NoMemory();
+    }
+    Py_BEGIN_ALLOW_THREADS;
+    for (int64_t d = d0; d < d1; d++) sign_one(cps, offsets[d], offsets[d + 1], table, n, k, m, d, &o, &s);
+    Py_END_ALLOW_THREADS;
+    free(s.toks), free(s.wins), free(s.facts), free(s.cjks), free(s.quoted), free(s.numeric);
+    release(&b);
+    Py_RETURN_NONE;
+}
+
+/* out[ptr[d]:ptr[d + 1]] = src[starts[d]:starts[d] + ptr[d + 1] - ptr[d]] */
+static PyObject *py_copy_profiles(PyObject *self, PyObject *args) {
+    PyObject *so, *sto, *po, *oo;
+    if (!PyArg_ParseTuple(args, "OOOO", &so, &sto, &po, &oo)) return NULL;
+    Bufs b = {.n = 0};
+    Py_ssize_t nsrc, nst, np_, nout;
+    const uint32_t *src = take(&b, so, 0, 4, &nsrc, "src");
+    const int64_t *starts = src ? take(&b, sto, 0, 8, &nst, "starts") : NULL;
+    const int64_t *ptr = starts ? take(&b, po, 0, 8, &np_, "ptr") : NULL;
+    uint32_t *out = ptr ? take(&b, oo, 1, 4, &nout, "out") : NULL;
+    if (!out || too_short(np_, 1, "ptr") || too_short(nst, np_ - 1, "starts")) {
+        release(&b);
+        return NULL;
+    }
+    Py_ssize_t nd = np_ - 1;
+    for (Py_ssize_t d = 0; d < nd; d++) {
+        int64_t len = ptr[d + 1] - ptr[d];
+        if (len < 0 || ptr[d] < 0 || ptr[d + 1] > nout || starts[d] < 0 || starts[d] + len > nsrc) {
+            release(&b);
+            PyErr_SetString(PyExc_ValueError, "profile bounds out of range");
+            return NULL;
+        }
+    }
+    Py_BEGIN_ALLOW_THREADS;
+    for (Py_ssize_t d = 0; d < nd; d++)
+        memcpy(out + ptr[d], src + starts[d], sizeof(uint32_t) * (size_t)(ptr[d + 1] - ptr[d]));
+    Py_END_ALLOW_THREADS;
+    release(&b);
+    Py_RETURN_NONE;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * sketch candidate pairs (match/candidates.py's _posting_pairs) */
+
+static inline int64_t run_of(const uint64_t *values, const uint8_t *posted, int64_t n, int64_t i, int64_t *np_) {
+    int64_t j = i + 1;
+    while (j < n && values[j] == values[i]) j++;
+    int64_t c = 0;
+    for (int64_t a = i; a < j; a++) c += posted[a] != 0;
+    *np_ = c;
+    return j;
+}
+
+static PyObject *py_posting_pairs_count(PyObject *self, PyObject *args) {
+    PyObject *vo, *po;
+    long long max_posting;
+    if (!PyArg_ParseTuple(args, "OOL", &vo, &po, &max_posting)) return NULL;
+    Bufs b = {.n = 0};
+    Py_ssize_t nv, np_;
+    const uint64_t *values = take(&b, vo, 0, 8, &nv, "values");
+    const uint8_t *posted = values ? take(&b, po, 0, 1, &np_, "posted") : NULL;
+    if (!posted || too_short(np_, nv, "posted")) {
+        release(&b);
+        return NULL;
+    }
+    int64_t total = 0;
+    Py_BEGIN_ALLOW_THREADS;
+    for (int64_t i = 0; i < nv;) {
+        int64_t npost;
+        int64_t j = run_of(values, posted, nv, i, &npost);
+        if (npost <= max_posting) {
+            int64_t seen = 0;
+            for (int64_t a = i; a < j; a++) {
+                total += seen;
+                if (posted[a]) seen++;
+            }
+        }
+        i = j;
+    }
+    Py_END_ALLOW_THREADS;
+    release(&b);
+    return PyLong_FromLongLong(total);
+}
+
+static PyObject *py_posting_pairs_into(PyObject *self, PyObject *args) {
+    PyObject *vo, *dob, *po, *oo;
+    long long max_posting;
+    if (!PyArg_ParseTuple(args, "OOOLO", &vo, &dob, &po, &max_posting, &oo)) return NULL;
+    Bufs b = {.n = 0};
+    Py_ssize_t nv, ndoc, np_, nout;
+    const uint64_t *values = take(&b, vo, 0, 8, &nv, "values");
+    const int64_t *docs = values ? take(&b, dob, 0, 8, &ndoc, "docs") : NULL;
+    const uint8_t *posted = docs ? take(&b, po, 0, 1, &np_, "posted") : NULL;
+    uint64_t *out = posted ? take(&b, oo, 1, 8, &nout, "out") : NULL;
+    if (!out || too_short(ndoc, nv, "docs") || too_short(np_, nv, "posted")) {
+        release(&b);
+        return NULL;
+    }
+    int64_t kk = 0, overflow = 0;
+    Py_BEGIN_ALLOW_THREADS;
+    for (int64_t i = 0; i < nv && !overflow;) {
+        int64_t npost;
+        int64_t j = run_of(values, posted, nv, i, &npost);
+        if (npost <= max_posting) {
+            for (int64_t bb = i + 1; bb < j && !overflow; bb++)
+                for (int64_t a = i; a < bb; a++)
+                    if (posted[a] && docs[a] != docs[bb]) {
+                        if (kk >= nout) {
+                            overflow = 1;
+                            break;
+                        }
+                        out[kk++] = ((uint64_t)docs[a] << 32) | (uint64_t)docs[bb];
+                    }
+        }
+        i = j;
+    }
+    Py_END_ALLOW_THREADS;
+    release(&b);
+    if (overflow) {
+        PyErr_SetString(PyExc_ValueError, "out is shorter than posting_pairs_count");
+        return NULL;
+    }
+    return PyLong_FromLongLong(kk);
+}
+
+static PyObject *py_xxh3_small(PyObject *self, PyObject *args) {
+    Py_buffer v;
+    if (!PyArg_ParseTuple(args, "y*", &v)) return NULL;
+    int ok;
+    uint64_t h = xxh3_64(v.buf, v.len, &ok);
+    PyBuffer_Release(&v);
+    if (!ok) Py_RETURN_NONE;
+    return PyLong_FromUnsignedLongLong(h);
+}
+
+static PyMethodDef methods[] = {
+    {"normalize", py_normalize, METH_VARARGS, "_fast._normalize_kernel: the code points as a bytearray."},
+    {"shingle_into", py_shingle_into, METH_VARARGS, "_fast._shingle_kernel into given arrays."},
+    {"accumulate_into", py_accumulate_into, METH_VARARGS, "_kernels.accumulate into sums."},
+    {"sums_to_fp", py_sums_to_fp, METH_VARARGS, "_kernels.sums_to_fp."},
+    {"majority_bits", py_majority_bits, METH_VARARGS, "_fast.majority_bits."},
+    {"batch_fingerprints_into", py_batch_fingerprints_into, METH_VARARGS, "_kernels.batch_fingerprints into out."},
+    {"signature_range", py_signature_range, METH_VARARGS, "match.signature._one for documents d0..d1."},
+    {"copy_profiles", py_copy_profiles, METH_VARARGS, "Copy per-document slices of profile values."},
+    {"posting_pairs_count", py_posting_pairs_count, METH_VARARGS, "Pairs posting_pairs_into writes."},
+    {"posting_pairs_into", py_posting_pairs_into, METH_VARARGS, "match.candidates._posting_pairs into out."},
+    {"xxh3_small", py_xxh3_small, METH_VARARGS, "XXH3-64 of up to 240 bytes (None beyond)."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_fp_c",
+                                    "Fingerprint and signature kernels in C.", -1, methods};
+
+PyMODINIT_FUNC PyInit__fp_c(void) {
+    static const uint64_t units[8] = {0x5468, 0x5E74, 0x6708, 0x65E5, 0x53F7, 0x5C4A, 0x6B21, 0x671F};
+    for (int i = 0; i < 8; i++) OCCASION[i] = smix(units[i] + SP);
+    for (int v = 0; v < 256; v++)
+        for (int i = 0; i < 8; i++) EXPAND[v][i] = ((v >> i) & 1) ? ~0ULL : 0;
+    DI = smix(0x7B2CULL + SP);
+    return PyModule_Create(&module);
+}

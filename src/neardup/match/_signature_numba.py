@@ -1,0 +1,278 @@
+"""The numba kernels of ``match.signature``: the fallback when the C extension ``_fp_c`` was not
+built (no C compiler at install). Bit for bit what ``_fp_c`` computes (tested on random texts and
+the corpora); the algorithm is described in ``match.signature``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numba import njit, prange
+
+from neardup.fingerprint._fast_numba import majority_bits
+
+_P = np.uint64(0x9E3779B97F4A7C15)
+_FNV = np.uint64(0x100000001B3)
+_FNV0 = np.uint64(0xCBF29CE484222325)
+
+
+@njit(cache=True, inline="always")
+def _mix(x: np.uint64) -> Any:  # pragma: no cover - splitmix64's finalizer
+    x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return x ^ (x >> np.uint64(31))
+
+
+@njit(cache=True, inline="always")
+def _is_cjk(cp: int) -> bool:  # pragma: no cover
+    return (
+        (0x4E00 <= cp <= 0x9FFF)
+        or (0x3400 <= cp <= 0x4DBF)
+        or (0x3040 <= cp <= 0x30FF)
+        or (0xAC00 <= cp <= 0xD7A3)
+        or (0xF900 <= cp <= 0xFAFF)
+        or (0x20000 <= cp <= 0x3134F)
+    )
+
+
+@njit(cache=True, inline="always")
+def _is_cjk_numeral(cp: int) -> bool:  # pragma: no cover - 〇一二三四五六七八九十百千万亿两
+    return (
+        cp == 0x3007
+        or cp == 0x4E00
+        or cp == 0x4E8C
+        or cp == 0x4E09
+        or cp == 0x56DB
+        or cp == 0x4E94
+        or cp == 0x516D
+        or cp == 0x4E03
+        or cp == 0x516B
+        or cp == 0x4E5D
+        or cp == 0x5341
+        or cp == 0x767E
+        or cp == 0x5343
+        or cp == 0x4E07
+        or cp == 0x4EBF
+        or cp == 0x4E24
+    )
+
+
+@njit(cache=True, inline="always")
+def _is_occasion_unit(tok: np.uint64) -> bool:  # pragma: no cover - 年 月 日 号 届 次 期 周
+    return bool(
+        tok == _mix(np.uint64(0x5468) + _P)
+        or tok == _mix(np.uint64(0x5E74) + _P)
+        or tok == _mix(np.uint64(0x6708) + _P)
+        or tok == _mix(np.uint64(0x65E5) + _P)
+        or tok == _mix(np.uint64(0x53F7) + _P)
+        or tok == _mix(np.uint64(0x5C4A) + _P)
+        or tok == _mix(np.uint64(0x6B21) + _P)
+        or tok == _mix(np.uint64(0x671F) + _P)
+    )
+
+
+@njit(cache=True, nogil=True)
+def _one(
+    cps: np.ndarray,
+    lo: int,
+    hi: int,
+    table: np.ndarray,
+    n: int,
+    k: int,
+    m: int,
+    d: int,
+    out: tuple[np.ndarray, ...],
+) -> None:  # pragma: no cover
+    """Document ``d`` (code points ``lo:hi``) into the ``_outputs`` arrays; its profile goes to the
+    profile buffer from ``lo + d`` on (a document has at most one token per code point, plus one)."""
+    content, simhash, size, ntok, sketch, nums, prof = out
+    base = lo + d
+    toks = np.empty(hi - lo + 1, np.uint64)
+    cjks = np.zeros(hi - lo + 1, np.bool_)
+    numeric = np.zeros(hi - lo + 1, np.int8)  # 1: digits, 2: a Chinese numeral
+    quoted = np.zeros(hi - lo + 1, np.bool_)  # on a line quoted with ">", "|" or "#" (mail, forums)
+    # tokens: one per CJK character, one per run of other letters and digits
+    nt = 0
+    h = _FNV0
+    in_run = False
+    digits = True
+    line_start = True
+    in_quote = False
+    run_quote = False
+    for i in range(lo, hi + 1):
+        cp = int(cps[i]) if i < hi else 32
+        if cp == 10:
+            line_start = True
+            in_quote = False
+        elif line_start and cp != 32 and cp != 9:
+            line_start = False
+            in_quote = cp == 62 or cp == 124 or cp == 35
+        if cp < 0x10000:
+            cp = int(table[cp])
+        cjk = _is_cjk(cp)
+        if cp != 0 and not cjk and (cp < 0x10000 or cp > 0x3134F):
+            if not in_run:
+                h = _FNV0
+                in_run = True
+                digits = True
+                run_quote = in_quote
+            h = (h ^ np.uint64(cp)) * _FNV
+            if cp < 48 or cp > 57:
+                digits = False
+            continue
+        if in_run:
+            toks[nt] = _mix(h)
+            numeric[nt] = 1 if digits else 0
+            quoted[nt] = run_quote
+            nt += 1
+            in_run = False
+        if cjk:
+            toks[nt] = _mix(np.uint64(cp) + _P)
+            numeric[nt] = 2 if _is_cjk_numeral(cp) else 0
+            cjks[nt] = True
+            quoted[nt] = in_quote
+            nt += 1
+    ntok[d] = nt
+    # the text profile: each token's hash (28 bits), whether it is a CJK character (the top bit),
+    # whether it is a number that names an occasion (bit 30: a year, a date, an edition or session
+    # number: digits before 年 月 日 号 届 次 期 周, or after 第), which a template's next story changes,
+    # whether it sits on a quoted line (bit 29), and whether it is a number (bit 28)
+    for t in range(nt):
+        v = np.uint32(toks[t] >> np.uint64(36)) | (np.uint32(0x80000000) if cjks[t] else np.uint32(0))
+        if quoted[t]:
+            v |= np.uint32(0x20000000)
+        if numeric[t] == 1:
+            v |= np.uint32(0x10000000)
+            # an occasion number is hashed with its unit: the 4 of 4次 is not the 4 of 3月4日
+            unit = np.uint64(0)
+            if t + 1 < nt and _is_occasion_unit(toks[t + 1]):
+                unit = toks[t + 1]
+            elif t > 0 and toks[t - 1] == _mix(np.uint64(0x7B2C) + _P):
+                unit = toks[t - 1]
+            if unit != 0:
+                v = (v & np.uint32(0xB0000000)) | np.uint32(_mix(toks[t] * _P + unit) >> np.uint64(36))
+                v |= np.uint32(0x40000000)
+        prof[base + t] = v
+    if nt == 0:
+        return
+    c = np.uint64(0)
+    for t in range(nt):
+        c = c * _P + toks[t]
+    content[d] = _mix(c)
+    # windows of n tokens (the whole text when shorter)
+    last = nt - n if nt >= n else 0
+    wins = np.empty(last + 1, np.uint64)
+    for s in range(last + 1):
+        w = np.uint64(0)
+        for t in range(s, min(s + n, nt)):
+            w = w * _P + toks[t]
+        wins[s] = _mix(w ^ np.uint64(n))
+    u = np.unique(wins)
+    size[d] = u.shape[0]
+    simhash[d] = majority_bits(u, 64) if u.shape[0] else np.uint64(0)
+    for j in range(min(k, u.shape[0])):
+        sketch[d, j] = np.uint32(u[j] >> np.uint64(32))
+    # number facts: a run of digits, or of Chinese numerals, keyed by the tokens around it
+    if m > 0:
+        nf = 0
+        for t in range(nt):
+            if numeric[t] != 0 and (t == 0 or numeric[t - 1] != 2 or numeric[t] != 2):
+                nf += 2
+        if nf:
+            facts = np.empty(nf, np.uint64)
+            nf = 0
+            t = 0
+            while t < nt:
+                if numeric[t] == 0:
+                    t += 1
+                    continue
+                e = t + 1
+                v = toks[t]
+                if numeric[t] == 2:
+                    while e < nt and numeric[e] == 2:
+                        v = v * _P + toks[e]
+                        e += 1
+                before = toks[t - 1] if t > 0 else np.uint64(1)
+                after = toks[e] if e < nt else np.uint64(2)
+                after2 = toks[e + 1] if e + 1 < nt else np.uint64(3)
+                value = _mix(v) >> np.uint64(32)
+                # two contexts: the tokens on both sides, and the two tokens after (a unit and
+                # what follows it: "9日下午" and "8日下午" meet there whatever came before)
+                key = _mix(before * _P + after) >> np.uint64(32)
+                facts[nf] = (key << np.uint64(32)) | value
+                key = _mix((after * _P + after2) ^ _P) >> np.uint64(32)
+                facts[nf + 1] = (key << np.uint64(32)) | value
+                nf += 2
+                t = e
+            f = np.unique(facts[:nf])
+            for j in range(min(m, f.shape[0])):
+                nums[d, j] = f[j]
+
+
+@njit(cache=True, nogil=True)
+def _outputs(nd: int, k: int, m: int, ncp: int) -> tuple[np.ndarray, ...]:  # pragma: no cover
+    """content, simhash, size, tokens, sketch, numbers, and the profile buffer (``ncp`` code points)."""
+    return (
+        np.zeros(nd, np.uint64),
+        np.zeros(nd, np.uint64),
+        np.zeros(nd, np.int32),
+        np.zeros(nd, np.int32),
+        np.full((nd, k), np.uint32(0xFFFFFFFF), np.uint32),
+        np.full((nd, max(m, 1)), np.uint64(0xFFFFFFFFFFFFFFFF), np.uint64),
+        np.empty(ncp + nd, np.uint32),
+    )
+
+
+# every core for a batch; one thread for a few documents (waking a thread pool costs milliseconds).
+# Two functions, not one factory: numba's cache keys a function by its name and source, so two
+# compilations of one function with other flags would share (and overwrite) one cache entry.
+@njit(cache=True, nogil=True, parallel=True)
+def _signature_kernel(
+    cps: np.ndarray, offsets: np.ndarray, table: np.ndarray, n: int, k: int, m: int
+) -> tuple[np.ndarray, ...]:  # pragma: no cover
+    nd = offsets.shape[0] - 1
+    out = _outputs(nd, k, m, cps.shape[0])
+    for d in prange(nd):
+        _one(cps, offsets[d], offsets[d + 1], table, n, k, m, d, out)
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _signature_kernel_serial(
+    cps: np.ndarray, offsets: np.ndarray, table: np.ndarray, n: int, k: int, m: int
+) -> tuple[np.ndarray, ...]:  # pragma: no cover
+    nd = offsets.shape[0] - 1
+    out = _outputs(nd, k, m, cps.shape[0])
+    for d in range(nd):
+        _one(cps, offsets[d], offsets[d + 1], table, n, k, m, d, out)
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _compact_profiles(
+    prof: np.ndarray, offsets: np.ndarray, ntok: np.ndarray, cap: int
+) -> tuple[np.ndarray, np.ndarray]:  # pragma: no cover
+    """Each document's first ``cap`` profile tokens, packed: (pointers, values)."""
+    nd = ntok.shape[0]
+    ptr = np.zeros(nd + 1, np.int64)
+    for d in range(nd):
+        ptr[d + 1] = ptr[d] + min(ntok[d], cap)
+    out = np.empty(ptr[nd], np.uint32)
+    for d in range(nd):
+        base = offsets[d] + d
+        out[ptr[d] : ptr[d + 1]] = prof[base : base + ptr[d + 1] - ptr[d]]
+    return ptr, out
+
+
+@njit(cache=True, nogil=True)
+def _gather_profiles(
+    ptr: np.ndarray, prof: np.ndarray, rows: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:  # pragma: no cover
+    out_ptr = np.zeros(rows.shape[0] + 1, np.int64)
+    for t in range(rows.shape[0]):
+        out_ptr[t + 1] = out_ptr[t] + ptr[rows[t] + 1] - ptr[rows[t]]
+    out = np.empty(out_ptr[-1], np.uint32)
+    for t in range(rows.shape[0]):
+        out[out_ptr[t] : out_ptr[t + 1]] = prof[ptr[rows[t]] : ptr[rows[t] + 1]]
+    return out_ptr, out

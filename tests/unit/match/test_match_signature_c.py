@@ -1,0 +1,137 @@
+"""The match engine's signature and candidate kernels in C (``_fp_c``) give numba's results bit for
+bit: every signature column and the text profiles, on random texts and the corpora, in one thread
+and split over threads; the profile gathers; the sketch posting pairs."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import random
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from neardup.fingerprint._fast import to_codepoints
+from neardup.match import _signature_numba, candidates, signature
+from neardup.match.config import MatchConfig
+from neardup.text.normalize import numbers_as_digits
+
+pytest.importorskip("neardup.fingerprint._fp_c", reason="the C extension is not built here")
+
+DATA = Path(os.environ.get("NEARDUP_DATA", Path(__file__).resolve().parents[3].parent / "shared" / "data"))
+# quote marks opening a line, newlines, digits, Chinese numerals and occasion units (年月日号届次期周 第),
+# letters, full-width and traditional forms, CJK beyond the BMP and other astral characters
+_ALPHABET = list(
+    "> |#\n\t 0123456789一二三十百两〇年月日号届次期周第abcXYZ，。ＡＢ１２國長江人民中华😀𠀀\U00030000\U00031350é"
+)
+
+
+def _random_texts(k: int, seed: int) -> list[str]:
+    rng = random.Random(seed)
+    return ["".join(rng.choices(_ALPHABET, k=rng.randint(0, 150))) for _ in range(k)]
+
+
+def _corpus(limit: int) -> list[str]:
+    out: list[str] = []
+    if not DATA.is_dir():
+        return out
+    for name in ("zh-xwlb.jsonl.gz", "en-bbc.jsonl.gz", "zh-rmrb-xwlb-2020.jsonl.gz", "en-20news.jsonl.gz"):
+        with gzip.open(DATA / name, "rt", encoding="utf-8") as f:
+            out += [json.loads(line)["text"] for _, line in zip(range(limit), f, strict=False)]
+    return out
+
+
+TEXTS = _random_texts(1_500, seed=25) + _corpus(400)
+
+
+@pytest.mark.parametrize(("n", "k", "m"), [(5, 128, 16), (3, 16, 0), (1, 4, 2), (9, 0, 1)])
+def test_signature_columns_equal_numba(n: int, k: int, m: int) -> None:
+    cps, offsets = to_codepoints([numbers_as_digits(t) for t in TEXTS])
+    table = signature.fold_table()
+    want = _signature_numba._signature_kernel_serial(cps, offsets, table, n, k, m)
+    got = signature._sign_c(cps, offsets, table, n, k, m)  # over 256 documents: split over threads
+    nd = offsets.shape[0] - 1
+    for g, w in zip(got[:6], want[:6], strict=True):
+        assert g.dtype == w.dtype and g.shape == w.shape
+        assert np.array_equal(g, w)
+    # the profile buffer is only defined where a document wrote its tokens
+    ntok = want[3]
+    for d in range(nd):
+        base = offsets[d] + d
+        assert np.array_equal(got[6][base : base + ntok[d]], want[6][base : base + ntok[d]])
+    ptr_c, prof_c = signature._compact_profiles_c(got[6], offsets, got[3], 50)
+    ptr_n, prof_n = _signature_numba._compact_profiles(want[6], offsets, want[3], 50)
+    assert np.array_equal(ptr_c, ptr_n) and np.array_equal(prof_c, prof_n)
+
+
+def test_one_thread_and_many_threads_agree() -> None:
+    cps, offsets = to_codepoints(TEXTS[:300])
+    table = signature.fold_table()
+    split = signature._sign_c(cps, offsets, table, 5, 64, 8)
+    saved = signature._PARALLEL_FROM
+    signature._PARALLEL_FROM = 10**9
+    try:
+        whole = signature._sign_c(cps, offsets, table, 5, 64, 8)
+    finally:
+        signature._PARALLEL_FROM = saved
+    for a, b in zip(split[:6], whole[:6], strict=True):
+        assert np.array_equal(a, b)
+
+
+def test_take_gathers_profiles_as_numba() -> None:
+    sigs = signature.signatures(TEXTS[:400], MatchConfig())
+    rows = np.random.default_rng(1).integers(0, 400, 250).astype(np.int64)
+    ptr_c, prof_c = signature._gather(sigs.prof_ptr, sigs.prof, rows)
+    ptr_n, prof_n = _signature_numba._gather_profiles(sigs.prof_ptr, sigs.prof, rows)
+    assert np.array_equal(ptr_c, ptr_n) and np.array_equal(prof_c, prof_n)
+
+
+@pytest.mark.parametrize("max_posting", [0, 2, 50])
+def test_posting_pairs_equal_numba(max_posting: int) -> None:
+    rng = np.random.default_rng(max_posting)
+    n = 5_000
+    values = np.sort(rng.integers(0, 400, n).astype(np.uint64))
+    docs = rng.integers(0, 300, n).astype(np.int64)
+    order = np.lexsort((docs, values))
+    values, docs = values[order], docs[order]
+    posted = rng.random(n) < 0.5
+    got = candidates._pairs_of_postings(values, docs, posted, max_posting)
+    want = candidates._posting_pairs(values, docs, posted, max_posting)
+    assert np.array_equal(got, want)
+
+
+def test_sketch_pairs_on_the_corpora_equal_numba() -> None:
+    cfg = MatchConfig()
+    sigs = signature.signatures(TEXTS, cfg)
+    got = candidates.sketch_pairs(sigs.sketch, cfg)
+    saved = candidates._fp_c
+    candidates._fp_c = None
+    try:
+        want = candidates.sketch_pairs(sigs.sketch, cfg)
+    finally:
+        candidates._fp_c = saved
+    assert np.array_equal(got[0], want[0]) and np.array_equal(got[1], want[1])
+
+
+def test_signing_loads_no_numba_kernel() -> None:
+    """With the extension built, signing and sketch candidates never load their numba kernels."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from neardup.match.signature import signatures\n"
+        "from neardup.match.candidates import sketch_pairs\n"
+        "from neardup.match.config import MatchConfig\n"
+        "s = signatures(['长江是中华民族的母亲河，也是中华民族发展的重要支撑。'] * 300)\n"
+        "s.take([0, 5])\n"
+        "sketch_pairs(s.sketch, MatchConfig())\n"
+        "print(sorted(m for m in sys.modules if m.endswith('_numba')))\n"
+    )
+    env = {**os.environ, "NEARDUP_JIT": "always"}
+    env.pop("NUMBA_DISABLE_JIT", None)
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.strip() == "[]"
