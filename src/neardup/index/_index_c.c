@@ -87,8 +87,8 @@ static int get_arr(Held *h, PyObject *o, Arr *a, int writable, const char *name)
     a->code = (int)(8 * v->itemsize + sgn);
     if (v->ndim >= 1) {
         a->cols = v->shape[v->ndim - 1];
-        a->rows = a->cols ? a->len / a->cols : 0;
-        if (v->ndim == 1) a->rows = 1;
+        a->rows = 1;
+        for (int d = 0; d < v->ndim - 1; d++) a->rows *= v->shape[d];
     } else {
         a->cols = 1;
         a->rows = 1;
