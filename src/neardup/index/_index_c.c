@@ -25,6 +25,13 @@
 #define HOT
 #endif
 
+#if defined(__GNUC__) && defined(__x86_64__)
+#define HAVE_AVX2_PATH 1
+#include <immintrin.h>
+#else
+#define HAVE_AVX2_PATH 0
+#endif
+
 #define RADIX_BITS 16
 #define SMALL (1 << 12)
 #define MAXBUF 40
@@ -1064,6 +1071,30 @@ static inline uint32_t within16(const uint32_t *row, uint32_t ph, uint32_t kk) {
     return m;
 }
 
+#if HAVE_AVX2_PATH
+/* within16 with AVX2: popcounts of 8 lanes at a time by nibble lookup (vpshufb), summed per lane */
+__attribute__((target("avx2,popcnt"))) static inline uint32_t within16_avx2(const uint32_t *row, uint32_t ph,
+                                                                             uint32_t kk) {
+    const __m256i lut = _mm256_setr_epi8(0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4, 0, 1, 1, 2, 1, 2, 2, 3, 1, 2,
+                                         2, 3, 2, 3, 3, 4);
+    const __m256i low4 = _mm256_set1_epi8(0x0f);
+    const __m256i ones8 = _mm256_set1_epi8(1);
+    const __m256i ones16 = _mm256_set1_epi16(1);
+    const __m256i p = _mm256_set1_epi32((int)ph);
+    const __m256i lim = _mm256_set1_epi32((int)kk);
+    uint32_t m = 0;
+    for (int half = 0; half < 2; half++) {
+        __m256i x = _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)(row + 8 * half)), p);
+        __m256i c = _mm256_add_epi8(_mm256_shuffle_epi8(lut, _mm256_and_si256(x, low4)),
+                                    _mm256_shuffle_epi8(lut, _mm256_and_si256(_mm256_srli_epi16(x, 4), low4)));
+        c = _mm256_madd_epi16(_mm256_maddubs_epi16(c, ones8), ones16);
+        uint32_t over = (uint32_t)_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpgt_epi32(c, lim)));
+        m |= (~over & 0xFFu) << (8 * half);
+    }
+    return m;
+}
+#endif
+
 typedef struct {
     int64_t *qt; /* (cap, 2) */
     uint64_t *k;
@@ -1122,9 +1153,9 @@ static int resolve_all(const uint64_t *qfps, Cands *C, int64_t k, const Tables *
     return 0;
 }
 
-HOT static int64_t query_residual_impl(const uint64_t *qfps, int64_t nq, int64_t k, const Tables *X, int64_t T,
-                                       const int64_t *keybits, const Known *Kn, const Perm *P, const Blocks *B,
-                                       const uint8_t *dead, int has_dead, const Outs *O) {
+static inline __attribute__((always_inline)) int64_t query_residual_body(
+    const uint64_t *qfps, int64_t nq, int64_t k, const Tables *X, int64_t T, const int64_t *keybits, const Known *Kn,
+    const Perm *P, const Blocks *B, const uint8_t *dead, int has_dead, const Outs *O, int avx2) {
     int64_t n = 0;
     int64_t rs = X->bits - X->pbits;
     int64_t ls = X->lobits;
@@ -1164,7 +1195,11 @@ HOT static int64_t query_residual_impl(const uint64_t *qfps, int64_t nq, int64_t
             uint64_t base = (Pv >> rs) << rs;
             while (i < e) {
                 if (i + 16 <= X->n) {
+#if HAVE_AVX2_PATH
+                    uint32_t m = avx2 ? within16_avx2(row + i, ph, k32) : within16(row + i, ph, k32);
+#else
                     uint32_t m = within16(row + i, ph, k32);
+#endif
                     if (e - i < 16) m &= (((uint32_t)1) << (e - i)) - 1;
                     if (m == 0) {
                         i += 16;
@@ -1212,6 +1247,30 @@ oom:
     free(C.qt);
     free(C.k);
     return -1;
+}
+
+static int64_t query_residual_base(const uint64_t *qfps, int64_t nq, int64_t k, const Tables *X, int64_t T,
+                                   const int64_t *keybits, const Known *Kn, const Perm *P, const Blocks *B,
+                                   const uint8_t *dead, int has_dead, const Outs *O) {
+    return query_residual_body(qfps, nq, k, X, T, keybits, Kn, P, B, dead, has_dead, O, 0);
+}
+
+#if HAVE_AVX2_PATH
+__attribute__((target("avx2,popcnt"))) static int64_t query_residual_avx2(
+    const uint64_t *qfps, int64_t nq, int64_t k, const Tables *X, int64_t T, const int64_t *keybits, const Known *Kn,
+    const Perm *P, const Blocks *B, const uint8_t *dead, int has_dead, const Outs *O) {
+    return query_residual_body(qfps, nq, k, X, T, keybits, Kn, P, B, dead, has_dead, O, 1);
+}
+#endif
+
+static int64_t query_residual_impl(const uint64_t *qfps, int64_t nq, int64_t k, const Tables *X, int64_t T,
+                                   const int64_t *keybits, const Known *Kn, const Perm *P, const Blocks *B,
+                                   const uint8_t *dead, int has_dead, const Outs *O) {
+#if HAVE_AVX2_PATH
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("popcnt"))
+        return query_residual_avx2(qfps, nq, k, X, T, keybits, Kn, P, B, dead, has_dead, O);
+#endif
+    return query_residual_base(qfps, nq, k, X, T, keybits, Kn, P, B, dead, has_dead, O);
 }
 
 /* query_residual(qfps, k, (hi, lo, off), keybits, (bits, pbits, lobits), (kmask, klead, kblocks),
