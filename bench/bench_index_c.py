@@ -97,18 +97,28 @@ print(json.dumps({{"build": build, "qps_wall": q.shape[0] / qw, "qps_cpu": q.sha
 
 
 def _env(cache: str) -> dict[str, str]:
-    env = {**os.environ, "NUMBA_CACHE_DIR": cache, "PYTHONPATH": f"{ROOT / 'src'}{os.pathsep}{ROOT / 'bench'}"}
+    env = {
+        **os.environ,
+        "NUMBA_CACHE_DIR": cache,
+        "PYTHONPATH": f"{ROOT / 'src'}{os.pathsep}{ROOT / 'bench'}",
+    }
     for name in ("NUMBA_DISABLE_JIT", "NEARDUP_JIT"):
         env.pop(name, None)
     return env
 
 
-def _py(code: str, tmp: str, numba: bool, stdin: str | None = None, args: list[str] | None = None) -> tuple[float, str]:
+def _py(
+    code: str, tmp: str, numba: bool, stdin: str | None = None, args: list[str] | None = None
+) -> tuple[float, str]:
     cache = tempfile.mkdtemp(dir=tmp, prefix="numba-")
     prog = (HIDE_C if numba else "") + code
     t0 = time.perf_counter()
     res = subprocess.run(
-        [sys.executable, "-c", prog, *(args or [])], env=_env(cache), input=stdin, capture_output=True, text=True
+        [sys.executable, "-c", prog, *(args or [])],
+        env=_env(cache),
+        input=stdin,
+        capture_output=True,
+        text=True,
     )
     wall = time.perf_counter() - t0
     if res.returncode != 0:
@@ -128,7 +138,13 @@ def urls_cli(tmp: str, numba: bool) -> dict[str, float]:
     urls = "".join(f"https://example.com/p/{i}?utm_source=x&b={i % 7}#f\n" for i in range(1000))
     w1, _ = _py(CLI, tmp, numba, stdin=urls, args=["urls", "canonical"])
     pend = str(Path(tmp) / "pending")
-    w2, out = _py(CLI, tmp, numba, stdin=urls, args=["urls", "check", "--job", "b", "--store", "memory://", "--pending-dir", pend])
+    w2, out = _py(
+        CLI,
+        tmp,
+        numba,
+        stdin=urls,
+        args=["urls", "check", "--job", "b", "--store", "memory://", "--pending-dir", pend],
+    )
     assert len(out.splitlines()) == 1000, out[-300:]
     return {"canonical": w1, "check": w2}
 
@@ -207,7 +223,11 @@ def render(rows, args, cmd, when, mach, loads) -> str:  # type: ignore[no-untype
             f"{_spread([r['add_many'] for r in rs], '.3f')} s | {_spread([r['import'] for r in rs], '.2f')} s | "
             f"{'yes' if any(r['numba'] for r in rs) else 'no'} |"
         )
-    out += ["", "| kernels | `neardup urls canonical` (1,000 URLs) | `neardup urls check` (1,000 URLs, memory://) |", "|---|---|---|"]
+    out += [
+        "",
+        "| kernels | `neardup urls canonical` (1,000 URLs) | `neardup urls check` (1,000 URLs, memory://) |",
+        "|---|---|---|",
+    ]
     for tag in ("c", "numba"):
         rs = rows.get(f"urls-{tag}")
         if rs:

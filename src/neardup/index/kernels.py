@@ -36,7 +36,7 @@ import numpy.typing as npt
 
 _c: ModuleType | None
 try:
-    from neardup.index import _index_c as _c
+    _c = importlib.import_module("neardup.index._index_c")
 except ImportError:  # built without a C compiler: the numba kernels run
     _c = None
 
@@ -262,7 +262,15 @@ def encode(
 
 
 def decode_all(
-    words: U64, firsts: U64, starts: I64, lut: npt.NDArray[np.uint16], t: int, L: int, B: int, n: int, mode: int
+    words: U64,
+    firsts: U64,
+    starts: I64,
+    lut: npt.NDArray[np.uint16],
+    t: int,
+    L: int,
+    B: int,
+    n: int,
+    mode: int,
 ) -> U64:
     """Every value of compressed table ``t``."""
     if _c is not None:

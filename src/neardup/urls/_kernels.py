@@ -27,7 +27,7 @@ import numpy.typing as npt
 
 _c: ModuleType | None
 try:
-    from neardup.urls import _urls_c as _c
+    _c = importlib.import_module("neardup.urls._urls_c")
 except ImportError:  # built without a C compiler: the numba kernels run
     _c = None
 
@@ -68,7 +68,7 @@ def _secret() -> npt.NDArray[np.uint8]:
 
 
 #: XXH3's default secret (192 bytes), as the canonical kernels take it
-SECRET = _secret()
+SECRET: npt.NDArray[np.uint8] = _secret()
 
 
 def canonical_batch(
@@ -90,7 +90,20 @@ def canonical_batch(
     ``status[i]``: 0 canonical and hashed, 1 for the exact path, 2 canonical but over 240 bytes
     (hash it outside). ``out`` needs 4 bytes per input byte plus 1 per URL, plus 8.
     """
-    args = (buf, starts, max_length, names, offs, is_prefix, drop_mode, secret, out, out_starts, hashes, status)
+    args = (
+        buf,
+        starts,
+        max_length,
+        names,
+        offs,
+        is_prefix,
+        drop_mode,
+        secret,
+        out,
+        out_starts,
+        hashes,
+        status,
+    )
     if _c is not None:
         _c.canonical_batch(*args)
     else:

@@ -11,12 +11,14 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+
 from neardup.urls import _kernels as K
 from neardup.urls.seen import JobClock, StoreInfo
 
 __all__ = ["MemorySeenStore"]
 
 _MAX_LOAD = 0.7
+
 
 class MemorySeenStore:
     """Exact in-process store of URL hashes with last-fetch seconds.

@@ -19,12 +19,22 @@ _c = pytest.importorskip("neardup.index._index_c")
 
 from neardup.index import _codec_nb, _kernels_nb, build, residual  # noqa: E402
 
-DESIGNS = [("4x16", 64, 3), ("16,12,12,12,12", 64, 3), ("11,11,11,11,10,10", 64, 3), ("4x8", 32, 3), ("8,6,6,6,6", 32, 3)]
+DESIGNS = [
+    ("4x16", 64, 3),
+    ("16,12,12,12,12", 64, 3),
+    ("11,11,11,11,10,10", 64, 3),
+    ("4x8", 32, 3),
+    ("8,6,6,6,6", 32, 3),
+]
 
 
 def _fps(rng: np.random.Generator, n: int, bits: int, near: int, k: int) -> np.ndarray:
     hi = 2**bits
-    base = rng.integers(0, hi, size=n, dtype=np.uint64) if bits == 64 else rng.integers(0, hi, size=n).astype(np.uint64)
+    base = (
+        rng.integers(0, hi, size=n, dtype=np.uint64)
+        if bits == 64
+        else rng.integers(0, hi, size=n).astype(np.uint64)
+    )
     out = [base]
     if n and near:
         picks = base[rng.integers(0, n, size=near)].copy()
@@ -70,14 +80,28 @@ def test_build_tables_equal(spec, bits, k, seed):
         for pbits in {choose_pbits(n, d), min(*d.key_bits, 17), 1}:  # narrow and wide builds
             lobits = low_bits(bits, pbits)
             ts = np.arange(d.n_tables, dtype=np.int64)
-            for id_dtype, off_dtype, lo_dtype in ((np.int32, np.int32, np.uint16), (np.int64, np.int64, np.uint32)):
+            for id_dtype, off_dtype, lo_dtype in (
+                (np.int32, np.int32, np.uint16),
+                (np.int64, np.int64, np.uint32),
+            ):
                 res = []
                 for fn in (_c.build_tables, build.build_tables):
                     hi = np.zeros((d.n_tables, n), dtype=np.uint32)
                     lo = np.zeros(n if lobits else 0, dtype=lo_dtype if lobits <= 16 else np.uint32)
                     off = np.zeros((d.n_tables, (1 << pbits) + 1), dtype=off_dtype)
                     ids0 = np.zeros(n, dtype=id_dtype)
-                    fn(fps, ids, kern.perm, ts, (bits, pbits, lobits), hi, lo, ids0, off, np.empty(n, np.uint64))
+                    fn(
+                        fps,
+                        ids,
+                        kern.perm,
+                        ts,
+                        (bits, pbits, lobits),
+                        hi,
+                        lo,
+                        ids0,
+                        off,
+                        np.empty(n, np.uint64),
+                    )
                     res.append((hi, lo, off, ids0))
                 for a, b in zip(*res, strict=True):
                     np.testing.assert_array_equal(a, b)
@@ -100,7 +124,18 @@ def test_build_tables_wide_directory():
         lo = np.zeros(n, dtype=np.uint32)
         off = np.zeros((d.n_tables, (1 << pbits) + 1), dtype=np.int64)
         ids0 = np.zeros(n, dtype=np.int64)
-        fn(fps, ids, kern.perm, np.arange(d.n_tables), (64, pbits, lobits), hi, lo, ids0, off, np.empty(n, np.uint64))
+        fn(
+            fps,
+            ids,
+            kern.perm,
+            np.arange(d.n_tables),
+            (64, pbits, lobits),
+            hi,
+            lo,
+            ids0,
+            off,
+            np.empty(n, np.uint64),
+        )
         res.append((hi, lo, off, ids0))
     for a, b in zip(*res, strict=True):
         np.testing.assert_array_equal(a, b)
@@ -142,14 +177,34 @@ def test_query_and_self_join_equal(spec, bits, k, seed):
     lo = np.zeros(n if lobits else 0, dtype=np.uint16 if lobits <= 16 else np.uint32)
     off = np.zeros((d.n_tables, (1 << pbits) + 1), dtype=np.int32)
     ids0 = np.zeros(n, dtype=np.int32)
-    build.build_tables(fps, ids, kern.perm, np.arange(d.n_tables), (bits, pbits, lobits), hi, lo, ids0, off, np.empty(n, np.uint64))
+    build.build_tables(
+        fps,
+        ids,
+        kern.perm,
+        np.arange(d.n_tables),
+        (bits, pbits, lobits),
+        hi,
+        lo,
+        ids0,
+        off,
+        np.empty(n, np.uint64),
+    )
     q = np.concatenate([_fps(rng, 300, bits, 0, k), fps[rng.integers(0, n, 300)] ^ np.uint64(5)])
     dead = (rng.random(n) < 0.1).astype(np.uint8)
     for kq in range(k + 1):
         for dd in (np.zeros(0, np.uint8), dead):
             for qq in (q, q[:3]):  # a batch (directory sweep) and a few queries
-                args = (qq, kq, (hi, lo, off), kern.keybits, (bits, pbits, lobits), known_bits(kern, pbits),
-                        kern.perm, kern.blocks, dd)
+                args = (
+                    qq,
+                    kq,
+                    (hi, lo, off),
+                    kern.keybits,
+                    (bits, pbits, lobits),
+                    known_bits(kern, pbits),
+                    kern.perm,
+                    kern.blocks,
+                    dd,
+                )
                 rc, rn = _both(_c.query_residual, residual.query_residual, args, 20 * qq.shape[0] + 64)
                 assert _triples(rc) == _triples(rn)
                 assert len(rc[0]) > 0 or qq.shape[0] < 10 or kq < 2
@@ -172,7 +227,10 @@ def test_query_and_self_join_equal(spec, bits, k, seed):
         for a, b in zip(rc, rn, strict=True):
             np.testing.assert_array_equal(a, b)
     # join_table0 and split_table
-    np.testing.assert_array_equal(kernels.join_table0(hi, lo, off, lobits, bits - pbits), residual.join_table0(hi, lo, off, lobits, bits - pbits))
+    np.testing.assert_array_equal(
+        kernels.join_table0(hi, lo, off, lobits, bits - pbits),
+        residual.join_table0(hi, lo, off, lobits, bits - pbits),
+    )
     sv = np.sort(fps)
     got = []
     for fn in (_c.split_table, residual.split_table):
@@ -259,12 +317,31 @@ def test_codec_equal(mode, block, seed):
     from neardup.index.segments import Segment
 
     ids = np.arange(fps.shape[0], dtype=np.int64)
-    seg = CompressedSegment.from_segment(Segment.build(kern, ids, fps), block_size=block, codec=("xor", "gap")[mode])
-    q = np.concatenate([fps[:200] ^ np.uint64(3), rng.integers(0, 2**63, 100, dtype=np.int64).astype(np.uint64)])
+    seg = CompressedSegment.from_segment(
+        Segment.build(kern, ids, fps), block_size=block, codec=("xor", "gap")[mode]
+    )
+    q = np.concatenate(
+        [fps[:200] ^ np.uint64(3), rng.integers(0, 2**63, 100, dtype=np.int64).astype(np.uint64)]
+    )
     d = kern.design
     seg.kill(np.arange(0, fps.shape[0], 11))
-    args = (q, 3, seg.words, seg.firsts, seg.starts, seg.lut, 12, block, seg.n, seg.mode, kern.keybits, d.bits,
-            kern.perm, kern.blocks, seg.dead)
+    args = (
+        q,
+        3,
+        seg.words,
+        seg.firsts,
+        seg.starts,
+        seg.lut,
+        12,
+        block,
+        seg.n,
+        seg.mode,
+        kern.keybits,
+        d.bits,
+        kern.perm,
+        kern.blocks,
+        seg.dead,
+    )
     rc, rn = _both(_c.query_compressed, _codec_nb.query_compressed, args, 40 * q.shape[0])
     assert _triples(rc) == _triples(rn)
     assert len(rc[0]) > 200

@@ -22,10 +22,31 @@ def _urls() -> list[str]:
     rnd = random.Random(11)
     nasty = [u for u in (HERE / "nasty_urls.txt").read_text(encoding="utf-8").splitlines() if u]
     parts = ["http", "https", "HTTP", "hTTps", "ftp"]
-    hosts = ["a.com", "Example.COM", "x-y.z", "-bad.com", "xn--fsqu00a.com", "a..b", "b_c.d", "1.2.3.4", "a.com.", "[::1]"]
+    hosts = [
+        "a.com",
+        "Example.COM",
+        "x-y.z",
+        "-bad.com",
+        "xn--fsqu00a.com",
+        "a..b",
+        "b_c.d",
+        "1.2.3.4",
+        "a.com.",
+        "[::1]",
+    ]
     ports = ["", ":80", ":443", ":8080", ":0", ":065", ":99999", ":"]
     paths = ["", "/", "/a/b", "/./x", "/a/../b", "/%7E", "/a;b", "/.x", "/..y/", "/a b", "/é"]
-    queries = ["", "?", "?b=2&a=1", "?utm_source=x&q=1", "?a=1&a=0&a", "?x=a+b&y=%20", "?fbclid=1&Z=2", "?a=b=c", "?&&"]
+    queries = [
+        "",
+        "?",
+        "?b=2&a=1",
+        "?utm_source=x&q=1",
+        "?a=1&a=0&a",
+        "?x=a+b&y=%20",
+        "?fbclid=1&Z=2",
+        "?a=b=c",
+        "?&&",
+    ]
     frags = ["", "#f", "#"]
     out = list(nasty)
     for _ in range(3000):
@@ -52,10 +73,14 @@ def test_xxh3_matches_xxhash():
         h, ok = _c.xxh3_64(data[:n])
         assert ok and h == xxhash.xxh3_64_intdigest(data[:n]), n
     assert _c.xxh3_64(data[:241]) == (0, False)
-    np.testing.assert_array_equal(_kernels.SECRET, __import__("neardup.fingerprint._xxh3", fromlist=["x"]).secret())
+    np.testing.assert_array_equal(
+        _kernels.SECRET, __import__("neardup.fingerprint._xxh3", fromlist=["x"]).secret()
+    )
 
 
-@pytest.mark.parametrize("drop", [DEFAULT_DROP_PARAMS, frozenset(), frozenset({"utm_*", "q"}), frozenset({"a?c"})])
+@pytest.mark.parametrize(
+    "drop", [DEFAULT_DROP_PARAMS, frozenset(), frozenset({"utm_*", "q"}), frozenset({"a?c"})]
+)
 def test_canonical_batch_equal(drop):
     urls = _urls()
     buf, starts = _buf(urls)
@@ -75,8 +100,12 @@ def test_canonical_batch_equal(drop):
     assert (status == 0).sum() > 30 and (status == 1).sum() > 500 and (status == 2).sum() >= 1
     for i, u in enumerate(urls):
         if u.isascii():
-            one_c = _c.canonical_one(np.frombuffer(u.encode(), np.uint8), 4096, names, offs, is_prefix, mode, _kernels.SECRET)
-            one_nb = _kernels_nb.canonical_one(np.frombuffer(u.encode(), np.uint8), 4096, names, offs, is_prefix, mode, _kernels.SECRET)
+            one_c = _c.canonical_one(
+                np.frombuffer(u.encode(), np.uint8), 4096, names, offs, is_prefix, mode, _kernels.SECRET
+            )
+            one_nb = _kernels_nb.canonical_one(
+                np.frombuffer(u.encode(), np.uint8), 4096, names, offs, is_prefix, mode, _kernels.SECRET
+            )
             assert (int(one_c[0]), int(one_c[1])) == (int(one_nb[0]), int(one_nb[1])), u
             if one_c[1] == 0:
                 assert one_c[0] == res[0][2][i]
@@ -87,7 +116,9 @@ def test_memory_table_equal():
     cap = 1 << 10
     tabs = [(np.zeros(cap, np.uint64), np.zeros(cap, np.uint32)) for _ in range(2)]
     mods = (_c, _kernels_nb)
-    pool = np.concatenate([rng.integers(0, 2**63, 400, dtype=np.int64).astype(np.uint64), np.array([0, 1, 2], np.uint64)])
+    pool = np.concatenate(
+        [rng.integers(0, 2**63, 400, dtype=np.int64).astype(np.uint64), np.array([0, 1, 2], np.uint64)]
+    )
     # clustered hashes make long probe runs (the deletion's backward shift is exercised)
     pool = np.concatenate([pool, (np.arange(60, dtype=np.uint64) * np.uint64(cap)) + np.uint64(5)])
     for step in range(60):
@@ -105,7 +136,12 @@ def test_memory_table_equal():
                 r = m.memory_contains(k, h, out)
             else:
                 r = m.memory_remove(k, v, h)
-            got.append((tuple(np.atleast_1d(np.asarray(r, dtype=object)).tolist()) if r is not None else None, out.copy()))
+            got.append(
+                (
+                    tuple(np.atleast_1d(np.asarray(r, dtype=object)).tolist()) if r is not None else None,
+                    out.copy(),
+                )
+            )
         assert got[0][0] == got[1][0]
         np.testing.assert_array_equal(got[0][1], got[1][1])
         np.testing.assert_array_equal(tabs[0][0], tabs[1][0])
@@ -122,7 +158,9 @@ def test_bloom_equal(k, shard_bits, shards):
     rng = np.random.default_rng(k)
     hashes = rng.integers(0, 2**63, 5000, dtype=np.int64).astype(np.uint64)
     hashes = np.concatenate([hashes, hashes[:700]])
-    pos = [(np.empty(hashes.shape[0], np.uint32), np.empty((hashes.shape[0], k), np.uint32)) for _ in range(2)]
+    pos = [
+        (np.empty(hashes.shape[0], np.uint32), np.empty((hashes.shape[0], k), np.uint32)) for _ in range(2)
+    ]
     _c.bloom_positions(hashes, k, shard_bits, shards, *pos[0])
     _kernels_nb.bloom_positions(hashes, k, shard_bits, shards, *pos[1])
     for a, b in zip(*pos, strict=True):
