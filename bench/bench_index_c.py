@@ -82,17 +82,17 @@ warm.query_many(q[:1000])
 del warm
 gc.collect()
 r0 = rss_mb()
-w0 = time.perf_counter()
+w0, c0 = time.perf_counter(), time.process_time()
 idx = HammingIndex()
 idx.add_many(ids, fps)
-build = time.perf_counter() - w0
+build, build_cpu = time.perf_counter() - w0, time.process_time() - c0
 gc.collect()
 rss = (rss_mb() - r0) * 2**20 / n
 w0, c0 = time.perf_counter(), time.process_time()
 res = idx.query_many(q)
 qw, qc = time.perf_counter() - w0, time.process_time() - c0
 recall, beyond = check(fps, q, 40, group(res[0], res[1], 40))
-print(json.dumps({{"build": build, "qps_wall": q.shape[0] / qw, "qps_cpu": q.shape[0] / qc, "rss_fp": rss,
+print(json.dumps({{"build": build, "build_cpu": build_cpu, "qps_wall": q.shape[0] / qw, "qps_cpu": q.shape[0] / qc, "rss_fp": rss,
                   "recall": recall, "beyond": beyond, "tables": idx.design.n_tables, "backend": kernels.BACKEND}}))
 """
 
@@ -170,6 +170,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--numba", action="store_true", help="also run with the C extensions hidden")
     ap.add_argument("--skip-10m", action="store_true")
     ap.add_argument("--no-write", action="store_true")
+    ap.add_argument("--save", help="also write the raw rows (JSON) here")
     args = ap.parse_args(argv)
     cmd = "python bench/bench_index_c.py " + " ".join(argv if argv is not None else sys.argv[1:])
     when = dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
@@ -195,6 +196,10 @@ def main(argv: list[str] | None = None) -> int:
                     rows.setdefault(f"10m-{tag}", []).append(r)
                     print(tag, "10M", r, flush=True)
                     loads.append(load())
+    if args.save:
+        Path(args.save).write_text(
+            json.dumps({"rows": rows, "loads": loads, "when": when, "cmd": cmd}), encoding="utf-8"
+        )
     body = render(rows, args, cmd, when, mach, loads)
     print(body)
     if not args.no_write:
@@ -241,14 +246,15 @@ def render(rows, args, cmd, when, mach, loads) -> str:  # type: ignore[no-untype
             "",
             f"Index of N = {args.n:,} random fingerprints, k = 3, design auto, 200,000 queries in one batch:",
             "",
-            "| kernels | build (wall) | queries/s (wall) | queries/s (CPU) | RSS growth / fp | recall | runs |",
-            "|---|---|---|---|---|---|---|",
+            "| kernels | build (wall) | build (CPU, 2 threads) | queries/s (wall) | queries/s (CPU) | RSS growth / fp | recall | runs |",
+            "|---|---|---|---|---|---|---|---|",
         ]
         for tag in ("c", "numba"):
             rs = rows.get(f"10m-{tag}")
             if rs:
                 out.append(
                     f"| {tag} | {_spread([r['build'] for r in rs], '.2f')} s | "
+                    f"{_spread([r.get('build_cpu', float('nan')) for r in rs], '.2f')} s | "
                     f"{_spread([r['qps_wall'] / 1e6 for r in rs], '.2f')}M | "
                     f"{_spread([r['qps_cpu'] / 1e6 for r in rs], '.2f')}M | "
                     f"{_spread([r['rss_fp'] for r in rs], '.1f')} B | "
