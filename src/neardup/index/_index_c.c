@@ -1435,14 +1435,15 @@ HOT static int table0(const uint64_t *fps, const Arr *ids, int64_t n, int64_t bi
     int rc = -1;
     if (!cur || !scratch || !cnt || !moved) goto done;
     for (int64_t b = 0; b <= nbk; b++) cur[b] = ld(off, b);
-    if (ids->code == I64 && ids_out->code == I32) {
+    if (ids->code == I64 && ids_out->code == I32 && off->code == I32) {
         const int64_t *I = (const int64_t *)ids->p;
+        const int32_t *OF = (const int32_t *)off->p;
         int32_t *IO = (int32_t *)ids_out->p;
         for (int64_t i = 0; i < n; i++) {
             uint64_t x = fps[i];
             int64_t b = (int64_t)(x >> rbits);
             int64_t j = cur[b];
-            keys[j] = ((x & rmask) << ps) | (uint64_t)(j - ld(off, b));
+            keys[j] = ((x & rmask) << ps) | (uint64_t)(j - OF[b]);
             IO[j] = (int32_t)I[i];
             cur[b]++;
         }
@@ -1457,6 +1458,34 @@ HOT static int table0(const uint64_t *fps, const Arr *ids, int64_t n, int64_t bi
         }
     }
     int has_lo = lo->len > 0;
+    /* the common layout (int32 ids, uint16 or no low bits, int32 offsets): typed loops */
+    if (ids_out->code == I32 && off->code == I32 && (!has_lo || lo->code == U16)) {
+        int32_t *IO = (int32_t *)ids_out->p;
+        const int32_t *OF = (const int32_t *)off->p;
+        uint16_t *LO = (uint16_t *)lo->p;
+        int32_t *sub32 = (int32_t *)moved;
+        for (int64_t b = 0; b < nbk; b++) {
+            int64_t a = OF[b], e = OF[b + 1];
+            sort_bucket_u64(keys, a, e, 64, scratch, cnt);
+            int32_t *sub = sub32;
+            if (e - a > SMALL) {
+                free(big);
+                big = (int64_t *)malloc((size_t)(e - a) * sizeof(int64_t));
+                if (!big) goto done;
+                sub = (int32_t *)big;
+            }
+            memcpy(sub, IO + a, (size_t)(e - a) * sizeof(int32_t));
+            for (int64_t j = a; j < e; j++) {
+                uint64_t kx = keys[j];
+                IO[j] = sub[(int64_t)(kx & pmask)];
+                uint64_t r = kx >> ps;
+                hi_row[j] = (uint32_t)((r >> lobits) & hmask);
+                if (has_lo) LO[j] = (uint16_t)(r & lmask);
+            }
+        }
+        rc = 0;
+        goto done;
+    }
     for (int64_t b = 0; b < nbk; b++) {
         int64_t a = ld(off, b), e = ld(off, b + 1);
         sort_bucket_u64(keys, a, e, 64, scratch, cnt);
