@@ -172,7 +172,11 @@ def test_warmup_compiles_once_and_then_nothing(tmp_path: Path) -> None:
         assert proc.returncode == 0, proc.stderr[-2000:]
         runs.append(json.loads(proc.stdout))
     assert runs[0]["cache"] == str(tmp_path / "cache")
-    assert runs[0]["compiled"] > 0 and runs[0]["workloads"]["urls"]["error"] == ""
+    assert runs[0]["workloads"]["urls"]["error"] == ""
+    from neardup.urls import _kernels
+
+    # the URL kernels are C where the extension was built: nothing to compile, even the first time
+    assert runs[0]["compiled"] > 0 if _kernels.BACKEND == "numba" else runs[0]["compiled"] == 0
     assert runs[1]["compiled"] == 0
 
 

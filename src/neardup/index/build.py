@@ -16,6 +16,9 @@ buckets fall back to a comparison sort. Where the packing does not fit (a direct
 :data:`~neardup.index.kernels.RADIX_BITS`, or a table-0 bucket too big for its position bits),
 the full-width sorts of :mod:`neardup.index.kernels` build the table.
 
+These are the numba kernels; the C extension ``_index_c`` runs the same algorithm where it is
+built (:mod:`neardup.index.kernels` chooses).
+
 >>> import numpy as np
 >>> from neardup.index.design import Design
 >>> from neardup.index.segments import Kernels
@@ -37,8 +40,8 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from neardup.index import kernels as K
-from neardup.index.kernels import permute1
+from neardup.index import _kernels_nb as K
+from neardup.index._kernels_nb import permute1
 from neardup.index.residual import split_table
 
 __all__ = ["build_tables"]

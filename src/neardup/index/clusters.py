@@ -20,42 +20,13 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-from numba import njit
 
 from neardup.exceptions import ConfigError
-from neardup.index.kernels import union_find_labels
+from neardup.index.kernels import star_labels, union_find_labels
 
 __all__ = ["cluster_labels"]
 
 I64 = npt.NDArray[np.int64]
-
-
-@njit(cache=True)
-def _star(n: int, a: Any, b: Any, order: Any) -> Any:
-    deg = np.zeros(n + 1, dtype=np.int64)
-    for e in range(a.shape[0]):
-        deg[a[e] + 1] += 1
-        deg[b[e] + 1] += 1
-    for i in range(n):
-        deg[i + 1] += deg[i]
-    adj = np.empty(deg[n], dtype=np.int64)
-    pos = deg[:-1].copy()
-    for e in range(a.shape[0]):
-        adj[pos[a[e]]] = b[e]
-        pos[a[e]] += 1
-        adj[pos[b[e]]] = a[e]
-        pos[b[e]] += 1
-    label = np.full(n, -1, dtype=np.int64)
-    for o in range(order.shape[0]):
-        c = order[o]
-        if label[c] >= 0:
-            continue
-        label[c] = c
-        for p in range(deg[c], deg[c + 1]):
-            m = adj[p]
-            if label[m] < 0:
-                label[m] = c
-    return label
 
 
 def cluster_labels(ids: Any, ids_a: Any, ids_b: Any, method: str = "components") -> I64:
@@ -76,5 +47,5 @@ def cluster_labels(ids: Any, ids_a: Any, ids_b: Any, method: str = "components")
     else:
         deg = np.bincount(a, minlength=n) + np.bincount(b, minlength=n)
         order = np.lexsort((np.arange(n), -deg))
-        lab = _star(n, a, b, order)
+        lab = star_labels(n, a, b, order)
     return np.asarray(uniq[lab][np.searchsorted(uniq, ids)], dtype=np.int64)

@@ -1,436 +1,287 @@
-"""Numba kernels of the Hamming index: popcounts, bit permutations, the build's sorts, the
-self-join, the brute-force buffer scan and the ordering of matches. All single-threaded (the
-build runs several of them at once on threads: they release the GIL).
+"""The Hamming index's kernels: compiled C where the extension was built, numba otherwise.
 
-The query kernel over residual tables is in :mod:`neardup.index.residual`. Every kernel that
-reports results writes into caller-allocated output arrays (a tuple, its last argument) and
-returns how many results it found; when that count exceeds the capacity the caller grows the
-arrays and calls again (results are deterministic, so the second call writes the same results).
+Every kernel of the index (build, query, self-join, compressed tables, match ordering, cluster
+labels) is in the C extension ``_index_c``, compiled by pip with the machine's C compiler when the
+package is installed, so nothing is compiled while a user's program runs: the first query of a
+fresh process costs what the kernel does, and numba is not even imported. Where the extension could
+not be built (no C compiler at install), the same kernels run in numba (:mod:`._kernels_nb`,
+:mod:`.residual`, :mod:`.build`, :mod:`._codec_nb`): the same results (tested against each other
+on random inputs), compiled into the kernel cache the first time each is used (tens of seconds in
+a fresh install, unless ``neardup warmup`` ran) and loaded from it afterwards.
+
+Every kernel that reports results writes into caller-allocated output arrays (a tuple, its last
+argument) and returns how many results it found; when that count exceeds the capacity the caller
+grows the arrays and calls again (results are deterministic, so the second call writes the same
+results). The order in which a query kernel reports its matches is not part of the contract (the
+index sorts them); the set of matches is.
+
+Names this module does not define (``popcount64``, ``permute1``, ``emit``, ...: numba building
+blocks other numba kernels inline) are the numba ones, loaded on first use.
+
+>>> import numpy as np
+>>> union_find_labels(4, np.array([0, 2]), np.array([1, 3])).tolist()
+[0, 0, 2, 2]
+>>> BACKEND in ("c", "numba")
+True
 """
 
-# mypy: disable-error-code="call-arg,var-annotated,no-any-return,unused-ignore"
 from __future__ import annotations
 
+import importlib
+from types import ModuleType
 from typing import Any
 
 import numpy as np
-from llvmlite import ir
-from numba import config, njit, types
-from numba.core import cgutils
-from numba.extending import intrinsic
+import numpy.typing as npt
 
+_c: ModuleType | None
+try:
+    _c = importlib.import_module("neardup.index._index_c")
+except ImportError:  # built without a C compiler: the numba kernels run
+    _c = None
 
-def _popcount64_py(x: Any) -> Any:
-    """popcount64 when numba runs kernels as Python (NUMBA_DISABLE_JIT): intrinsics do not run there."""
-    return np.uint64(int(x).bit_count())
+__all__ = [
+    "BACKEND",
+    "RADIX_BITS",
+    "build_tables",
+    "decode_all",
+    "encode",
+    "fix_runs",
+    "join_table0",
+    "order_matches",
+    "permute_sorted",
+    "prefix_offsets",
+    "query_brute",
+    "query_compressed",
+    "query_residual",
+    "self_join_tables",
+    "sorted_with_ids",
+    "split_table",
+    "star_labels",
+    "symbols",
+    "union_find_labels",
+]
 
-
-def _prefetch2_py(arr: Any, t: Any, i: Any) -> None:
-    return None
-
-
-@intrinsic
-def popcount64(typingctx: Any, x: Any) -> Any:
-    """Hardware popcount of a uint64 (LLVM ctpop)."""
-    sig = types.uint64(types.uint64)
-
-    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
-        fn = builder.module.declare_intrinsic("llvm.ctpop", [args[0].type])
-        return builder.call(fn, args)
-
-    return sig, codegen
-
-
-@intrinsic
-def prefetch2(typingctx: Any, arr: Any, t: Any, i: Any) -> Any:
-    """Hint the CPU to load the cache line of ``arr[t, i]`` (LLVM prefetch, read, keep in all levels)."""
-    sig = types.void(arr, t, i)
-
-    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
-        aryty = signature.args[0]
-        ary = context.make_array(aryty)(context, builder, args[0])
-        ptr = cgutils.get_item_pointer(  # type: ignore[no-untyped-call]
-            context, builder, aryty, ary, [args[1], args[2]], wraparound=False
-        )
-        i8p = builder.bitcast(ptr, ir.IntType(8).as_pointer())
-        i32 = ir.IntType(32)
-        fnty = ir.FunctionType(ir.VoidType(), [i8p.type, i32, i32, i32])
-        fn = cgutils.get_or_insert_function(builder.module, fnty, "llvm.prefetch.p0")  # type: ignore[no-untyped-call]
-        builder.call(fn, [i8p, i32(0), i32(3), i32(1)])
-        return context.get_dummy_value()
-
-    return sig, codegen
-
-
-def _within16_py(row: Any, i: Any, ph: Any, kk: Any) -> Any:
-    c = [(int(x) ^ int(ph)).bit_count() for x in row[int(i) : int(i) + 16]]
-    return np.uint32(sum(1 << j for j, v in enumerate(c) if v <= int(kk)))
-
-
-@intrinsic
-def within16(typingctx: Any, row: Any, i: Any, ph: Any, kk: Any) -> Any:
-    """Bit mask of the 16 uint32 entries ``row[i : i + 16]`` within ``kk`` bits of ``ph``.
-
-    One vector load, xor, popcount and compare (``llvm.ctpop.v16i32``: a single AVX-512
-    VPOPCNTD where the CPU has it, a few shuffles elsewhere) instead of 16 scalar popcounts.
-    """
-    sig = types.uint32(row, types.int64, types.uint32, types.uint32)
-
-    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
-        aryty = signature.args[0]
-        ary = context.make_array(aryty)(context, builder, args[0])
-        ptr = cgutils.get_item_pointer(  # type: ignore[no-untyped-call]
-            context, builder, aryty, ary, [args[1]], wraparound=False
-        )
-        i32 = ir.IntType(32)
-        vty = ir.VectorType(i32, 16)
-        v = builder.load(builder.bitcast(ptr, vty.as_pointer()), align=4)
-        undef = ir.Constant(vty, ir.Undefined)
-        zeros = ir.Constant(vty, [0] * 16)
-        phv = builder.shuffle_vector(builder.insert_element(undef, args[2], i32(0)), undef, zeros)
-        kkv = builder.shuffle_vector(builder.insert_element(undef, args[3], i32(0)), undef, zeros)
-        fnty = ir.FunctionType(vty, [vty])
-        fn = cgutils.get_or_insert_function(builder.module, fnty, "llvm.ctpop.v16i32")  # type: ignore[no-untyped-call]
-        m = builder.bitcast(
-            builder.icmp_unsigned("<=", builder.call(fn, [builder.xor(v, phv)]), kkv), ir.IntType(16)
-        )
-        return builder.zext(m, i32)
-
-    return sig, codegen
-
-
-if config.DISABLE_JIT:  # type: ignore[attr-defined]
-    popcount64 = _popcount64_py  # type: ignore[assignment]
-    prefetch2 = _prefetch2_py  # type: ignore[assignment]
-    within16 = _within16_py  # type: ignore[assignment]
-
-
-@njit(cache=True, inline="always")
-def permute1(x: Any, src: Any, dst: Any, msk: Any, t: int) -> Any:
-    """Move each block of ``x`` from shift ``src[t, j]`` to shift ``dst[t, j]`` (swap the two
-    arrays to invert the permutation)."""
-    out = np.uint64(0)
-    for j in range(src.shape[1]):
-        out |= ((x >> np.uint64(src[t, j])) & msk[t, j]) << np.uint64(dst[t, j])
-    return out
-
-
-@njit(cache=True, inline="always")
-def emit(outs: Any, n: int, a: Any, b: Any, d: Any) -> int:
-    """Write result ``n`` (``a``, ``b``, distance ``d``) if the output arrays hold it; return n + 1."""
-    out_a, out_b, out_d = outs
-    if n < out_a.shape[0]:
-        out_a[n] = a
-        out_b[n] = b
-        out_d[n] = d
-    return n + 1
-
-
-@njit(cache=True, inline="always")
-def equal_blocks(x: Any, bsrc: Any, bmask: Any) -> int:
-    """Bit mask of the blocks in which ``x`` (an xor of two fingerprints) is zero."""
-    eq = 0
-    for i in range(bsrc.shape[0]):
-        if ((x >> np.uint64(bsrc[i])) & bmask[i]) == 0:
-            eq |= 1 << i
-    return eq
-
-
-@njit(cache=True)
-def prefix_offsets(vals: Any, shift: int, nbuckets: int) -> Any:
-    """offsets[b]..offsets[b+1] is the range of sorted ``vals`` whose top bits (``v >> shift``) equal b."""
-    off = np.zeros(nbuckets + 1, dtype=np.int64)
-    s = np.uint64(shift)
-    for i in range(vals.shape[0]):
-        off[np.int64(vals[i] >> s) + 1] += 1
-    for b in range(nbuckets):
-        off[b + 1] += off[b]
-    return off
-
-
-@njit(cache=True, inline="always")
-def master_row(tab: Any, off: Any, v: Any, pshift: int) -> int:
-    """First row of table 0 (the sorted fingerprints) equal to ``v``."""
-    pre = np.int64(v >> np.uint64(pshift))
-    a = np.int64(off[0, pre])
-    b = np.int64(off[0, pre + 1])
-    while a < b:
-        mid = (a + b) >> 1
-        if tab[0, mid] < v:
-            a = mid + 1
-        else:
-            b = mid
-    return a
-
-
-@njit(cache=True)
-def query_brute(qfps: Any, k: int, fps: Any, outs: Any) -> int:
-    """Compare every query with every fingerprint of a small unsorted buffer."""
-    kk = np.uint64(k)
-    n = 0
-    for qi in range(qfps.shape[0]):
-        q = qfps[qi]
-        for r in range(fps.shape[0]):
-            d = popcount64(fps[r] ^ q)
-            if d <= kk:
-                n = emit(outs, n, qi, r, d)
-    return n
-
-
-@njit(cache=True)
-def self_join_tables(
-    k: int,
-    tab: Any,
-    keybits: Any,
-    bits: int,
-    pbits: int,
-    off: Any,
-    perm: Any,
-    blocks: Any,
-    dead: Any,
-    outs: Any,
-) -> int:
-    """Every pair of rows (a < b) of table 0 within distance k, each pair once.
-
-    Per table, runs of equal keys are compared all against all; a pair of distinct values is kept
-    only by the first table in which its key blocks agree. Equal fingerprints come from table 0.
-    """
-    src, dst, msk = perm
-    bsrc, bmask, first = blocks
-    T = tab.shape[0]
-    N = tab.shape[1]
-    has_dead = dead.shape[0] > 0
-    pshift = bits - pbits
-    n = 0
-    # identical fingerprints: all pairs inside each run of table 0
-    i = 0
-    while i < N:
-        j = i + 1
-        while j < N and tab[0, j] == tab[0, i]:
-            j += 1
-        for a in range(i, j):
-            if has_dead and dead[a]:
-                continue
-            for b in range(a + 1, j):
-                if has_dead and dead[b]:
-                    continue
-                n = emit(outs, n, a, b, 0)
-        i = j
-    if k == 0:
-        return n
-    kk = np.uint64(k)
-    zero = np.uint64(0)
-    for t in range(T):
-        s = np.uint64(bits - keybits[t])
-        g0 = 0
-        while g0 < N:
-            key = tab[t, g0] >> s
-            g1 = g0 + 1
-            while g1 < N and (tab[t, g1] >> s) == key:
-                g1 += 1
-            if g1 - g0 > 1:
-                i = g0
-                while i < g1:
-                    v = tab[t, i]
-                    ie = i + 1
-                    while ie < g1 and tab[t, ie] == v:
-                        ie += 1
-                    for j in range(ie, g1):
-                        w = tab[t, j]
-                        d = popcount64(v ^ w)
-                        if d > kk or d == zero:
-                            continue
-                        # skip a run of w: only the first of equal values is compared
-                        if tab[t, j - 1] == w and j > ie:
-                            continue
-                        ov = permute1(v, dst, src, msk, t) if t > 0 else v
-                        ow = permute1(w, dst, src, msk, t) if t > 0 else w
-                        if first[equal_blocks(ov ^ ow, bsrc, bmask)] != t:
-                            continue
-                        je = j + 1
-                        while je < g1 and tab[t, je] == w:
-                            je += 1
-                        ra = i if t == 0 else master_row(tab, off, ov, pshift)
-                        rb = j if t == 0 else master_row(tab, off, ow, pshift)
-                        for a in range(ra, ra + (ie - i)):
-                            if has_dead and dead[a]:
-                                continue
-                            for b in range(rb, rb + (je - j)):
-                                if has_dead and dead[b]:
-                                    continue
-                                n = emit(outs, n, a, b, d)
-                    i = ie
-            g0 = g1
-    return n
-
-
-@njit(cache=True)
-def union_find_labels(n: int, a: Any, b: Any) -> Any:
-    """Connected components over rows 0..n-1; label = smallest row of the component."""
-    parent = np.arange(n)
-    for e in range(a.shape[0]):
-        x = a[e]
-        while parent[x] != x:
-            parent[x] = parent[parent[x]]
-            x = parent[x]
-        y = b[e]
-        while parent[y] != y:
-            parent[y] = parent[parent[y]]
-            y = parent[y]
-        if x < y:
-            parent[y] = x
-        elif y < x:
-            parent[x] = y
-    for i in range(n):
-        x = i
-        while parent[x] != x:
-            x = parent[x]
-        parent[i] = x
-    return parent
-
-
-@njit(cache=True)
-def fix_runs(f: Any, ids: Any, shift: int) -> None:
-    """Sort, in place, each run of ``f`` whose values agree above ``shift`` (they are rare and short)."""
-    n = f.shape[0]
-    s = np.uint64(shift)
-    i = 0
-    while i < n:
-        j = i + 1
-        top = f[i] >> s
-        while j < n and (f[j] >> s) == top:
-            j += 1
-        if j - i > 1:
-            ok = True
-            for r in range(i + 1, j):
-                if f[r] < f[r - 1]:
-                    ok = False
-                    break
-            if not ok:
-                order = np.argsort(f[i:j], kind="mergesort")
-                f2 = f[i:j][order]
-                i2 = ids[i:j][order]
-                f[i:j] = f2
-                ids[i:j] = i2
-        i = j
-
+#: which kernels run: "c" (the extension) or "numba"
+BACKEND = "c" if _c is not None else "numba"
 
 #: radix bits of the build's first sort pass: 65,536 buckets, a few hundred values each at 10M
 RADIX_BITS = 16
 
-
-@njit(cache=True, nogil=True, inline="always")
-def _sort_run(v: Any, a: int, e: int) -> None:
-    """Sort ``v[a:e]`` in place: insertion sort for a short run, else numpy's sort."""
-    if e - a > 16:
-        v[a:e].sort()
-        return
-    for x in range(a + 1, e):
-        y = v[x]
-        z = x
-        while z > a and v[z - 1] > y:
-            v[z] = v[z - 1]
-            z -= 1
-        v[z] = y
+I64 = npt.NDArray[np.int64]
+U64 = npt.NDArray[np.uint64]
 
 
-@njit(cache=True, nogil=True)
-def permute_sorted(fps: Any, perm: Any, t: int, sbits: int, bits: int, out: Any) -> None:
-    """``out``: the fingerprints permuted for table ``t``, sorted.
-
-    One pass of a most-significant-digit radix sort on the leading ``sbits`` bits (count, then
-    scatter), then each bucket (a few hundred values, in cache) sorted on its own.
-    """
-    src, dst, msk = perm
-    n = fps.shape[0]
-    rs = np.uint64(bits - sbits)
-    start = np.zeros((1 << sbits) + 1, dtype=np.int64)
-    for i in range(n):
-        p = permute1(fps[i], src, dst, msk, t) if t > 0 else fps[i]
-        start[np.int64(p >> rs) + 1] += 1
-    for b in range(1 << sbits):
-        start[b + 1] += start[b]
-    cur = start[:-1].copy()
-    for i in range(n):
-        p = permute1(fps[i], src, dst, msk, t) if t > 0 else fps[i]
-        b = np.int64(p >> rs)
-        out[cur[b]] = p
-        cur[b] += 1
-    for b in range(1 << sbits):
-        _sort_run(out, start[b], start[b + 1])
+def _nb(name: str) -> Any:
+    """The numba module ``neardup.index.<name>`` (imported, hence numba, only when needed)."""
+    return importlib.import_module(f"neardup.index.{name}")
 
 
-@njit(cache=True, nogil=True)
-def sorted_with_ids(fps: Any, ids: Any, sbits: int, bits: int, out: Any, out_ids: Any) -> None:
-    """``out``: the fingerprints sorted; ``out_ids``: their ids (equal fingerprints keep input order).
-
-    A radix pass on the leading ``sbits`` bits moves values and ids to their buckets (input order
-    kept); each bucket is then sorted as plain uint64 keys (its remaining bits, with the position
-    inside the bucket packed into the lowest ones) and values and ids follow the keys inside the
-    bucket, in cache. The few runs that agree on all but those low bits are put in order by
-    :func:`fix_runs`.
-    """
-    n = fps.shape[0]
-    nb = 1
-    while (1 << nb) < n:
-        nb += 1
-    rs = np.uint64(bits - sbits)
-    ps = np.uint64(64 - bits + sbits)
-    start = np.zeros((1 << sbits) + 1, dtype=np.int64)
-    for i in range(n):
-        start[np.int64(fps[i] >> rs) + 1] += 1
-    for b in range(1 << sbits):
-        start[b + 1] += start[b]
-    cur = start[:-1].copy()
-    vals = np.empty(n, dtype=np.uint64)
-    keep = ~((np.uint64(1) << np.uint64(nb)) - np.uint64(1))
-    for i in range(n):
-        b = np.int64(fps[i] >> rs)
-        j = cur[b]
-        vals[j] = fps[i]
-        out_ids[j] = ids[i]
-        out[j] = ((fps[i] << ps) & keep) | np.uint64(j - start[b])
-        cur[b] += 1
-    row_mask = ~keep
-    for b in range(1 << sbits):
-        a = start[b]
-        e = start[b + 1]
-        _sort_run(out, a, e)
-        moved = out_ids[a:e].copy()
-        for j in range(a, e):
-            r = a + np.int64(out[j] & row_mask)
-            out[j] = vals[r]
-            out_ids[j] = moved[r - a]
-    fix_runs(out, out_ids, max(nb - np.int64(ps), 0))
+def __getattr__(name: str) -> Any:
+    # numba building blocks (popcount64, permute1, emit, ...) for other modules' numba kernels
+    if name.startswith("__"):
+        raise AttributeError(name)
+    mod = _nb("_kernels_nb")
+    if hasattr(mod, name):
+        return getattr(mod, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-@njit(cache=True)
-def order_matches(qa: Any, da: Any, ia: Any, nq: int) -> Any:
-    """The order of matches by query, then distance, then id: a counting sort on the query and
-    an insertion sort inside each query's (short) group; long groups take two stable sorts."""
-    cnt = np.zeros(nq + 1, dtype=np.int64)
-    for j in range(qa.shape[0]):
-        cnt[qa[j] + 1] += 1
-    for g in range(nq):
-        cnt[g + 1] += cnt[g]
-    pos = cnt[:-1].copy()
-    out = np.empty(qa.shape[0], dtype=np.int64)
-    for j in range(qa.shape[0]):
-        out[pos[qa[j]]] = j
-        pos[qa[j]] += 1
-    for g in range(nq):
-        a = cnt[g]
-        b = cnt[g + 1]
-        if b - a > 32:
-            sub = out[a:b]
-            sub = sub[np.argsort(ia[sub], kind="mergesort")]
-            out[a:b] = sub[np.argsort(da[sub], kind="mergesort")]
-            continue
-        for x in range(a + 1, b):
-            y = out[x]
-            z = x
-            while z > a and (da[out[z - 1]] > da[y] or (da[out[z - 1]] == da[y] and ia[out[z - 1]] > ia[y])):
-                out[z] = out[z - 1]
-                z -= 1
-            out[z] = y
-    return out
+def _i64(a: Any) -> I64:
+    return np.ascontiguousarray(a, dtype=np.int64)
+
+
+# --- kernels.py ------------------------------------------------------------------------------------
+def query_brute(qfps: U64, k: int, fps: U64, outs: tuple[I64, I64, I64]) -> int:
+    """Compare every query with every fingerprint of a small unsorted buffer."""
+    if _c is not None:
+        return int(_c.query_brute(qfps, k, fps, outs))
+    return int(_nb("_kernels_nb").query_brute(qfps, k, fps, outs))
+
+
+def prefix_offsets(vals: U64, shift: int, nbuckets: int) -> I64:
+    """offsets[b]..offsets[b+1] is the range of sorted ``vals`` whose top bits (``v >> shift``) equal b."""
+    if _c is not None:
+        out = np.empty(nbuckets + 1, dtype=np.int64)
+        _c.prefix_offsets(vals, shift, nbuckets, out)
+        return out
+    return np.asarray(_nb("_kernels_nb").prefix_offsets(vals, shift, nbuckets))
+
+
+def self_join_tables(
+    k: int,
+    tab: U64,
+    keybits: I64,
+    bits: int,
+    pbits: int,
+    off: I64,
+    perm: tuple[Any, ...],
+    blocks: tuple[Any, ...],
+    dead: npt.NDArray[np.uint8],
+    outs: tuple[I64, I64, I64],
+) -> int:
+    """Every pair of rows (a < b) of table 0 within distance k, each pair once (full-width tables)."""
+    args = (k, tab, keybits, bits, pbits, off, perm, blocks, dead, outs)
+    if _c is not None:
+        return int(_c.self_join_tables(*args))
+    return int(_nb("_kernels_nb").self_join_tables(*args))
+
+
+def union_find_labels(n: int, a: Any, b: Any) -> I64:
+    """Connected components over rows 0..n-1; label = smallest row of the component."""
+    if _c is not None:
+        out = np.empty(n, dtype=np.int64)
+        _c.union_find_labels(n, _i64(a), _i64(b), out)
+        return out
+    return np.asarray(_nb("_kernels_nb").union_find_labels(n, a, b))
+
+
+def star_labels(n: int, a: Any, b: Any, order: Any) -> I64:
+    """Star clustering over rows 0..n-1 visited in ``order``: label = the row of the centre."""
+    if _c is not None:
+        out = np.empty(n, dtype=np.int64)
+        _c.star_labels(n, _i64(a), _i64(b), _i64(order), out)
+        return out
+    return np.asarray(_nb("_kernels_nb").star_labels(n, a, b, order))
+
+
+def fix_runs(f: U64, ids: npt.NDArray[Any], shift: int) -> None:
+    """Sort, in place and stably, each run of ``f`` whose values agree above ``shift`` (ids follow)."""
+    if _c is not None:
+        _c.fix_runs(f, ids, shift)
+    else:
+        _nb("_kernels_nb").fix_runs(f, ids, shift)
+
+
+def permute_sorted(fps: U64, perm: tuple[Any, ...], t: int, sbits: int, bits: int, out: U64) -> None:
+    """``out``: the fingerprints permuted for table ``t``, sorted."""
+    if _c is not None:
+        _c.permute_sorted(fps, perm, t, sbits, bits, out)
+    else:
+        _nb("_kernels_nb").permute_sorted(fps, perm, t, sbits, bits, out)
+
+
+def sorted_with_ids(
+    fps: U64, ids: npt.NDArray[Any], sbits: int, bits: int, out: U64, out_ids: npt.NDArray[Any]
+) -> None:
+    """``out``: the fingerprints sorted; ``out_ids``: their ids (equal fingerprints keep input order)."""
+    if _c is not None:
+        _c.sorted_with_ids(fps, ids, sbits, bits, out, out_ids)
+    else:
+        _nb("_kernels_nb").sorted_with_ids(fps, ids, sbits, bits, out, out_ids)
+
+
+def order_matches(qa: I64, da: I64, ia: I64, nq: int) -> I64:
+    """The order of matches by query, then distance, then id (then position: stable)."""
+    if _c is not None:
+        out = np.empty(qa.shape[0], dtype=np.int64)
+        _c.order_matches(_i64(qa), _i64(da), _i64(ia), nq, out)
+        return out
+    return np.asarray(_nb("_kernels_nb").order_matches(qa, da, ia, nq))
+
+
+# --- residual.py -----------------------------------------------------------------------------------
+def split_table(
+    v: U64, lobits: int, rbits: int, hi_row: npt.NDArray[np.uint32], lo_out: npt.NDArray[Any], off_row: I64
+) -> None:
+    """Cut sorted values into the directory (bits above ``rbits``), ``hi`` and (if given) ``lo``."""
+    if _c is not None:
+        _c.split_table(v, lobits, rbits, hi_row, lo_out, off_row)
+    else:
+        _nb("residual").split_table(v, lobits, rbits, hi_row, lo_out, off_row)
+
+
+def join_table0(
+    hi: npt.NDArray[np.uint32], lo: npt.NDArray[Any], off: npt.NDArray[Any], lobits: int, rbits: int
+) -> U64:
+    """The full values of table 0 (the sorted fingerprints) from its directory and columns."""
+    if _c is not None:
+        out = np.empty(hi.shape[1], dtype=np.uint64)
+        _c.join_table0(hi, lo, off, lobits, rbits, out)
+        return out
+    return np.asarray(_nb("residual").join_table0(hi, lo, off, lobits, rbits))
+
+
+def query_residual(
+    qfps: U64,
+    k: int,
+    tables: tuple[Any, ...],
+    keybits: I64,
+    geo: tuple[int, int, int],
+    known: tuple[Any, ...],
+    perm: tuple[Any, ...],
+    blocks: tuple[Any, ...],
+    dead: npt.NDArray[np.uint8],
+    outs: tuple[I64, I64, I64],
+) -> int:
+    """Every (query, row of table 0, distance) with distance <= k, each pair once, unordered."""
+    args = (qfps, k, tables, keybits, geo, known, perm, blocks, dead, outs)
+    if _c is not None:
+        return int(_c.query_residual(*args))
+    return int(_nb("residual").query_residual(*args))
+
+
+# --- build.py --------------------------------------------------------------------------------------
+def build_tables(
+    fps: U64,
+    ids: npt.NDArray[Any],
+    perm: tuple[Any, ...],
+    ts: I64,
+    geo: tuple[int, int, int],
+    hi: npt.NDArray[np.uint32],
+    lo: npt.NDArray[Any],
+    ids_out: npt.NDArray[Any],
+    off: npt.NDArray[Any],
+    work: U64,
+) -> None:
+    """Fill the tables ``ts`` of a segment (see :mod:`neardup.index.build`); releases the GIL."""
+    if _c is not None:
+        _c.build_tables(fps, ids, perm, ts, geo, hi, lo, ids_out, off, work)
+    else:
+        _nb("build").build_tables(fps, ids, perm, ts, geo, hi, lo, ids_out, off, work)
+
+
+# --- codec.py --------------------------------------------------------------------------------------
+def symbols(v: U64, B: int, mode: int) -> tuple[I64, int]:
+    """Huffman symbol counts (65) of a sorted table cut in blocks of ``B``, and its raw low bits."""
+    if _c is not None:
+        counts = np.empty(65, dtype=np.int64)
+        raw = _c.symbols(v, B, mode, counts)
+        return counts, int(raw)
+    counts, raw = _nb("_codec_nb")._symbols(v, B, mode)
+    return counts, int(raw)
+
+
+def encode(
+    v: U64, B: int, codes: U64, lens: I64, words: U64, base: int, firsts: U64, starts: U64, mode: int
+) -> int:
+    """Huffman-code sorted ``v`` into ``words`` from bit ``base``; returns the end bit."""
+    if _c is not None:
+        return int(_c.encode(v, B, codes, lens, words, base, firsts, starts, mode))
+    return int(_nb("_codec_nb")._encode(v, B, codes, lens, words, base, firsts, starts, mode))
+
+
+def decode_all(
+    words: U64,
+    firsts: U64,
+    starts: I64,
+    lut: npt.NDArray[np.uint16],
+    t: int,
+    L: int,
+    B: int,
+    n: int,
+    mode: int,
+) -> U64:
+    """Every value of compressed table ``t``."""
+    if _c is not None:
+        out = np.empty(n, dtype=np.uint64)
+        _c.decode_all(words, firsts, starts, lut, t, L, B, n, mode, out)
+        return out
+    return np.asarray(_nb("_codec_nb")._decode_all(words, firsts, starts, lut, t, L, B, n, mode))
+
+
+def query_compressed(*args: Any) -> int:
+    """Every (query, row, distance) within k over compressed tables (arguments as in ``_codec_nb``)."""
+    if _c is not None:
+        return int(_c.query_compressed(*args))
+    return int(_nb("_codec_nb").query_compressed(*args))

@@ -13,7 +13,10 @@ the query's in more than k places is skipped (for random data, all but about one
 A surviving entry of table ``t > 0`` knows ``pbits + 32`` bits of its fingerprint; the rows of
 table 0 that agree with them (found through table 0's directory and ``hi`` column) give the full
 fingerprint, its distance and its row. A pair is reported only by the first table whose key
-blocks agree, as in :mod:`neardup.index.kernels`.
+blocks agree, as in :mod:`neardup.index._kernels_nb`.
+
+These are the numba kernels; the C extension ``_index_c`` runs the same algorithm where it is
+built (:mod:`neardup.index.kernels` chooses).
 
 >>> import numpy as np
 >>> v = np.array([3 << 60, 5 << 60 | 7], dtype=np.uint64)
@@ -32,7 +35,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from neardup.index.kernels import emit, equal_blocks, permute1, popcount64, prefetch2, within16
+from neardup.index._kernels_nb import emit, equal_blocks, permute1, popcount64, prefetch2, within16
 
 __all__ = ["join_table0", "query_residual", "split_table"]
 

@@ -18,9 +18,7 @@ import numpy as np
 import numpy.typing as npt
 
 from neardup.index import kernels as K
-from neardup.index.build import build_tables
 from neardup.index.design import Design
-from neardup.index.residual import join_table0, query_residual
 
 __all__ = ["PARALLEL_BUILD", "Kernels", "Segment", "grow_call", "wide_self_join"]
 
@@ -32,7 +30,7 @@ I64 = npt.NDArray[np.int64]
 
 
 class Kernels:
-    """The design's lookup arrays, prepared once for the numba kernels."""
+    """The design's lookup arrays, prepared once for the kernels."""
 
     def __init__(self, design: Design) -> None:
         self.design = design
@@ -242,7 +240,7 @@ class Segment(SegmentBase):
 
         def run(ts: I64) -> None:
             work = np.empty(n, dtype=np.uint64)
-            build_tables(fps, ids, kern.perm, ts, geo, hi, lo, ids0, offsets, work)
+            K.build_tables(fps, ids, kern.perm, ts, geo, hi, lo, ids0, offsets, work)
 
         if len(groups) > 1:
             with ThreadPoolExecutor(len(groups), thread_name_prefix="neardup-index-build") as pool:
@@ -274,7 +272,7 @@ class Segment(SegmentBase):
     # --- facts -----------------------------------------------------------------------------------
     def fps(self) -> U64:
         return np.asarray(
-            join_table0(self.hi, self.lo, self.offsets, self.lobits, self.kern.design.bits - self.pbits),
+            K.join_table0(self.hi, self.lo, self.offsets, self.lobits, self.kern.design.bits - self.pbits),
             dtype=np.uint64,
         )
 
@@ -294,4 +292,4 @@ class Segment(SegmentBase):
         geo = (kern.design.bits, self.pbits, self.lobits)
         known = (self.kmask, self.klead, self.kblocks)
         args = (qfps, k, tables, kern.keybits, geo, known, kern.perm, kern.blocks, self.dead)
-        return grow_call(query_residual, args, (np.int64, np.int64, np.int64), 4 * qfps.shape[0])
+        return grow_call(K.query_residual, args, (np.int64, np.int64, np.int64), 4 * qfps.shape[0])

@@ -7,7 +7,7 @@ rate climbs fast: at 2n URLs a p = 0.001 filter answers wrongly 5.6% of the time
 ``stats()["fp_rate_now"]``. No ``forget`` and no
 ``recrawl_after`` (a Bloom filter cannot remove entries nor keep times); the job-level ``ttl`` works.
 
-Backends: ``memory://?bloom=0.001`` (a numpy bit array, numba loops) and ``redis://...?bloom=0.001``
+Backends: ``memory://?bloom=0.001`` (a numpy bit array, C loops: :mod:`neardup.urls._kernels`) and ``redis://...?bloom=0.001``
 (bitmaps of at most 2**31 bits each, BITFIELD SET from a Lua script, one round trip a batch).
 """
 
@@ -18,11 +18,11 @@ import os
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from numba import njit
 
 from neardup.exceptions import ConfigError
 from neardup.stores._url import StoreURL
 from neardup.stores.schemes import backend, schemes
+from neardup.urls import _kernels as K
 from neardup.urls.seen import JobClock, StoreInfo
 
 if TYPE_CHECKING:
@@ -71,48 +71,6 @@ def bloom_params(capacity: int, error_rate: float) -> BloomParams:
     return BloomParams(capacity, error_rate)
 
 
-@njit(cache=True, nogil=True)
-def _mix(h: Any) -> Any:
-    """splitmix64 finalizer: a second independent-looking 64-bit value from the URL hash."""
-    z = h + np.uint64(0x9E3779B97F4A7C15)
-    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    return z ^ (z >> np.uint64(31))
-
-
-@njit(cache=True, nogil=True)
-def _positions(hashes: Any, k: int, shard_bits: int, shards: int, out_shard: Any, out_pos: Any) -> None:
-    mb = np.uint64(shard_bits)
-    for i in range(hashes.shape[0]):
-        h1 = hashes[i]
-        h2 = _mix(h1) | np.uint64(1)
-        out_shard[i] = np.uint32(_mix(h2) % np.uint64(shards))
-        for j in range(k):
-            out_pos[i, j] = np.uint32((h1 + np.uint64(j) * h2) % mb)
-
-
-@njit(cache=True, nogil=True)
-def _check_add(words: Any, hashes: Any, k: int, shard_bits: int, shards: int, out: Any) -> int:
-    mb = np.uint64(shard_bits)
-    added = 0
-    for i in range(hashes.shape[0]):
-        h1 = hashes[i]
-        h2 = _mix(h1) | np.uint64(1)
-        base = np.uint64(_mix(h2) % np.uint64(shards)) * mb
-        new = False
-        for j in range(k):
-            bit = base + (h1 + np.uint64(j) * h2) % mb
-            w = bit >> np.uint64(6)
-            b = np.uint64(1) << (bit & np.uint64(63))
-            if words[w] & b == 0:
-                new = True
-                words[w] |= b
-        out[i] = new
-        if new:
-            added += 1
-    return added
-
-
 class MemoryBloomStore:
     """In-process Bloom filter (``memory://?bloom=0.001&capacity=...``)."""
 
@@ -136,7 +94,7 @@ class MemoryBloomStore:
         self._roll(now)
         out = np.empty(hashes.shape[0], dtype=np.bool_)
         p = self.params
-        self._n += int(_check_add(self._words, hashes, p.k, p.shard_bits, p.shards, out))
+        self._n += int(K.bloom_check_add(self._words, hashes, p.k, p.shard_bits, p.shards, out))
         return out
 
     def forget(self, hashes: np.ndarray[Any, Any], now: float) -> int:
@@ -305,7 +263,7 @@ class RedisBloomStore:
         n = hashes.shape[0]
         shard = np.empty(n, dtype=np.uint32)
         pos = np.empty((n, p.k), dtype=np.uint32)
-        _positions(hashes, p.k, p.shard_bits, p.shards, shard, pos)
+        K.bloom_positions(hashes, p.k, p.shard_bits, p.shards, shard, pos)
         order = np.argsort(shard, kind="stable")  # runs of one shard: one BITFIELD call each
         blob = np.concatenate([shard[order, None], pos[order]], axis=1).astype(">u4").tobytes()
         gen = "0" if self.job.ttl is None else f"{int(now * 1000):x}"

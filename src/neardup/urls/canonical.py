@@ -13,7 +13,7 @@ w3lib lacks:
 
 Batches (:func:`canonicalize_many`, :func:`canonical_hashes`) go through a numba kernel that
 writes the same string for the common URL shapes (plain ASCII hosts, paths and queries) and hands
-every other URL to the exact path above (``neardup.urls._kernels`` lists the shapes).
+every other URL to the exact path above (``neardup.urls._kernels_nb`` lists the shapes).
 
 >>> canonicalize_url("HTTP://Example.COM:80/a/./b/../c?utm_source=x&b=2&a=1#top")
 'http://example.com/a/c?a=1&b=2'
@@ -34,8 +34,7 @@ import xxhash
 
 from neardup._deps import require
 from neardup.exceptions import InputError
-from neardup.fingerprint._xxh3 import secret as _xxh3_secret
-from neardup.urls._kernels import DROP_GENERAL, canonical_batch
+from neardup.urls._kernels import DROP_GENERAL, SECRET, canonical_batch
 from neardup.urls._kernels import canonical_one as _canonical_one
 
 __all__ = [
@@ -314,7 +313,7 @@ def _as_names(drop_params: Iterable[str]) -> Iterable[str]:
 
 
 _xxh3 = xxhash.xxh3_64_intdigest
-_SECRET = _xxh3_secret()
+_SECRET = SECRET
 
 
 @lru_cache(maxsize=64)

@@ -1,8 +1,9 @@
-"""In-process exact seen-store: an open-addressing hash table of 64-bit URL hashes in numpy, numba loops.
+"""In-process exact seen-store: an open-addressing hash table of 64-bit URL hashes in numpy, C loops.
 
 12 bytes a slot (uint64 hash + uint32 last-fetch second), load factor <= 0.7, so about 17-34
 bytes per URL. Linear probing with backward-shift deletion (no tombstones). Not shared between
-processes: use the sqlite or Redis store for that.
+processes: use the sqlite or Redis store for that. The loops are the C kernels of ``_urls_c`` (numba
+where the extension was not built: :mod:`neardup.urls._kernels` chooses).
 """
 
 from __future__ import annotations
@@ -10,110 +11,13 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from numba import njit
 
+from neardup.urls import _kernels as K
 from neardup.urls.seen import JobClock, StoreInfo
 
 __all__ = ["MemorySeenStore"]
 
-_EMPTY = np.uint64(0)
-_ZERO_STANDIN = np.uint64(0x9E3779B97F4A7C15)  # a hash of exactly 0 is stored as this value
 _MAX_LOAD = 0.7
-
-
-@njit(cache=True, nogil=True)
-def _slot(keys: Any, h: Any) -> tuple[Any, int, bool]:
-    """Linear probing for hash ``h``: the value stored for it (0 is stored as the stand-in, as 0
-    marks an empty slot), and its slot and True, or the empty slot where it goes and False."""
-    if h == 0:
-        h = _ZERO_STANDIN
-    mask = keys.shape[0] - 1
-    j = np.int64(h & np.uint64(mask))
-    while True:
-        k = keys[j]
-        if k == 0:
-            return h, j, False
-        if k == h:
-            return h, j, True
-        j = (j + 1) & mask
-
-
-@njit(cache=True, nogil=True)
-def _check_add(keys: Any, vals: Any, hashes: Any, now: int, recrawl: int, out: Any) -> tuple[int, int]:
-    n_new = 0
-    n_due = 0
-    for i in range(hashes.shape[0]):
-        h, j, found = _slot(keys, hashes[i])
-        if not found:
-            keys[j] = h
-            vals[j] = now
-            out[i] = True
-            n_new += 1
-        elif recrawl >= 0 and np.int64(now) - np.int64(vals[j]) >= recrawl:
-            vals[j] = now
-            out[i] = True
-            n_due += 1
-        else:
-            out[i] = False
-    return n_new, n_due
-
-
-@njit(cache=True, nogil=True)
-def _record(keys: Any, vals: Any, hashes: Any, stamp: int) -> int:
-    """Set the last-fetch second of each hash to ``stamp`` (inserting it); return how many were new."""
-    n_new = 0
-    for i in range(hashes.shape[0]):
-        h, j, found = _slot(keys, hashes[i])
-        if not found:
-            keys[j] = h
-            n_new += 1
-        vals[j] = stamp
-    return n_new
-
-
-@njit(cache=True, nogil=True)
-def _contains(keys: Any, hashes: Any, out: Any) -> None:
-    for i in range(hashes.shape[0]):
-        out[i] = _slot(keys, hashes[i])[2]
-
-
-@njit(cache=True, nogil=True)
-def _remove(keys: Any, vals: Any, hashes: Any) -> int:
-    mask = keys.shape[0] - 1
-    removed = 0
-    for i in range(hashes.shape[0]):
-        _, j, found = _slot(keys, hashes[i])
-        if not found:
-            continue
-        removed += 1
-        # backward-shift deletion: move later members of the probe run into the hole
-        hole = j
-        nxt = (j + 1) & mask
-        while keys[nxt] != 0:
-            home = np.int64(keys[nxt] & np.uint64(mask))
-            # the entry at nxt may move to hole if its home is not in (hole, nxt] cyclically
-            if (nxt - home) & mask >= (nxt - hole) & mask:
-                keys[hole] = keys[nxt]
-                vals[hole] = vals[nxt]
-                hole = nxt
-            nxt = (nxt + 1) & mask
-        keys[hole] = 0
-        vals[hole] = 0
-    return removed
-
-
-@njit(cache=True, nogil=True)
-def _reinsert(keys: Any, vals: Any, old_keys: Any, old_vals: Any) -> None:
-    mask = keys.shape[0] - 1
-    for i in range(old_keys.shape[0]):
-        h = old_keys[i]
-        if h == 0:
-            continue
-        j = np.int64(h & np.uint64(mask))
-        while keys[j] != 0:
-            j = (j + 1) & mask
-        keys[j] = h
-        vals[j] = old_vals[i]
 
 
 class MemorySeenStore:
@@ -145,7 +49,7 @@ class MemorySeenStore:
         old_k, old_v = self._keys, self._vals
         self._keys = np.zeros(cap, dtype=np.uint64)
         self._vals = np.zeros(cap, dtype=np.uint32)
-        _reinsert(self._keys, self._vals, old_k, old_v)
+        K.memory_reinsert(self._keys, self._vals, old_k, old_v)
 
     def _roll(self, now: float) -> None:
         """Start the job afresh when its job-level ttl has passed."""
@@ -161,7 +65,7 @@ class MemorySeenStore:
         self._grow_for(hashes.shape[0])
         out = np.empty(hashes.shape[0], dtype=np.bool_)
         recrawl = -1 if self.job.recrawl_after is None else int(np.ceil(self.job.recrawl_after))
-        n_new, _ = _check_add(self._keys, self._vals, hashes, self.job.seconds(now), recrawl, out)
+        n_new, _ = K.memory_check_add(self._keys, self._vals, hashes, self.job.seconds(now), recrawl, out)
         self._used += n_new
         return out
 
@@ -170,17 +74,17 @@ class MemorySeenStore:
         if self._created is None:
             self._created = float(stamp)
         self._grow_for(hashes.shape[0])
-        self._used += int(_record(self._keys, self._vals, hashes, stamp))
+        self._used += int(K.memory_record(self._keys, self._vals, hashes, stamp))
 
     def contains(self, hashes: np.ndarray[Any, Any], now: float) -> np.ndarray[Any, Any]:
         self._roll(now)
         out = np.empty(hashes.shape[0], dtype=np.bool_)
-        _contains(self._keys, hashes, out)
+        K.memory_contains(self._keys, hashes, out)
         return out
 
     def forget(self, hashes: np.ndarray[Any, Any], now: float) -> int:
         self._roll(now)
-        removed = int(_remove(self._keys, self._vals, hashes))
+        removed = int(K.memory_remove(self._keys, self._vals, hashes))
         self._used -= removed
         return removed
 
