@@ -110,3 +110,21 @@ def test_the_retry_map_expires_with_the_retry_window(redis_url: str) -> None:
         again = cs.check("https://a.example/1", text=_page(1))  # past it: a new check of a seen page
         assert (again.doc_id, again.kind, again.duplicate_of) == (2, "exact", 1)
     r.close()
+
+
+def test_entries_younger_than_the_keep_time_are_never_trimmed(redis_url: str) -> None:
+    log = RedisLog(f"{redis_url}?prefix=trim4")
+    log.open("settings")
+    try:
+        assert log.join("m", 0, ttl=60) == 1
+        for i in range(4):
+            log.append(b"e%d" % i, url=f"https://a.example/{i}", raw=i, ts=time.time())
+        log.cover("m", 4, ttl=60)
+        assert log.trim(keep=1.0) == 1  # every entry is younger than a second
+        time.sleep(1.1)
+        log.append(b"e4", url="https://a.example/4", raw=4, ts=time.time())
+        assert log.trim(keep=1.0) == 4  # the four older ones go (down to what m covers), not the new one
+        assert [n for n, _ in log.read(0, None, 10)] == [4, 5]
+        assert log.join("late", 3, ttl=60) == -4 and log.members().keys() == {"m"}
+    finally:
+        log.close()
