@@ -8,6 +8,7 @@ from __future__ import annotations
 import shutil
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -44,7 +45,13 @@ def test_a_trimmed_fleet_refuses_a_new_server_which_joins_from_a_copy_and_agrees
         for s in "ab"
     )
     client = redis_client(redis_url)
-    with a, b:
+    starts = [threading.Thread(target=p.start) for p in (a, b)]  # the two warm-ups overlap
+    for t in starts:
+        t.start()
+    for t in starts:
+        t.join()
+    assert a.proc is not None and b.proc is not None, (a.log()[-2000:], b.log()[-2000:])
+    try:
         run = drive([a.url, b.url], pages, clients=4)
         assert sum(v["kind"] == "new" for v in run.answers.values()) == ARTICLES
         deadline = time.monotonic() + 30
@@ -73,4 +80,7 @@ def test_a_trimmed_fleet_refuses_a_new_server_which_joins_from_a_copy_and_agrees
             check_agreement([a.url, b.url, c.url], pages, run)
         assert client.xlen("trimjob:log") <= 1 + len(pages)  # the resends appended nothing
         assert int(client.hget("trimjob:meta", "n")) == len(pages)
+    finally:
+        for p in (a, b):
+            p.stop()
     client.close()
