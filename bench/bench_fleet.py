@@ -14,6 +14,11 @@ server only when one does not answer). Scenarios:
   fleet-2       two servers with --fleet
   fleet-3       three servers with --fleet
   fleet-2-kill  two servers, one SIGKILLed once half the pages were answered; its clients resend
+  fleet-2-trim  two servers with --fleet-keep 0 (the log trimmed below what both cover, about every
+                5 s); Redis memory is read once both have covered every entry
+
+``--trim`` runs only fleet-2 and fleet-2-trim and writes the Redis memory of both logs (its own
+section of docs/benchmarks.md, "fleet log trimming").
 
 After each fleet run every server is asked for every document (GET /v1/documents/{id}/duplicates:
 identical on all servers) and sent every page again (the answer must be the first verdict). Then a
@@ -66,10 +71,14 @@ def start_redis(workdir: Path) -> tuple[subprocess.Popen[bytes], str]:
     sys.exit("redis-server did not start")
 
 
-def servers(tmp: Path, name: str, n: int, redis: str | None, fleet: str | None) -> list[ServiceProcess]:
+def servers(
+    tmp: Path, name: str, n: int, redis: str | None, fleet: str | None, trim: bool = False
+) -> list[ServiceProcess]:
     extra = ["--analysis-processes", "1", "--store-timeout", "60"]
     if fleet is not None:
         extra += ["--fleet", fleet]
+    if trim:
+        extra += ["--fleet-keep", "0"]
     return [
         ServiceProcess(tmp / f"{name}{i}", tmp / f"{name}{i}.log", redis=redis, extra=list(extra))
         for i in range(n)
@@ -77,11 +86,20 @@ def servers(tmp: Path, name: str, n: int, redis: str | None, fleet: str | None) 
 
 
 def scenario(
-    tmp: Path, name: str, n: int, redis: str, fleet: bool, pages: list[Any], clients: int, kill: bool = False
+    tmp: Path,
+    name: str,
+    n: int,
+    redis: str,
+    fleet: bool,
+    pages: list[Any],
+    clients: int,
+    kill: bool = False,
+    trim: bool = False,
+    check: bool = True,
 ) -> dict[str, Any]:
     prefix = f"bench-{name}"
     procs = servers(
-        tmp, name, n, redis if (fleet or n > 1) else None, f"{redis}?prefix={prefix}" if fleet else None
+        tmp, name, n, redis if (fleet or n > 1) else None, f"{redis}?prefix={prefix}" if fleet else None, trim
     )
     for p in procs:
         p.start()
@@ -111,7 +129,12 @@ def scenario(
             "unavailable": run.unavailable,
             "agree": "-",
         }
-        if fleet:
+        if trim:
+            row["trimmed_after_s"] = wait_trimmed(redis, prefix, len(pages))
+            row["memory"] = redis_bytes(redis, prefix)
+        elif fleet:
+            row["memory"] = redis_bytes(redis, prefix)
+        if fleet and check:
             if kill:
                 check_agreement([procs[0].url], pages, run, resend=False)  # the survivor has every page
                 victim.start()  # back: replays the log
@@ -140,17 +163,78 @@ def open_seconds(fleet: str, state: Path | None = None, runs: int = 3) -> tuple[
 
 
 def redis_bytes(redis: str, prefix: str) -> dict[str, int]:
+    """MEMORY USAGE of the log's keys: the stream, the per-URL retry keys, the small hashes."""
     from neardup.stores._url import redis_client
 
     r = redis_client(redis)
     try:
-        out = {k: int(r.memory_usage(f"{prefix}:{k}", samples=0) or 0) for k in ("log", "urls", "meta")}
-        payload = sum(len(f[b"d"]) for _, f in r.xrange(f"{prefix}:log"))
-        out["payload"] = payload
+        mem = lambda k: int(r.memory_usage(k, samples=0) or 0)  # noqa: E731
+        out = {"log": mem(f"{prefix}:log")}
+        out["meta"] = sum(mem(f"{prefix}:{k}") for k in ("meta", "members", "marks"))
+        keys = list(r.scan_iter(match=f"{prefix}:url:*", count=1000))
+        out["urls"] = sum(mem(k) for k in keys)
+        out["url_keys"] = len(keys)
+        out["payload"] = sum(len(f[b"d"]) for _, f in r.xrange(f"{prefix}:log"))
         out["entries"] = int(r.xlen(f"{prefix}:log"))
+        out["appended"] = int(r.hget(f"{prefix}:meta", "n") or 0)
         return out
     finally:
         r.close()
+
+
+def wait_trimmed(redis: str, prefix: str, appended: int, timeout: float = 120.0) -> float:
+    """Seconds until the log holds only its last entry (every member covers all of it)."""
+    from neardup.stores._url import redis_client
+
+    r = redis_client(redis)
+    t0 = time.perf_counter()
+    try:
+        while r.xlen(f"{prefix}:log") > 1 or int(r.hget(f"{prefix}:meta", "first") or 1) != appended:
+            if time.perf_counter() - t0 > timeout:
+                raise RuntimeError(f"the log {prefix} was not trimmed within {timeout} s")
+            time.sleep(0.2)
+        return time.perf_counter() - t0
+    finally:
+        r.close()
+
+
+def trim_section(
+    args: Any, started: str, load: tuple[float, float], groups: Any, pages: Any, rows: list[Any]
+) -> str:
+    lines = [
+        "| scenario | pages/s | entries in the log | stream B/page appended | retry keys (B) | other keys (B) "
+        "| Redis total B/page appended | same verdicts after trims |",
+        "|---|---:|---:|---:|---:|---:|---:|---|",
+    ]
+    for r in rows:
+        m = r["memory"]
+        per = m["appended"] or 1
+        total = m["log"] + m["urls"] + m["meta"]
+        lines.append(
+            f"| {r['name']} | {r['pages_per_s']:.1f} | {m['entries']} | {m['log'] / per:,.0f} | "
+            f"{m['urls']:,} ({m['url_keys']} keys) | {m['meta']:,} | {total / per:,.0f} | {r['agree']} |"
+        )
+    trimmed = next((r for r in rows if "trimmed_after_s" in r), None)
+    wait = f"{trimmed['trimmed_after_s']:.1f} s" if trimmed else "-"
+    return f"""## fleet log trimming (issue 24: the log bounded by what live members cover)
+
+Command: `python bench/bench_fleet.py --trim` — {started} — machine: 2 cores, shared (5 workers);
+load average {load[0]:.1f} before, {load[1]:.1f} after. Redis {_redis_version()} on loopback, no
+persistence. {len(groups)} articles x {args.copies} near copies ({len(pages)} pages), {args.clients}
+clients, two `--fleet` servers (`--analysis-processes 1`). fleet-2 runs the defaults (`--fleet-keep
+300`: nothing is trimmed within the run); fleet-2-trim runs `--fleet-keep 0`, and its memory is read
+once both servers' heartbeats covered every entry ({wait} after the last answer). Redis MEMORY USAGE
+per page appended:
+
+{chr(10).join(lines)}
+
+With trimming the stream holds the entries no live member's state covers yet, plus those appended
+in the last `--fleet-keep` seconds: its bytes no longer grow with the crawl. The retry keys
+(`P:url:<url>`, about 100-200 B each) live for the retry window (10 minutes), so they are bounded
+by the pages appended in 10 minutes, trimming or not. The pages/s of the two rows differ by the
+machine's load, not by trimming (a heartbeat and a trim are two Lua calls and one fsync every 5 s
+a server).
+"""
 
 
 def main() -> None:
@@ -160,6 +244,7 @@ def main() -> None:
     ap.add_argument("--clients", type=int, default=16)
     ap.add_argument("--only", nargs="*", default=None, help="scenario names to run")
     ap.add_argument("--no-write", action="store_true", help="print the section, do not write docs")
+    ap.add_argument("--trim", action="store_true", help="only fleet-2 and fleet-2-trim: Redis memory")
     args = ap.parse_args()
     started = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     load_before = os.getloadavg()[0]
@@ -178,6 +263,26 @@ def main() -> None:
         ("fleet-2-kill", 2, True, True),
     ]
     rows = []
+    if args.trim:
+        with tempfile.TemporaryDirectory(prefix="neardup-bench-fleet-") as d:
+            tmp = Path(d)
+            proc, redis = start_redis(tmp)
+            try:
+                for name, trim in (("fleet-2", False), ("fleet-2-trim", True)):
+                    row = scenario(tmp, name, 2, redis, True, pages, args.clients, trim=trim, check=trim)
+                    print(row, flush=True)
+                    rows.append(row)
+            finally:
+                proc.terminate()
+                proc.wait(timeout=10)
+        section = trim_section(args, started, (load_before, os.getloadavg()[0]), groups, pages, rows)
+        print(section)
+        if not args.no_write:
+            sys.path.insert(0, str(ROOT / "bench"))
+            from _sections import write_section
+
+            write_section(ROOT / "docs" / "benchmarks.md", "fleet log trimming", section)
+        return
     with tempfile.TemporaryDirectory(prefix="neardup-bench-fleet-") as d:
         tmp = Path(d)
         proc, redis = start_redis(tmp)
@@ -234,7 +339,7 @@ Replay (a new member applies the log from the start, in this process): {replay:.
 local copy of the entries applied, the log holding no newer ones): {restart:.2f} s
 ({(restart - empty) * 1e6 / entries:,.0f} us an entry beyond the empty open: the journal replayed
 into the engine, plus one read of the log's last entry), median of 3. Redis memory
-for the {entries}-entry log: stream {mem["log"] / per:,.0f} B/page, URL map {mem["urls"] / per:,.0f} B/page
+for the {entries}-entry log: stream {mem["log"] / per:,.0f} B/page, retry keys {mem["urls"] / per:,.0f} B/page
 (total {(mem["log"] + mem["urls"] + mem["meta"]) / per:,.0f} B/page; the entries' own bytes average
 {mem["payload"] / per:,.0f} B: signature row with its text profile, sentence hashes and the five longest
 sentences).

@@ -50,6 +50,20 @@ SERVE_FLAGS: dict[str, Flag] = {
         "every verdict (one new per cluster); the ContentSeen state is rebuilt from it at start.",
         metavar="URL",
     ),
+    "fleet_keep": Flag(
+        ("--fleet-keep",),
+        "Seconds an entry of the fleet's log is kept at least; the log is trimmed below what every "
+        "live member's state covers, never below this. A copied state directory joins within it.",
+        type=click.FloatRange(min=0),
+        metavar="SECONDS",
+    ),
+    "fleet_member_ttl": Flag(
+        ("--fleet-member-ttl",),
+        "Seconds a fleet member that stopped (or cannot reach Redis) still holds the log back; a "
+        "member down longer starts from a copy of a live member's state directory.",
+        type=click.FloatRange(min=0, min_open=True, max=30 * 86400),
+        metavar="SECONDS",
+    ),
     "max_body_bytes": Flag(
         ("--max-body",), "Largest request body in bytes (413 above).", type=click.IntRange(1024)
     ),

@@ -21,7 +21,9 @@ key map), the decision (:mod:`~neardup.contentseen.decision`) and the prose of i
 from __future__ import annotations
 
 import copy
+import logging
 import os
+import socket
 import threading
 import time
 from collections import OrderedDict
@@ -35,7 +37,7 @@ from neardup.contentseen.checker import Html, page_html, page_input
 from neardup.contentseen.decision import JOINING, Decision, decide
 from neardup.contentseen.explain import distances, reasons, shared_sentences
 from neardup.contentseen.extract import check_extractor
-from neardup.contentseen.fleet import LogEntry, SharedLog, open_log
+from neardup.contentseen.fleet import LogEntry, Retention, SharedLog, open_log, trimmed_error
 from neardup.contentseen.records import NS_RAW, NS_TEXT, PageAnalysis
 from neardup.contentseen.state import FORMAT, VERSION, DocState
 from neardup.contentseen.verdict import Verdict
@@ -53,6 +55,7 @@ __all__ = ["FORMAT", "VERSION", "ContentSeen", "PageAnalysis"]
 _SENTENCES = 5  # longest sentences kept per page to show the passage two pages share
 _LOG_BATCH = 512  # log entries read per call while catching up with a fleet
 _VERDICTS = 65_536  # verdicts of the latest log entries kept (a retry is answered from them)
+log = logging.getLogger("neardup.contentseen")
 _STATE_HINT = "; to share the exact/content/sentence maps through Redis pass nshash_store='redis://...'"
 
 
@@ -107,6 +110,10 @@ class ContentSeen(Closeable):
             copy of the entries applied, tagged with the log's epoch), then the entries after them.
             Not with ``nshash_store``.
         store_timeout: seconds one call to the fleet's log may take (StoreError past it).
+        retention: how the fleet's log is kept bounded (:class:`~neardup.contentseen.fleet.Retention`:
+            a background thread records what this member's state covers durably and trims the log
+            below what every live member covers). A member whose state is older than the log's
+            first entry is refused (ConfigError): start it from a copy of a live member's directory.
 
     ``check`` is thread-safe (one lock). A failed background fsync is raised (``StoreError``) by
     the next ``check`` that adds, and by ``sync``/``flush``/``close``: adds are refused until the
@@ -125,6 +132,7 @@ class ContentSeen(Closeable):
         explain: bool = True,
         fleet: str | SharedLog | None = None,
         store_timeout: float = 10.0,
+        retention: Retention | None = None,
         **replaced: Any,
     ) -> None:
         if "fsync" in replaced:
@@ -159,10 +167,18 @@ class ContentSeen(Closeable):
                 "a fleet ContentSeen keeps its own key maps, rebuilt from the shared log: pass no "
                 "nshash_store with fleet="
             )
-        self._open_fleet(fleet, store_timeout)
+        if retention is not None and not isinstance(retention, Retention):
+            raise ConfigError(f"retention must be a Retention, got {type(retention).__name__}")
+        self._open_fleet(fleet, store_timeout, retention or Retention())
 
-    def _open_fleet(self, fleet: str | SharedLog, store_timeout: float) -> None:
+    def _open_fleet(self, fleet: str | SharedLog, store_timeout: float, retention: Retention) -> None:
         self._log = log = open_log(fleet, socket_timeout=store_timeout)
+        self.retention = retention
+        # a state directory is one member wherever it restarts from; a memory state is one process
+        where = os.path.realpath(self.path) if self.path is not None else f"memory:{os.getpid()}:{id(self)}"
+        self.member = f"{socket.gethostname()}:{where}"
+        self._keeper: threading.Thread | None = None
+        self._keeper_stop = threading.Event()
         self._verdicts: OrderedDict[int, Verdict] = OrderedDict()
         # every member must decide alike: the whole engine configuration and the reasons' settings
         whole = orjson.dumps(
@@ -180,6 +196,10 @@ class ContentSeen(Closeable):
             raise
         try:
             self._applied = self._state.last_id  # the last log entry applied to the state
+            # registered (covering what the state holds) only if the log still holds what it needs
+            first = log.join(self.member, self._applied, retention.member_ttl)
+            if first < 0:
+                raise trimmed_error(log.url, str(self.path or "in memory"), self._applied, -first)
             if self._applied:
                 self._check_copy()
             self._catch_up(None)
@@ -187,6 +207,37 @@ class ContentSeen(Closeable):
             log.close()
             self._state.close()
             raise
+        self._keeper = threading.Thread(target=self._keep, name="neardup-fleet-keeper", daemon=True)
+        self._keeper.start()
+
+    def _keep(self) -> None:
+        """Every ``retention.interval`` seconds: :meth:`keep_log` (errors are logged: the next tick
+        tries again; a member that cannot record for ``member_ttl`` stops holding the log back)."""
+        assert self._log is not None
+        while not self._keeper_stop.wait(self.retention.interval):
+            try:
+                self.keep_log()
+            except Exception as exc:
+                log.warning(
+                    "the fleet's log %s: recording this member's coverage failed: %s", self._log.url, exc
+                )
+
+    def keep_log(self) -> dict[str, int]:
+        """Apply what the others appended, make the state durable up to it, record that in the log
+        (a heartbeat), then trim the log below what every live member covers. The background
+        thread calls this; ``{"covered": entries this member holds durably, "first": the log's
+        first entry}``."""
+        assert self._log is not None
+        with self._lock:
+            self._live()
+            self._catch_up(None)
+            journal = self._state.dir.journal if self._state.dir is not None else None
+            covered = journal.count if journal is not None else self._applied
+        if journal is not None:
+            journal.sync()  # covers at least the records written before it began
+        self._log.cover(self.member, covered, self.retention.member_ttl)
+        first = self._log.trim(self.retention.keep)
+        return {"covered": covered, "first": first}
 
     def _check_copy(self) -> None:
         """The state directory's last document is the log's entry of that number (else the log
@@ -568,13 +619,31 @@ class ContentSeen(Closeable):
 
     def close(self) -> None:
         """Flush and release the state (idempotent)."""
+        if self._log is not None and self._keeper is not None:
+            self._keeper_stop.set()
+            if self._keeper is not threading.current_thread():
+                self._keeper.join()
         with self._lock:
             if self._closed:
                 return
             try:
                 self.flush()
+                if self._log is not None:
+                    self._leave()
             finally:
                 self._closed = True
                 self._state.close()
                 if self._log is not None:
                     self._log.close()
+
+    def _leave(self) -> None:
+        """A member with a directory records what it holds (all of it: just flushed), so that a
+        restart within ``member_ttl`` resumes from it; one in memory stops holding the log back."""
+        assert self._log is not None
+        try:
+            if self.path is not None:
+                self._log.cover(self.member, self._applied, self.retention.member_ttl)
+            else:
+                self._log.leave(self.member)
+        except StoreError as exc:
+            log.warning("the fleet's log %s: recording this member's exit failed: %s", self._log.url, exc)

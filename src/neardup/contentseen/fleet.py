@@ -23,6 +23,14 @@ nothing and answers that entry's number, so a client that resends a check whose 
 received (the server died after the append, or answered 503) is answered the first verdict, not
 "an exact duplicate of itself". After the window the same page is a new check (an ``exact`` copy).
 
+Bounds (:class:`Retention`): every member records, beside the log, the last entry its state
+covers durably (its journal fsynced up to it) with a deadline it renews every ``heartbeat``
+seconds; the log is trimmed below the lowest entry a live member covers, never below what was
+appended in the last ``keep`` seconds. A member silent for ``member_ttl`` seconds stops holding
+the log back: it, like a new member once the log was trimmed, must then start from a copy of a
+live member's state directory (``join`` refuses it otherwise, ConfigError). A URL's last entry
+is remembered for the retry window only.
+
 Backends: :class:`MemoryLog` (one process, for tests and examples) and
 :class:`~neardup.stores.redislog.RedisLog` (``redis://host:6379/0?prefix=job``: a Redis Stream,
 appended by one Lua script). See docs/contentseen.md and docs/service.md.
@@ -41,6 +49,7 @@ from __future__ import annotations
 
 import struct
 import threading
+import time
 import uuid
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
@@ -49,11 +58,71 @@ import orjson
 
 from neardup.exceptions import ConfigError, FormatError
 
-__all__ = ["DEFAULT_RETRY_WINDOW", "LogEntry", "MemoryLog", "SharedLog", "open_log"]
+__all__ = [
+    "DEFAULT_RETRY_WINDOW",
+    "LogEntry",
+    "MemoryLog",
+    "Retention",
+    "SharedLog",
+    "open_log",
+    "trimmed_error",
+]
 
 #: seconds during which resending the same page for the same URL is a retry (answered the first verdict)
 DEFAULT_RETRY_WINDOW = 600.0
 _SIG_LEN = struct.Struct("<I")
+
+
+@dataclass(frozen=True, slots=True)
+class Retention:
+    """How a fleet member keeps the shared log bounded (see the module).
+
+    Args:
+        keep: seconds during which an appended entry is never trimmed (a copied state directory
+            can join within about this long after it was copied).
+        member_ttl: seconds a member that stopped recording its coverage still holds the log back
+            (a restart within it resumes from the member's own directory).
+        heartbeat: seconds between two coverage records (and trims) of a member; None:
+            ``min(5, member_ttl / 4)``.
+
+    >>> Retention().interval
+    5.0
+    >>> Retention(member_ttl=2).interval
+    0.5
+    >>> Retention(keep=-1)
+    Traceback (most recent call last):
+    ...
+    neardup.exceptions.ConfigError: keep must be >= 0 seconds, got -1
+    """
+
+    keep: float = 300.0
+    member_ttl: float = 600.0
+    heartbeat: float | None = None
+
+    def __post_init__(self) -> None:
+        if not self.keep >= 0:
+            raise ConfigError(f"keep must be >= 0 seconds, got {self.keep}")
+        if not 0 < self.member_ttl <= 86_400 * 30:
+            raise ConfigError(f"member_ttl must be between 0 and 30 days in seconds, got {self.member_ttl}")
+        if self.heartbeat is not None and not 0 < self.heartbeat < self.member_ttl:
+            raise ConfigError(
+                f"heartbeat must be > 0 and below member_ttl ({self.member_ttl} s), got {self.heartbeat}"
+            )
+
+    @property
+    def interval(self) -> float:
+        """Seconds between two heartbeats."""
+        return float(self.heartbeat if self.heartbeat is not None else min(5.0, self.member_ttl / 4))
+
+
+def trimmed_error(url: str, where: str, applied: int, first: int) -> ConfigError:
+    """The refusal of a member whose state is older than the log's first entry."""
+    held = f"holds its entries 1..{applied}" if applied else "is empty"
+    return ConfigError(
+        f"the state {where} {held}, but the shared log {url} was trimmed and starts at entry {first}: "
+        "copy a live member's state directory (its contentseen.json and docs.wal) into this one and "
+        "start again within the log's keep time (docs/service.md, 'Joining a trimmed fleet')"
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,6 +178,27 @@ class SharedLog(Protocol):
         """At most ``count`` entries numbered ``after + 1`` .. ``upto`` (None: the end), in order."""
         ...
 
+    def join(self, member: str, covered: int, ttl: float) -> int:
+        """Register ``member``, whose state holds entries 1..``covered``, atomically with the check
+        that the log still holds what it needs (entry ``covered`` and every later one); the log's
+        first entry. ``covered`` 0 needs an untrimmed log. A refused member is not registered and
+        gets -first (nothing is skipped)."""
+        ...
+
+    def cover(self, member: str, covered: int, ttl: float) -> None:
+        """``member``'s state durably holds entries 1..``covered``; it holds the log back for
+        ``ttl`` seconds unless it records again."""
+        ...
+
+    def trim(self, keep: float) -> int:
+        """Drop the entries below the lowest one a live member covers, but none appended in the last
+        ``keep`` seconds; the log's first entry after it."""
+        ...
+
+    def leave(self, member: str) -> None:
+        """``member`` no longer holds the log back."""
+        ...
+
     def close(self) -> None: ...
 
 
@@ -126,7 +216,11 @@ class MemoryLog:
             raise ConfigError(f"retry_window must be >= 0 seconds, got {retry_window}")
         self.retry_window = retry_window
         self.epoch: str | None = uuid.uuid4().hex
-        self._entries: list[bytes] = []
+        self._entries: dict[int, bytes] = {}
+        self._last = 0
+        self._first = 1
+        self._members: dict[str, tuple[int, float]] = {}  # member -> (covered, deadline)
+        self._marks: list[tuple[float, int]] = []  # (when, last entry then)
         self._urls: dict[str, tuple[int, int, float]] = {}
         self._settings: str | None = None
         self._lock = threading.Lock()
@@ -143,16 +237,50 @@ class MemoryLog:
             prev = self._urls.get(url)
             if prev is not None and prev[1] == raw and ts - prev[2] <= self.retry_window:
                 return prev[0], False
-            self._entries.append(bytes(payload))
-            n = len(self._entries)
+            self._last += 1
+            n = self._last
+            self._entries[n] = bytes(payload)
+            self._urls = {u: v for u, v in self._urls.items() if ts - v[2] <= self.retry_window}
             self._urls[url] = (n, raw, ts)
             return n, True
 
     def read(self, after: int, upto: int | None, count: int) -> list[tuple[int, bytes]]:
         with self._lock:
-            end = len(self._entries) if upto is None else min(upto, len(self._entries))
+            end = self._last if upto is None else min(upto, self._last)
             end = min(end, after + count)
-            return [(n, self._entries[n - 1]) for n in range(after + 1, end + 1)]
+            start = max(after + 1, self._first)
+            return [(n, self._entries[n]) for n in range(start, end + 1)]
+
+    def join(self, member: str, covered: int, ttl: float) -> int:
+        with self._lock:
+            if (covered == 0 and self._first > 1) or (covered > 0 and covered < self._first):
+                return -self._first
+            self._members[member] = (covered, time.monotonic() + ttl)
+            return self._first
+
+    def cover(self, member: str, covered: int, ttl: float) -> None:
+        with self._lock:
+            self._members[member] = (covered, time.monotonic() + ttl)
+
+    def leave(self, member: str) -> None:
+        with self._lock:
+            self._members.pop(member, None)
+
+    def trim(self, keep: float) -> int:
+        with self._lock:
+            now = time.monotonic()
+            self._members = {m: v for m, v in self._members.items() if v[1] >= now}
+            if not self._marks or self._marks[-1][1] != self._last:
+                self._marks.append((now, self._last))
+            old = [m for m in self._marks if m[0] <= now - keep]
+            if not self._members or not old:
+                return self._first
+            self._marks = self._marks[len(old) - 1 :]
+            low = min(min(c for c, _ in self._members.values()), old[-1][1] + 1)
+            for n in range(self._first, low):
+                self._entries.pop(n, None)
+            self._first = max(self._first, low)
+            return self._first
 
     def close(self) -> None:
         pass

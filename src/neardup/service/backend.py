@@ -129,6 +129,7 @@ class StateBackend:
         on_jobs_changed: Callable[[int], None] | None = None,
     ) -> None:
         from neardup.contentseen import ContentSeen
+        from neardup.contentseen.fleet import Retention
 
         self.settings = settings
         self.budget = HtmlBudget(max_depth=settings.max_html_depth)
@@ -156,6 +157,7 @@ class StateBackend:
         if settings.fleet is not None:
             kwargs["fleet"] = settings.fleet
             kwargs["store_timeout"] = settings.store_timeout
+            kwargs["retention"] = Retention(keep=settings.fleet_keep, member_ttl=settings.fleet_member_ttl)
         elif settings.redis is not None:
             kwargs["nshash_store"] = with_prefix(settings.redis, "cs", None)
         self.contentseen = ContentSeen(state=state, **kwargs)

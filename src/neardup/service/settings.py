@@ -79,6 +79,8 @@ class ServiceSettings:
     port: int = 8000
     redis: str | None = None
     fleet: str | None = None  # the shared log of a fleet of servers (ContentSeen's fleet=)
+    fleet_keep: float = 300.0  # seconds an entry of the fleet's log is kept at least (Retention.keep)
+    fleet_member_ttl: float = 600.0  # seconds a silent member holds the log back (Retention.member_ttl)
     token: str | None = field(default=None, repr=False)
     max_body_bytes: int = DEFAULT_MAX_BODY
     max_batch: int = DEFAULT_MAX_BATCH
@@ -134,6 +136,9 @@ class ServiceSettings:
             raise ConfigError(f"redis must be a redis://host:port/db URL, got {self.redis!r}")
         if self.fleet is not None and not self.fleet.startswith(("redis://", "rediss://", "unix://")):
             raise ConfigError(f"fleet must be a redis://host:port/db?prefix=job URL, got {self.fleet!r}")
+        from neardup.contentseen.fleet import Retention
+
+        Retention(keep=self.fleet_keep, member_ttl=self.fleet_member_ttl)  # checks both
         if self.token is not None and len(self.token) < _MIN_TOKEN_CHARS:
             raise ConfigError(
                 f"the bearer token must have >= {_MIN_TOKEN_CHARS} characters, got {len(self.token)}; "

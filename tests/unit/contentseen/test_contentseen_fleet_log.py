@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from neardup.contentseen import ContentSeen
-from neardup.contentseen.fleet import LogEntry, MemoryLog, open_log
+from neardup.contentseen.fleet import LogEntry, MemoryLog, Retention, open_log
 from neardup.exceptions import ConfigError, FormatError
 from neardup.service.settings import ServiceSettings
 
@@ -60,3 +60,48 @@ def test_fleet_options_are_checked() -> None:
         assert cs.catch_up() == 0
     with ContentSeen("memory://") as plain:
         assert plain.catch_up() == 0 and plain.stats()["fleet"] is None
+
+
+def test_a_memory_log_trims_below_its_live_members_and_refuses_members_older_than_it() -> None:
+    log = MemoryLog()
+    log.open("s")
+    for i in range(5):
+        log.append(b"x%d" % i, url=f"u{i}", raw=i, ts=0.0)
+    assert log.join("a", 0, ttl=60) == 1 and log.join("b", 0, ttl=60) == 1
+    log.cover("a", 5, ttl=60)
+    assert log.trim(keep=0) == 1  # b covers nothing yet
+    log.cover("b", 3, ttl=60)
+    assert log.trim(keep=3600) == 1  # every entry is younger than the keep time
+    assert log.trim(keep=0) == 3
+    assert log.read(0, None, 10) == [(3, b"x2"), (4, b"x3"), (5, b"x4")]
+    assert log.join("c", 0, ttl=60) == -3 and log.join("d", 2, ttl=60) == -3  # older than the log
+    assert log.join("e", 3, ttl=60) == 3
+    log.leave("b")
+    log.leave("e")
+    assert log.trim(keep=0) == 5
+    log.cover("a", 5, ttl=0)  # a silent member stops holding the log back once its time is over
+    assert log.trim(keep=0) == 5  # nobody live: nothing is known, nothing trimmed
+
+
+def test_retention_and_its_serve_options_are_checked() -> None:
+    with pytest.raises(ConfigError, match="member_ttl must be between"):
+        Retention(member_ttl=0)
+    with pytest.raises(ConfigError, match="heartbeat must be > 0 and below member_ttl"):
+        Retention(member_ttl=10, heartbeat=10)
+    with pytest.raises(ConfigError, match="keep must be >= 0"):
+        ServiceSettings(fleet_keep=-1)
+    with pytest.raises(ConfigError, match="retention must be a Retention"):
+        ContentSeen(fleet=MemoryLog(), retention=60)  # type: ignore[arg-type]
+
+
+def test_a_new_in_memory_member_of_a_trimmed_log_is_refused_in_one_line() -> None:
+    log = MemoryLog()
+    keep = Retention(keep=0, member_ttl=3600, heartbeat=1800)
+    with ContentSeen(fleet=log, retention=keep) as a:
+        a.check("https://a.example/1", text=TEXT)
+        a.check("https://a.example/2", text=TEXT + "本台记者报道。")
+        assert a.keep_log() == {"covered": 2, "first": 2}
+        with pytest.raises(
+            ConfigError, match=r"^the state in memory is empty, but the shared log memory:// was trimmed"
+        ):
+            ContentSeen(fleet=log, retention=keep)
