@@ -123,10 +123,15 @@ def test_lost_page_cache_keeps_everything_before_the_last_fsync(tmp_path: Path, 
     urls = _urls(tmp_path / "cs")  # reopens: a torn last record is cut off
     durable = [u for u, size, _ in acked if size <= synced_last]
     assert urls[: len(durable)] == durable  # everything acknowledged before the last fsync
-    assert urls == [u for u, _, _ in acked][: len(urls)]  # and nothing out of order or invented
+    # and nothing out of order or invented: the writer adds page i after page i - 1 (it may have
+    # written a page or two it had not yet acknowledged when the kill landed)
+    assert urls == [f"https://a.example/{i}" for i in range(len(urls))]
+    assert len(urls) <= len(acked) + 2
     assert len(urls) >= first  # the explicit flush point
     if level == "always":
-        assert urls == [u for u, _, _ in acked]
+        # every acknowledged page; a page the writer had fsynced but not yet acknowledged when the
+        # kill landed (a loaded machine lets it run a record or two ahead) may follow them
+        assert urls[: len(acked)] == [u for u, _, _ in acked]
 
 
 def test_everysec_syncs_in_the_background_at_most_once_a_second(tmp_path: Path) -> None:
