@@ -55,8 +55,11 @@ demo: $(DEMO_STAMP)
 	echo "before a corpus of your own: $(VENV)/bin/neardup warmup (compiles the kernels once, a few minutes)"; \
 	echo "(extras: $(VENV)/bin/pip install -e '.[html,redis,service]'; see README.md, Install)"
 
-test: $(STAMP) sysdeps
-	$(PY) -m pytest -q -p no:cacheprovider tests
+# the kernels are compiled once by warmup (in parallel, each kernel once) instead of by whichever
+# test process or child (CLI runs, services, Spark workers) first needs one; the tests then run on
+# two workers, the Spark tests together on one of them (one JVM)
+test: $(STAMP) sysdeps warmup
+	$(PY) -m pytest -q -p no:cacheprovider -n 2 --dist loadgroup tests
 
 test-fast: $(STAMP)
 	$(PY) -m pytest -q -x -m "not slow and not spark and not browser" tests
