@@ -49,14 +49,6 @@ def _drop_stale_kernel_caches(src: Path) -> None:
 _drop_stale_kernel_caches(ROOT / "src" / "neardup")
 
 
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Under pytest-xdist (``make test`` runs ``-n 2 --dist loadgroup``), every Spark test goes to
-    one worker: one JVM and one SparkSession for the run instead of one per worker."""
-    for item in items:
-        if item.get_closest_marker("spark") is not None:
-            item.add_marker(pytest.mark.xdist_group("spark"))
-
-
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
