@@ -55,8 +55,12 @@ demo: $(DEMO_STAMP)
 	echo "before a corpus of your own: $(VENV)/bin/neardup warmup (compiles the kernels once, a few minutes)"; \
 	echo "(extras: $(VENV)/bin/pip install -e '.[html,redis,service]'; see README.md, Install)"
 
-test: $(STAMP) sysdeps
-	$(PY) -m pytest -q -p no:cacheprovider tests
+# the kernels are compiled once by warmup (in parallel, each kernel once) instead of by whichever
+# test process or child (CLI runs, services, Spark workers) first needs one; the tests then run in
+# two pytest-xdist workers (each with its own redis-server and, when it gets Spark tests, its own
+# local[2] SparkSession)
+test: $(STAMP) sysdeps warmup
+	$(PY) -m pytest -q -p no:cacheprovider -n 2 tests
 
 test-fast: $(STAMP)
 	$(PY) -m pytest -q -x -m "not slow and not spark and not browser" tests

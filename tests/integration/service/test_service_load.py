@@ -1,4 +1,4 @@
-"""Load: 8 client threads check-and-add 400 news pages while the service is restarted mid-way, once
+"""Load: 8 client threads check-and-add 200 news pages while the service is restarted mid-way, once
 gracefully (SIGTERM) and once killed (SIGKILL: no shutdown, no flush; only what was fsynced before a
 page was acknowledged survives); afterwards every acknowledged document is still known."""
 
@@ -19,7 +19,7 @@ from neardup.exceptions import ServiceUnavailable
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(500)]
 
-N_PAGES = 400
+N_PAGES = 200
 N_CLIENTS = 8
 STALL_S = 180  # a bound against hangs: no page acknowledged for this long (the test takes ~30-60 s)
 DUP_KINDS = {"exact", "content", "near", "layout", "partial"}
