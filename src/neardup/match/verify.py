@@ -251,7 +251,7 @@ def _quotes(ev: np.ndarray, a_fuller: bool, th: np.ndarray) -> bool:  # pragma: 
     )
     if pieces == 1 and lead <= max(th[7], th[22]):
         return False
-    return pieces <= th[19] and block >= max(th[21], th[20] * other)
+    return bool(pieces <= th[19] and block >= max(th[21], th[20] * other))
 
 
 @njit(cache=True, nogil=True)
