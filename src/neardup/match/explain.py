@@ -102,13 +102,10 @@ def added_spans(
     """The passages of ``a`` that ``b`` does not hold, longest first: the text the engine counts as
     what ``a`` adds (tokens no shared window of ``window_cjk`` characters / ``window_latin`` words
     covers, as ``neardup.match.text`` measures it), each cut to ``width`` characters."""
-    ta = [(m.start(), m.end(), m.group(0)) for m in _TOKEN.finditer(normalize(a))]
-    tb = [m.group(0) for m in _TOKEN.finditer(normalize(b))]
-    if not ta:
+    text, ta, ka = _tokens(a)
+    _, _, kb = _tokens(b)
+    if not ka:
         return []
-    fold = t2s_map()
-    ka = ["".join(fold.get(c, c) for c in t) for _, _, t in ta]
-    kb = ["".join(fold.get(c, c) for c in t) for t in tb]
     cjk = sum(1 for t in ka if _CJK.fullmatch(t))
     w = max(1, min(window_cjk if 2 * cjk >= len(ka) else window_latin, len(ka), max(len(kb), 1)))
     held = {tuple(kb[i : i + w]) for i in range(len(kb) - w + 1)}
@@ -116,7 +113,6 @@ def added_spans(
     for i in range(len(ka) - w + 1):
         if tuple(ka[i : i + w]) in held:
             covered[i : i + w] = [True] * w
-    text = normalize(a)
     spans: list[str] = []
     i = 0
     while i < len(ka):
