@@ -75,9 +75,17 @@ def _run_writer(tmp_path: Path, level: str, *, first: int, kill_after: int) -> l
             if len(acked) == kill_after or line == "done\n":
                 proc.send_signal(signal.SIGKILL)
                 break
-        rest, err = proc.communicate(timeout=60)
+        # read the rest through the same file object: its buffer may already hold lines printed
+        # before the kill (communicate() would read the pipe beneath it and lose them)
+        rest = proc.stdout.read()
+        assert proc.stderr is not None
+        err = proc.stderr.read()
+        proc.wait(timeout=60)
     finally:
         timer.cancel()
+        for stream in (proc.stdin, proc.stdout, proc.stderr):
+            if stream is not None:
+                stream.close()
     assert proc.returncode == -signal.SIGKILL, err
     for line in rest.splitlines():  # printed (acknowledged) before the kill landed
         if line.startswith("https://"):
