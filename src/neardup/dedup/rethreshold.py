@@ -48,7 +48,8 @@ import numpy as np
 from neardup.exceptions import ConfigError
 from neardup.match.config import PROFILES, MatchConfig
 from neardup.match.text import EVIDENCE_SIZE
-from neardup.match.verify import CONTAINED, KINDS, NEAR, decide_text, thresholds
+from neardup.match.kernels import decide_text, text_evidence
+from neardup.match.verify import CONTAINED, KINDS, NEAR, thresholds
 
 __all__ = [
     "DECISION_FIELDS",
@@ -89,8 +90,6 @@ def decision_rows(result: Any) -> Iterator[dict[str, Any]]:
     substitutions made alike in two or more places), ``substitutions`` (short spans replaced by
     other short spans) and ``substituted`` (each side's text in them).
     They are read again from the two texts' profiles, which are still in memory."""
-    from neardup.match.text import text_evidence
-
     c = result.clusters
     sigs = result.sigs if result.sigs is not None else result.fps.sigs
     cfg = result.config

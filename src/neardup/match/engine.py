@@ -34,6 +34,7 @@ import numpy as np
 import numpy.typing as npt
 from numba import njit
 
+from neardup.match import kernels
 from neardup.match.cluster import assign_one, link_member, thresholds
 from neardup.match.config import MatchConfig
 from neardup.match.signature import FIELDS as _FIELDS
@@ -381,7 +382,7 @@ def run_components(
     sup = np.zeros(n, np.int8)
     eptr, erows = extra if extra is not None else (np.zeros(n + 1, np.int64), np.empty(0, np.int64))
     with np.errstate(over="ignore"):
-        verified = _run_components(
+        verified = kernels.run_components(
             np.ascontiguousarray(ptr, np.int64),
             np.ascontiguousarray(rows, np.int64),
             fixed,
@@ -506,7 +507,7 @@ class EngineState:
         pc = np.zeros(size, np.int32)
         pf = np.zeros(size, np.int32)
         ph = np.full(size, -1, np.int32)
-        _rehash_posting_kernel(self.pv, self.pc, self.pf, self.ph, pv, pc, pf, ph)
+        kernels.rehash_postings(self.pv, self.pc, self.pf, self.ph, pv, pc, pf, ph)
         self.pv, self.pc, self.pf, self.ph = pv, pc, pf, ph
 
     # -- the pass ----------------------------------------------------------------------------
@@ -569,7 +570,7 @@ class EngineState:
     ) -> int:
         cfg = self.config
         return int(
-            _run(
+            kernels.run(
                 j0,
                 j0 + m,
                 fixed,
@@ -610,20 +611,24 @@ class EngineState:
         self.rep[j0 : j0 + m] = reps
         if fuller is not None:
             self.sup[np.asarray(reps)[np.asarray(fuller, np.bool_)]] = 1
-        sig, tab = self.sigs.columns(), self.tables()
         cfg = self.config
-        rule = (
-            cfg.sketch_size,
-            cfg.layout_distance,
-            self.th,
-            cfg.max_number_conflicts,
-            cfg.agree_min,
-            cfg.max_posting,
-        )
         with np.errstate(over="ignore"):  # hash arithmetic wraps around on purpose (interpreted runs)
-            for j in range(j0, j0 + m):
-                link_member(j, self.rep, self.nxt, sig, rule, tab)
-                record_document(j, bool(self.rep[j] != j), sig, tab, cfg.posted, cfg.max_posting, self.meta)
+            kernels.record(
+                j0,
+                j0 + m,
+                self.rep,
+                self.nxt,
+                self.sigs.columns(),
+                self.tables(),
+                self.meta,
+                cfg.sketch_size,
+                cfg.posted,
+                cfg.max_posting,
+                cfg.layout_distance,
+                self.th,
+                cfg.max_number_conflicts,
+                cfg.agree_min,
+            )
         self.n = j0 + m
 
     def tables(self) -> Arrays:
@@ -675,5 +680,5 @@ def _rehash_keys_kernel(
 def _rehash_keys(keys: npt.NDArray[np.uint64], rows: I64, size: int) -> tuple[npt.NDArray[np.uint64], I64]:
     k2 = np.zeros(size, np.uint64)
     r2 = np.full(size, -1, np.int64)
-    _rehash_keys_kernel(keys, rows, k2, r2)
+    kernels.rehash_keys(keys, rows, k2, r2)
     return k2, r2

@@ -35,6 +35,7 @@ from numba import njit
 
 from neardup.fingerprint.simhash import hamming
 from neardup.index.kernels import popcount64
+from neardup.match import kernels
 from neardup.match.config import MatchConfig
 from neardup.match.signature import Signatures
 from neardup.match.tables import is_common
@@ -473,7 +474,7 @@ def evidence(a: Signatures, i: int, b: Signatures, j: int, config: MatchConfig |
     on their own (no collection to say what is boilerplate)."""
     cfg = config or MatchConfig()
     layout = _same_layout(a, i, b, j, cfg)
-    code, sim, ca, cb, conflicts, agree, ev = verify_pair(
+    code, sim, ca, cb, conflicts, agree, ev = kernels.verify_pair(
         a.sketch[i],
         a.numbers[i],
         int(a.size[i]),

@@ -1,0 +1,1755 @@
+/* The match engine's kernels in C: the same algorithms as the numba kernels of tables.py, verify.py,
+ * text.py, cluster.py and engine.py, with the same arguments (tuples of arrays where those take
+ * tuples) and the same results bit for bit (tests/unit/match/test_match_c_vs_numba.py): the same
+ * float operations in the same order where floats decide a kind, the same sort (numba's quicksort,
+ * whose order of equal keys picks a substitution's partner) where ties matter. Built by pip at
+ * install; without a C compiler the numba kernels run (neardup.match.kernels chooses).
+ *
+ * Arrays come through the buffer protocol, C-contiguous, in the dtypes the Python side makes them
+ * (signature columns as ``Signatures.columns()`` holds them, tables as ``EngineState.tables()``,
+ * results as ``engine._outputs``); a wrong dtype or shape raises TypeError or ValueError before any
+ * work. Every loop runs without the GIL.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* a * b + c must round twice, as numba (LLVM without fast-math) computes it: no fused multiply-add */
+#if defined(__clang__)
+#pragma clang fp contract(off)
+#elif defined(__GNUC__)
+#pragma GCC optimize("fp-contract=off")
+#elif defined(_MSC_VER)
+#pragma fp_contract(off)
+#endif
+
+#define EMPTY32 0xFFFFFFFFu
+#define EMPTY64 0xFFFFFFFFFFFFFFFFull
+#define EVIDENCE_SIZE 20
+#define LATIN_UNITS 5
+#define N_TH 24
+#define MAXBUF 48
+
+enum { UNIQUE, EXACT, CONTENT, NEAR, PARTIAL, LAYOUT, CONTAINED, TEMPLATE };
+enum { SLOTS, ENTRIES, XKEYS, CKEYS, STAMPS };
+
+/* text profile token bits (neardup.match.text) */
+#define T_CJK 0x80000000u
+#define T_OCCASION 0x40000000u
+#define T_QUOTED 0x20000000u
+#define T_NUMBER 0x10000000u
+#define T_HASH 0x0FFFFFFFu
+#define T_P 0x9E3779B97F4A7C15ull
+#define T_SHORT 16
+
+/* ---------------------------------------------------------------------------------------------- */
+/* arrays                                                                                          */
+
+typedef struct {
+    Py_buffer v[MAXBUF];
+    int n;
+} Held;
+
+static void release(Held *h) {
+    for (int i = 0; i < h->n; i++) PyBuffer_Release(&h->v[i]);
+    h->n = 0;
+}
+
+typedef struct {
+    char *p;
+    Py_ssize_t len;  /* elements */
+    Py_ssize_t rows; /* the first dimension (the length of a 1-D array) */
+    Py_ssize_t cols; /* product of the other dimensions (1 for 1-D) */
+    int ndim;
+} Arr;
+
+/* element kinds: 'u' unsigned, 'i' signed, 'f' float, 'b' bool, with the item size */
+static int get_arr(Held *h, PyObject *o, Arr *a, int writable, char kind, int size, int ndim, const char *name) {
+    if (h->n >= MAXBUF) {
+        PyErr_SetString(PyExc_RuntimeError, "too many arrays");
+        return -1;
+    }
+    Py_buffer *v = &h->v[h->n];
+    int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0);
+    if (PyObject_GetBuffer(o, v, flags) < 0) {
+        PyErr_Clear();
+        PyErr_Format(PyExc_TypeError, "%s must be a %sC-contiguous array, got %.80s", name,
+                     writable ? "writable " : "", Py_TYPE(o)->tp_name);
+        return -1;
+    }
+    h->n++;
+    const char *f = v->format ? v->format : "B";
+    while (*f == '@' || *f == '=' || *f == '<') f++;
+    char c = *f;
+    char got;
+    if (c && strchr("bhilqn", c))
+        got = 'i';
+    else if (c && strchr("BHILQN", c))
+        got = 'u';
+    else if (c == '?')
+        got = 'b';
+    else if (c == 'd' || c == 'f')
+        got = 'f';
+    else
+        got = '?';
+    int ok = f[1] == 0 && v->itemsize == size && (got == kind || (kind == 'b' && got == 'u' && size == 1));
+    if (!ok) {
+        const char *what = kind == 'u' ? "uint" : kind == 'i' ? "int" : kind == 'f' ? "float" : "bool";
+        if (kind == 'b')
+            PyErr_Format(PyExc_TypeError, "%s must be a bool array, got format %s", name, v->format);
+        else
+            PyErr_Format(PyExc_TypeError, "%s must be a %s%d array, got format %s (item size %zd)", name, what,
+                         8 * size, v->format, v->itemsize);
+        return -1;
+    }
+    if (v->ndim != ndim) {
+        PyErr_Format(PyExc_ValueError, "%s must have %d dimension%s, got %d", name, ndim, ndim == 1 ? "" : "s",
+                     v->ndim);
+        return -1;
+    }
+    a->p = (char *)v->buf;
+    a->len = v->len / v->itemsize;
+    a->ndim = v->ndim;
+    a->rows = v->ndim >= 1 ? v->shape[0] : 1;
+    a->cols = a->rows > 0 ? a->len / a->rows : (v->ndim >= 2 ? v->shape[1] : 1);
+    return 0;
+}
+
+static int tuple_of(PyObject *t, Py_ssize_t n, const char *name) {
+    if (!PyTuple_Check(t) || PyTuple_GET_SIZE(t) != n) {
+        PyErr_Format(PyExc_TypeError, "%s must be a tuple of %zd arrays", name, n);
+        return -1;
+    }
+    return 0;
+}
+
+static inline uint64_t popcount64(uint64_t x) {
+#if defined(__GNUC__) || defined(__clang__)
+    return (uint64_t)__builtin_popcountll(x);
+#else
+    x = x - ((x >> 1) & 0x5555555555555555ull);
+    x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
+    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0Full;
+    return (x * 0x0101010101010101ull) >> 56;
+#endif
+}
+
+/* ---------------------------------------------------------------------------------------------- */
+/* sorts: numba's quicksort (numba/misc/quicksort.py), so equal keys come out in its order          */
+
+#define SMALL_QUICKSORT 15
+#define MAX_STACK 100
+
+/* R = argsort(A) as numba's np.argsort (kind "quicksort") computes it */
+static void argsort_u64(const uint64_t *A, int64_t n, int64_t *R) {
+    for (int64_t i = 0; i < n; i++) R[i] = i;
+    if (n < 2) return;
+    int64_t slo[MAX_STACK], shi[MAX_STACK];
+    slo[0] = 0;
+    shi[0] = n - 1;
+    int64_t sp = 1;
+    while (sp > 0) {
+        sp--;
+        int64_t low = slo[sp], high = shi[sp];
+        while (high - low >= SMALL_QUICKSORT) {
+            /* partition */
+            int64_t mid = (low + high) >> 1, t;
+            if (A[R[mid]] < A[R[low]]) { t = R[low]; R[low] = R[mid]; R[mid] = t; }
+            if (A[R[high]] < A[R[mid]]) { t = R[high]; R[high] = R[mid]; R[mid] = t; }
+            if (A[R[mid]] < A[R[low]]) { t = R[low]; R[low] = R[mid]; R[mid] = t; }
+            uint64_t pivot = A[R[mid]];
+            t = R[high]; R[high] = R[mid]; R[mid] = t;
+            int64_t i = low, j = high - 1;
+            for (;;) {
+                while (i < high && A[R[i]] < pivot) i++;
+                while (j >= low && pivot < A[R[j]]) j--;
+                if (i >= j) break;
+                t = R[i]; R[i] = R[j]; R[j] = t;
+                i++;
+                j--;
+            }
+            t = R[i]; R[i] = R[high]; R[high] = t;
+            if (high - i > i - low) {
+                if (high > i) {
+                    slo[sp] = i + 1;
+                    shi[sp] = high;
+                    sp++;
+                }
+                high = i - 1;
+            } else {
+                if (i > low) {
+                    slo[sp] = low;
+                    shi[sp] = i - 1;
+                    sp++;
+                }
+                low = i + 1;
+            }
+        }
+        /* insertion sort of [low, high] */
+        for (int64_t i = low + 1; i <= high; i++) {
+            int64_t k = R[i];
+            uint64_t v = A[k];
+            int64_t j = i;
+            while (j > low && v < A[R[j - 1]]) {
+                R[j] = R[j - 1];
+                j--;
+            }
+            R[j] = k;
+        }
+    }
+}
+
+/* an ascending sort of values (where equal values are alike, any correct sort gives numba's) */
+#define DEFINE_VSORT(NAME, T)                                                                          \
+    static void NAME(T *A, int64_t n) {                                                                \
+        if (n < 2) return;                                                                             \
+        int64_t slo[MAX_STACK], shi[MAX_STACK];                                                        \
+        slo[0] = 0;                                                                                    \
+        shi[0] = n - 1;                                                                                \
+        int64_t sp = 1;                                                                                \
+        while (sp > 0) {                                                                               \
+            sp--;                                                                                      \
+            int64_t low = slo[sp], high = shi[sp];                                                     \
+            while (high - low >= SMALL_QUICKSORT) {                                                    \
+                int64_t mid = (low + high) >> 1;                                                       \
+                T t;                                                                                   \
+                if (A[mid] < A[low]) { t = A[low]; A[low] = A[mid]; A[mid] = t; }                     \
+                if (A[high] < A[mid]) { t = A[high]; A[high] = A[mid]; A[mid] = t; }                  \
+                if (A[mid] < A[low]) { t = A[low]; A[low] = A[mid]; A[mid] = t; }                     \
+                T pivot = A[mid];                                                                      \
+                t = A[high]; A[high] = A[mid]; A[mid] = t;                                             \
+                int64_t i = low, j = high - 1;                                                         \
+                for (;;) {                                                                             \
+                    while (i < high && A[i] < pivot) i++;                                              \
+                    while (j >= low && pivot < A[j]) j--;                                              \
+                    if (i >= j) break;                                                                 \
+                    t = A[i]; A[i] = A[j]; A[j] = t;                                                   \
+                    i++;                                                                               \
+                    j--;                                                                               \
+                }                                                                                      \
+                t = A[i]; A[i] = A[high]; A[high] = t;                                                 \
+                if (high - i > i - low) {                                                              \
+                    if (high > i) { slo[sp] = i + 1; shi[sp] = high; sp++; }                           \
+                    high = i - 1;                                                                      \
+                } else {                                                                               \
+                    if (i > low) { slo[sp] = low; shi[sp] = i - 1; sp++; }                             \
+                    low = i + 1;                                                                       \
+                }                                                                                      \
+            }                                                                                          \
+            for (int64_t i = low + 1; i <= high; i++) {                                                \
+                T v = A[i];                                                                            \
+                int64_t j = i;                                                                         \
+                while (j > low && v < A[j - 1]) {                                                      \
+                    A[j] = A[j - 1];                                                                   \
+                    j--;                                                                               \
+                }                                                                                      \
+                A[j] = v;                                                                              \
+            }                                                                                          \
+        }                                                                                              \
+    }
+
+DEFINE_VSORT(sort_u64, uint64_t)
+DEFINE_VSORT(sort_i64, int64_t)
+
+/* the first index i with s[i] >= x (np.searchsorted, side "left") */
+static inline int64_t search_u64(const uint64_t *s, int64_t n, uint64_t x) {
+    int64_t lo = 0, hi = n;
+    while (lo < hi) {
+        int64_t mid = lo + ((hi - lo) >> 1);
+        if (s[mid] < x)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* ---------------------------------------------------------------------------------------------- */
+/* work space: buffers sized once per call to the longest text profile                            */
+
+typedef struct {
+    int64_t cap; /* tokens */
+    uint64_t *wa, *wb, *sa, *sb, *keys, *bkeys, *pairs, *swaps;
+    int64_t *oa, *ob, *runs, *swap_units;
+    uint8_t *cov_a, *cov_b, *ones;
+    uint32_t *occ;
+} Work;
+
+static void work_free(Work *w) {
+    free(w->wa); free(w->wb); free(w->sa); free(w->sb); free(w->keys); free(w->bkeys); free(w->pairs);
+    free(w->swaps); free(w->oa); free(w->ob); free(w->runs); free(w->swap_units); free(w->cov_a);
+    free(w->cov_b); free(w->ones); free(w->occ);
+    memset(w, 0, sizeof(*w));
+}
+
+static int work_init(Work *w, int64_t cap) {
+    memset(w, 0, sizeof(*w));
+    size_t c = (size_t)(cap > 0 ? cap : 1) + 1;
+    w->cap = cap;
+    w->wa = malloc(c * 8); w->wb = malloc(c * 8); w->sa = malloc(c * 8); w->sb = malloc(c * 8);
+    w->keys = malloc(c * 8); w->bkeys = malloc(c * 8); w->pairs = malloc(c * 8); w->swaps = malloc(c * 8);
+    w->oa = malloc(c * 8); w->ob = malloc(c * 8); w->runs = malloc(c * 8); w->swap_units = malloc(c * 8);
+    w->cov_a = malloc(c); w->cov_b = malloc(c); w->ones = malloc(c); w->occ = malloc(c * 4);
+    if (!w->wa || !w->wb || !w->sa || !w->sb || !w->keys || !w->bkeys || !w->pairs || !w->swaps || !w->oa ||
+        !w->ob || !w->runs || !w->swap_units || !w->cov_a || !w->cov_b || !w->ones || !w->occ) {
+        work_free(w);
+        return -1;
+    }
+    memset(w->ones, 1, c);
+    return 0;
+}
+
+/* ---------------------------------------------------------------------------------------------- */
+/* text evidence (text.py)                                                                          */
+
+static inline int64_t units(uint32_t t) { return (t & T_CJK) ? 1 : LATIN_UNITS; }
+
+static void windows(const uint32_t *p, int64_t np_, int64_t w, uint64_t *out) {
+    int64_t n = np_ - w + 1;
+    for (int64_t s = 0; s < n; s++) {
+        uint64_t h = (uint64_t)w;
+        for (int64_t t = s; t < s + w; t++) h = h * T_P + (uint64_t)(p[t] & (T_HASH | T_CJK));
+        out[s] = h ^ (h >> 29);
+    }
+}
+
+/* per token of a: covered by a window also in b (sorted b windows ``sb``) */
+static void cover(const uint64_t *wa, int64_t nwa, const uint64_t *sb, int64_t nsb, int64_t n, int64_t w,
+                  uint8_t *cov) {
+    memset(cov, 0, (size_t)n);
+    for (int64_t s = 0; s < nwa; s++) {
+        int64_t i = search_u64(sb, nsb, wa[s]);
+        if (i < nsb && sb[i] == wa[s])
+            for (int64_t t = s; t < s + w && t < n; t++) cov[t] = 1;
+    }
+}
+
+static int64_t lead(const uint32_t *a, int64_t na, const uint8_t *cov) {
+    int64_t n = 0;
+    for (int64_t t = 0; t < na; t++) {
+        if (cov[t]) return n;
+        n += units(a[t]);
+    }
+    return n;
+}
+
+static int own_occasion(const uint32_t *a, int64_t na, const uint8_t *cov_a, const uint32_t *b, int64_t nb,
+                        uint32_t *occ) {
+    int64_t m = 0;
+    for (int64_t t = 0; t < nb; t++)
+        if (b[t] & T_OCCASION) occ[m++] = b[t] & T_HASH;
+    for (int64_t t = 0; t < na; t++) {
+        if (!cov_a[t] && (a[t] & T_OCCASION)) {
+            uint32_t v = a[t] & T_HASH;
+            int found = 0;
+            for (int64_t i = 0; i < m; i++)
+                if (occ[i] == v) {
+                    found = 1;
+                    break;
+                }
+            if (!found) return 1;
+        }
+    }
+    return 0;
+}
+
+/* the terms of p where mask == want, with the run each lies in; returns how many */
+static int64_t terms(const uint32_t *p, int64_t n, const uint8_t *mask, int want, uint64_t *keys, int64_t *runs) {
+    int64_t m = 0, r = 0;
+    for (int64_t t = 0; t < n; t++) {
+        if ((mask[t] != 0) != want) {
+            if (t > 0 && (mask[t - 1] != 0) == want) r++;
+            continue;
+        }
+        if (p[t] & T_CJK) {
+            if (t + 1 < n && (mask[t + 1] != 0) == want && (p[t + 1] & T_CJK)) {
+                keys[m] = (uint64_t)(p[t] & T_HASH) * T_P + (uint64_t)(p[t + 1] & T_HASH);
+                if (runs) runs[m] = r;
+                m++;
+            }
+        } else {
+            keys[m] = (uint64_t)(p[t] & T_HASH);
+            if (runs) runs[m] = r;
+            m++;
+        }
+    }
+    return m;
+}
+
+static int64_t repeated(const uint32_t *a, int64_t na, const uint8_t *cov_a, const uint32_t *b, int64_t nb,
+                        Work *w) {
+    int64_t nk = terms(a, na, cov_a, 0, w->keys, w->runs);
+    if (nk < 2) return 0;
+    int64_t nbk = terms(b, nb, w->ones, 1, w->bkeys, NULL);
+    sort_u64(w->bkeys, nbk);
+    int64_t m = 0;
+    for (int64_t t = 0; t < nk; t++) {
+        int64_t i = search_u64(w->bkeys, nbk, w->keys[t]);
+        if (i < nbk && w->bkeys[i] == w->keys[t]) continue;
+        w->pairs[m++] = w->keys[t] * (uint64_t)(1 << 20) + (uint64_t)w->runs[t];
+    }
+    if (m < 2) return 0;
+    sort_u64(w->pairs, m);
+    int64_t count = 0, t = 0;
+    while (t < m) {
+        uint64_t key = w->pairs[t] >> 20;
+        int64_t seen = 0, last = -1;
+        while (t < m && (w->pairs[t] >> 20) == key) {
+            int64_t r = (int64_t)(w->pairs[t] & (uint64_t)((1 << 20) - 1));
+            if (r != last) {
+                seen++;
+                last = r;
+            }
+            t++;
+        }
+        if (seen >= 2) count++;
+    }
+    return count;
+}
+
+/* adds, longest shared run, quoted, longest own run, shared runs */
+static void walk(const uint32_t *p, int64_t n, const uint8_t *cov, int64_t *adds, int64_t *longest, int64_t *quoted,
+                 int64_t *block, int64_t *pieces) {
+    int64_t ad = 0, lo = 0, qu = 0, bl = 0, pi = 0, run = 0, own = 0;
+    for (int64_t t = 0; t < n; t++) {
+        int64_t u = units(p[t]);
+        if (cov[t]) {
+            if (run == 0) pi++;
+            run += u;
+            if (run > lo) lo = run;
+            own = 0;
+            if (p[t] & T_QUOTED) qu += u;
+        } else {
+            run = 0;
+            own += u;
+            if (own > bl) bl = own;
+            ad += u;
+        }
+    }
+    *adds = ad;
+    if (longest) *longest = lo;
+    *quoted = qu;
+    *block = bl;
+    *pieces = pi;
+}
+
+/* text.text_evidence into out[EVIDENCE_SIZE]; w holds buffers for max(na, nb) tokens */
+static void text_evidence(const uint32_t *a, int64_t na, const uint32_t *b, int64_t nb, int64_t w_cjk,
+                          int64_t w_latin, int64_t *out, Work *W) {
+    memset(out, 0, EVIDENCE_SIZE * sizeof(int64_t));
+    for (int64_t t = 0; t < na; t++) out[2] += units(a[t]);
+    for (int64_t t = 0; t < nb; t++) out[3] += units(b[t]);
+    if (na == 0 || nb == 0) {
+        out[0] = out[13] = out[2];
+        out[1] = out[14] = out[3];
+        return;
+    }
+    int64_t cjk = 0;
+    for (int64_t t = 0; t < na; t++)
+        if (a[t] & T_CJK) cjk++;
+    int64_t w = 2 * cjk >= na ? w_cjk : w_latin;
+    int64_t m = w;
+    if (na < m) m = na;
+    if (nb < m) m = nb;
+    w = m > 1 ? m : 1;
+    int64_t nwa = na - w + 1, nwb = nb - w + 1;
+    uint64_t *wa = W->wa, *wb = W->wb, *sa = W->sa, *sb = W->sb;
+    int64_t *oa = W->oa, *ob = W->ob;
+    windows(a, na, w, wa);
+    windows(b, nb, w, wb);
+    argsort_u64(wa, nwa, oa);
+    argsort_u64(wb, nwb, ob);
+    for (int64_t i = 0; i < nwa; i++) sa[i] = wa[oa[i]];
+    for (int64_t i = 0; i < nwb; i++) sb[i] = wb[ob[i]];
+    uint8_t *cov_a = W->cov_a, *cov_b = W->cov_b;
+    cover(wa, nwa, sb, nwb, na, w, cov_a);
+    cover(wb, nwb, sa, nwa, nb, w, cov_b);
+    walk(a, na, cov_a, &out[0], &out[4], &out[9], &out[13], &out[15]);
+    walk(b, nb, cov_b, &out[1], NULL, &out[10], &out[14], &out[16]);
+    out[8] = (own_occasion(a, na, cov_a, b, nb, W->occ) && own_occasion(b, nb, cov_b, a, na, W->occ)) ? 1 : 0;
+    out[11] = lead(a, na, cov_a);
+    out[12] = lead(b, nb, cov_b);
+    /* substitutions: an uncovered run of a right after a shared window, facing an uncovered run of b
+     * right after the same window */
+    int64_t n_swaps = 0;
+    int64_t t = w;
+    while (t < na) {
+        if (cov_a[t] || !cov_a[t - 1]) {
+            t++;
+            continue;
+        }
+        int64_t e = t, ua = 0;
+        while (e < na && !cov_a[e]) {
+            ua += units(a[e]);
+            e++;
+        }
+        if (e >= na) break;
+        int64_t i = search_u64(sb, nwb, wa[t - w]);
+        if (i < nwb && sb[i] == wa[t - w]) {
+            int64_t q = ob[i] + w;
+            if (q < nb && !cov_b[q]) {
+                int64_t f = q, ub = 0;
+                while (f < nb && !cov_b[f]) {
+                    ub += units(b[f]);
+                    f++;
+                }
+                if (f < nb && ua <= T_SHORT && ub <= T_SHORT) {
+                    out[5] += 1;
+                    out[18] += ua;
+                    out[19] += ub;
+                    if (ua >= 2 && ub >= 2) out[7] += 1;
+                    uint64_t h = 1;
+                    int words = 0;
+                    for (int64_t x = t; x < e; x++) {
+                        h = h * T_P + (uint64_t)(a[x] & T_HASH);
+                        words = words || !(a[x] & T_NUMBER);
+                    }
+                    h = h * T_P;
+                    for (int64_t x = q; x < f; x++) {
+                        h = h * T_P + (uint64_t)(b[x] & T_HASH);
+                        words = words || !(b[x] & T_NUMBER);
+                    }
+                    if (words) {
+                        W->swaps[n_swaps] = h;
+                        W->swap_units[n_swaps] = ua + ub;
+                        n_swaps++;
+                    }
+                }
+            }
+        }
+        t = e;
+    }
+    int64_t ra = repeated(a, na, cov_a, b, nb, W);
+    int64_t rb = repeated(b, nb, cov_b, a, na, W);
+    out[6] = ra < rb ? ra : rb;
+    if (n_swaps > 1) {
+        int64_t *order = W->oa; /* a's window order is not needed any more */
+        argsort_u64(W->swaps, n_swaps, order);
+        for (int64_t x = 0; x < n_swaps; x++) {
+            int64_t o = order[x];
+            if ((x > 0 && W->swaps[order[x - 1]] == W->swaps[o]) ||
+                (x + 1 < n_swaps && W->swaps[order[x + 1]] == W->swaps[o]))
+                out[17] += W->swap_units[o];
+        }
+    }
+}
+
+/* ---------------------------------------------------------------------------------------------- */
+/* tables (tables.py)                                                                               */
+
+static inline int64_t h32(uint32_t v, int64_t size) {
+    uint64_t x = ((uint64_t)v * 0x9E3779B97F4A7C15ull) >> 32;
+    return (int64_t)((x * (uint64_t)size) >> 32);
+}
+
+static inline int64_t h64(uint64_t v, int64_t size) {
+    uint64_t x = ((v ^ (v >> 31)) * 0xBF58476D1CE4E5B9ull) >> 32;
+    return (int64_t)((x * (uint64_t)size) >> 32);
+}
+
+typedef struct {
+    uint64_t *xk;
+    int64_t *xr;
+    int64_t nx;
+    uint64_t *ck;
+    int64_t *cr;
+    int64_t nc;
+    uint32_t *pv;
+    int32_t *pc, *pf, *ph;
+    int64_t np;
+    int32_t *er, *en;
+    int64_t ne;
+} Tab;
+
+static inline int64_t posting_slot(const uint32_t *pv, int64_t size, uint32_t v) {
+    int64_t i = h32(v, size);
+    while (pv[i] != v && pv[i] != EMPTY32) {
+        i++;
+        if (i == size) i = 0;
+    }
+    return i;
+}
+
+static inline int is_common(const uint32_t *pv, const int32_t *pc, int64_t size, int64_t max_posting, uint32_t v) {
+    if (size == 0) return 0;
+    int64_t i = posting_slot(pv, size, v);
+    return pv[i] == v && pc[i] > max_posting;
+}
+
+static inline int64_t key_get(const uint64_t *keys, const int64_t *rows, int64_t size, uint64_t k) {
+    int64_t i = h64(k, size);
+    while (rows[i] >= 0) {
+        if (keys[i] == k) return rows[i];
+        i++;
+        if (i == size) i = 0;
+    }
+    return -1;
+}
+
+static inline int key_put(uint64_t *keys, int64_t *rows, int64_t size, uint64_t k, int64_t row) {
+    int64_t i = h64(k, size);
+    while (rows[i] >= 0) {
+        if (keys[i] == k) return 0;
+        i++;
+        if (i == size) i = 0;
+    }
+    keys[i] = k;
+    rows[i] = row;
+    return 1;
+}
+
+/* ---------------------------------------------------------------------------------------------- */
+/* signatures, rule, results                                                                        */
+
+typedef struct {
+    const uint64_t *exact, *content, *simhash;
+    const int32_t *size, *tokens;
+    const uint32_t *sketch;
+    int64_t kc; /* sketch columns */
+    const uint64_t *numbers;
+    int64_t mc; /* number columns */
+    const uint64_t *layout;
+    const uint8_t *has_layout;
+    const int64_t *pp;
+    const uint32_t *prof;
+    int64_t n, nprof;
+} Sig;
+
+typedef struct {
+    int64_t k, layout_distance, max_conflicts, agree_min, max_posting;
+    const double *th;
+} Rule;
+
+typedef struct {
+    int8_t *kind;
+    int64_t *partner;
+    double *sim, *cont;
+    int32_t *conf, *alig, *ham, *text;
+    int64_t n;
+} Res;
+
+/* ---------------------------------------------------------------------------------------------- */
+/* verification (verify.py)                                                                         */
+
+static void overlap(const uint32_t *a, const uint32_t *b, int64_t k, const uint32_t *pv, const int32_t *pc,
+                    int64_t npv, int64_t max_posting, int64_t *union_, int64_t *both_, int64_t *na_, int64_t *nb_) {
+    uint32_t ha = a[k - 1], hb = b[k - 1];
+    uint32_t horizon = ha < hb ? ha : hb;
+    int64_t i = 0, j = 0, un = 0, bo = 0, na = 0, nb = 0;
+    while (i < k || j < k) {
+        uint32_t x = i < k ? a[i] : EMPTY32;
+        uint32_t y = j < k ? b[j] : EMPTY32;
+        uint32_t v = x < y ? x : y;
+        if (v == EMPTY32 || v > horizon) break;
+        if (x == y) {
+            i++;
+            j++;
+            if (!is_common(pv, pc, npv, max_posting, v)) {
+                un++;
+                bo++;
+                na++;
+                nb++;
+            }
+        } else if (x < y) {
+            i++;
+            if (!is_common(pv, pc, npv, max_posting, v)) {
+                un++;
+                na++;
+            }
+        } else {
+            j++;
+            if (!is_common(pv, pc, npv, max_posting, v)) {
+                un++;
+                nb++;
+            }
+        }
+    }
+    *union_ = un;
+    *both_ = bo;
+    *na_ = na;
+    *nb_ = nb;
+}
+
+static void numbers(const uint64_t *a, const uint64_t *b, int64_t m, int64_t *conf, int64_t *agr) {
+    uint64_t la = a[m - 1] != EMPTY64 ? a[m - 1] >> 32 : EMPTY64;
+    uint64_t lb = b[m - 1] != EMPTY64 ? b[m - 1] >> 32 : EMPTY64;
+    uint64_t limit = la < lb ? la : lb;
+    int64_t i = 0, j = 0, conflicts = 0, agree = 0;
+    while (i < m && j < m && a[i] != EMPTY64 && b[j] != EMPTY64) {
+        uint64_t ka = a[i] >> 32, kb = b[j] >> 32;
+        if (ka > limit || kb > limit) break;
+        if (ka < kb)
+            i++;
+        else if (kb < ka)
+            j++;
+        else {
+            int64_t ie = i, je = j;
+            while (ie < m && a[ie] != EMPTY64 && (a[ie] >> 32) == ka) ie++;
+            while (je < m && b[je] != EMPTY64 && (b[je] >> 32) == ka) je++;
+            int only_a = 0, only_b = 0;
+            int64_t p = i, q = j;
+            while (p < ie || q < je) {
+                if (q >= je || (p < ie && a[p] < b[q])) {
+                    only_a = 1;
+                    p++;
+                } else if (p >= ie || b[q] < a[p]) {
+                    only_b = 1;
+                    q++;
+                } else {
+                    p++;
+                    q++;
+                }
+            }
+            if (only_a && only_b)
+                conflicts++;
+            else
+                agree++;
+            i = ie;
+            j = je;
+        }
+    }
+    *conf = conflicts;
+    *agr = agree;
+}
+
+static inline double fmax2(double a, double b) { return b > a ? b : a; }
+static inline double fmin2(double a, double b) { return b < a ? b : a; }
+static inline int64_t imax2(int64_t a, int64_t b) { return b > a ? b : a; }
+static inline int64_t imin2(int64_t a, int64_t b) { return b < a ? b : a; }
+
+static int decide(int exact_eq, int content_eq, double j, double ca, double cb, int64_t conflicts, int64_t agree,
+                  int same_layout, double near_similarity, double near_containment, double containment_min_similarity,
+                  double partial_containment, int64_t max_conflicts, double conflict_share, double agree_containment,
+                  int64_t agree_min) {
+    if (exact_eq) return EXACT;
+    if (content_eq) return CONTENT;
+    int64_t allowed = imax2(max_conflicts, (int64_t)(conflict_share * (double)(conflicts + agree)));
+    int numbers_ok = conflicts <= allowed;
+    double cmax = fmax2(ca, cb);
+    if (numbers_ok && (j >= near_similarity || (cmax >= near_containment && j >= containment_min_similarity) ||
+                       (cmax >= agree_containment && agree >= agree_min && j >= containment_min_similarity)))
+        return NEAR;
+    if (cmax >= partial_containment) return same_layout ? LAYOUT : PARTIAL;
+    return UNIQUE;
+}
+
+static inline int contained(int64_t ux, int64_t tx, int64_t uy, int64_t ty, double share, double slack, double cap,
+                            double margin, double contained_share, double passage_min) {
+    (void)ty;
+    return (double)ux <= fmin2(share * (double)tx + slack, cap) && (double)uy >= margin * (double)ux + passage_min &&
+           (double)uy <= contained_share * (double)tx;
+}
+
+static inline int quotes(const int64_t *ev, int a_fuller, const double *th) {
+    int64_t block = a_fuller ? ev[13] : ev[14];
+    int64_t pieces = a_fuller ? ev[15] : ev[16];
+    int64_t other = a_fuller ? ev[3] : ev[2];
+    int64_t ld = a_fuller ? ev[11] : ev[12];
+    if (pieces == 1 && (double)ld <= fmax2(th[7], th[22])) return 0;
+    return (double)pieces <= th[19] && (double)block >= fmax2(th[21], th[20] * (double)other);
+}
+
+static int decide_text(int kd, const int64_t *ev, int same_layout, const double *th) {
+    int64_t ua = ev[0], ub = ev[1], ta = ev[2], tb = ev[3], passage = ev[4];
+    int64_t rep = ev[6], occasion = ev[8], qa = ev[9], qb = ev[10];
+    double adds_share = th[6], adds_slack = th[7], contained_share = th[8], passage_min = th[9], repeats = th[10],
+           report = th[11];
+    double loose_share = th[15], adds_cap = th[16], margin = th[17];
+    int alike = ev[17] > 0 && 2 * ev[17] >= imin2(ua, ub);
+    int64_t shared_a = ta - ua, shared_b = tb - ub;
+    if ((double)ev[5] >= th[23]) {
+        ua -= ev[18];
+        ub -= ev[19];
+        alike = alike && 2 * ev[17] >= ev[18] + ev[19];
+    }
+    int template = repeats > 0 && ((double)rep >= repeats || alike);
+    int merge = UNIQUE;
+    if ((double)imin2(shared_a, shared_b) < fmin2(th[14], 0.75 * (double)imax2(ta, tb))) {
+        /* too little shared text to be one document */
+    } else if ((2 * qa >= shared_a) != (2 * qb >= shared_b)) {
+        /* one side quotes what they share: two documents */
+    } else if ((double)ua <= adds_share * (double)ta + adds_slack && (double)ub <= adds_share * (double)tb + adds_slack) {
+        merge = NEAR;
+        template = template || (occasion > 0 && th[18] > 0);
+    } else if (contained(ua, ta, ub, tb, loose_share, adds_slack, adds_cap, margin, contained_share, passage_min) ||
+               contained(ub, tb, ua, ta, loose_share, adds_slack, adds_cap, margin, contained_share, passage_min)) {
+        merge = CONTAINED;
+        template = template || (occasion > 0 && th[18] > 0 && imax2(ev[0], ev[1]) <= 3 * imin2(ev[0], ev[1]) + 100);
+        if (th[18] > 0 && quotes(ev, ev[0] >= ev[1], th)) merge = UNIQUE;
+    }
+    if (merge != UNIQUE) {
+        if (!template) return merge;
+        return report > 0 ? TEMPLATE : UNIQUE;
+    }
+    if ((double)passage >= passage_min && kd != UNIQUE) return same_layout ? LAYOUT : PARTIAL;
+    return UNIQUE;
+}
+
+typedef struct {
+    int kind;
+    double s, ca, cb;
+    int64_t c, a;
+} Verdict;
+
+/* verify.verify_pair: the verdict, and the text evidence into ev (zeros without text) */
+static Verdict verify_pair(const uint32_t *sa, const uint64_t *na, const uint32_t *pa, int64_t la,
+                           const uint32_t *sb, const uint64_t *nb, const uint32_t *pb, int64_t lb, int64_t m,
+                           int exact_eq, int content_eq, int same_layout, int64_t k, const uint32_t *pv,
+                           const int32_t *pc, int64_t npv, int64_t max_posting, const double *th,
+                           int64_t max_conflicts, int64_t agree_min, int64_t *ev, Work *W) {
+    Verdict r;
+    int64_t un, bo, ca_n, cb_n;
+    overlap(sa, sb, k, pv, pc, npv, max_posting, &un, &bo, &ca_n, &cb_n);
+    if (un == 0) {
+        r.s = 0.0;
+        r.ca = 0.0;
+        r.cb = 0.0;
+        r.c = 0;
+        r.a = 0;
+    } else {
+        r.s = (double)bo / (double)un;
+        r.ca = ca_n ? (double)bo / (double)ca_n : 0.0;
+        r.cb = cb_n ? (double)bo / (double)cb_n : 0.0;
+        numbers(na, nb, m, &r.c, &r.a);
+    }
+    int texts = la > 0 && lb > 0;
+    r.kind = decide(exact_eq, content_eq, r.s, r.ca, r.cb, r.c, r.a, same_layout, th[0], th[1], th[2], th[3],
+                    texts ? ((int64_t)1 << 30) : max_conflicts, th[4], th[5], agree_min);
+    if (!texts || r.kind == EXACT || r.kind == CONTENT || r.kind == UNIQUE) {
+        memset(ev, 0, EVIDENCE_SIZE * sizeof(int64_t));
+        return r;
+    }
+    text_evidence(pa, la, pb, lb, (int64_t)th[12], (int64_t)th[13], ev, W);
+    r.kind = decide_text(r.kind, ev, same_layout, th);
+    return r;
+}
+
+/* ---------------------------------------------------------------------------------------------- */
+/* clusters (cluster.py)                                                                            */
+
+typedef struct {
+    Verdict v;
+    int same_layout;
+} Checked;
+
+static Checked verify_rows(int64_t j, int64_t x, const Sig *S, const Rule *R, const Tab *T, int64_t *ev, Work *W) {
+    Checked o;
+    o.same_layout = S->has_layout[j] && S->has_layout[x] &&
+                    (int64_t)popcount64(S->layout[j] ^ S->layout[x]) <= R->layout_distance;
+    o.v = verify_pair(S->sketch + j * S->kc, S->numbers + j * S->mc, S->prof + S->pp[j], S->pp[j + 1] - S->pp[j],
+                      S->sketch + x * S->kc, S->numbers + x * S->mc, S->prof + S->pp[x], S->pp[x + 1] - S->pp[x],
+                      S->mc, S->exact[j] == S->exact[x], S->content[j] == S->content[x] && S->tokens[j] > 0,
+                      o.same_layout, R->k, T->pv, T->pc, T->np, R->max_posting, R->th, R->max_conflicts,
+                      R->agree_min, ev, W);
+    return o;
+}
+
+static inline double priority(int kind, double sim) {
+    if (kind == EXACT) return 4.0;
+    if (kind == CONTENT) return 3.0;
+    if (kind == NEAR || kind == CONTAINED) return 1.0 + sim;
+    return 0.0;
+}
+
+static inline int merging_kind(int k) { return k == EXACT || k == CONTENT || k == NEAR || k == CONTAINED; }
+
+static int64_t assign_one(int64_t j, int64_t stamp, const int64_t *cands, int64_t nc, int64_t *rep,
+                          const int64_t *nxt, int64_t *checked, const int8_t *sup, const Sig *S, const Rule *R,
+                          const Tab *T, int64_t member_checks, double *out_f, int64_t *out_i, Work *W) {
+    const double *th = R->th;
+    double best_p = 0.0, best_part = 0.0;
+    int64_t verified = 0;
+    int64_t ev[EVIDENCE_SIZE], ev2[EVIDENCE_SIZE];
+    rep[j] = j;
+    out_i[0] = UNIQUE;
+    out_i[1] = -1;
+    out_i[2] = 0;
+    out_i[3] = 0;
+    out_i[4] = -1;
+    out_f[0] = 0.0;
+    out_f[1] = 0.0;
+    out_f[2] = 0.0;
+    for (int q = 5; q < 9; q++) out_i[q] = -1;
+    for (int second = 0; second < 2; second++) {
+        if (second && best_p > 0.0) break;
+        for (int64_t t = 0; t < nc; t++) {
+            int64_t target = second ? cands[t] : rep[cands[t]];
+            if (checked[target] == stamp) continue;
+            checked[target] = stamp;
+            verified++;
+            Checked r = verify_rows(j, target, S, R, T, ev, W);
+            int kd = r.v.kind;
+            double s = r.v.s, ca = r.v.ca, cb = r.v.cb;
+            int64_t c = r.v.c, a = r.v.a;
+            int same_layout = r.same_layout;
+            int64_t via = target;
+            if (kd == CONTAINED && ev[0] > ev[1] && (second || sup[rep[target]] != 0))
+                kd = (double)ev[4] >= th[9] ? PARTIAL : UNIQUE;
+            if (!second && !merging_kind(kd)) {
+                int64_t x = nxt[target];
+                int64_t left = member_checks;
+                while (x >= 0 && left > 0) {
+                    left--;
+                    if (checked[x] != stamp) {
+                        checked[x] = stamp;
+                        verified++;
+                        Checked m = verify_rows(j, x, S, R, T, ev2, W);
+                        int mk = m.v.kind;
+                        if (mk == EXACT || mk == CONTENT ||
+                            ((mk == NEAR || (mk == CONTAINED && ev2[0] <= ev2[1])) && (ev2[2] > 0 || m.v.s >= th[0]))) {
+                            kd = mk;
+                            s = m.v.s;
+                            ca = m.v.ca;
+                            cb = m.v.cb;
+                            c = m.v.c;
+                            a = m.v.a;
+                            same_layout = m.same_layout;
+                            memcpy(ev, ev2, sizeof(ev));
+                            via = x;
+                            break;
+                        }
+                    }
+                    x = nxt[x];
+                }
+            }
+            int merging = merging_kind(kd);
+            if (target != rep[target]) {
+                if (merging) {
+                    kd = fmax2(ca, cb) >= th[3] ? PARTIAL : UNIQUE;
+                    if (kd == PARTIAL && same_layout) kd = LAYOUT;
+                }
+                merging = 0;
+            }
+            if (merging) {
+                double p = priority(kd, s);
+                if (p <= best_p) continue;
+                best_p = p;
+                rep[j] = target;
+            } else {
+                if (kd == UNIQUE || best_p > 0.0) continue;
+                double p = fmax2(ca, cb);
+                if (p <= best_part) continue;
+                best_part = p;
+            }
+            out_i[0] = kd;
+            out_i[1] = via;
+            out_i[2] = c;
+            out_i[3] = c + a;
+            out_i[4] = (int64_t)popcount64(S->simhash[j] ^ S->simhash[via]);
+            out_f[0] = s;
+            out_f[1] = ca;
+            out_f[2] = cb;
+            int has_text = ev[2] > 0 || ev[3] > 0;
+            out_i[5] = has_text ? ev[0] : -1;
+            out_i[6] = has_text ? ev[1] : -1;
+            out_i[7] = has_text ? ev[4] : -1;
+            out_i[8] = has_text ? ev[6] : -1;
+        }
+    }
+    return verified;
+}
+
+static void link_member(int64_t j, const int64_t *rep, int64_t *nxt, const Sig *S, const Rule *R, const Tab *T,
+                        Work *W) {
+    int64_t ev[EVIDENCE_SIZE];
+    nxt[j] = -1;
+    int64_t r = rep[j];
+    if (r == j) return;
+    int kd = verify_rows(j, r, S, R, T, ev, W).v.kind;
+    if (merging_kind(kd)) {
+        nxt[j] = nxt[r];
+        nxt[r] = j;
+    }
+}
+
+/* tables.record_document; returns -1 when a table is full (the caller sized it too small) */
+static int record_document(int64_t j, int merged, const Sig *S, Tab *T, int64_t posted, int64_t max_posting,
+                           int64_t *meta) {
+    if (key_put(T->xk, T->xr, T->nx, S->exact[j], j)) meta[XKEYS]++;
+    if (S->tokens[j] > 0 && key_put(T->ck, T->cr, T->nc, S->content[j], j)) meta[CKEYS]++;
+    if (merged) return 0;
+    int64_t lim = posted < S->kc ? posted : S->kc;
+    for (int64_t t = 0; t < lim; t++) {
+        uint32_t v = S->sketch[j * S->kc + t];
+        if (v == EMPTY32) break;
+        int64_t i = posting_slot(T->pv, T->np, v);
+        if (T->pv[i] != v) {
+            if (meta[SLOTS] + 1 >= T->np) return -1;
+            T->pv[i] = v;
+            T->pc[i] = 1;
+            T->pf[i] = (int32_t)j;
+            T->ph[i] = -1;
+            meta[SLOTS]++;
+            continue;
+        }
+        T->pc[i]++;
+        if (T->pc[i] <= max_posting + 1) {
+            int64_t e = meta[ENTRIES];
+            if (e >= T->ne) return -1;
+            T->er[e] = (int32_t)j;
+            T->en[e] = T->ph[i];
+            T->ph[i] = (int32_t)e;
+            meta[ENTRIES]++;
+        }
+    }
+    return 0;
+}
+
+/* ---------------------------------------------------------------------------------------------- */
+/* the pass (engine.py)                                                                             */
+
+typedef struct {
+    int64_t *buf, *shared, *cands;
+    int64_t nbuf, ncands;
+} Cand;
+
+static int cand_init(Cand *C, int64_t k, int64_t max_posting, int64_t max_extra) {
+    C->nbuf = k * (max_posting + 2) + 2;
+    C->ncands = C->nbuf + max_extra;
+    C->buf = malloc((size_t)C->nbuf * 8);
+    C->shared = malloc((size_t)C->nbuf * 8);
+    C->cands = malloc((size_t)(C->ncands + 1) * 8);
+    if (!C->buf || !C->shared || !C->cands) {
+        free(C->buf);
+        free(C->shared);
+        free(C->cands);
+        return -1;
+    }
+    return 0;
+}
+
+static void cand_free(Cand *C) {
+    free(C->buf);
+    free(C->shared);
+    free(C->cands);
+}
+
+static int64_t candidates(int64_t j, const Sig *S, const Tab *T, int64_t max_posting, int64_t min_shared,
+                          const int64_t *extra, int64_t n_extra, Cand *C) {
+    int64_t *buf = C->buf;
+    int64_t n = 0;
+    int64_t r = key_get(T->xk, T->xr, T->nx, S->exact[j]);
+    if (r >= 0) buf[n++] = r;
+    if (S->tokens[j] > 0) {
+        r = key_get(T->ck, T->cr, T->nc, S->content[j]);
+        if (r >= 0) buf[n++] = r;
+    }
+    int64_t keys_n = n;
+    for (int64_t t = 0; t < S->kc; t++) {
+        uint32_t v = S->sketch[j * S->kc + t];
+        if (v == EMPTY32) break;
+        int64_t i = posting_slot(T->pv, T->np, v);
+        if (T->pv[i] != v || T->pc[i] > max_posting) continue;
+        if (n + max_posting + 2 > C->nbuf) break;
+        buf[n++] = T->pf[i];
+        int64_t e = T->ph[i];
+        while (e >= 0) {
+            buf[n++] = T->er[e];
+            e = T->en[e];
+        }
+    }
+    int64_t ns = n - keys_n;
+    memcpy(C->shared, buf + keys_n, (size_t)ns * 8);
+    sort_i64(C->shared, ns);
+    int64_t m = 0;
+    for (int64_t t = 0; t < keys_n; t++) C->cands[m++] = buf[t];
+    int64_t i = 0;
+    while (i < ns) {
+        int64_t q = i + 1;
+        while (q < ns && C->shared[q] == C->shared[i]) q++;
+        if (q - i >= min_shared) C->cands[m++] = C->shared[i];
+        i = q;
+    }
+    for (int64_t t = 0; t < n_extra; t++) C->cands[m++] = extra[t];
+    return m;
+}
+
+typedef struct {
+    int64_t *rep, *nxt, *checked;
+    int8_t *sup;
+} Links;
+
+/* engine._document; returns pairs verified, or -1 when a table is full */
+static int64_t document(int64_t j, int64_t o, int is_fixed, int add, Links *L, const Sig *S, Tab *T, int64_t *meta,
+                        const int64_t *extra, int64_t n_extra, const Rule *R, int64_t posted, int64_t min_shared,
+                        int64_t member_checks, Cand *C, double *out_f, int64_t *out_i, Res *res, Work *W) {
+    int64_t verified = 0;
+    int64_t *rep = L->rep;
+    if (is_fixed) {
+        rep[j] = j;
+        res->kind[o] = 0;
+        res->partner[o] = -1;
+    } else {
+        int64_t nc = candidates(j, S, T, R->max_posting, min_shared, extra, n_extra, C);
+        verified += assign_one(j, j + 1 + meta[STAMPS], C->cands, nc, rep, L->nxt, L->checked, L->sup, S, R, T,
+                               member_checks, out_f, out_i, W);
+        /* the same page (or text) as an earlier document of the cluster it joined: named for it */
+        if (rep[j] != j && out_i[0] != 1) {
+            for (int code = 1; code <= 2; code++) {
+                int usable = code == 1 ? 1 : S->tokens[j] > 0;
+                if (!usable || out_i[0] == code) continue;
+                int64_t r = code == 1 ? key_get(T->xk, T->xr, T->nx, S->exact[j])
+                                      : key_get(T->ck, T->cr, T->nc, S->content[j]);
+                if (r >= 0 && rep[r] == rep[j]) {
+                    out_i[0] = code;
+                    out_i[1] = r;
+                    out_i[2] = 0;
+                    out_i[4] = (int64_t)popcount64(S->simhash[j] ^ S->simhash[r]);
+                    for (int q = 5; q < 9; q++) out_i[q] = -1;
+                    out_f[0] = 1.0;
+                    out_f[1] = 1.0;
+                    out_f[2] = 1.0;
+                    break;
+                }
+            }
+        }
+        res->kind[o] = (int8_t)out_i[0];
+        res->partner[o] = out_i[1];
+        res->conf[o] = (int32_t)out_i[2];
+        res->alig[o] = (int32_t)out_i[3];
+        res->ham[o] = (int32_t)out_i[4];
+        for (int q = 0; q < 4; q++) res->text[4 * o + q] = (int32_t)out_i[5 + q];
+        res->sim[o] = out_f[0];
+        res->cont[2 * o] = out_f[1];
+        res->cont[2 * o + 1] = out_f[2];
+    }
+    if (add) {
+        if (!is_fixed && res->kind[o] == CONTAINED && res->text[4 * o] > res->text[4 * o + 1]) L->sup[rep[j]] = 1;
+        link_member(j, rep, L->nxt, S, R, T, W);
+        if (record_document(j, rep[j] != j, S, T, posted, R->max_posting, meta) < 0) return -1;
+    } else {
+        meta[STAMPS] += 1;
+    }
+    return verified;
+}
+
+/* ---------------------------------------------------------------------------------------------- */
+/* argument parsing                                                                                 */
+
+static int parse_sig(Held *h, PyObject *t, Sig *S) {
+    if (tuple_of(t, 11, "sig") < 0) return -1;
+    Arr a[11];
+    static const char *names[11] = {"sig exact",  "sig content", "sig simhash", "sig size",
+                                    "sig tokens", "sig sketch",  "sig numbers", "sig layout",
+                                    "sig has_layout", "sig prof_ptr", "sig prof"};
+    static const char kinds[11] = {'u', 'u', 'u', 'i', 'i', 'u', 'u', 'u', 'b', 'i', 'u'};
+    static const int sizes[11] = {8, 8, 8, 4, 4, 4, 8, 8, 1, 8, 4};
+    static const int dims[11] = {1, 1, 1, 1, 1, 2, 2, 1, 1, 1, 1};
+    for (int i = 0; i < 11; i++)
+        if (get_arr(h, PyTuple_GET_ITEM(t, i), &a[i], 0, kinds[i], sizes[i], dims[i], names[i]) < 0) return -1;
+    int64_t n = a[0].rows;
+    for (int i = 1; i < 9; i++)
+        if (a[i].rows != n) {
+            PyErr_Format(PyExc_ValueError, "%s has %zd rows, sig exact has %lld", names[i], a[i].rows, (long long)n);
+            return -1;
+        }
+    if (a[9].rows < n + 1) {
+        PyErr_Format(PyExc_ValueError, "sig prof_ptr has %zd entries for %lld rows", a[9].rows, (long long)n);
+        return -1;
+    }
+    if (a[5].cols < 1 || a[6].cols < 1) {
+        PyErr_SetString(PyExc_ValueError, "sig sketch and numbers need at least one column");
+        return -1;
+    }
+    S->exact = (const uint64_t *)a[0].p;
+    S->content = (const uint64_t *)a[1].p;
+    S->simhash = (const uint64_t *)a[2].p;
+    S->size = (const int32_t *)a[3].p;
+    S->tokens = (const int32_t *)a[4].p;
+    S->sketch = (const uint32_t *)a[5].p;
+    S->kc = a[5].cols;
+    S->numbers = (const uint64_t *)a[6].p;
+    S->mc = a[6].cols;
+    S->layout = (const uint64_t *)a[7].p;
+    S->has_layout = (const uint8_t *)a[8].p;
+    S->pp = (const int64_t *)a[9].p;
+    S->prof = (const uint32_t *)a[10].p;
+    S->n = n;
+    S->nprof = a[10].len;
+    return 0;
+}
+
+/* the profile pointers of rows 0..n-1 must be ascending within the profile array; returns the
+ * longest profile, or -1 (error set) */
+static int64_t check_profiles(const Sig *S, int64_t n) {
+    int64_t longest = 0;
+    for (int64_t i = 0; i < n; i++) {
+        int64_t a = S->pp[i], b = S->pp[i + 1];
+        if (a < 0 || b < a || b > S->nprof) {
+            PyErr_Format(PyExc_ValueError, "sig prof_ptr is not ascending within prof at row %lld", (long long)i);
+            return -1;
+        }
+        if (b - a > longest) longest = b - a;
+    }
+    return longest;
+}
+
+static int parse_tab(Held *h, PyObject *t, Tab *T) {
+    if (tuple_of(t, 10, "tab") < 0) return -1;
+    Arr a[10];
+    static const char *names[10] = {"tab xk", "tab xr", "tab ck", "tab cr", "tab pv",
+                                    "tab pc", "tab pf", "tab ph", "tab er", "tab en"};
+    static const char kinds[10] = {'u', 'i', 'u', 'i', 'u', 'i', 'i', 'i', 'i', 'i'};
+    static const int sizes[10] = {8, 8, 8, 8, 4, 4, 4, 4, 4, 4};
+    for (int i = 0; i < 10; i++)
+        if (get_arr(h, PyTuple_GET_ITEM(t, i), &a[i], 1, kinds[i], sizes[i], 1, names[i]) < 0) return -1;
+    if (a[0].len != a[1].len || a[2].len != a[3].len || a[4].len != a[5].len || a[4].len != a[6].len ||
+        a[4].len != a[7].len || a[8].len != a[9].len || a[0].len < 1 || a[2].len < 1 || a[4].len < 1) {
+        PyErr_SetString(PyExc_ValueError, "tab: key, row and posting arrays must be non-empty and pairwise equal in length");
+        return -1;
+    }
+    T->xk = (uint64_t *)a[0].p;
+    T->xr = (int64_t *)a[1].p;
+    T->nx = a[0].len;
+    T->ck = (uint64_t *)a[2].p;
+    T->cr = (int64_t *)a[3].p;
+    T->nc = a[2].len;
+    T->pv = (uint32_t *)a[4].p;
+    T->pc = (int32_t *)a[5].p;
+    T->pf = (int32_t *)a[6].p;
+    T->ph = (int32_t *)a[7].p;
+    T->np = a[4].len;
+    T->er = (int32_t *)a[8].p;
+    T->en = (int32_t *)a[9].p;
+    T->ne = a[8].len;
+    return 0;
+}
+
+static int parse_res(Held *h, PyObject *t, int64_t need, Res *R) {
+    if (tuple_of(t, 8, "res") < 0) return -1;
+    Arr a[8];
+    static const char *names[8] = {"res kind",      "res partner", "res similarity", "res containment",
+                                   "res conflicts", "res aligned", "res hamming",    "res text"};
+    static const char kinds[8] = {'i', 'i', 'f', 'f', 'i', 'i', 'i', 'i'};
+    static const int sizes[8] = {1, 8, 8, 8, 4, 4, 4, 4};
+    static const int dims[8] = {1, 1, 1, 2, 1, 1, 1, 2};
+    for (int i = 0; i < 8; i++)
+        if (get_arr(h, PyTuple_GET_ITEM(t, i), &a[i], 1, kinds[i], sizes[i], dims[i], names[i]) < 0) return -1;
+    for (int i = 0; i < 8; i++)
+        if (a[i].rows < need) {
+            PyErr_Format(PyExc_ValueError, "%s has %zd rows, need %lld", names[i], a[i].rows, (long long)need);
+            return -1;
+        }
+    if (a[3].cols != 2 || a[7].cols != 4) {
+        PyErr_SetString(PyExc_ValueError, "res containment must have 2 columns and res text 4");
+        return -1;
+    }
+    R->kind = (int8_t *)a[0].p;
+    R->partner = (int64_t *)a[1].p;
+    R->sim = (double *)a[2].p;
+    R->cont = (double *)a[3].p;
+    R->conf = (int32_t *)a[4].p;
+    R->alig = (int32_t *)a[5].p;
+    R->ham = (int32_t *)a[6].p;
+    R->text = (int32_t *)a[7].p;
+    R->n = need;
+    return 0;
+}
+
+static int parse_links(Held *h, PyObject *rep, PyObject *nxt, PyObject *checked, PyObject *sup, int64_t need,
+                       Links *L) {
+    Arr a, b, c, d;
+    if (get_arr(h, rep, &a, 1, 'i', 8, 1, "rep") < 0 || get_arr(h, nxt, &b, 1, 'i', 8, 1, "nxt") < 0 ||
+        (checked && get_arr(h, checked, &c, 1, 'i', 8, 1, "checked") < 0) ||
+        (sup && get_arr(h, sup, &d, 1, 'i', 1, 1, "sup") < 0))
+        return -1;
+    if (a.len < need || b.len < need || (checked && c.len < need) || (sup && d.len < need)) {
+        PyErr_Format(PyExc_ValueError, "rep, nxt, checked and sup need %lld rows", (long long)need);
+        return -1;
+    }
+    L->rep = (int64_t *)a.p;
+    L->nxt = (int64_t *)b.p;
+    L->checked = checked ? (int64_t *)c.p : NULL;
+    L->sup = sup ? (int8_t *)d.p : NULL;
+    return 0;
+}
+
+static int parse_rule(Held *h, PyObject *tho, long long k, long long layout_distance, long long max_conflicts,
+                      long long agree_min, long long max_posting, const Sig *S, Rule *R) {
+    Arr th;
+    if (get_arr(h, tho, &th, 0, 'f', 8, 1, "th") < 0) return -1;
+    if (th.len < N_TH) {
+        PyErr_Format(PyExc_ValueError, "th must hold %d thresholds, got %zd", N_TH, th.len);
+        return -1;
+    }
+    if (k < 1 || k > S->kc) {
+        PyErr_Format(PyExc_ValueError, "k must be between 1 and the sketch's %lld columns, got %lld",
+                     (long long)S->kc, k);
+        return -1;
+    }
+    if (max_posting < 0 || max_posting > (1 << 24)) {
+        PyErr_Format(PyExc_ValueError, "max_posting must be between 0 and 2**24, got %lld", max_posting);
+        return -1;
+    }
+    R->k = k;
+    R->layout_distance = layout_distance;
+    R->max_conflicts = max_conflicts;
+    R->agree_min = agree_min;
+    R->max_posting = max_posting;
+    R->th = (const double *)th.p;
+    return 0;
+}
+
+/* extra candidates: pointers (ptr_len entries, ascending within rows) and rows below ``limit`` */
+static int parse_extra(Held *h, PyObject *po, PyObject *ro, int64_t ptr_len, int64_t limit, Arr *P, Arr *X,
+                       int64_t *longest) {
+    if (get_arr(h, po, P, 0, 'i', 8, 1, "extra_ptr") < 0 || get_arr(h, ro, X, 0, 'i', 8, 1, "extra") < 0) return -1;
+    if (P->len < ptr_len) {
+        PyErr_Format(PyExc_ValueError, "extra_ptr has %zd entries, need %lld", P->len, (long long)ptr_len);
+        return -1;
+    }
+    const int64_t *p = (const int64_t *)P->p, *x = (const int64_t *)X->p;
+    *longest = 0;
+    for (int64_t i = 0; i + 1 < ptr_len; i++) {
+        if (p[i] < 0 || p[i + 1] < p[i] || p[i + 1] > X->len) {
+            PyErr_Format(PyExc_ValueError, "extra_ptr is not ascending within extra at %lld", (long long)i);
+            return -1;
+        }
+        if (p[i + 1] - p[i] > *longest) *longest = p[i + 1] - p[i];
+    }
+    for (int64_t i = 0; i < X->len; i++)
+        if (x[i] < 0 || x[i] >= limit) {
+            PyErr_Format(PyExc_ValueError, "extra row %lld is outside 0..%lld", (long long)x[i], (long long)limit - 1);
+            return -1;
+        }
+    return 0;
+}
+
+static PyObject *table_full(void) {
+    PyErr_SetString(PyExc_ValueError, "a posting table is full: the tables are too small for the documents");
+    return NULL;
+}
+
+/* ---------------------------------------------------------------------------------------------- */
+/* entry points                                                                                     */
+
+static PyObject *py_run(PyObject *self, PyObject *args) {
+    (void)self;
+    long long j0, j1, fixed, k, posted, min_shared, max_posting, layout_distance, max_conflicts, agree_min,
+        member_checks;
+    int add;
+    PyObject *rep, *nxt, *checked, *sup, *sig, *tab, *meta, *eptr, *extra, *th, *res;
+    if (!PyArg_ParseTuple(args, "LLLpOOOOOOOOOLLLLLOLLLO", &j0, &j1, &fixed, &add, &rep, &nxt, &checked, &sup, &sig,
+                          &tab, &meta, &eptr, &extra, &k, &posted, &min_shared, &max_posting, &layout_distance, &th,
+                          &max_conflicts, &agree_min, &member_checks, &res))
+        return NULL;
+    Held h = {.n = 0};
+    Sig S;
+    Tab T;
+    Res R;
+    Rule rule;
+    Links L;
+    Arr M, P, X;
+    int64_t longest_extra = 0, longest;
+    if (parse_sig(&h, sig, &S) < 0) goto fail;
+    if (j0 < 0 || j1 < j0 || j1 > S.n) {
+        PyErr_Format(PyExc_ValueError, "rows %lld..%lld are outside the %lld signatures", j0, j1, (long long)S.n);
+        goto fail;
+    }
+    if (parse_tab(&h, tab, &T) < 0 || parse_res(&h, res, j1 - j0, &R) < 0 ||
+        parse_links(&h, rep, nxt, checked, sup, j1, &L) < 0 ||
+        parse_rule(&h, th, k, layout_distance, max_conflicts, agree_min, max_posting, &S, &rule) < 0 ||
+        get_arr(&h, meta, &M, 1, 'i', 8, 1, "meta") < 0 ||
+        parse_extra(&h, eptr, extra, j1 - j0 + 1, j1, &P, &X, &longest_extra) < 0)
+        goto fail;
+    if (M.len < 5) {
+        PyErr_SetString(PyExc_ValueError, "meta must hold 5 counters");
+        goto fail;
+    }
+    if ((longest = check_profiles(&S, j1)) < 0) goto fail;
+    Work W;
+    Cand C;
+    if (work_init(&W, longest) < 0) {
+        PyErr_NoMemory();
+        goto fail;
+    }
+    if (cand_init(&C, k, max_posting, longest_extra) < 0) {
+        work_free(&W);
+        PyErr_NoMemory();
+        goto fail;
+    }
+    int64_t verified = 0, bad = 0;
+    int64_t *mt = (int64_t *)M.p;
+    const int64_t *ep = (const int64_t *)P.p, *ex = (const int64_t *)X.p;
+    Py_BEGIN_ALLOW_THREADS;
+    double out_f[3] = {0.0, 0.0, 0.0};
+    int64_t out_i[9] = {0};
+    for (int64_t j = j0; j < j1; j++) {
+        int64_t o = j - j0;
+        int64_t v = document(j, o, o < fixed, add, &L, &S, &T, mt, ex + ep[o], ep[o + 1] - ep[o], &rule, posted,
+                             min_shared, member_checks, &C, out_f, out_i, &R, &W);
+        if (v < 0) {
+            bad = 1;
+            break;
+        }
+        verified += v;
+    }
+    Py_END_ALLOW_THREADS;
+    cand_free(&C);
+    work_free(&W);
+    release(&h);
+    if (bad) return table_full();
+    return PyLong_FromLongLong(verified);
+fail:
+    release(&h);
+    return NULL;
+}
+
+static PyObject *py_run_components(PyObject *self, PyObject *args) {
+    (void)self;
+    long long fixed, k, posted, min_shared, max_posting, layout_distance, max_conflicts, agree_min, member_checks;
+    PyObject *ptro, *rowso, *rep, *nxt, *checked, *sup, *sig, *eptr, *extra, *th, *res;
+    if (!PyArg_ParseTuple(args, "OOLOOOOOOOLLLLLOLLLO", &ptro, &rowso, &fixed, &rep, &nxt, &checked, &sup, &sig,
+                          &eptr, &extra, &k, &posted, &min_shared, &max_posting, &layout_distance, &th, &max_conflicts,
+                          &agree_min, &member_checks, &res))
+        return NULL;
+    Held h = {.n = 0};
+    Sig S;
+    Res R;
+    Rule rule;
+    Links L;
+    Arr PT, RW, P, X;
+    int64_t longest_extra = 0, longest;
+    if (parse_sig(&h, sig, &S) < 0 || parse_res(&h, res, S.n, &R) < 0 ||
+        parse_links(&h, rep, nxt, checked, sup, S.n, &L) < 0 ||
+        parse_rule(&h, th, k, layout_distance, max_conflicts, agree_min, max_posting, &S, &rule) < 0 ||
+        get_arr(&h, ptro, &PT, 0, 'i', 8, 1, "ptr") < 0 || get_arr(&h, rowso, &RW, 0, 'i', 8, 1, "rows") < 0 ||
+        parse_extra(&h, eptr, extra, S.n + 1, S.n, &P, &X, &longest_extra) < 0)
+        goto fail;
+    if (posted < 0) {
+        PyErr_SetString(PyExc_ValueError, "posted must be at least 0");
+        goto fail;
+    }
+    const int64_t *ptr = (const int64_t *)PT.p, *rows = (const int64_t *)RW.p;
+    if (PT.len < 1 || ptr[0] < 0 || ptr[PT.len - 1] > RW.len) {
+        PyErr_SetString(PyExc_ValueError, "ptr must be ascending pointers into rows");
+        goto fail;
+    }
+    for (int64_t c = 0; c + 1 < PT.len; c++)
+        if (ptr[c + 1] < ptr[c]) {
+            PyErr_SetString(PyExc_ValueError, "ptr must be ascending pointers into rows");
+            goto fail;
+        }
+    for (int64_t t = 0; t < RW.len; t++)
+        if (rows[t] < 0 || rows[t] >= S.n) {
+            PyErr_Format(PyExc_ValueError, "row %lld is outside the %lld signatures", (long long)rows[t],
+                         (long long)S.n);
+            goto fail;
+        }
+    if ((longest = check_profiles(&S, S.n)) < 0) goto fail;
+    Work W;
+    Cand C;
+    if (work_init(&W, longest) < 0) {
+        PyErr_NoMemory();
+        goto fail;
+    }
+    if (cand_init(&C, k, max_posting, longest_extra) < 0) {
+        work_free(&W);
+        PyErr_NoMemory();
+        goto fail;
+    }
+    int64_t verified = 0, bad = 0;
+    const int64_t *ep = (const int64_t *)P.p, *ex = (const int64_t *)X.p;
+    Py_BEGIN_ALLOW_THREADS;
+    double out_f[3] = {0.0, 0.0, 0.0};
+    int64_t out_i[9] = {0};
+    for (int64_t c = 0; c + 1 < PT.len && !bad; c++) {
+        int64_t a = ptr[c], b = ptr[c + 1];
+        int64_t m = b - a;
+        int64_t slots = (int64_t)((double)(m * posted) / 0.8) + 1;
+        if (slots < 64) slots = 64;
+        int64_t keys = (int64_t)((double)m / 0.8) + 1;
+        if (keys < 16) keys = 16;
+        int64_t entries = m * posted > 1 ? m * posted : 1;
+        Tab T;
+        T.np = slots;
+        T.nx = T.nc = keys;
+        T.ne = entries;
+        T.pv = malloc((size_t)slots * 4);
+        T.pc = calloc((size_t)slots, 4);
+        T.pf = calloc((size_t)slots, 4);
+        T.ph = malloc((size_t)slots * 4);
+        T.er = calloc((size_t)entries, 4);
+        T.en = calloc((size_t)entries, 4);
+        T.xk = calloc((size_t)keys, 8);
+        T.xr = malloc((size_t)keys * 8);
+        T.ck = calloc((size_t)keys, 8);
+        T.cr = malloc((size_t)keys * 8);
+        if (!T.pv || !T.pc || !T.pf || !T.ph || !T.er || !T.en || !T.xk || !T.xr || !T.ck || !T.cr) {
+            bad = 2;
+        } else {
+            memset(T.pv, 0xFF, (size_t)slots * 4);
+            for (int64_t i = 0; i < slots; i++) T.ph[i] = -1;
+            for (int64_t i = 0; i < keys; i++) T.xr[i] = T.cr[i] = -1;
+            int64_t meta[5] = {0, 0, 0, 0, 0};
+            for (int64_t t = a; t < b; t++) {
+                int64_t j = rows[t];
+                int64_t v = document(j, j, j < fixed, 1, &L, &S, &T, meta, ex + ep[j], ep[j + 1] - ep[j], &rule,
+                                     posted, min_shared, member_checks, &C, out_f, out_i, &R, &W);
+                if (v < 0) {
+                    bad = 1;
+                    break;
+                }
+                verified += v;
+            }
+        }
+        free(T.pv); free(T.pc); free(T.pf); free(T.ph); free(T.er); free(T.en);
+        free(T.xk); free(T.xr); free(T.ck); free(T.cr);
+    }
+    Py_END_ALLOW_THREADS;
+    cand_free(&C);
+    work_free(&W);
+    release(&h);
+    if (bad == 2) return PyErr_NoMemory();
+    if (bad) return table_full();
+    return PyLong_FromLongLong(verified);
+fail:
+    release(&h);
+    return NULL;
+}
+
+static PyObject *py_record(PyObject *self, PyObject *args) {
+    (void)self;
+    long long j0, j1, k, posted, max_posting, layout_distance, max_conflicts, agree_min;
+    PyObject *rep, *nxt, *sig, *tab, *meta, *th;
+    if (!PyArg_ParseTuple(args, "LLOOOOOLLLLOLL", &j0, &j1, &rep, &nxt, &sig, &tab, &meta, &k, &posted, &max_posting,
+                          &layout_distance, &th, &max_conflicts, &agree_min))
+        return NULL;
+    Held h = {.n = 0};
+    Sig S;
+    Tab T;
+    Rule rule;
+    Links L;
+    Arr M;
+    int64_t longest;
+    if (parse_sig(&h, sig, &S) < 0) goto fail;
+    if (j0 < 0 || j1 < j0 || j1 > S.n) {
+        PyErr_Format(PyExc_ValueError, "rows %lld..%lld are outside the %lld signatures", j0, j1, (long long)S.n);
+        goto fail;
+    }
+    if (parse_tab(&h, tab, &T) < 0 || parse_links(&h, rep, nxt, NULL, NULL, j1, &L) < 0 ||
+        parse_rule(&h, th, k, layout_distance, max_conflicts, agree_min, max_posting, &S, &rule) < 0 ||
+        get_arr(&h, meta, &M, 1, 'i', 8, 1, "meta") < 0)
+        goto fail;
+    if (M.len < 5) {
+        PyErr_SetString(PyExc_ValueError, "meta must hold 5 counters");
+        goto fail;
+    }
+    for (int64_t j = j0; j < j1; j++)
+        if (L.rep[j] < 0 || L.rep[j] > j) {
+            PyErr_Format(PyExc_ValueError, "rep of row %lld must be an earlier row or itself", (long long)j);
+            goto fail;
+        }
+    if ((longest = check_profiles(&S, j1)) < 0) goto fail;
+    Work W;
+    if (work_init(&W, longest) < 0) {
+        PyErr_NoMemory();
+        goto fail;
+    }
+    int bad = 0;
+    int64_t *mt = (int64_t *)M.p;
+    Py_BEGIN_ALLOW_THREADS;
+    for (int64_t j = j0; j < j1; j++) {
+        link_member(j, L.rep, L.nxt, &S, &rule, &T, &W);
+        if (record_document(j, L.rep[j] != j, &S, &T, posted, max_posting, mt) < 0) {
+            bad = 1;
+            break;
+        }
+    }
+    Py_END_ALLOW_THREADS;
+    work_free(&W);
+    release(&h);
+    if (bad) return table_full();
+    Py_RETURN_NONE;
+fail:
+    release(&h);
+    return NULL;
+}
+
+static PyObject *py_rehash_postings(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *o[8];
+    if (!PyArg_ParseTuple(args, "OOOOOOOO", &o[0], &o[1], &o[2], &o[3], &o[4], &o[5], &o[6], &o[7])) return NULL;
+    Held h = {.n = 0};
+    Arr a[8];
+    static const char *names[8] = {"pv", "pc", "pf", "ph", "pv2", "pc2", "pf2", "ph2"};
+    for (int i = 0; i < 8; i++)
+        if (get_arr(&h, o[i], &a[i], i >= 4, i % 4 == 0 ? 'u' : 'i', 4, 1, names[i]) < 0) {
+            release(&h);
+            return NULL;
+        }
+    int64_t n = a[0].len, n2 = a[4].len, used = 0;
+    for (int i = 1; i < 4; i++)
+        if (a[i].len != n || a[4 + i].len != n2) {
+            release(&h);
+            return PyErr_Format(PyExc_ValueError, "posting arrays differ in length");
+        }
+    const uint32_t *pv = (const uint32_t *)a[0].p;
+    for (int64_t i = 0; i < n; i++) used += pv[i] != EMPTY32;
+    if (used >= n2) {
+        release(&h);
+        return PyErr_Format(PyExc_ValueError, "%lld posting values do not fit %lld slots", (long long)used,
+                            (long long)n2);
+    }
+    const int32_t *pc = (const int32_t *)a[1].p, *pf = (const int32_t *)a[2].p, *ph = (const int32_t *)a[3].p;
+    uint32_t *pv2 = (uint32_t *)a[4].p;
+    int32_t *pc2 = (int32_t *)a[5].p, *pf2 = (int32_t *)a[6].p, *ph2 = (int32_t *)a[7].p;
+    Py_BEGIN_ALLOW_THREADS;
+    for (int64_t i = 0; i < n; i++) {
+        if (pv[i] == EMPTY32) continue;
+        int64_t s = posting_slot(pv2, n2, pv[i]);
+        pv2[s] = pv[i];
+        pc2[s] = pc[i];
+        pf2[s] = pf[i];
+        ph2[s] = ph[i];
+    }
+    Py_END_ALLOW_THREADS;
+    release(&h);
+    Py_RETURN_NONE;
+}
+
+static PyObject *py_rehash_keys(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *ko, *ro, *k2o, *r2o;
+    if (!PyArg_ParseTuple(args, "OOOO", &ko, &ro, &k2o, &r2o)) return NULL;
+    Held h = {.n = 0};
+    Arr K, R, K2, R2;
+    if (get_arr(&h, ko, &K, 0, 'u', 8, 1, "keys") < 0 || get_arr(&h, ro, &R, 0, 'i', 8, 1, "rows") < 0 ||
+        get_arr(&h, k2o, &K2, 1, 'u', 8, 1, "k2") < 0 || get_arr(&h, r2o, &R2, 1, 'i', 8, 1, "r2") < 0) {
+        release(&h);
+        return NULL;
+    }
+    const int64_t *rows = (const int64_t *)R.p;
+    int64_t used = 0;
+    for (int64_t i = 0; i < R.len; i++) used += rows[i] >= 0;
+    if (K.len != R.len || K2.len != R2.len || used >= K2.len) {
+        release(&h);
+        return PyErr_Format(PyExc_ValueError, "keys and rows differ in length, or %lld keys do not fit %lld slots",
+                            (long long)used, (long long)K2.len);
+    }
+    const uint64_t *keys = (const uint64_t *)K.p;
+    uint64_t *k2 = (uint64_t *)K2.p;
+    int64_t *r2 = (int64_t *)R2.p;
+    Py_BEGIN_ALLOW_THREADS;
+    for (int64_t i = 0; i < K.len; i++)
+        if (rows[i] >= 0) key_put(k2, r2, K2.len, keys[i], rows[i]);
+    Py_END_ALLOW_THREADS;
+    release(&h);
+    Py_RETURN_NONE;
+}
+
+static PyObject *py_text_evidence(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *ao, *bo, *oo;
+    long long w_cjk, w_latin;
+    if (!PyArg_ParseTuple(args, "OOLLO", &ao, &bo, &w_cjk, &w_latin, &oo)) return NULL;
+    Held h = {.n = 0};
+    Arr A, B, O;
+    if (get_arr(&h, ao, &A, 0, 'u', 4, 1, "a") < 0 || get_arr(&h, bo, &B, 0, 'u', 4, 1, "b") < 0 ||
+        get_arr(&h, oo, &O, 1, 'i', 8, 1, "out") < 0) {
+        release(&h);
+        return NULL;
+    }
+    if (O.len < EVIDENCE_SIZE) {
+        release(&h);
+        return PyErr_Format(PyExc_ValueError, "out must hold %d values", EVIDENCE_SIZE);
+    }
+    Work W;
+    if (work_init(&W, A.len > B.len ? A.len : B.len) < 0) {
+        release(&h);
+        return PyErr_NoMemory();
+    }
+    Py_BEGIN_ALLOW_THREADS;
+    text_evidence((const uint32_t *)A.p, A.len, (const uint32_t *)B.p, B.len, w_cjk, w_latin, (int64_t *)O.p, &W);
+    Py_END_ALLOW_THREADS;
+    work_free(&W);
+    release(&h);
+    Py_RETURN_NONE;
+}
+
+static PyObject *py_decide_text(PyObject *self, PyObject *args) {
+    (void)self;
+    int kd, same_layout;
+    PyObject *evo, *tho;
+    if (!PyArg_ParseTuple(args, "iOpO", &kd, &evo, &same_layout, &tho)) return NULL;
+    Held h = {.n = 0};
+    Arr E, T;
+    if (get_arr(&h, evo, &E, 0, 'i', 8, 1, "ev") < 0 || get_arr(&h, tho, &T, 0, 'f', 8, 1, "th") < 0) {
+        release(&h);
+        return NULL;
+    }
+    if (E.len < EVIDENCE_SIZE || T.len < N_TH) {
+        release(&h);
+        return PyErr_Format(PyExc_ValueError, "ev must hold %d values and th %d", EVIDENCE_SIZE, N_TH);
+    }
+    int r = decide_text(kd, (const int64_t *)E.p, same_layout, (const double *)T.p);
+    release(&h);
+    return PyLong_FromLong(r);
+}
+
+static PyObject *py_verify_pair(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *sao, *nao, *pao, *sbo, *nbo, *pbo, *pvo, *pco, *tho, *evo;
+    long long size_a, size_b, k, max_posting, max_conflicts, agree_min;
+    int exact_eq, content_eq, same_layout;
+    if (!PyArg_ParseTuple(args, "OOLOOOLOpppLOOLOLLO", &sao, &nao, &size_a, &pao, &sbo, &nbo, &size_b, &pbo,
+                          &exact_eq, &content_eq, &same_layout, &k, &pvo, &pco, &max_posting, &tho, &max_conflicts,
+                          &agree_min, &evo))
+        return NULL;
+    (void)size_a;
+    (void)size_b;
+    Held h = {.n = 0};
+    Arr SA, NA, PA, SB, NB, PB, PV, PC, TH, EV;
+    if (get_arr(&h, sao, &SA, 0, 'u', 4, 1, "sa") < 0 || get_arr(&h, nao, &NA, 0, 'u', 8, 1, "na") < 0 ||
+        get_arr(&h, pao, &PA, 0, 'u', 4, 1, "pa") < 0 || get_arr(&h, sbo, &SB, 0, 'u', 4, 1, "sb") < 0 ||
+        get_arr(&h, nbo, &NB, 0, 'u', 8, 1, "nb") < 0 || get_arr(&h, pbo, &PB, 0, 'u', 4, 1, "pb") < 0 ||
+        get_arr(&h, pvo, &PV, 0, 'u', 4, 1, "pv") < 0 || get_arr(&h, pco, &PC, 0, 'i', 4, 1, "pc") < 0 ||
+        get_arr(&h, tho, &TH, 0, 'f', 8, 1, "th") < 0 || get_arr(&h, evo, &EV, 1, 'i', 8, 1, "ev") < 0) {
+        release(&h);
+        return NULL;
+    }
+    if (k < 1 || SA.len < k || SB.len < k || NA.len != NB.len || NA.len < 1 || PV.len != PC.len ||
+        TH.len < N_TH || EV.len < EVIDENCE_SIZE) {
+        release(&h);
+        return PyErr_Format(PyExc_ValueError,
+                            "verify_pair: sketches need k = %lld values, numbers equal lengths, th %d values, ev %d",
+                            k, N_TH, EVIDENCE_SIZE);
+    }
+    Work W;
+    if (work_init(&W, PA.len > PB.len ? PA.len : PB.len) < 0) {
+        release(&h);
+        return PyErr_NoMemory();
+    }
+    Verdict r;
+    Py_BEGIN_ALLOW_THREADS;
+    r = verify_pair((const uint32_t *)SA.p, (const uint64_t *)NA.p, (const uint32_t *)PA.p, PA.len,
+                    (const uint32_t *)SB.p, (const uint64_t *)NB.p, (const uint32_t *)PB.p, PB.len, NA.len,
+                    exact_eq, content_eq, same_layout, k, (const uint32_t *)PV.p, (const int32_t *)PC.p, PV.len,
+                    max_posting, (const double *)TH.p, max_conflicts, agree_min, (int64_t *)EV.p, &W);
+    Py_END_ALLOW_THREADS;
+    work_free(&W);
+    release(&h);
+    return Py_BuildValue("(iddd LL)", r.kind, r.s, r.ca, r.cb, (long long)r.c, (long long)r.a);
+}
+
+/* ---------------------------------------------------------------------------------------------- */
+
+static PyMethodDef methods[] = {
+    {"run", py_run, METH_VARARGS, "The engine's pass over rows j0..j1-1 (engine._run); returns pairs verified."},
+    {"run_components", py_run_components, METH_VARARGS,
+     "The pass once per component, tables of its own (engine._run_components); returns pairs verified."},
+    {"record", py_record, METH_VARARGS, "Record rows j0..j1-1 whose clusters are known (link_member, record_document)."},
+    {"rehash_postings", py_rehash_postings, METH_VARARGS, "Move a posting table into a larger one."},
+    {"rehash_keys", py_rehash_keys, METH_VARARGS, "Move a key table into a larger one."},
+    {"text_evidence", py_text_evidence, METH_VARARGS, "Text evidence of two profiles, into out (int64[20])."},
+    {"decide_text", py_decide_text, METH_VARARGS, "The kind of a pair from its text evidence."},
+    {"verify_pair", py_verify_pair, METH_VARARGS,
+     "The kind of a pair and its evidence: (kind, similarity, containments, conflicts, agreeing); text evidence into ev."},
+    {NULL, NULL, 0, NULL}};
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_match_c", "The match engine's kernels in C.", -1, methods,
+                                    NULL, NULL, NULL, NULL};
+
+PyMODINIT_FUNC PyInit__match_c(void) { return PyModule_Create(&module); }

@@ -1,0 +1,224 @@
+"""The match engine's kernels: compiled C where the extension was built, numba otherwise.
+
+The engine's pass (``neardup.match.engine``: candidates, verification, clusters), the journal
+replay's recording, the tables' rehashing and the pair checks of ``compare`` and ``rethreshold``
+(``verify_pair``, ``text_evidence``, ``decide_text``) are in the C extension ``_match_c``, compiled by
+pip with the machine's C compiler when the package is installed, so a user's first run compiles
+nothing and numba is not imported for them. Where the extension could not be built (no C
+compiler at install), the numba kernels of ``tables``, ``text``, ``verify``, ``cluster`` and
+``engine`` run instead: the same results bit for bit (tests/unit/match/test_match_c_vs_numba.py),
+compiled into the kernel cache the first time each is used.
+
+Each function takes the arguments of the numba kernel it stands for, in the same order.
+
+>>> import numpy as np
+>>> a = np.array([1, 2, 3, 4, 5], np.uint32) | np.uint32(0x80000000)
+>>> [int(x) for x in text_evidence(a, a, 2, 2)[[0, 1, 4]]]  # adds nothing either way, one passage
+[0, 0, 5]
+>>> BACKEND in ("c", "numba")
+True
+"""
+
+from __future__ import annotations
+
+import importlib
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+_c: ModuleType | None
+try:
+    _c = importlib.import_module("neardup.match._match_c")
+except ImportError:  # built without a C compiler: the numba kernels run
+    _c = None
+
+__all__ = [
+    "BACKEND",
+    "decide_text",
+    "record",
+    "rehash_keys",
+    "rehash_postings",
+    "run",
+    "run_components",
+    "text_evidence",
+    "verify_pair",
+]
+
+#: which kernels run: "c" (the extension) or "numba"
+BACKEND = "c" if _c is not None else "numba"
+
+I64 = npt.NDArray[np.int64]
+# the dtypes of the signature columns (``Signatures.columns()``) as the C kernels read them
+_SIG_DTYPES = (
+    np.uint64,
+    np.uint64,
+    np.uint64,
+    np.int32,
+    np.int32,
+    np.uint32,
+    np.uint64,
+    np.uint64,
+    np.bool_,
+    np.int64,
+    np.uint32,
+)
+_EVIDENCE_SIZE = 20
+
+
+def _nb(name: str) -> Any:
+    """The numba module ``neardup.match.<name>`` (imported, hence numba, only when needed)."""
+    return importlib.import_module(f"neardup.match.{name}")
+
+
+def _columns(sig: tuple[Any, ...]) -> tuple[Any, ...]:
+    """The signature columns in the dtypes the C kernels take (no copy when they already are)."""
+    if not isinstance(sig, tuple) or len(sig) != len(_SIG_DTYPES):
+        raise TypeError(f"sig must be a tuple of {len(_SIG_DTYPES)} arrays (Signatures.columns())")
+    return tuple(np.ascontiguousarray(a, t) for a, t in zip(sig, _SIG_DTYPES, strict=True))
+
+
+def run(*args: Any) -> int:
+    """``engine._run``: documents j0..j1-1 in order; returns pairs verified."""
+    if _c is not None:
+        a = list(args)
+        a[8] = _columns(a[8])
+        return int(_c.run(*a))
+    return int(_nb("engine")._run(*args))
+
+
+def run_components(*args: Any) -> int:
+    """``engine._run_components``: the pass once per component; returns pairs verified."""
+    if _c is not None:
+        a = list(args)
+        a[7] = _columns(a[7])
+        return int(_c.run_components(*a))
+    return int(_nb("engine")._run_components(*args))
+
+
+def record(
+    j0: int,
+    j1: int,
+    rep: I64,
+    nxt: I64,
+    sig: tuple[Any, ...],
+    tab: tuple[np.ndarray, ...],
+    meta: I64,
+    k: int,
+    posted: int,
+    max_posting: int,
+    layout_distance: int,
+    th: npt.NDArray[np.float64],
+    max_conflicts: int,
+    agree_min: int,
+) -> None:
+    """Rows j0..j1-1 whose representatives ``rep`` already holds: each listed among its cluster's
+    members when it verifies against the representative, then left in the tables (``link_member``
+    and ``record_document`` in turn)."""
+    if _c is not None:
+        _c.record(
+            j0, j1, rep, nxt, _columns(sig), tab, meta, k, posted, max_posting, layout_distance, th, max_conflicts,
+            agree_min,
+        )
+        return
+    link_member = _nb("cluster").link_member
+    record_document = _nb("tables").record_document
+    rule = (k, layout_distance, th, max_conflicts, agree_min, max_posting)
+    for j in range(j0, j1):
+        link_member(j, rep, nxt, sig, rule, tab)
+        record_document(j, bool(rep[j] != j), sig, tab, posted, max_posting, meta)
+
+
+def rehash_postings(*args: Any) -> None:
+    """``engine._rehash_posting_kernel``: posting table (pv, pc, pf, ph) into a larger one."""
+    if _c is not None:
+        _c.rehash_postings(*args)
+    else:
+        _nb("engine")._rehash_posting_kernel(*args)
+
+
+def rehash_keys(*args: Any) -> None:
+    """``engine._rehash_keys_kernel``: key table (keys, rows) into a larger one (k2, r2)."""
+    if _c is not None:
+        _c.rehash_keys(*args)
+    else:
+        _nb("engine")._rehash_keys_kernel(*args)
+
+
+def text_evidence(a: Any, b: Any, w_cjk: int, w_latin: int) -> I64:
+    """``text.text_evidence``: the text evidence of two profiles, int64[20]."""
+    if _c is not None:
+        out = np.zeros(_EVIDENCE_SIZE, np.int64)
+        _c.text_evidence(
+            np.ascontiguousarray(a, np.uint32), np.ascontiguousarray(b, np.uint32), int(w_cjk), int(w_latin), out
+        )
+        return out
+    with np.errstate(over="ignore"):  # hash arithmetic wraps around on purpose (interpreted runs)
+        return np.asarray(_nb("text").text_evidence(a, b, w_cjk, w_latin))
+
+
+def decide_text(kd: int, ev: Any, same_layout: bool, th: npt.NDArray[np.float64]) -> int:
+    """``verify.decide_text``: the kind of a pair from its text evidence."""
+    if _c is not None:
+        return int(
+            _c.decide_text(
+                int(kd), np.ascontiguousarray(ev, np.int64), bool(same_layout), np.ascontiguousarray(th, np.float64)
+            )
+        )
+    return int(_nb("verify").decide_text(kd, ev, same_layout, th))
+
+
+def verify_pair(
+    sa: Any,
+    na: Any,
+    size_a: int,
+    pa: Any,
+    sb: Any,
+    nb: Any,
+    size_b: int,
+    pb: Any,
+    exact_eq: bool,
+    content_eq: bool,
+    same_layout: bool,
+    k: int,
+    pv: Any,
+    pc: Any,
+    max_posting: int,
+    th: npt.NDArray[np.float64],
+    max_conflicts: int,
+    agree_min: int,
+) -> tuple[int, float, float, float, int, int, I64]:
+    """``verify.verify_pair``: (kind, similarity, containment of a in b, of b in a, number
+    conflicts, numbers agreeing, text evidence)."""
+    if _c is None:
+        with np.errstate(over="ignore"):
+            r = _nb("verify").verify_pair(
+                sa, na, size_a, pa, sb, nb, size_b, pb, exact_eq, content_eq, same_layout, k, pv, pc,
+                max_posting, th, max_conflicts, agree_min,
+            )
+        return int(r[0]), float(r[1]), float(r[2]), float(r[3]), int(r[4]), int(r[5]), np.asarray(r[6])
+    ev = np.zeros(_EVIDENCE_SIZE, np.int64)
+    u32, u64 = np.uint32, np.uint64
+    kd, s, ca, cb, c, a = _c.verify_pair(
+        np.ascontiguousarray(sa, u32),
+        np.ascontiguousarray(na, u64),
+        int(size_a),
+        np.ascontiguousarray(pa, u32),
+        np.ascontiguousarray(sb, u32),
+        np.ascontiguousarray(nb, u64),
+        int(size_b),
+        np.ascontiguousarray(pb, u32),
+        bool(exact_eq),
+        bool(content_eq),
+        bool(same_layout),
+        int(k),
+        np.ascontiguousarray(pv, u32),
+        np.ascontiguousarray(pc, np.int32),
+        int(max_posting),
+        np.ascontiguousarray(th, np.float64),
+        int(max_conflicts),
+        int(agree_min),
+        ev,
+    )
+    return kd, s, ca, cb, c, a, ev

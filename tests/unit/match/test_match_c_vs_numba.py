@@ -1,0 +1,317 @@
+"""The match engine's kernels in C (``_match_c``) give numba's results bit for bit: the batch pass,
+the stream (one document at a time, asked before it is added, tables growing), the journal replay,
+the pass per component against a corpus, and the pair checks of ``compare`` and ``rethreshold``, on
+the real corpora and on synthesized hard cases; bad buffers raise; a fresh process that
+deduplicates a small file imports no numba.
+
+Each comparison runs the same public code twice, once with the extension and once with it hidden
+(``kernels._c = None``: the numba kernels run)."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import random
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from neardup.match import kernels
+from neardup.match.config import MatchConfig
+from neardup.match.engine import EngineState, _outputs, _results, run_components
+from neardup.match.signature import Signatures, signatures
+from neardup.match.verify import evidence, thresholds
+
+pytest.importorskip("neardup.match._match_c", reason="the C extension is not built here")
+from neardup.match import _match_c  # noqa: E402
+
+DATA = Path(os.environ.get("NEARDUP_DATA", Path(__file__).resolve().parents[3].parent / "shared" / "data"))
+needs_data = pytest.mark.skipif(not DATA.is_dir(), reason="the real corpora are not here")
+
+
+@contextmanager
+def _numba() -> Iterator[None]:
+    """The numba kernels run inside the block (the extension hidden)."""
+    saved = kernels._c
+    kernels._c = None
+    try:
+        yield
+    finally:
+        kernels._c = saved
+
+
+def _read(name: str, limit: int) -> list[str]:
+    with gzip.open(DATA / name, "rt", encoding="utf-8") as f:
+        return [json.loads(line)["text"] for _, line in zip(range(limit), f, strict=False)]
+
+
+def _synth(lang: str, name: str, sources: int, seed: int) -> list[str]:
+    """Synthesized reposts, quotes, follow-ups, templates, excerpts and hard negatives of real articles."""
+    from neardup.eval.synth import SynthConfig, synthesize
+
+    with gzip.open(DATA / name, "rt", encoding="utf-8") as f:
+        recs = [json.loads(line) for _, line in zip(range(400), f, strict=False)]
+    docs, _ = synthesize(recs, SynthConfig(lang=lang, n_sources=sources, seed=seed))  # type: ignore[arg-type]
+    return [d["text"] for d in docs]
+
+
+def _hard_cases(seed: int) -> list[str]:
+    """Made-up texts that stress ties and edges: repeated windows (equal keys in the window sort),
+    swapped subjects, dates and editions, quoted lines, empty and one-token texts, copies."""
+    rng = random.Random(seed)
+    words = ["北京", "上海", "智利", "印度尼西亚", "会议", "第三次", "第四次", "2023年", "2024年", "10月5日", "10月6日"]
+    base = "".join(rng.choice(words) + "，" for _ in range(60))
+    out = ["", "一", "a", base, base + base, base.replace("智利", "印度尼西亚"), base.replace("2023年", "2024年")]
+    out += ["> " + base[:200] + "\n" + "".join(rng.choice(words) for _ in range(80)), base[:150], base[100:]]
+    latin = " ".join(rng.choice(["the", "cat", "sat", "on", "mat", "in", "2024", "May", "5"]) for _ in range(300))
+    out += [latin, latin.replace("cat", "dog"), latin[: len(latin) // 2], "| " + latin[:300] + "\n" + latin[400:]]
+    for _ in range(40):
+        t = list(rng.choice(out[3:]))
+        for i in rng.sample(range(len(t)), k=min(len(t), rng.randint(0, 12))):
+            t[i] = rng.choice("的了是在和有年月日")
+        out.append("".join(t))
+    return out
+
+
+def _texts() -> list[str]:
+    texts = _hard_cases(5)
+    if DATA.is_dir():
+        texts += _read("zh-xwlb.jsonl.gz", 2000) + _read("en-20news.jsonl.gz", 1500)
+        texts += _synth("zh", "zh-xwlb.jsonl.gz", 40, 3) + _synth("en", "en-20news.jsonl.gz", 30, 4)
+    random.Random(7).shuffle(texts)
+    return texts
+
+
+_CACHE: dict[str, Any] = {}
+
+
+def _sigs(config: MatchConfig) -> Signatures:
+    key = json.dumps(config.signature_settings(), sort_keys=True)
+    if key not in _CACHE:
+        if "texts" not in _CACHE:
+            _CACHE["texts"] = _texts()
+        _CACHE[key] = signatures(_CACHE["texts"], config)
+    return _CACHE[key]  # type: ignore[no-any-return]
+
+
+def _same(got: dict[str, np.ndarray], want: dict[str, np.ndarray]) -> None:
+    assert set(got) == set(want)
+    for name in want:
+        g, w = got[name], want[name]
+        assert g.dtype == w.dtype and g.shape == w.shape, name
+        # bit for bit: floats compared as their bytes
+        assert g.tobytes() == w.tobytes(), (name, np.flatnonzero((g != w).reshape(len(g), -1).any(axis=1))[:10])
+
+
+CONFIGS = [
+    MatchConfig(),
+    MatchConfig(profile="corpus", strictness=0.8, member_checks=1, max_posting=3),
+    MatchConfig(report_templates=True, strictness=0.2, min_shared=1, text_window_cjk=5, text_window_latin=2),
+    MatchConfig(profile_tokens=0),  # sketches and numbers only
+]
+
+
+@needs_data
+@pytest.mark.parametrize("config", CONFIGS, ids=["default", "corpus", "templates", "sketches"])
+def test_the_batch_pass_equals_numba(config: MatchConfig) -> None:
+    sigs = _sigs(config)
+    n = len(sigs)
+    rng = np.random.default_rng(3)
+    # SimHash-like extra candidates: earlier rows
+    b = np.sort(rng.integers(1, n, 3 * n))
+    a = (rng.random(b.shape[0]) * b).astype(np.int64)
+    ptr = np.zeros(n + 1, np.int64)
+    np.add.at(ptr, b + 1, 1)
+    extra = (np.cumsum(ptr), a)
+    got = EngineState(config).run(sigs, fixed=150, extra=extra)
+    with _numba():
+        want = EngineState(config).run(sigs, fixed=150, extra=extra)
+    _same(got, want)
+    assert len(set(got["kind"].tolist())) >= 4 and int(got["verified"][0]) > n
+
+
+@needs_data
+@pytest.mark.parametrize("config", CONFIGS[:2], ids=["default", "corpus"])
+def test_components_with_a_corpus_equal_numba(config: MatchConfig) -> None:
+    sigs = _sigs(config)
+    n = len(sigs)
+    labels = np.random.default_rng(9).integers(0, 5, n)
+    labels[np.random.default_rng(10).random(n) < 0.05] = 99  # some rows in no component
+    rows = np.concatenate([np.flatnonzero(labels == c) for c in range(5)]).astype(np.int64)
+    ptr = np.concatenate([[0], np.cumsum([np.sum(labels == c) for c in range(5)])]).astype(np.int64)
+    got = run_components(sigs, config, ptr, rows, fixed=300)
+    with _numba():
+        want = run_components(sigs, config, ptr, rows, fixed=300)
+    _same(got, want)
+
+
+def _stream(config: MatchConfig, sigs: Signatures, n: int) -> list[dict[str, np.ndarray]]:
+    state = EngineState(config)
+    outs = []
+    half = n // 2
+    state.run(sigs.take(slice(0, 50)), fixed=50)  # a corpus first
+    for i in range(50, half):
+        one = sigs.take([i])
+        if i % 3 == 0:
+            outs.append(state.run(one, add=False))  # asking first changes nothing
+        outs.append(state.run(one))
+    # a journal replayed: the clusters known, recorded without a check
+    part = sigs.take(slice(half, half + 200))
+    probe = EngineState(config).run(part)
+    state.record(part, probe["rep"] + state.n, probe["kind"] == 6)
+    for i in range(half + 200, n):
+        outs.append(state.run(sigs.take([i])))
+    outs.append({"meta": state.meta.copy(), "rep": state.rep[: state.n].copy(), "nxt": state.nxt[: state.n].copy()})
+    outs.append({name: a.copy() for name, a in zip("xk xr ck cr pv pc pf ph er en".split(), state.tables(), strict=True)})
+    return outs
+
+
+@needs_data
+def test_the_stream_equals_numba() -> None:
+    config = MatchConfig()
+    sigs = _sigs(config)
+    n = min(len(sigs), 1400)
+    got = _stream(config, sigs, n)
+    with _numba():
+        want = _stream(config, sigs, n)
+    assert len(got) == len(want)
+    for g, w in zip(got, want, strict=True):
+        _same(g, w)
+
+
+def test_the_stream_equals_numba_on_hard_cases() -> None:
+    config = MatchConfig()
+    sigs = signatures(_hard_cases(11) * 3, config)
+    got = _stream(config, sigs, len(sigs))
+    with _numba():
+        want = _stream(config, sigs, len(sigs))
+    for g, w in zip(got, want, strict=True):
+        _same(g, w)
+
+
+@needs_data
+def test_pair_checks_equal_numba() -> None:
+    """``compare``'s evidence, ``rethreshold``'s text evidence and text rule, pair by pair."""
+    config = MatchConfig()
+    sigs = _sigs(config)
+    n = len(sigs)
+    rng = np.random.default_rng(1)
+    out = EngineState(config).run(sigs)
+    pairs = [(i, int(p)) for i, p in enumerate(out["partner"]) if p >= 0]
+    pairs += [(int(a), int(b)) for a, b in rng.integers(0, n, (300, 2))]
+    ths = [thresholds(config), thresholds(MatchConfig(profile="corpus", strictness=0.9, report_templates=True))]
+    got, want = [], []
+    for use_c in (True, False):
+        res = got if use_c else want
+        with _numba() if not use_c else _nothing():
+            for i, j in pairs:
+                e = evidence(sigs, i, sigs, j, config)
+                ev = kernels.text_evidence(sigs.profile(i), sigs.profile(j), 8, 4)
+                res.append((e, ev.tobytes(), [kernels.decide_text(k, ev, s, th) for k in (3, 4) for s in (0, 1) for th in ths]))
+    assert got == want
+    assert len({r[0].kind for r in got}) >= 4
+
+
+@contextmanager
+def _nothing() -> Iterator[None]:
+    yield
+
+
+def test_text_evidence_with_repeated_windows_equals_numba() -> None:
+    """Profiles with many equal windows: which copy a substitution faces follows numba's sort."""
+    rng = np.random.default_rng(2)
+    got, want = [], []
+    cases = []
+    for _ in range(300):
+        vocab = rng.integers(1, 6, rng.integers(1, 5)).astype(np.uint32)
+        flags = rng.choice(np.array([0x80000000, 0, 0x40000000, 0x20000000, 0x10000000], np.uint32), vocab.shape[0])
+        vocab = vocab | flags
+        a = rng.choice(vocab, rng.integers(0, 120))
+        b = a.copy() if rng.random() < 0.7 else rng.choice(vocab, rng.integers(0, 120))
+        if b.size:
+            b[rng.integers(0, b.size, rng.integers(0, 6))] = rng.choice(vocab)
+        cases.append((a.astype(np.uint32), b.astype(np.uint32), int(rng.integers(1, 9)), int(rng.integers(1, 5))))
+    for a, b, wc, wl in cases:
+        got.append(kernels.text_evidence(a, b, wc, wl).tolist())
+    with _numba():
+        for a, b, wc, wl in cases:
+            want.append(kernels.text_evidence(a, b, wc, wl).tolist())
+    assert got == want
+
+
+def test_bad_buffers_raise() -> None:
+    config = MatchConfig()
+    sigs = signatures(_hard_cases(1)[:20], config)
+    state = EngineState(config)
+    state.run(sigs)
+    cols = sigs.columns()
+    m = len(sigs)
+    res = _results(_outputs(m))
+    args: list[Any] = [
+        0, m, 0, False, state.rep, state.nxt, state.checked, state.sup, cols, state.tables(), state.meta,
+        np.zeros(m + 1, np.int64), np.empty(0, np.int64), config.sketch_size, config.posted, config.min_shared,
+        config.max_posting, config.layout_distance, state.th, config.max_number_conflicts, config.agree_min,
+        config.member_checks, res,
+    ]
+    assert _match_c.run(*args) >= 0
+
+    def bad(i: int, value: Any, error: type[Exception]) -> None:
+        a = list(args)
+        a[i] = value
+        with pytest.raises(error):
+            _match_c.run(*a)
+
+    bad(4, state.rep.astype(np.int32), TypeError)  # rep of the wrong dtype
+    bad(4, state.rep[::2], TypeError)  # not contiguous
+    bad(8, cols[:-1], TypeError)  # a column missing
+    bad(8, (*cols[:5], cols[5].astype(np.uint64), *cols[6:]), TypeError)  # sketch of the wrong dtype
+    bad(9, tuple(t.copy() for t in state.tables()[:9]), TypeError)
+    ro = state.meta.copy()
+    ro.setflags(write=False)
+    bad(10, ro, TypeError)  # read-only output
+    bad(11, np.zeros(3, np.int64), ValueError)  # extra pointers too short
+    bad(12, np.array([m + 5], np.int64), ValueError)  # an extra row out of range
+    a = list(args)
+    a[11] = np.array([0] + [1] * m, np.int64)
+    a[12] = np.array([m + 5], np.int64)
+    with pytest.raises(ValueError):
+        _match_c.run(*a)
+    bad(1, m + 1, ValueError)  # rows beyond the signatures
+    bad(13, config.sketch_size + 1, ValueError)  # k beyond the sketch
+    bad(18, state.th[:5], ValueError)  # too few thresholds
+    bad(22, res[:7], TypeError)
+    bad(22, (res[0][:1], *res[1:]), ValueError)  # results too short
+    with pytest.raises(TypeError):
+        _match_c.text_evidence(np.zeros(3, np.int64), np.zeros(3, np.uint32), 8, 4, np.zeros(20, np.int64))
+    with pytest.raises(ValueError):
+        _match_c.text_evidence(np.zeros(3, np.uint32), np.zeros(3, np.uint32), 8, 4, np.zeros(5, np.int64))
+    with pytest.raises(ValueError):
+        _match_c.decide_text(3, np.zeros(20, np.int64), False, np.zeros(3))
+    with pytest.raises(TypeError):
+        kernels.run_components(np.zeros(2, np.int64), np.zeros(1, np.int64), 0, *args[4:8], cols[:3], *args[11:13], *args[13:])
+
+
+def test_a_fresh_dedup_imports_no_numba(tmp_path: Path) -> None:
+    """With the extensions built, a small ``neardup dedup`` neither compiles nor imports numba."""
+    texts = _hard_cases(3)
+    src = tmp_path / "in.jsonl"
+    src.write_text("".join(json.dumps({"id": str(i), "text": t}) + "\n" for i, t in enumerate(texts)), "utf-8")
+    code = (
+        "import sys\n"
+        "from neardup.cli.main import main\n"
+        f"sys.argv = ['neardup', 'dedup', {str(src)!r}, '-o', {str(tmp_path / 'out.jsonl')!r}]\n"
+        "try:\n    main()\nexcept SystemExit as e:\n    assert not e.code, e.code\n"
+        "print('numba' in sys.modules)\n"
+    )
+    env = {**os.environ, "NEARDUP_JIT": "always"}
+    env.pop("NUMBA_DISABLE_JIT", None)
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.strip().splitlines()[-1] == "False"
