@@ -59,7 +59,7 @@ def _synth(lang: str, name: str, sources: int, seed: int) -> list[str]:
     with gzip.open(DATA / name, "rt", encoding="utf-8") as f:
         recs = [json.loads(line) for _, line in zip(range(400), f, strict=False)]
     docs, _ = synthesize(recs, SynthConfig(lang=lang, n_sources=sources, seed=seed))  # type: ignore[arg-type]
-    return [d["text"] for d in docs]
+    return [d["text"] if "text" in d else d["html"] for d in docs]  # portal pages: their HTML as text
 
 
 def _hard_cases(seed: int) -> list[str]:
