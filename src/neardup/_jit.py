@@ -175,6 +175,33 @@ def interpret_small_inputs(paths: Iterable[str]) -> bool:
     return True
 
 
+class _AfterImport:
+    """A meta path finder that calls ``then`` right after module ``name`` is first imported."""
+
+    def __init__(self, name: str, then: Callable[[], None]) -> None:
+        self.name = name
+        self.then = then
+
+    def find_spec(self, fullname: str, path: Any = None, target: Any = None) -> Any:
+        if fullname != self.name:
+            return None
+        import importlib.util
+
+        if self in sys.meta_path:
+            sys.meta_path.remove(self)
+        spec = importlib.util.find_spec(fullname)
+        if spec is None or spec.loader is None or not hasattr(spec.loader, "exec_module"):
+            return spec
+        run, then = spec.loader.exec_module, self.then
+
+        def exec_module(module: Any) -> None:
+            run(module)
+            then()
+
+        spec.loader.exec_module = exec_module  # type: ignore[method-assign]
+        return spec
+
+
 def on_first_compile(callback: Callable[[], None]) -> Callable[[], None]:
     """Call ``callback`` once, when numba first compiles a kernel in this process (a cold cache:
     kernels loaded from the cache compile nothing); returns a function that stops listening.
@@ -183,6 +210,19 @@ def on_first_compile(callback: Callable[[], None]) -> Callable[[], None]:
     """
     if os.environ.get("NUMBA_DISABLE_JIT", "0") not in ("", "0"):
         return lambda: None
+    if "numba" not in sys.modules:
+        # numba may never be imported (the C extensions run): listen from when it is
+        stops: list[Callable[[], None]] = []
+        finder = _AfterImport("numba", lambda: stops.append(on_first_compile(callback)))
+        sys.meta_path.insert(0, finder)
+
+        def stop() -> None:
+            if finder in sys.meta_path:
+                sys.meta_path.remove(finder)
+            for s in stops:
+                s()
+
+        return stop
     from numba.core import event
 
     fired = False

@@ -30,7 +30,7 @@ from types import ModuleType
 
 import numpy as np
 import numpy.typing as npt
-from numba import njit
+from neardup.match._lazy import njit  # numba.njit, applied when a numba kernel is first called
 
 from neardup.index.hamming import join, self_join
 from neardup.match.config import MatchConfig

@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-from numba import njit
+from neardup.match._lazy import njit  # numba.njit, applied when a numba kernel is first called
 
 from neardup.fingerprint.simhash import hamming
 from neardup.match.config import MatchConfig

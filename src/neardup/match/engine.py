@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-from numba import njit
+from neardup.match._lazy import njit  # numba.njit, applied when a numba kernel is first called
 
 from neardup.match import kernels
 from neardup.match.cluster import assign_one, link_member, thresholds

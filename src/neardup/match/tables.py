@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from numba import njit
+from neardup.match._lazy import njit  # numba.njit, applied when a numba kernel is first called
 
 __all__ = ["Arrays", "is_common", "key_get", "key_put", "posting_slot", "record_document"]
 

@@ -47,7 +47,7 @@ hash, in text order: ``Signatures.profile``) and measures:
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from neardup.match._lazy import njit  # numba.njit, applied when a numba kernel is first called
 
 __all__ = ["EVIDENCE_SIZE", "LATIN_UNITS", "text_evidence"]
 

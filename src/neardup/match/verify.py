@@ -31,10 +31,10 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-from numba import njit
+from neardup.match._lazy import njit  # numba.njit, applied when a numba kernel is first called
 
 from neardup.fingerprint.simhash import hamming
-from neardup.index.kernels import popcount64
+from neardup.match._lazy import later
 from neardup.match import kernels
 from neardup.match.config import MatchConfig
 from neardup.match.signature import Signatures
@@ -44,7 +44,7 @@ from neardup.match.text import EVIDENCE_SIZE, text_evidence
 __all__ = ["KINDS", "MERGING", "Evidence", "evidence", "thresholds", "verify_pair"]
 
 #: the Hamming index's hardware popcount (LLVM ctpop), for the engine's kernels
-popcount: Any = popcount64
+popcount: Any = later("neardup.index.kernels", "popcount64")
 
 #: kind codes, in the order the engine uses them
 KINDS: tuple[str, ...] = ("unique", "exact", "content", "near", "partial", "layout", "contained", "template")
