@@ -47,8 +47,8 @@ import numpy as np
 
 from neardup.exceptions import ConfigError
 from neardup.match.config import PROFILES, MatchConfig
-from neardup.match.text import EVIDENCE_SIZE
 from neardup.match.kernels import decide_text, text_evidence
+from neardup.match.text import EVIDENCE_SIZE
 from neardup.match.verify import CONTAINED, KINDS, NEAR, thresholds
 
 __all__ = [

@@ -271,6 +271,7 @@ static inline int64_t search_u64(const uint64_t *s, int64_t n, uint64_t x) {
 
 typedef struct {
     int64_t cap; /* tokens */
+    int err;     /* 1: a profile pointer outside the profiles, 2: out of memory */
     uint64_t *wa, *wb, *sa, *sb, *keys, *bkeys, *pairs, *swaps;
     int64_t *oa, *ob, *runs, *swap_units;
     uint8_t *cov_a, *cov_b, *ones;
@@ -281,13 +282,21 @@ static void work_free(Work *w) {
     free(w->wa); free(w->wb); free(w->sa); free(w->sb); free(w->keys); free(w->bkeys); free(w->pairs);
     free(w->swaps); free(w->oa); free(w->ob); free(w->runs); free(w->swap_units); free(w->cov_a);
     free(w->cov_b); free(w->ones); free(w->occ);
-    memset(w, 0, sizeof(*w));
+    w->wa = w->wb = w->sa = w->sb = w->keys = w->bkeys = w->pairs = w->swaps = NULL;
+    w->oa = w->ob = w->runs = w->swap_units = NULL;
+    w->cov_a = w->cov_b = w->ones = NULL;
+    w->occ = NULL;
+    w->cap = 0;
 }
 
-static int work_init(Work *w, int64_t cap) {
-    memset(w, 0, sizeof(*w));
-    size_t c = (size_t)(cap > 0 ? cap : 1) + 1;
-    w->cap = cap;
+/* buffers for texts of up to ``cap`` tokens (grown as needed, without the GIL); -1 when out of memory */
+static int work_reserve(Work *w, int64_t cap) {
+    if (cap <= w->cap && w->wa) return 0;
+    int err = w->err;
+    work_free(w);
+    w->err = err;
+    int64_t want = cap < 256 ? 256 : cap;
+    size_t c = (size_t)want + 1;
     w->wa = malloc(c * 8); w->wb = malloc(c * 8); w->sa = malloc(c * 8); w->sb = malloc(c * 8);
     w->keys = malloc(c * 8); w->bkeys = malloc(c * 8); w->pairs = malloc(c * 8); w->swaps = malloc(c * 8);
     w->oa = malloc(c * 8); w->ob = malloc(c * 8); w->runs = malloc(c * 8); w->swap_units = malloc(c * 8);
@@ -295,10 +304,17 @@ static int work_init(Work *w, int64_t cap) {
     if (!w->wa || !w->wb || !w->sa || !w->sb || !w->keys || !w->bkeys || !w->pairs || !w->swaps || !w->oa ||
         !w->ob || !w->runs || !w->swap_units || !w->cov_a || !w->cov_b || !w->ones || !w->occ) {
         work_free(w);
+        w->err = 2;
         return -1;
     }
     memset(w->ones, 1, c);
+    w->cap = want;
     return 0;
+}
+
+static int work_init(Work *w, int64_t cap) {
+    memset(w, 0, sizeof(*w));
+    return work_reserve(w, cap);
 }
 
 /* ---------------------------------------------------------------------------------------------- */
@@ -821,6 +837,10 @@ static Verdict verify_pair(const uint32_t *sa, const uint64_t *na, const uint32_
         memset(ev, 0, EVIDENCE_SIZE * sizeof(int64_t));
         return r;
     }
+    if (work_reserve(W, la > lb ? la : lb) < 0) {
+        memset(ev, 0, EVIDENCE_SIZE * sizeof(int64_t));
+        return r;
+    }
     text_evidence(pa, la, pb, lb, (int64_t)th[12], (int64_t)th[13], ev, W);
     r.kind = decide_text(r.kind, ev, same_layout, th);
     return r;
@@ -836,6 +856,13 @@ typedef struct {
 
 static Checked verify_rows(int64_t j, int64_t x, const Sig *S, const Rule *R, const Tab *T, int64_t *ev, Work *W) {
     Checked o;
+    if (S->pp[j] < 0 || S->pp[j + 1] < S->pp[j] || S->pp[j + 1] > S->nprof || S->pp[x] < 0 ||
+        S->pp[x + 1] < S->pp[x] || S->pp[x + 1] > S->nprof) {
+        W->err = 1;
+        memset(&o, 0, sizeof(o));
+        memset(ev, 0, EVIDENCE_SIZE * sizeof(int64_t));
+        return o;
+    }
     o.same_layout = S->has_layout[j] && S->has_layout[x] &&
                     (int64_t)popcount64(S->layout[j] ^ S->layout[x]) <= R->layout_distance;
     o.v = verify_pair(S->sketch + j * S->kc, S->numbers + j * S->mc, S->prof + S->pp[j], S->pp[j + 1] - S->pp[j],
@@ -1317,6 +1344,13 @@ static int parse_extra(Held *h, PyObject *po, PyObject *ro, int64_t ptr_len, int
     return 0;
 }
 
+/* after a loop: the work space's error (a profile pointer outside the profiles, out of memory) */
+static PyObject *work_error(const Work *W) {
+    if (W->err == 2) return PyErr_NoMemory();
+    PyErr_SetString(PyExc_ValueError, "sig prof_ptr points outside prof for a row verified");
+    return NULL;
+}
+
 static PyObject *table_full(void) {
     PyErr_SetString(PyExc_ValueError, "a posting table is full: the tables are too small for the documents");
     return NULL;
@@ -1358,7 +1392,7 @@ static PyObject *py_run(PyObject *self, PyObject *args) {
         PyErr_SetString(PyExc_ValueError, "meta must hold 5 counters");
         goto fail;
     }
-    if ((longest = check_profiles(&S, j1)) < 0) goto fail;
+    longest = 0; /* the work space grows to the longest profile verified */
     Work W;
     Cand C;
     if (work_init(&W, longest) < 0) {
@@ -1384,12 +1418,16 @@ static PyObject *py_run(PyObject *self, PyObject *args) {
             bad = 1;
             break;
         }
+        if (W.err) break;
         verified += v;
     }
     Py_END_ALLOW_THREADS;
     cand_free(&C);
+    int err = W.err;
     work_free(&W);
+    W.err = err;
     release(&h);
+    if (W.err) return work_error(&W);
     if (bad) return table_full();
     return PyLong_FromLongLong(verified);
 fail:
@@ -1492,6 +1530,10 @@ static PyObject *py_run_components(PyObject *self, PyObject *args) {
                     bad = 1;
                     break;
                 }
+                if (W.err) {
+                    bad = 3;
+                    break;
+                }
                 verified += v;
             }
         }
@@ -1500,9 +1542,12 @@ static PyObject *py_run_components(PyObject *self, PyObject *args) {
     }
     Py_END_ALLOW_THREADS;
     cand_free(&C);
+    int err = W.err;
     work_free(&W);
+    W.err = err;
     release(&h);
     if (bad == 2) return PyErr_NoMemory();
+    if (bad == 3) return work_error(&W);
     if (bad) return table_full();
     return PyLong_FromLongLong(verified);
 fail:
@@ -1542,7 +1587,7 @@ static PyObject *py_record(PyObject *self, PyObject *args) {
             PyErr_Format(PyExc_ValueError, "rep of row %lld must be an earlier row or itself", (long long)j);
             goto fail;
         }
-    if ((longest = check_profiles(&S, j1)) < 0) goto fail;
+    longest = 0;
     Work W;
     if (work_init(&W, longest) < 0) {
         PyErr_NoMemory();
@@ -1553,14 +1598,18 @@ static PyObject *py_record(PyObject *self, PyObject *args) {
     Py_BEGIN_ALLOW_THREADS;
     for (int64_t j = j0; j < j1; j++) {
         link_member(j, L.rep, L.nxt, &S, &rule, &T, &W);
+        if (W.err) break;
         if (record_document(j, L.rep[j] != j, &S, &T, posted, max_posting, mt) < 0) {
             bad = 1;
             break;
         }
     }
     Py_END_ALLOW_THREADS;
+    int err = W.err;
     work_free(&W);
+    W.err = err;
     release(&h);
+    if (W.err) return work_error(&W);
     if (bad) return table_full();
     Py_RETURN_NONE;
 fail:
@@ -1729,8 +1778,10 @@ static PyObject *py_verify_pair(PyObject *self, PyObject *args) {
                     exact_eq, content_eq, same_layout, k, (const uint32_t *)PV.p, (const int32_t *)PC.p, PV.len,
                     max_posting, (const double *)TH.p, max_conflicts, agree_min, (int64_t *)EV.p, &W);
     Py_END_ALLOW_THREADS;
+    int err = W.err;
     work_free(&W);
     release(&h);
+    if (err) return PyErr_NoMemory();
     return Py_BuildValue("(iddd LL)", r.kind, r.s, r.ca, r.cb, (long long)r.c, (long long)r.a);
 }
 

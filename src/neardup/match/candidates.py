@@ -30,9 +30,9 @@ from types import ModuleType
 
 import numpy as np
 import numpy.typing as npt
-from neardup.match._lazy import njit  # numba.njit, applied when a numba kernel is first called
 
 from neardup.index.hamming import join, self_join
+from neardup.match._numba_lazy import njit
 from neardup.match.config import MatchConfig
 from neardup.match.signature import EMPTY32, Signatures
 

@@ -32,9 +32,9 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-from neardup.match._lazy import njit  # numba.njit, applied when a numba kernel is first called
 
 from neardup.match import kernels
+from neardup.match._numba_lazy import njit
 from neardup.match.cluster import assign_one, link_member, thresholds
 from neardup.match.config import MatchConfig
 from neardup.match.signature import FIELDS as _FIELDS

@@ -118,7 +118,19 @@ def record(
     and ``record_document`` in turn)."""
     if _c is not None:
         _c.record(
-            j0, j1, rep, nxt, _columns(sig), tab, meta, k, posted, max_posting, layout_distance, th, max_conflicts,
+            j0,
+            j1,
+            rep,
+            nxt,
+            _columns(sig),
+            tab,
+            meta,
+            k,
+            posted,
+            max_posting,
+            layout_distance,
+            th,
+            max_conflicts,
             agree_min,
         )
         return
@@ -151,7 +163,11 @@ def text_evidence(a: Any, b: Any, w_cjk: int, w_latin: int) -> I64:
     if _c is not None:
         out = np.zeros(_EVIDENCE_SIZE, np.int64)
         _c.text_evidence(
-            np.ascontiguousarray(a, np.uint32), np.ascontiguousarray(b, np.uint32), int(w_cjk), int(w_latin), out
+            np.ascontiguousarray(a, np.uint32),
+            np.ascontiguousarray(b, np.uint32),
+            int(w_cjk),
+            int(w_latin),
+            out,
         )
         return out
     with np.errstate(over="ignore"):  # hash arithmetic wraps around on purpose (interpreted runs)
@@ -163,7 +179,10 @@ def decide_text(kd: int, ev: Any, same_layout: bool, th: npt.NDArray[np.float64]
     if _c is not None:
         return int(
             _c.decide_text(
-                int(kd), np.ascontiguousarray(ev, np.int64), bool(same_layout), np.ascontiguousarray(th, np.float64)
+                int(kd),
+                np.ascontiguousarray(ev, np.int64),
+                bool(same_layout),
+                np.ascontiguousarray(th, np.float64),
             )
         )
     return int(_nb("verify").decide_text(kd, ev, same_layout, th))
@@ -194,8 +213,24 @@ def verify_pair(
     if _c is None:
         with np.errstate(over="ignore"):
             r = _nb("verify").verify_pair(
-                sa, na, size_a, pa, sb, nb, size_b, pb, exact_eq, content_eq, same_layout, k, pv, pc,
-                max_posting, th, max_conflicts, agree_min,
+                sa,
+                na,
+                size_a,
+                pa,
+                sb,
+                nb,
+                size_b,
+                pb,
+                exact_eq,
+                content_eq,
+                same_layout,
+                k,
+                pv,
+                pc,
+                max_posting,
+                th,
+                max_conflicts,
+                agree_min,
             )
         return int(r[0]), float(r[1]), float(r[2]), float(r[3]), int(r[4]), int(r[5]), np.asarray(r[6])
     ev = np.zeros(_EVIDENCE_SIZE, np.int64)

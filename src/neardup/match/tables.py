@@ -12,7 +12,8 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from neardup.match._lazy import njit  # numba.njit, applied when a numba kernel is first called
+
+from neardup.match._numba_lazy import njit
 
 __all__ = ["Arrays", "is_common", "key_get", "key_put", "posting_slot", "record_document"]
 

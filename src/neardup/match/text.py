@@ -47,7 +47,8 @@ hash, in text order: ``Signatures.profile``) and measures:
 from __future__ import annotations
 
 import numpy as np
-from neardup.match._lazy import njit  # numba.njit, applied when a numba kernel is first called
+
+from neardup.match._numba_lazy import njit
 
 __all__ = ["EVIDENCE_SIZE", "LATIN_UNITS", "text_evidence"]
 

@@ -31,11 +31,10 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-from neardup.match._lazy import njit  # numba.njit, applied when a numba kernel is first called
 
 from neardup.fingerprint.simhash import hamming
-from neardup.match._lazy import later
 from neardup.match import kernels
+from neardup.match._numba_lazy import later, njit
 from neardup.match.config import MatchConfig
 from neardup.match.signature import Signatures
 from neardup.match.tables import is_common
