@@ -21,7 +21,7 @@ import importlib
 import sys
 import threading
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar, overload
 
 __all__ = ["later", "njit"]
 
@@ -75,7 +75,7 @@ class _Later:
         return self.value(*args)
 
 
-def njit(*args: Any, **options: Any) -> Any:
+def _njit(*args: Any, **options: Any) -> Any:
     """``numba.njit``, applied when a kernel is first called (at once once numba is in use)."""
 
     def wrap(func: Callable[..., Any]) -> Any:
@@ -91,6 +91,18 @@ def njit(*args: Any, **options: Any) -> Any:
     if args and callable(args[0]) and not options:
         return wrap(args[0])
     return wrap
+
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+@overload
+def njit(func: F, /) -> F: ...
+@overload
+def njit(**options: Any) -> Callable[[F], F]: ...
+def njit(*args: Any, **options: Any) -> Any:
+    """``numba.njit``, applied when a kernel is first called; a kernel keeps its Python signature."""
+    return _njit(*args, **options)
 
 
 def later(module: str, name: str) -> Any:
