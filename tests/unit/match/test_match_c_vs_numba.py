@@ -407,3 +407,26 @@ def test_a_fresh_dedup_imports_no_numba(tmp_path: Path) -> None:
         # the candidate graph's kernel (value_pairs) is numba's until it has a C version of its own
         pytest.xfail("neardup.match.components imports numba (its value_pairs kernel is numba only)")
     assert imported == "False", stack
+
+
+def test_the_compile_notice_follows_a_late_numba_import(tmp_path: Path) -> None:
+    """A CLI run listens for numba's first compile before numba is imported (it may never be): a
+    numba kernel that runs later still announces it."""
+    code = (
+        "import sys\n"
+        "from neardup._jit import on_first_compile\n"
+        "hits = []\n"
+        "stop = on_first_compile(lambda: hits.append(1))\n"
+        "assert 'numba' not in sys.modules\n"
+        "import numpy as np\n"
+        "from neardup.match import kernels\n"
+        "kernels._c = None\n"
+        "kernels.text_evidence(np.arange(5, dtype=np.uint32), np.arange(5, dtype=np.uint32), 2, 2)\n"
+        "stop()\n"
+        "print(len(hits), 'numba' in sys.modules)\n"
+    )
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
+    env.pop("NUMBA_DISABLE_JIT", None)
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.split() == ["1", "True"]
