@@ -60,7 +60,7 @@ demo: $(DEMO_STAMP)
 # two pytest-xdist workers (each with its own redis-server and, when it gets Spark tests, its own
 # local[2] SparkSession)
 test: $(STAMP) sysdeps warmup
-	$(PY) -m pytest -q -p no:cacheprovider -n 2 tests
+	$(PY) -m pytest -q -p no:cacheprovider -n 2 --doctest-modules tests src/neardup
 
 test-fast: $(STAMP)
 	$(PY) -m pytest -q -x -m "not slow and not spark and not browser" tests

@@ -64,9 +64,11 @@ def main() -> None:
     t_ours = t_peer = 0.0
     for name, corpus in FILES.items():
         pairs = load_judged(ROOT / "tests" / "data" / "judged" / f"{name}.tsv")
-        texts = read_texts(data / f"{corpus}.jsonl.gz", {x for p in pairs for x in (p.id_a, p.id_b)})
+        ids = {x for p in pairs for x in (p.id_a, p.id_b)}
+        texts = read_texts(data / f"{corpus}.jsonl.gz", ids)
+        dates = read_texts(data / f"{corpus}.jsonl.gz", ids, field=cfg.keep_field)
         t0 = time.process_time()
-        res = judge_pairs(pairs, texts, cfg)
+        res = judge_pairs(pairs, texts, cfg, dates)
         t_ours += time.process_time() - t0
         t0 = time.process_time()
         mine: dict[str, list[bool]] = defaultdict(list)

@@ -183,7 +183,7 @@ def config_fields(cls: type[Any], prefix: str = "") -> dict[str, Any]:
     >>> from neardup.dedup.config import DedupConfig
     >>> paths = config_fields(DedupConfig)
     >>> paths["workers"], paths["match.keep"]
-    (<class 'int'>, typing.Literal['first', 'longest', 'newest'])
+    (<class 'int'>, typing.Literal['fuller', 'first', 'longest', 'newest'])
     """
     hints = typing.get_type_hints(cls)
     out: dict[str, Any] = {}
@@ -483,7 +483,7 @@ def _input_sizes(inputs: Iterable[str]) -> dict[str, int]:
 def _duration(seconds: float) -> str:
     """
     >>> _duration(42.3), _duration(125), _duration(7300)
-    ('42 s', '2 min 5 s', '2 h 2 min')
+    ('42 s', '2 min 5 s', '2 h 1 min')
     """
     s = round(seconds)
     if s < 60:

@@ -85,7 +85,18 @@ ENGINE_FLAGS: dict[str, Flag] = {
         ("--keep",),
         "Which copy of a cluster is kept: the fuller (the first seen, unless a copy contains it and adds to it), the first seen, the longest, or the newest by --keep-field.",
     ),
-    "match.keep_field": Flag(("--keep-field",), "The field --keep newest compares."),
+    "match.keep_field": Flag(
+        ("--keep-field",),
+        "The field holding each record's date: --keep newest compares it, and --occasion-days reads it.",
+    ),
+    "match.occasion_days": Flag(
+        ("--occasion-days",),
+        "News profile: records dated more than this many days apart (by --keep-field) are two "
+        "occasions, never merged unless their texts are identical (a yearly notice, the next "
+        "meeting of a series); 0 reads no dates.",
+        type=int,
+        metavar="DAYS",
+    ),
     "match.candidate_distance": Flag(
         ("--max-distance", "-k"),
         "SimHash candidates: fingerprints within this many bits are verified too (an extra "

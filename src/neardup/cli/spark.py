@@ -24,6 +24,7 @@ from neardup.cli._common import (
 from neardup.cli.dedup import Against, against_options, build_config, engine_options, format_summary
 from neardup.exceptions import ConfigError
 from neardup.io import outputs_together
+from neardup.match.dates import reads_dates
 
 __all__ = ["spark_group"]
 
@@ -109,7 +110,8 @@ def spark_dedup_cmd(
     try:
         corpus = SparkCorpus(spark, against.path) if against else None
         config = build_config(settings=corpus.settings if corpus is not None else None, **engine)
-        keep_field = config.match.keep_field if config.match.keep == "newest" else None
+        dated = config.match.keep == "newest" or reads_dates(config.match)
+        keep_field = config.match.keep_field if dated else None
         docs = read_documents(spark, list(inputs), **reading, keep_field=keep_field)
         res = spark_dedup(
             spark,

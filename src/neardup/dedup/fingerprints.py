@@ -27,6 +27,7 @@ from neardup.dedup.config import DedupConfig
 from neardup.exceptions import InputError
 from neardup.io import Record
 from neardup.match import Signatures, page_signatures, signatures
+from neardup.match.dates import days_of, reads_dates
 from neardup.match.pages import has_html, read_page
 
 __all__ = ["Fingerprints", "fingerprint_records", "fingerprint_texts", "unique_ids"]
@@ -127,9 +128,13 @@ def fingerprint_records(
     """
     cfg = config.match
     ids: list[str] = []
-    order: list[Any] | None = [] if cfg.keep == "newest" else None
+    # the records' dates: what keep="newest" compares and what tells two occasions apart
+    dated = cfg.keep == "newest" or reads_dates(cfg)
+    values: list[Any] | None = [] if dated else None
     parts: list[Signatures] = []
-    chunks = _chunks(unique_ids(records, config.duplicate_ids), config.chunk_size, ids, order, cfg.keep_field)
+    chunks = _chunks(
+        unique_ids(records, config.duplicate_ids), config.chunk_size, ids, values, cfg.keep_field
+    )
     pool: WorkerPool | None = None
     pending: deque[tuple[list[Item], list[int] | None]] = deque()
     owners: dict[int, list[_Where]] = {}  # task -> its records (for the message when a worker dies)
@@ -189,6 +194,7 @@ def fingerprint_records(
     finally:
         if pool is not None:
             pool.close()
+    order = values if cfg.keep == "newest" else None
     if order and all(v is None for v in order):
         raise InputError(
             f"no document has the field {cfg.keep_field!r}, which --keep newest compares; pass "
@@ -196,6 +202,8 @@ def fingerprint_records(
             field=cfg.keep_field,
         )
     sigs = Signatures.concat(parts, cfg) if parts else signatures([], cfg)
+    if reads_dates(cfg):
+        sigs.day = days_of(values, len(ids))
     return Fingerprints(ids=ids, sigs=sigs, order=order)
 
 

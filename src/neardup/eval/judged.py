@@ -56,28 +56,34 @@ def load_judged(path: str | Path) -> list[JudgedPair]:
     return out
 
 
-def read_texts(corpus: str | Path, ids: Iterable[str] | None = None) -> dict[str, str]:
-    """``id -> text`` of a JSON Lines corpus (gzip or not), only ``ids`` when given."""
+def read_texts(corpus: str | Path, ids: Iterable[str] | None = None, field: str = "text") -> dict[str, Any]:
+    """``id -> text`` of a JSON Lines corpus (gzip or not), only ``ids`` when given; another
+    ``field`` (``date``) gives that field's values (None where a record has none)."""
     want = set(ids) if ids is not None else None
     opener = gzip.open if str(corpus).endswith(".gz") else open
-    out: dict[str, str] = {}
+    out: dict[str, Any] = {}
     with opener(corpus, "rb") as f:
         for line in f:
             rec = orjson.loads(line)
             key = str(rec["id"])
             if want is None or key in want:
-                out[key] = rec.get("text") or ""
+                out[key] = rec.get(field) or ("" if field == "text" else None)
     return out
 
 
 def judge_pairs(
-    pairs: Sequence[JudgedPair], texts: Mapping[str, str], config: MatchConfig | None = None
+    pairs: Sequence[JudgedPair],
+    texts: Mapping[str, str],
+    config: MatchConfig | None = None,
+    dates: Mapping[str, Any] | None = None,
 ) -> list[dict[str, Any]]:
-    """The engine's verdict on every pair (the earlier document first, as dedup meets them)."""
+    """The engine's verdict on every pair (the earlier document first, as dedup meets them), with
+    the records' ``dates`` when given (as ``neardup dedup`` reads them)."""
     cfg = config or MatchConfig()
     out = []
     for p in pairs:
-        ev = compare_texts(texts[p.id_a], texts[p.id_b], cfg)
+        when = (dates.get(p.id_a), dates.get(p.id_b)) if dates is not None else None
+        ev = compare_texts(texts[p.id_a], texts[p.id_b], cfg, dates=when)
         out.append({"pair": p, "kind": ev.kind, "merged": ev.kind in MERGING, "evidence": ev})
     return out
 

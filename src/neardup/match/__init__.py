@@ -15,12 +15,14 @@ Spark), ``ContentSeen`` / ``neardup serve`` / Scrapy, ``neardup compare`` and ``
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
 from neardup.match.candidates import cross_candidates, simhash_pairs
 from neardup.match.cluster import Clusters
 from neardup.match.config import KEEP_RULES, MatchConfig
+from neardup.match.dates import days_of
 from neardup.match.engine import EngineState
 from neardup.match.pages import Page, page_signatures, read_pages
 from neardup.match.signature import Signatures, exact_key, signatures
@@ -74,17 +76,21 @@ def compare_texts(
     *,
     html_a: str | bytes | None = None,
     html_b: str | bytes | None = None,
+    dates: tuple[Any, Any] | None = None,
 ) -> Evidence:
     """The verdict the engine gives the pair (b checked after a), with its evidence.
 
     It runs the engine's pass on the two documents, so it is the decision ``neardup dedup`` and
     ``ContentSeen`` make for them (on their own: a larger collection can also mark some of their
-    shared passages as boilerplate).
+    shared passages as boilerplate). ``dates``: the two records' dates, which the news profile
+    compares (``MatchConfig.occasion_days``).
     """
     cfg = config or MatchConfig()
     sigs, _ = page_signatures(
         [(a if html_a is None else None, html_a), (b if html_b is None else None, html_b)], cfg
     )
+    if dates is not None:
+        sigs.day = days_of(list(dates), 2)
     c = match_signatures(sigs, cfg)
     if c.partner[1] < 0:
         return evidence(sigs, 1, sigs, 0, cfg)  # unrelated: the evidence, kind "unique"

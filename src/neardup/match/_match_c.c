@@ -29,7 +29,8 @@
 #define EMPTY64 0xFFFFFFFFFFFFFFFFull
 #define EVIDENCE_SIZE 20
 #define LATIN_UNITS 5
-#define N_TH 24
+#define N_TH 25
+#define NO_DAY INT32_MIN
 #define MAXBUF 48
 
 enum { UNIQUE, EXACT, CONTENT, NEAR, PARTIAL, LAYOUT, CONTAINED, TEMPLATE };
@@ -636,6 +637,8 @@ typedef struct {
 typedef struct {
     int64_t k, layout_distance, max_conflicts, agree_min, max_posting;
     const double *th;
+    const int32_t *day; /* the records' day numbers (NO_DAY: unknown) */
+    int64_t nday;       /* 0: no dates */
 } Rule;
 
 typedef struct {
@@ -803,6 +806,17 @@ static int decide_text(int kd, const int64_t *ev, int same_layout, const double 
     return UNIQUE;
 }
 
+/* verify.occasions_apart: a near or contained pair of records dated more than th[24] days apart is
+ * a template (unique unless templates are reported) */
+static int occasions_apart(int kd, int64_t day_a, int64_t day_b, const double *th) {
+    int dated = day_a != NO_DAY && day_b != NO_DAY;
+    int64_t apart = day_a - day_b;
+    if (apart < 0) apart = -apart;
+    if ((kd == NEAR || kd == CONTAINED) && th[24] > 0 && dated && (double)apart > th[24])
+        return th[11] > 0 ? TEMPLATE : UNIQUE;
+    return kd;
+}
+
 typedef struct {
     int kind;
     double s, ca, cb;
@@ -870,6 +884,7 @@ static Checked verify_rows(int64_t j, int64_t x, const Sig *S, const Rule *R, co
                       S->mc, S->exact[j] == S->exact[x], S->content[j] == S->content[x] && S->tokens[j] > 0,
                       o.same_layout, R->k, T->pv, T->pc, T->np, R->max_posting, R->th, R->max_conflicts,
                       R->agree_min, ev, W);
+    if (R->nday > 0) o.v.kind = occasions_apart(o.v.kind, R->day[j], R->day[x], R->th);
     return o;
 }
 
@@ -1293,10 +1308,16 @@ static int parse_links(Held *h, PyObject *rep, PyObject *nxt, PyObject *checked,
     return 0;
 }
 
-static int parse_rule(Held *h, PyObject *tho, long long k, long long layout_distance, long long max_conflicts,
-                      long long agree_min, long long max_posting, const Sig *S, Rule *R) {
-    Arr th;
-    if (get_arr(h, tho, &th, 0, 'f', 8, 1, "th") < 0) return -1;
+static int parse_rule(Held *h, PyObject *tho, PyObject *dayo, int64_t rows, long long k, long long layout_distance,
+                      long long max_conflicts, long long agree_min, long long max_posting, const Sig *S, Rule *R) {
+    Arr th, day;
+    if (get_arr(h, tho, &th, 0, 'f', 8, 1, "th") < 0 || get_arr(h, dayo, &day, 0, 'i', 4, 1, "day") < 0) return -1;
+    if (day.len > 0 && day.len < rows) {
+        PyErr_Format(PyExc_ValueError, "day has %zd entries, need none or %lld", day.len, (long long)rows);
+        return -1;
+    }
+    R->day = (const int32_t *)day.p;
+    R->nday = day.len;
     if (th.len < N_TH) {
         PyErr_Format(PyExc_ValueError, "th must hold %d thresholds, got %zd", N_TH, th.len);
         return -1;
@@ -1364,10 +1385,10 @@ static PyObject *py_run(PyObject *self, PyObject *args) {
     long long j0, j1, fixed, k, posted, min_shared, max_posting, layout_distance, max_conflicts, agree_min,
         member_checks;
     int add;
-    PyObject *rep, *nxt, *checked, *sup, *sig, *tab, *meta, *eptr, *extra, *th, *res;
-    if (!PyArg_ParseTuple(args, "LLLpOOOOOOOOOLLLLLOLLLO", &j0, &j1, &fixed, &add, &rep, &nxt, &checked, &sup, &sig,
-                          &tab, &meta, &eptr, &extra, &k, &posted, &min_shared, &max_posting, &layout_distance, &th,
-                          &max_conflicts, &agree_min, &member_checks, &res))
+    PyObject *rep, *nxt, *checked, *sup, *sig, *day, *tab, *meta, *eptr, *extra, *th, *res;
+    if (!PyArg_ParseTuple(args, "LLLpOOOOOOOOOOLLLLLOLLLO", &j0, &j1, &fixed, &add, &rep, &nxt, &checked, &sup, &sig,
+                          &day, &tab, &meta, &eptr, &extra, &k, &posted, &min_shared, &max_posting, &layout_distance,
+                          &th, &max_conflicts, &agree_min, &member_checks, &res))
         return NULL;
     Held h = {.n = 0};
     Sig S;
@@ -1384,7 +1405,7 @@ static PyObject *py_run(PyObject *self, PyObject *args) {
     }
     if (parse_tab(&h, tab, &T) < 0 || parse_res(&h, res, j1 - j0, &R) < 0 ||
         parse_links(&h, rep, nxt, checked, sup, j1, &L) < 0 ||
-        parse_rule(&h, th, k, layout_distance, max_conflicts, agree_min, max_posting, &S, &rule) < 0 ||
+        parse_rule(&h, th, day, j1, k, layout_distance, max_conflicts, agree_min, max_posting, &S, &rule) < 0 ||
         get_arr(&h, meta, &M, 1, 'i', 8, 1, "meta") < 0 ||
         parse_extra(&h, eptr, extra, j1 - j0 + 1, j1, &P, &X, &longest_extra) < 0)
         goto fail;
@@ -1438,9 +1459,9 @@ fail:
 static PyObject *py_run_components(PyObject *self, PyObject *args) {
     (void)self;
     long long fixed, k, posted, min_shared, max_posting, layout_distance, max_conflicts, agree_min, member_checks;
-    PyObject *ptro, *rowso, *rep, *nxt, *checked, *sup, *sig, *eptr, *extra, *th, *res;
-    if (!PyArg_ParseTuple(args, "OOLOOOOOOOLLLLLOLLLO", &ptro, &rowso, &fixed, &rep, &nxt, &checked, &sup, &sig,
-                          &eptr, &extra, &k, &posted, &min_shared, &max_posting, &layout_distance, &th, &max_conflicts,
+    PyObject *ptro, *rowso, *rep, *nxt, *checked, *sup, *sig, *day, *eptr, *extra, *th, *res;
+    if (!PyArg_ParseTuple(args, "OOLOOOOOOOOLLLLLOLLLO", &ptro, &rowso, &fixed, &rep, &nxt, &checked, &sup, &sig,
+                          &day, &eptr, &extra, &k, &posted, &min_shared, &max_posting, &layout_distance, &th, &max_conflicts,
                           &agree_min, &member_checks, &res))
         return NULL;
     Held h = {.n = 0};
@@ -1452,7 +1473,7 @@ static PyObject *py_run_components(PyObject *self, PyObject *args) {
     int64_t longest_extra = 0, longest;
     if (parse_sig(&h, sig, &S) < 0 || parse_res(&h, res, S.n, &R) < 0 ||
         parse_links(&h, rep, nxt, checked, sup, S.n, &L) < 0 ||
-        parse_rule(&h, th, k, layout_distance, max_conflicts, agree_min, max_posting, &S, &rule) < 0 ||
+        parse_rule(&h, th, day, S.n, k, layout_distance, max_conflicts, agree_min, max_posting, &S, &rule) < 0 ||
         get_arr(&h, ptro, &PT, 0, 'i', 8, 1, "ptr") < 0 || get_arr(&h, rowso, &RW, 0, 'i', 8, 1, "rows") < 0 ||
         parse_extra(&h, eptr, extra, S.n + 1, S.n, &P, &X, &longest_extra) < 0)
         goto fail;
@@ -1558,9 +1579,9 @@ fail:
 static PyObject *py_record(PyObject *self, PyObject *args) {
     (void)self;
     long long j0, j1, k, posted, max_posting, layout_distance, max_conflicts, agree_min;
-    PyObject *rep, *nxt, *sig, *tab, *meta, *th;
-    if (!PyArg_ParseTuple(args, "LLOOOOOLLLLOLL", &j0, &j1, &rep, &nxt, &sig, &tab, &meta, &k, &posted, &max_posting,
-                          &layout_distance, &th, &max_conflicts, &agree_min))
+    PyObject *rep, *nxt, *sig, *day, *tab, *meta, *th;
+    if (!PyArg_ParseTuple(args, "LLOOOOOOLLLLOLL", &j0, &j1, &rep, &nxt, &sig, &day, &tab, &meta, &k, &posted,
+                          &max_posting, &layout_distance, &th, &max_conflicts, &agree_min))
         return NULL;
     Held h = {.n = 0};
     Sig S;
@@ -1575,7 +1596,7 @@ static PyObject *py_record(PyObject *self, PyObject *args) {
         goto fail;
     }
     if (parse_tab(&h, tab, &T) < 0 || parse_links(&h, rep, nxt, NULL, NULL, j1, &L) < 0 ||
-        parse_rule(&h, th, k, layout_distance, max_conflicts, agree_min, max_posting, &S, &rule) < 0 ||
+        parse_rule(&h, th, day, j1, k, layout_distance, max_conflicts, agree_min, max_posting, &S, &rule) < 0 ||
         get_arr(&h, meta, &M, 1, 'i', 8, 1, "meta") < 0)
         goto fail;
     if (M.len < 5) {
@@ -1738,6 +1759,27 @@ static PyObject *py_decide_text(PyObject *self, PyObject *args) {
     return PyLong_FromLong(r);
 }
 
+static PyObject *py_occasions_apart(PyObject *self, PyObject *args) {
+    (void)self;
+    int kd;
+    long long day_a, day_b;
+    PyObject *tho;
+    if (!PyArg_ParseTuple(args, "iLLO", &kd, &day_a, &day_b, &tho)) return NULL;
+    Held h = {.n = 0};
+    Arr T;
+    if (get_arr(&h, tho, &T, 0, 'f', 8, 1, "th") < 0) {
+        release(&h);
+        return NULL;
+    }
+    if (T.len < N_TH) {
+        release(&h);
+        return PyErr_Format(PyExc_ValueError, "th must hold %d thresholds, got %zd", N_TH, T.len);
+    }
+    int r = occasions_apart(kd, day_a, day_b, (const double *)T.p);
+    release(&h);
+    return PyLong_FromLong(r);
+}
+
 static PyObject *py_verify_pair(PyObject *self, PyObject *args) {
     (void)self;
     PyObject *sao, *nao, *pao, *sbo, *nbo, *pbo, *pvo, *pco, *tho, *evo;
@@ -1796,6 +1838,7 @@ static PyMethodDef methods[] = {
     {"rehash_keys", py_rehash_keys, METH_VARARGS, "Move a key table into a larger one."},
     {"text_evidence", py_text_evidence, METH_VARARGS, "Text evidence of two profiles, into out (int64[20])."},
     {"decide_text", py_decide_text, METH_VARARGS, "The kind of a pair from its text evidence."},
+    {"occasions_apart", py_occasions_apart, METH_VARARGS, "The kind of a pair once the records' dates are read."},
     {"verify_pair", py_verify_pair, METH_VARARGS,
      "The kind of a pair and its evidence: (kind, similarity, containments, conflicts, agreeing); text evidence into ev."},
     {NULL, NULL, 0, NULL}};

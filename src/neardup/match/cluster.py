@@ -39,6 +39,7 @@ from neardup.match.verify import (
     PARTIAL,
     UNIQUE,
     Evidence,
+    occasions_apart,
     popcount,
     thresholds,
     verify_pair,
@@ -131,9 +132,10 @@ def _verify(
     """The kind of document ``j`` against row ``x``, with its evidence; ``sig`` holds the signature
     columns (``Signatures.columns()``), ``rule`` the verification parameters (sketch size, layout
     distance, thresholds, number conflicts, agreeing numbers, boilerplate posting count), ``tab``
-    the key and posting tables."""
+    the key and posting tables, ``day`` (the rule's last item) the records' day numbers (empty:
+    none), which ``occasions_apart`` reads."""
     exact, content, _, size, tokens, sketch, numbers, layout, has_layout, pp, prof = sig
-    k, layout_distance, th, max_conflicts, agree_min, max_posting = rule
+    k, layout_distance, th, max_conflicts, agree_min, max_posting, day = rule
     pv, pc = tab[4], tab[5]
     same_layout = bool(
         has_layout[j] and has_layout[x] and int(popcount(layout[j] ^ layout[x])) <= layout_distance
@@ -158,6 +160,8 @@ def _verify(
         max_conflicts,
         agree_min,
     )
+    if day.shape[0] > 0:
+        kd = occasions_apart(kd, int(day[j]), int(day[x]), th)
     return kd, s, ca, cb, c, a, same_layout, ev
 
 

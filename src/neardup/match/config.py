@@ -77,7 +77,7 @@ class MatchConfig:
     profile: Profile = "news"
     strictness: float = 0.5
     keep: KeepRule = "fuller"  # when one copy contains another and adds to it, keep that one
-    keep_field: str = "date"  # the field ``keep="newest"`` compares
+    keep_field: str = "date"  # the record's date: ``keep="newest"`` compares it, ``occasion_days`` reads it
     extractor: str = "resiliparse"  # main-text extraction for HTML
     profile_tokens: int = 32768  # tokens of a text its profile keeps for text evidence (0: sketches only)
     # text evidence (neardup.match.text): what a text may add to the other and still be the same
@@ -104,6 +104,9 @@ class MatchConfig:
     # count in what it adds, nor as the subject of a template (0: always counted)
     scattered_edits: int = 4
     report_templates: bool = False
+    # news: two records dated more than this many days apart are two occasions (a yearly notice, a
+    # template told again): a near or contained verdict between them is a template (0: dates unread)
+    occasion_days: int = 14
     text_window_cjk: int = 8
     text_window_latin: int = 4
 
@@ -152,6 +155,7 @@ class MatchConfig:
         rng("quote_block_min", 0, 10**9)
         rng("quote_lead", 0, 10**9)
         rng("scattered_edits", 0, 10**6)
+        rng("occasion_days", 0, 10**6)
         rng("text_window_cjk", 1, 64)
         rng("text_window_latin", 1, 64)
         if not isinstance(self.report_templates, bool):

@@ -56,6 +56,8 @@ __all__ = ["EngineState", "run_components"]
 
 I64 = npt.NDArray[np.int64]
 _EMPTY32 = np.uint32(0xFFFFFFFF)
+# per-row arrays of the state's signatures: the signature columns and the records' days
+_ROWS = (*_FIELDS, "day")
 
 
 @njit(cache=True, nogil=True)
@@ -203,6 +205,7 @@ def _run(
     checked: np.ndarray,
     sup: np.ndarray,
     sig: Arrays,
+    day: np.ndarray,
     tab: Arrays,
     meta: np.ndarray,
     extra_ptr: np.ndarray,
@@ -220,9 +223,10 @@ def _run(
 ) -> int:  # pragma: no cover
     """Documents j0..j1-1 in order: the first ``fixed`` of them are representatives already (a
     corpus); the others are checked, and with ``add`` recorded. Outputs are indexed j - j0.
-    ``sig``: the signature columns (``Signatures.columns()``); ``tab``: ``EngineState.tables()``;
+    ``sig``: the signature columns (``Signatures.columns()``); ``day``: the records' day numbers
+    (``Signatures.day``; empty: no dates); ``tab``: ``EngineState.tables()``;
     ``res``: kind, partner, similarity, containment, conflicts, aligned, hamming, text."""
-    rule = (k, layout_distance, th, max_conflicts, agree_min, max_posting)
+    rule = (k, layout_distance, th, max_conflicts, agree_min, max_posting, day)
     out_f = np.zeros(3, np.float64)
     out_i = np.zeros(9, np.int64)
     buf = np.empty(k * (max_posting + 2) + 2, np.int64)
@@ -264,6 +268,7 @@ def _run_components(
     checked: np.ndarray,
     sup: np.ndarray,
     sig: Arrays,
+    day: np.ndarray,
     extra_ptr: np.ndarray,
     extra: np.ndarray,
     k: int,
@@ -280,7 +285,7 @@ def _run_components(
     """The pass once per component: component c is ``rows[ptr[c]:ptr[c + 1]]`` (ascending), run
     with tables of its own, sized to it. Rows below ``fixed`` are representatives already (a
     corpus). Outputs are indexed by row."""
-    rule = (k, layout_distance, th, max_conflicts, agree_min, max_posting)
+    rule = (k, layout_distance, th, max_conflicts, agree_min, max_posting, day)
     out_f = np.zeros(3, np.float64)
     out_i = np.zeros(9, np.int64)
     buf = np.empty(k * (max_posting + 2) + 2, np.int64)
@@ -391,6 +396,7 @@ def run_components(
             checked,
             sup,
             sigs.columns(),
+            np.ascontiguousarray(sigs.day, np.int32),
             np.ascontiguousarray(eptr, np.int64),
             np.ascontiguousarray(erows, np.int64),
             cfg.sketch_size,
@@ -449,7 +455,7 @@ class EngineState:
             return
         cap = max(need, 2 * self.cap, 1024)
         grown = {}
-        for name in _FIELDS:
+        for name in _ROWS:
             old = getattr(self.sigs, name)
             new = np.zeros((cap, *old.shape[1:]), old.dtype)
             new[: self.n] = old[: self.n]
@@ -529,7 +535,7 @@ class EngineState:
         if j0 == 0 and self.cap == 0 and add and m > 1:
             # a batch into an empty state: use its arrays as they are, no copy
             self.sigs = Signatures(
-                **{name: np.ascontiguousarray(getattr(sigs, name)) for name in _FIELDS},
+                **{name: np.ascontiguousarray(getattr(sigs, name)) for name in _ROWS},
                 prof_ptr=sigs.prof_ptr - sigs.prof_ptr[0],
                 prof=sigs.prof[sigs.prof_ptr[0] : sigs.prof_ptr[-1]],
             )
@@ -541,7 +547,7 @@ class EngineState:
         self._rows(j0 + m)
         self._tables(m if add else 0)
         if self.sigs.exact is not sigs.exact:
-            for name in _FIELDS:
+            for name in _ROWS:
                 getattr(self.sigs, name)[j0 : j0 + m] = getattr(sigs, name)
             self._put_profiles(sigs, j0)
         ptr, rows = extra if extra is not None else (np.zeros(m + 1, np.int64), np.empty(0, np.int64))
@@ -580,6 +586,7 @@ class EngineState:
                 self.checked,
                 self.sup,
                 s.columns(),
+                s.day,
                 self.tables(),
                 self.meta,
                 np.ascontiguousarray(ptr, np.int64),
@@ -605,7 +612,7 @@ class EngineState:
         j0 = self.n
         self._rows(j0 + m)
         self._tables(m)
-        for name in _FIELDS:
+        for name in _ROWS:
             getattr(self.sigs, name)[j0 : j0 + m] = getattr(sigs, name)
         self._put_profiles(sigs, j0)
         self.rep[j0 : j0 + m] = reps
@@ -619,6 +626,7 @@ class EngineState:
                 self.rep,
                 self.nxt,
                 self.sigs.columns(),
+                self.sigs.day,
                 self.tables(),
                 self.meta,
                 cfg.sketch_size,

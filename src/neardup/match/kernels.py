@@ -37,6 +37,7 @@ except ImportError:  # built without a C compiler: the numba kernels run
 __all__ = [
     "BACKEND",
     "decide_text",
+    "occasions_apart",
     "record",
     "rehash_keys",
     "rehash_postings",
@@ -83,7 +84,7 @@ def run(*args: Any) -> int:
     """``engine._run``: documents j0..j1-1 in order; returns pairs verified."""
     if _c is not None:
         a = list(args)
-        a[8] = _columns(a[8])
+        a[8], a[9] = _columns(a[8]), np.ascontiguousarray(a[9], np.int32)
         return int(_c.run(*a))
     return int(_nb("engine")._run(*args))
 
@@ -92,7 +93,7 @@ def run_components(*args: Any) -> int:
     """``engine._run_components``: the pass once per component; returns pairs verified."""
     if _c is not None:
         a = list(args)
-        a[7] = _columns(a[7])
+        a[7], a[8] = _columns(a[7]), np.ascontiguousarray(a[8], np.int32)
         return int(_c.run_components(*a))
     return int(_nb("engine")._run_components(*args))
 
@@ -103,6 +104,7 @@ def record(
     rep: I64,
     nxt: I64,
     sig: tuple[Any, ...],
+    day: npt.NDArray[np.int32],
     tab: tuple[np.ndarray, ...],
     meta: I64,
     k: int,
@@ -115,7 +117,7 @@ def record(
 ) -> None:
     """Rows j0..j1-1 whose representatives ``rep`` already holds: each listed among its cluster's
     members when it verifies against the representative, then left in the tables (``link_member``
-    and ``record_document`` in turn)."""
+    and ``record_document`` in turn). ``day``: the records' day numbers (empty: no dates)."""
     if _c is not None:
         _c.record(
             j0,
@@ -123,6 +125,7 @@ def record(
             rep,
             nxt,
             _columns(sig),
+            np.ascontiguousarray(day, np.int32),
             tab,
             meta,
             k,
@@ -136,7 +139,7 @@ def record(
         return
     link_member = _nb("cluster").link_member
     record_document = _nb("tables").record_document
-    rule = (k, layout_distance, th, max_conflicts, agree_min, max_posting)
+    rule = (k, layout_distance, th, max_conflicts, agree_min, max_posting, day)
     for j in range(j0, j1):
         link_member(j, rep, nxt, sig, rule, tab)
         record_document(j, bool(rep[j] != j), sig, tab, posted, max_posting, meta)
@@ -186,6 +189,13 @@ def decide_text(kd: int, ev: Any, same_layout: bool, th: npt.NDArray[np.float64]
             )
         )
     return int(_nb("verify").decide_text(kd, ev, same_layout, th))
+
+
+def occasions_apart(kd: int, day_a: int, day_b: int, th: npt.NDArray[np.float64]) -> int:
+    """``verify.occasions_apart``: the kind of a pair once the records' dates are read."""
+    if _c is not None:
+        return int(_c.occasions_apart(int(kd), int(day_a), int(day_b), np.ascontiguousarray(th, np.float64)))
+    return int(_nb("verify").occasions_apart(kd, day_a, day_b, th))
 
 
 def verify_pair(

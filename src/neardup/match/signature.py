@@ -38,6 +38,7 @@ import xxhash
 
 from neardup.fingerprint._fast import to_codepoints
 from neardup.match.config import MatchConfig
+from neardup.match.dates import NO_DAY
 from neardup.text.normalize import compat_map, numbers_as_digits, t2s_map
 
 __all__ = ["EMPTY32", "EMPTY64", "FIELDS", "Signatures", "exact_key", "signatures"]
@@ -199,6 +200,9 @@ class Signatures:
     has_layout: npt.NDArray[np.bool_] = field(default_factory=lambda: np.empty(0, np.bool_))
     prof_ptr: npt.NDArray[np.int64] = field(default_factory=lambda: np.empty(0, np.int64))  # n + 1
     prof: U32 = field(default_factory=lambda: np.empty(0, np.uint32))
+    # the record's date as a day number (``neardup.match.dates``; NO_DAY unknown): not part of the
+    # signature, a fact of the record the engine compares (``MatchConfig.occasion_days``)
+    day: npt.NDArray[np.int32] = field(default_factory=lambda: np.empty(0, np.int32))
 
     def __len__(self) -> int:
         return int(self.exact.shape[0])
@@ -211,6 +215,8 @@ class Signatures:
         if self.prof_ptr.shape[0] != n + 1:
             self.prof_ptr = np.zeros(n + 1, np.int64)
             self.prof = np.empty(0, np.uint32)
+        if self.day.shape[0] != n:
+            self.day = np.full(n, NO_DAY, np.int32)
 
     def columns(self) -> tuple[Any, ...]:
         """The arrays in ``FIELDS`` order, then the profile pointers and values, as the engine's
@@ -225,7 +231,12 @@ class Signatures:
         """The signatures of the documents at ``rows`` (an index array or a slice)."""
         idx = np.arange(len(self))[rows]
         ptr, prof = _gather(self.prof_ptr, self.prof, np.ascontiguousarray(idx, np.int64))
-        return Signatures(**{name: getattr(self, name)[rows] for name in FIELDS}, prof_ptr=ptr, prof=prof)
+        return Signatures(
+            **{name: getattr(self, name)[rows] for name in FIELDS},
+            prof_ptr=ptr,
+            prof=prof,
+            day=self.day[rows],
+        )
 
     @classmethod
     def concat(cls, parts: Sequence[Signatures], config: MatchConfig | None = None) -> Signatures:
@@ -240,6 +251,7 @@ class Signatures:
             **{name: np.concatenate([getattr(p, name) for p in parts]) for name in FIELDS},
             prof_ptr=np.concatenate(ptrs),
             prof=np.concatenate([p.prof[p.prof_ptr[0] : p.prof_ptr[-1]] for p in parts]),
+            day=np.concatenate([p.day for p in parts]),
         )
 
     def row_bytes(self, i: int) -> bytes:

@@ -36,6 +36,7 @@ from neardup.fingerprint.simhash import hamming
 from neardup.match import kernels
 from neardup.match._numba_lazy import later, njit
 from neardup.match.config import MatchConfig
+from neardup.match.dates import NO_DAY
 from neardup.match.signature import Signatures
 from neardup.match.tables import is_common
 from neardup.match.text import EVIDENCE_SIZE, text_evidence
@@ -49,6 +50,7 @@ popcount: Any = later("neardup.index.kernels", "popcount64")
 KINDS: tuple[str, ...] = ("unique", "exact", "content", "near", "partial", "layout", "contained", "template")
 UNIQUE, EXACT, CONTENT, NEAR, PARTIAL, LAYOUT, CONTAINED, TEMPLATE = range(8)
 MERGING = frozenset({"exact", "content", "near", "contained"})
+_NO_DAY = NO_DAY
 
 I64 = npt.NDArray[np.int64]
 F64 = npt.NDArray[np.float64]
@@ -329,6 +331,19 @@ def decide_text(kd: int, ev: np.ndarray, same_layout: bool, th: np.ndarray) -> i
     return UNIQUE
 
 
+@njit(cache=True, nogil=True)
+def occasions_apart(kd: int, day_a: int, day_b: int, th: np.ndarray) -> int:  # pragma: no cover
+    """The kind of a pair once the records' dates are read: a near or contained pair of records
+    dated more than ``occasion_days`` (``th[24]``) apart is a ``template``, the same text told on
+    another occasion (a yearly notice, the next meeting of a series), reported only with
+    ``report_templates``. Identical texts (exact, content) stay duplicates; an unknown date
+    (``NO_DAY``) decides nothing."""
+    dated = day_a != _NO_DAY and day_b != _NO_DAY
+    if kd in (NEAR, CONTAINED) and th[24] > 0 and dated and abs(day_a - day_b) > th[24]:
+        return TEMPLATE if th[11] > 0 else UNIQUE
+    return kd
+
+
 _NO_TEXT = np.zeros(EVIDENCE_SIZE, np.int64)
 
 
@@ -416,6 +431,7 @@ def thresholds(cfg: MatchConfig) -> npt.NDArray[np.float64]:
             cfg.quote_block_min,
             cfg.quote_lead,
             cfg.scattered_edits if cfg.scattered_edits > 0 else 1 << 30,
+            cfg.occasion_days if news else 0,
         ],
         np.float64,
     )
@@ -472,6 +488,7 @@ def evidence(a: Signatures, i: int, b: Signatures, j: int, config: MatchConfig |
     """The evidence and kind for document ``i`` of ``a`` against document ``j`` of ``b``, the two
     on their own (no collection to say what is boilerplate)."""
     cfg = config or MatchConfig()
+    th = thresholds(cfg)
     layout = _same_layout(a, i, b, j, cfg)
     code, sim, ca, cb, conflicts, agree, ev = kernels.verify_pair(
         a.sketch[i],
@@ -489,10 +506,11 @@ def evidence(a: Signatures, i: int, b: Signatures, j: int, config: MatchConfig |
         _NO_VALUES,
         _NO_COUNTS,
         cfg.max_posting,
-        thresholds(cfg),
+        th,
         cfg.max_number_conflicts,
         cfg.agree_min,
     )
+    code = kernels.occasions_apart(code, int(a.day[i]), int(b.day[j]), th)
     texts = a.profile(i).size > 0 and b.profile(j).size > 0
     return Evidence(
         kind=KINDS[code],

@@ -65,7 +65,9 @@ class BloomParams:
 
 
 def bloom_params(capacity: int, error_rate: float) -> BloomParams:
-    """>>> p = bloom_params(1_000_000, 0.001); (p.k, round(p.m / 1e6, 2))
+    """Bits and hash count of a Bloom filter holding ``capacity`` keys at ``error_rate``.
+
+    >>> p = bloom_params(1_000_000, 0.001); (p.k, round(p.m / 1e6, 2))
     (10, 14.38)
     """
     return BloomParams(capacity, error_rate)

@@ -25,6 +25,7 @@ import pytest
 
 from neardup.match import kernels
 from neardup.match.config import MatchConfig
+from neardup.match.dates import NO_DAY
 from neardup.match.engine import EngineState, _outputs, _results, run_components
 from neardup.match.signature import Signatures, signatures
 from neardup.match.verify import evidence, thresholds
@@ -124,8 +125,18 @@ def _sigs(config: MatchConfig) -> Signatures:
     if key not in _CACHE:
         if "texts" not in _CACHE:
             _CACHE["texts"] = _texts()
-        _CACHE[key] = signatures(_CACHE["texts"], config)
+        sigs = signatures(_CACHE["texts"], config)
+        sigs.day = _days(len(sigs), 8)
+        _CACHE[key] = sigs
     return _CACHE[key]  # type: ignore[no-any-return]
+
+
+def _days(n: int, seed: int) -> np.ndarray:
+    """Records' day numbers over two months, a fifth of them undated (``NO_DAY``)."""
+    rng = np.random.default_rng(seed)
+    day = (19_000 + rng.integers(0, 60, n)).astype(np.int32)
+    day[rng.random(n) < 0.2] = NO_DAY
+    return day
 
 
 def _same(got: dict[str, np.ndarray], want: dict[str, np.ndarray]) -> None:
@@ -143,7 +154,14 @@ def _same(got: dict[str, np.ndarray], want: dict[str, np.ndarray]) -> None:
 CONFIGS = [
     MatchConfig(),
     MatchConfig(profile="corpus", strictness=0.8, member_checks=1, max_posting=3),
-    MatchConfig(report_templates=True, strictness=0.2, min_shared=1, text_window_cjk=5, text_window_latin=2),
+    MatchConfig(
+        report_templates=True,
+        strictness=0.2,
+        min_shared=1,
+        text_window_cjk=5,
+        text_window_latin=2,
+        occasion_days=3,
+    ),
     MatchConfig(profile_tokens=0),  # sketches and numbers only
 ]
 
@@ -231,6 +249,7 @@ def test_the_stream_equals_numba() -> None:
 def test_the_stream_equals_numba_on_hard_cases() -> None:
     config = MatchConfig()
     sigs = signatures(_hard_cases(11) * 3, config)
+    sigs.day = _days(len(sigs), 12)
     got = _stream(config, sigs, len(sigs))
     with _numba():
         want = _stream(config, sigs, len(sigs))
@@ -251,6 +270,7 @@ def test_pair_checks_equal_numba() -> None:
     ths = [
         thresholds(config),
         thresholds(MatchConfig(profile="corpus", strictness=0.9, report_templates=True)),
+        thresholds(MatchConfig(report_templates=True, occasion_days=2)),
     ]
     got, want = [], []
     for use_c in (True, False):
@@ -259,10 +279,12 @@ def test_pair_checks_equal_numba() -> None:
             for i, j in pairs:
                 e = evidence(sigs, i, sigs, j, config)
                 ev = kernels.text_evidence(sigs.profile(i), sigs.profile(j), 8, 4)
+                day_a, day_b = int(sigs.day[i]), int(sigs.day[j])
                 res.append(
                     (
                         e,
                         ev.tobytes(),
+                        [kernels.occasions_apart(k, day_a, day_b, th) for k in range(8) for th in ths],
                         [kernels.decide_text(k, ev, s, th) for k in (3, 4) for s in (0, 1) for th in ths],
                     )
                 )
@@ -309,71 +331,73 @@ def test_bad_buffers_raise() -> None:
     cols = sigs.columns()
     m = len(sigs)
     res = _results(_outputs(m))
-    args: list[Any] = [
-        0,
-        m,
-        0,
-        False,
-        state.rep,
-        state.nxt,
-        state.checked,
-        state.sup,
-        cols,
-        state.tables(),
-        state.meta,
-        np.zeros(m + 1, np.int64),
-        np.empty(0, np.int64),
-        config.sketch_size,
-        config.posted,
-        config.min_shared,
-        config.max_posting,
-        config.layout_distance,
-        state.th,
-        config.max_number_conflicts,
-        config.agree_min,
-        config.member_checks,
-        res,
-    ]
-    assert _match_c.run(*args) >= 0
+    good: dict[str, Any] = {
+        "j0": 0,
+        "j1": m,
+        "fixed": 0,
+        "add": False,
+        "rep": state.rep,
+        "nxt": state.nxt,
+        "checked": state.checked,
+        "sup": state.sup,
+        "sig": cols,
+        "day": np.full(m, NO_DAY, np.int32),
+        "tab": state.tables(),
+        "meta": state.meta,
+        "extra_ptr": np.zeros(m + 1, np.int64),
+        "extra": np.empty(0, np.int64),
+        "k": config.sketch_size,
+        "posted": config.posted,
+        "min_shared": config.min_shared,
+        "max_posting": config.max_posting,
+        "layout_distance": config.layout_distance,
+        "th": state.th,
+        "max_conflicts": config.max_number_conflicts,
+        "agree_min": config.agree_min,
+        "member_checks": config.member_checks,
+        "res": res,
+    }
+    names = list(good)  # in the kernel's order
+    assert _match_c.run(*(good[k] for k in names)) >= 0
 
-    def bad(i: int, value: Any, error: type[Exception]) -> None:
-        a = list(args)
-        a[i] = value
+    def bad(error: type[Exception], **changed: Any) -> None:
         with pytest.raises(error):
-            _match_c.run(*a)
+            _match_c.run(*({**good, **changed}[k] for k in names))
 
-    bad(4, state.rep.astype(np.int32), TypeError)  # rep of the wrong dtype
-    bad(4, state.rep[::2], TypeError)  # not contiguous
-    bad(8, cols[:-1], TypeError)  # a column missing
-    bad(8, (*cols[:5], cols[5].astype(np.uint64), *cols[6:]), TypeError)  # sketch of the wrong dtype
-    bad(9, tuple(t.copy() for t in state.tables()[:9]), TypeError)
+    bad(TypeError, rep=state.rep.astype(np.int32))  # the wrong dtype
+    bad(TypeError, rep=state.rep[::2])  # not contiguous
+    bad(TypeError, sig=cols[:-1])  # a column missing
+    bad(TypeError, sig=(*cols[:5], cols[5].astype(np.uint64), *cols[6:]))  # sketch of the wrong dtype
+    bad(TypeError, tab=tuple(t.copy() for t in state.tables()[:9]))
     ro = state.meta.copy()
     ro.setflags(write=False)
-    bad(10, ro, TypeError)  # read-only output
-    bad(11, np.zeros(3, np.int64), ValueError)  # extra pointers too short
-    bad(12, np.array([m + 5], np.int64), ValueError)  # an extra row out of range
-    a = list(args)
-    a[11] = np.array([0] + [1] * m, np.int64)
-    a[12] = np.array([m + 5], np.int64)
-    with pytest.raises(ValueError):
-        _match_c.run(*a)
-    bad(1, m + 1, ValueError)  # rows beyond the signatures
+    bad(TypeError, meta=ro)  # a read-only output
+    bad(TypeError, day=np.zeros(m, np.int64))  # days of the wrong dtype
+    bad(ValueError, day=np.zeros(3, np.int32))  # days too few
+    bad(ValueError, extra_ptr=np.zeros(3, np.int64))  # extra pointers too short
+    bad(ValueError, extra=np.array([m + 5], np.int64))  # extra pointers beyond the extra rows
+    bad(
+        ValueError, extra_ptr=np.array([0] + [1] * m, np.int64), extra=np.array([m + 5], np.int64)
+    )  # a row out of range
+    bad(ValueError, j1=m + 1)  # rows beyond the signatures
     far = list(cols)
     far[9] = cols[9] + 10**6  # profile pointers beyond the profiles
-    bad(8, tuple(far), ValueError)
-    bad(13, config.sketch_size + 1, ValueError)  # k beyond the sketch
-    bad(18, state.th[:5], ValueError)  # too few thresholds
-    bad(22, res[:7], TypeError)
-    bad(22, (res[0][:1], *res[1:]), ValueError)  # results too short
+    bad(ValueError, sig=tuple(far))
+    bad(ValueError, k=config.sketch_size + 1)  # k beyond the sketch
+    bad(ValueError, th=state.th[:5])  # too few thresholds
+    bad(TypeError, res=res[:7])
+    bad(ValueError, res=(res[0][:1], *res[1:]))  # results too short
     with pytest.raises(TypeError):
         _match_c.text_evidence(np.zeros(3, np.int64), np.zeros(3, np.uint32), 8, 4, np.zeros(20, np.int64))
     with pytest.raises(ValueError):
         _match_c.text_evidence(np.zeros(3, np.uint32), np.zeros(3, np.uint32), 8, 4, np.zeros(5, np.int64))
     with pytest.raises(ValueError):
         _match_c.decide_text(3, np.zeros(20, np.int64), False, np.zeros(3))
-    with pytest.raises(TypeError):
+    with pytest.raises(ValueError):
+        _match_c.occasions_apart(3, 1, 100, np.zeros(3))
+    with pytest.raises(TypeError):  # the signature columns are checked before the C kernel
         kernels.run_components(
-            np.zeros(2, np.int64), np.zeros(1, np.int64), 0, *args[4:8], cols[:3], *args[11:13], *args[13:]
+            np.zeros(2, np.int64), np.zeros(1, np.int64), 0, *list(good.values())[4:8], cols[:3]
         )
 
 

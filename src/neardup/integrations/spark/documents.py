@@ -105,8 +105,8 @@ def _list_inputs(spark: Any, inputs: list[str]) -> list[InputFile]:
 def _literal(uri: str) -> str:
     """A file path Spark reads as it is: its glob characters escaped (``a[1].jsonl``).
 
-    >>> _literal("file:/d/a b[1]{x}*.jsonl")
-    'file:/d/a b\\[1\\]\\{x\\}\\*.jsonl'
+    >>> print(_literal("file:/d/a b[1]{x}*.jsonl"))
+    file:/d/a b\\[1\\]\\{x\\}\\*.jsonl
     """
     return "".join("\\" + c if c in "\\[]{}*?" else c for c in uri)
 

@@ -61,6 +61,7 @@ from neardup.integrations.spark.documents import SparkDocuments, parse_lines, pa
 from neardup.integrations.spark.errors import spark_errors
 from neardup.io import ReadStats, Record
 from neardup.match import MatchConfig, Signatures, cross_candidates, page_signatures, signatures
+from neardup.match.dates import days_of, reads_dates
 from neardup.match.pages import has_html
 
 __all__ = [
@@ -380,7 +381,10 @@ def collect_fingerprints(
         f"{names[f]}:{ln}" if i is None else i
         for i, f, ln in zip(table.column("id").to_pylist(), file.tolist(), line.tolist(), strict=True)
     ]
-    values = table.column("order").to_pylist() if cfg.keep == "newest" else [None] * n
+    dated = cfg.keep == "newest" or reads_dates(cfg)
+    values = table.column("order").to_pylist() if dated else [None] * n
+    if reads_dates(cfg):
+        sigs.day = days_of(values, n)
     records = (
         Record(id=str(i), text=None, extra={cfg.keep_field: v}) for i, v in zip(raw_ids, values, strict=True)
     )

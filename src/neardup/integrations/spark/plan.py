@@ -53,6 +53,7 @@ from neardup.integrations.spark.output import output_format, write_frame
 from neardup.io import ReadStats, Record
 from neardup.match.cluster import Clusters
 from neardup.match.components import counted_pairs, union_find
+from neardup.match.dates import days_of, reads_dates
 from neardup.match.engine import run_components
 from neardup.match.verify import KINDS
 
@@ -377,6 +378,8 @@ def _engine_task(config: DedupConfig, fmt: str, verified: Any) -> Any:
         multi = sizes > 1
         ptr = np.r_[0, np.cumsum(sizes[multi])].astype(np.int64)
         rows = np.flatnonzero(np.repeat(multi, sizes)).astype(np.int64)
+        if reads_dates(cfg):
+            sigs.day = days_of(table.column("order").to_pylist(), n)
         out = run_components(sigs, cfg, ptr, rows)
         verified.add(int(out["verified"][0]))
         clusters = Clusters.from_run(out)
