@@ -454,3 +454,35 @@ def test_the_compile_notice_follows_a_late_numba_import(tmp_path: Path) -> None:
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=600)
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout.split() == ["1", "True"]
+
+
+def test_the_engine_runs_without_importing_numba() -> None:
+    """With the extension built, the batch pass, the stream, a journal replay, ``compare``'s pair
+    check and ``rethreshold``'s text rule neither compile nor import numba."""
+    code = (
+        "import sys\n"
+        "import numpy as np\n"
+        "from neardup.match import candidates, cluster, engine, kernels, tables, text, verify\n"
+        "from neardup.match.config import MatchConfig\n"
+        "from neardup.match.signature import signatures\n"
+        "texts = ['长江是中华民族的母亲河，流经十一个省区市。' * 4, '长江是中华民族的母亲河，流经十一个省份。' * 4,\n"
+        "         'The cat sat on the mat, and then it slept.' * 5, 'The cat sat on a mat, then it slept.' * 5]\n"
+        "cfg = MatchConfig()\n"
+        "sigs = signatures(texts, cfg)\n"
+        "out = engine.EngineState(cfg).run(sigs)\n"
+        "state = engine.EngineState(cfg)\n"
+        "for i in range(len(texts)):\n"
+        "    state.run(sigs.take([i]), add=False)\n"
+        "    state.run(sigs.take([i]))\n"
+        "state.record(sigs, out['rep'] + state.n)\n"
+        "e = verify.evidence(sigs, 0, sigs, 1, cfg)\n"
+        "ev = kernels.text_evidence(sigs.profile(0), sigs.profile(1), 8, 4)\n"
+        "kernels.decide_text(3, ev, False, verify.thresholds(cfg))\n"
+        "print(kernels.BACKEND, e.kind, 'numba' in sys.modules)\n"
+    )
+    env = {**os.environ, "NEARDUP_JIT": "always"}
+    env.pop("NUMBA_DISABLE_JIT", None)
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    backend, kind, imported = out.stdout.split()
+    assert (backend, imported) == ("c", "False"), kind
