@@ -125,3 +125,16 @@ def test_the_command_line_reads_dates_and_takes_occasion_days(tmp_path: Path) ->
     with pytest.raises(SystemExit) as stop:
         main(["dedup", str(src), "--occasion-days", "-1", "--out", str(tmp_path / "x.jsonl")])
     assert stop.value.code == 2
+
+
+def test_a_passage_shared_by_records_far_apart_is_a_template_not_a_partial_report() -> None:
+    host = (
+        "今年以来，各地持续推进重点项目建设，多个交通和能源项目提前完成年度投资计划。"
+        "记者从省发展改革委了解到，前三季度全省新开工项目一千二百余个，带动就业超过十万人。"
+        "与此同时，消费市场稳步回暖，假日期间旅游收入同比增长两成，文旅融合成为新的增长点。"
+    )
+    quoting = host + NOTICE[:80] + "专家认为，这将为下一阶段的发展打下坚实基础。"
+    assert compare_texts(NOTICE, quoting, dates=("2024-01-01", "2024-01-03")).kind == "partial"
+    assert compare_texts(NOTICE, quoting, dates=("2023-01-01", "2024-01-03")).kind == "unique"
+    shown = MatchConfig(report_templates=True)
+    assert compare_texts(NOTICE, quoting, shown, dates=("2023-01-01", "2024-01-03")).kind == "template"
