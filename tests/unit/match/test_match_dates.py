@@ -138,3 +138,20 @@ def test_a_passage_shared_by_records_far_apart_is_a_template_not_a_partial_repor
     assert compare_texts(NOTICE, quoting, dates=("2023-01-01", "2024-01-03")).kind == "unique"
     shown = MatchConfig(report_templates=True)
     assert compare_texts(NOTICE, quoting, shown, dates=("2023-01-01", "2024-01-03")).kind == "template"
+
+
+def test_compare_reads_dates_and_says_they_decided(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from neardup.cli.main import cli, main
+
+    a, b = tmp_path / "a.txt", tmp_path / "b.txt"
+    a.write_text(NOTICE, encoding="utf-8")
+    b.write_text(EDITED, encoding="utf-8")
+    out = CliRunner().invoke(cli, ["compare", str(a), str(b), "--dates", "2023-03-01", "2024-03-01"]).output
+    assert out.startswith("verdict       unique") and "near by the texts" in out and "366 days apart" in out
+    out = CliRunner().invoke(cli, ["compare", str(a), str(b), "--dates", "2024-03-01", "20240302"]).output
+    assert out.startswith("verdict       near")
+    with pytest.raises(SystemExit) as stop:
+        main(["compare", str(a), str(b), "--dates", "2024-03-01", "someday"])
+    assert stop.value.code == 2
