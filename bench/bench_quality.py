@@ -58,8 +58,18 @@ def _texts(docs: list[dict[str, Any]]) -> list[str]:
 
 
 def engine(docs: list[dict[str, Any]], lang: str) -> Labels:
+    # as `neardup dedup` reads the set's JSON Lines: the other fields (the date) ride along
     rows = dedup_records(
-        [Record(id=d["id"], text=d.get("text"), html=d.get("html")) for d in docs], DedupConfig()
+        [
+            Record(
+                id=d["id"],
+                text=d.get("text"),
+                html=d.get("html"),
+                extra={k: v for k, v in d.items() if k not in ("id", "text", "html")},
+            )
+            for d in docs
+        ],
+        DedupConfig(),
     )
     pred, rel = {}, {}
     for r in rows:

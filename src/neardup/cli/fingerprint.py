@@ -278,7 +278,15 @@ def _looks_like_html(text: str) -> bool:
 @click.argument("b")
 @click.option("--html/--text", "as_html", default=None, help="Read both as HTML pages (default: guessed).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
-def compare_cmd(a: str, b: str, as_html: bool | None, as_json: bool) -> None:
+@click.option(
+    "--dates",
+    nargs=2,
+    default=None,
+    metavar="DATE_A DATE_B",
+    help="The two records' dates (2024-03-05, 20240305, ...): records further apart than 14 days "
+    "are two occasions, as neardup dedup reads them.",
+)
+def compare_cmd(a: str, b: str, as_html: bool | None, as_json: bool, dates: tuple[str, str] | None) -> None:
     """Compare two texts or files with the match engine: the verdict ``neardup dedup`` and
     ContentSeen give B against A, and why (similarity, containment both ways, conflicting numbers,
     shared passage, what each text adds to the other with its longest added passages, the short
@@ -287,9 +295,16 @@ def compare_cmd(a: str, b: str, as_html: bool | None, as_json: bool) -> None:
     from dataclasses import replace
 
     from neardup.match import MatchConfig, compare_texts, page_signatures
+    from neardup.match.dates import NO_DAY, day_number
     from neardup.match.explain import added_spans, differing_numbers, shared_passage, substitutions
 
     cfg = MatchConfig()
+    for value in dates or ():
+        if day_number(value) == NO_DAY:
+            raise ConfigError(
+                f"--dates: {value!r} is not a date; expected a date such as 2024-03-05, 20240305, "
+                "2024年3月5日 or Unix seconds"
+            )
     text_a, src_a = _read_arg(a)
     text_b, src_b = _read_arg(b)
     for text, src in ((text_a, src_a), (text_b, src_b)):
@@ -297,7 +312,7 @@ def compare_cmd(a: str, b: str, as_html: bool | None, as_json: bool) -> None:
             raise InputError("text is empty", source=src)
     html_a = text_a if (as_html if as_html is not None else _looks_like_html(text_a)) else None
     html_b = text_b if (as_html if as_html is not None else _looks_like_html(text_b)) else None
-    ev = compare_texts(text_a, text_b, cfg, html_a=html_a, html_b=html_b)
+    ev = compare_texts(text_a, text_b, cfg, html_a=html_a, html_b=html_b, dates=dates)
     sigs, main = page_signatures(
         [(None if html_a else text_a, html_a), (None if html_b else text_b, html_b)], cfg
     )
@@ -319,15 +334,23 @@ def compare_cmd(a: str, b: str, as_html: bool | None, as_json: bool) -> None:
         "simhash_a": f"{int(sigs.simhash[0]):016x}",
         "simhash_b": f"{int(sigs.simhash[1]):016x}",
     }
+    if dates is not None:
+        result["days_apart"] = abs(day_number(dates[0]) - day_number(dates[1]))
     if as_json:
         click.echo(orjson.dumps(result).decode())
         return
     verdict = "duplicate" if ev.is_duplicate else "not a duplicate"
     if ev.kind == "unique" and not cfg.report_templates:
         asked = compare_texts(
-            text_a, text_b, replace(cfg, report_templates=True), html_a=html_a, html_b=html_b
+            text_a, text_b, replace(cfg, report_templates=True), html_a=html_a, html_b=html_b, dates=dates
         )
-        if asked.kind == "template":
+        undated = compare_texts(text_a, text_b, cfg, html_a=html_a, html_b=html_b) if dates else ev
+        if undated.kind != ev.kind:
+            verdict += (
+                f": {undated.kind} by the texts, but the records are {result['days_apart']} days apart, "
+                f"two occasions (over {cfg.occasion_days} days)"
+            )
+        elif asked.kind == "template":
             verdict += ": the same template told of another subject or occasion (--report-templates)"
     click.echo(f"verdict       {ev.kind} ({verdict})")
     click.echo(f"similarity    {ev.similarity:.3f}   (Jaccard of token 5-grams, estimated from the sketches)")

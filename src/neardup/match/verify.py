@@ -333,13 +333,14 @@ def decide_text(kd: int, ev: np.ndarray, same_layout: bool, th: np.ndarray) -> i
 
 @njit(cache=True, nogil=True)
 def occasions_apart(kd: int, day_a: int, day_b: int, th: np.ndarray) -> int:  # pragma: no cover
-    """The kind of a pair once the records' dates are read: a near or contained pair of records
-    dated more than ``occasion_days`` (``th[24]``) apart is a ``template``, the same text told on
-    another occasion (a yearly notice, the next meeting of a series), reported only with
-    ``report_templates``. Identical texts (exact, content) stay duplicates; an unknown date
-    (``NO_DAY``) decides nothing."""
+    """The kind of a pair once the records' dates are read: a near, contained, partial or layout
+    pair of records dated more than ``occasion_days`` (``th[24]``) apart is a ``template``, text
+    told again on another occasion (a yearly notice, the next meeting of a series, a stock passage
+    of a programme), reported only with ``report_templates``. Identical texts (exact, content)
+    stay duplicates; an unknown date (``NO_DAY``) decides nothing."""
     dated = day_a != _NO_DAY and day_b != _NO_DAY
-    if kd in (NEAR, CONTAINED) and th[24] > 0 and dated and abs(day_a - day_b) > th[24]:
+    related = kd in (NEAR, CONTAINED, PARTIAL, LAYOUT)
+    if related and th[24] > 0 and dated and abs(day_a - day_b) > th[24]:
         return TEMPLATE if th[11] > 0 else UNIQUE
     return kd
 
