@@ -806,13 +806,14 @@ static int decide_text(int kd, const int64_t *ev, int same_layout, const double 
     return UNIQUE;
 }
 
-/* verify.occasions_apart: a near or contained pair of records dated more than th[24] days apart is
- * a template (unique unless templates are reported) */
+/* verify.occasions_apart: a near, contained, partial or layout pair of records dated more than
+ * th[24] days apart is a template (unique unless templates are reported) */
 static int occasions_apart(int kd, int64_t day_a, int64_t day_b, const double *th) {
     int dated = day_a != NO_DAY && day_b != NO_DAY;
+    int related = kd == NEAR || kd == CONTAINED || kd == PARTIAL || kd == LAYOUT;
     int64_t apart = day_a - day_b;
     if (apart < 0) apart = -apart;
-    if ((kd == NEAR || kd == CONTAINED) && th[24] > 0 && dated && (double)apart > th[24])
+    if (related && th[24] > 0 && dated && (double)apart > th[24])
         return th[11] > 0 ? TEMPLATE : UNIQUE;
     return kd;
 }
