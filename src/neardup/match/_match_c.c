@@ -1049,6 +1049,8 @@ typedef struct {
 } Cand;
 
 static int cand_init(Cand *C, int64_t k, int64_t max_posting, int64_t max_extra) {
+    C->buf = C->shared = C->cands = NULL;
+    if (max_posting + 2 > (INT64_MAX / 16 - max_extra) / k) return -1; /* more than memory holds */
     C->nbuf = k * (max_posting + 2) + 2;
     C->ncands = C->nbuf + max_extra;
     C->buf = malloc((size_t)C->nbuf * 8);
@@ -1328,8 +1330,8 @@ static int parse_rule(Held *h, PyObject *tho, PyObject *dayo, int64_t rows, long
                      (long long)S->kc, k);
         return -1;
     }
-    if (max_posting < 0 || max_posting > (1 << 24)) {
-        PyErr_Format(PyExc_ValueError, "max_posting must be between 0 and 2**24, got %lld", max_posting);
+    if (max_posting < 0 || max_posting > ((long long)1 << 40)) {
+        PyErr_Format(PyExc_ValueError, "max_posting must be between 0 and 2**40, got %lld", max_posting);
         return -1;
     }
     R->k = k;
