@@ -58,8 +58,10 @@ def union(a, b):
         parent[max(a, b)] = min(a, b)
 if tool == "rensa":
     from rensa import RMinHash, RMinHashLSH
-    grams = [[t[j:j + 5] for j in range(max(1, len(t) - 4))] for t in texts]
-    mh = RMinHash.from_token_sets(grams, num_perm=128, seed=42)
+    mh = []
+    for s in range(0, n, 2000):  # token lists a batch at a time: all at once they take GBs
+        grams = [[t[j:j + 5] for j in range(max(1, len(t) - 4))] for t in texts[s:s + 2000]]
+        mh.extend(RMinHash.from_token_sets(grams, num_perm=128, seed=42))
     lsh = RMinHashLSH(0.8, 128, 16)
     lsh.insert_many(mh, 0)
     for i, cands in enumerate(lsh.query_all(mh)):
