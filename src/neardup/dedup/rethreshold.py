@@ -37,7 +37,6 @@ are decided by the sketches, whose thresholds no setting moves: they never chang
 
 from __future__ import annotations
 
-import os
 import textwrap
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
@@ -89,36 +88,20 @@ def decision_rows(result: Any) -> Iterator[dict[str, Any]]:
     longest run of its own), ``pieces`` (the shared runs each holds), ``alike`` (text of the
     substitutions made alike in two or more places), ``substitutions`` (short spans replaced by
     other short spans) and ``substituted`` (each side's text in them).
-    They are read again from the two texts' profiles, which are still in memory, a batch of rows
-    at a time by one thread per core (the evidence kernel runs without the GIL)."""
+    They are read again from the two texts' profiles, which are still in memory."""
     from neardup.match.text import text_evidence
 
     c = result.clusters
     sigs = result.sigs if result.sigs is not None else result.fps.sigs
     cfg = result.config
-    cores = _cores()
-    pool: Any = None  # a thread pool, made for the first batch that needs one
-
-    def evidence(pair: tuple[int, int]) -> np.ndarray:
-        with np.errstate(over="ignore"):  # hash arithmetic wraps around on purpose
-            return text_evidence(
-                sigs.profile(pair[0]), sigs.profile(pair[1]), cfg.text_window_cjk, cfg.text_window_latin
-            )
-
-    def fill(batch: list[tuple[int, dict[str, Any]]]) -> list[dict[str, Any]]:
-        nonlocal pool
-        todo = [(node, row) for node, row in batch if _needs_evidence(row, c, node)]
-        pairs = [(node, int(c.partner[node])) for node, _ in todo]
-        if len(pairs) >= _THREADS_FROM and cores > 1:
-            if pool is None:
-                from concurrent.futures import ThreadPoolExecutor
-
-                pool = ThreadPoolExecutor(cores)
-            got = list(pool.map(evidence, pairs))
-        else:
-            got = [evidence(pair) for pair in pairs]
-        for (_, row), t in zip(todo, got, strict=True):
-            ev = row["evidence"]
+    for node, row in enumerate(result.rows(), start=result.n_prefix):
+        ev = row.get("evidence")
+        p = int(c.partner[node])
+        if ev is not None and "adds" in ev and p >= 0:
+            with np.errstate(over="ignore"):  # hash arithmetic wraps around on purpose
+                t = text_evidence(
+                    sigs.profile(node), sigs.profile(p), cfg.text_window_cjk, cfg.text_window_latin
+                )
             ev["chars"] = [int(t[2]), int(t[3])]
             ev["quoted"] = [int(t[9]), int(t[10])]
             ev["occasion"] = bool(t[8])
@@ -128,36 +111,7 @@ def decision_rows(result: Any) -> Iterator[dict[str, Any]]:
             ev["alike"] = int(t[17])
             ev["substitutions"] = int(t[5])
             ev["substituted"] = [int(t[18]), int(t[19])]
-        return [row for _, row in batch]
-
-    try:
-        batch: list[tuple[int, dict[str, Any]]] = []
-        for node, row in enumerate(result.rows(), start=result.n_prefix):
-            batch.append((node, row))
-            if len(batch) >= _ROW_BATCH:
-                yield from fill(batch)
-                batch = []
-        yield from fill(batch)
-    finally:
-        if pool is not None:
-            pool.shutdown()
-
-
-#: rows read per batch by ``decision_rows``, and the evidence pairs from which a batch uses threads
-_ROW_BATCH = 4096
-_THREADS_FROM = 32
-
-
-def _needs_evidence(row: dict[str, Any], clusters: Any, node: int) -> bool:
-    ev = row.get("evidence")
-    return ev is not None and "adds" in ev and int(clusters.partner[node]) >= 0
-
-
-def _cores() -> int:
-    try:
-        return len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        return os.cpu_count() or 1
+        yield row
 
 
 def parse_strictness(spec: str) -> list[float]:

@@ -104,19 +104,3 @@ def test_another_run_setting_than_the_one_given_is_reported() -> None:
     r = rethreshold(strict, [1.0], ["news"], run_strictness=0.0)  # wrong: it was made at 1.0
     assert r.not_reproduced > 0
     assert "--run-strictness" in " ".join(format_rethreshold(r).split())
-
-
-def test_rows_read_by_threads_equal_rows_read_in_one(monkeypatch: pytest.MonkeyPatch) -> None:
-    from neardup.dedup import rethreshold as module
-
-    cfg = DedupConfig(workers=1, match=MatchConfig(profile="news", strictness=0.5))
-    result = dedup_fingerprints(fingerprint_records(_docs(), cfg), cfg)
-    monkeypatch.setattr(module, "_cores", lambda: 1)
-    one = list(decision_rows(result))
-    result = dedup_fingerprints(fingerprint_records(_docs(), cfg), cfg)
-    monkeypatch.setattr(module, "_cores", lambda: 2)
-    monkeypatch.setattr(module, "_THREADS_FROM", 1)
-    monkeypatch.setattr(module, "_ROW_BATCH", 5)  # batches cut inside the rows, several through the pool
-    threaded = list(decision_rows(result))
-    assert sum("chars" in (r.get("evidence") or {}) for r in threaded) >= 2
-    assert threaded == one
