@@ -18,6 +18,8 @@ try:
     from neardup.fingerprint import _fp_c
 except ImportError:  # built without a C compiler: numbers_as_digits runs in Python
     _fp_c = None
+if _fp_c is not None and not hasattr(_fp_c, "numbers_as_digits"):  # built from older sources
+    _fp_c = None
 
 __all__ = ["normalize", "numbers_as_digits", "strip_tags", "t2s_map"]
 
