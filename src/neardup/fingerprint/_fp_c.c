@@ -21,6 +21,8 @@
  * posting_pairs_count(values u64, posted bool, max_posting) -> int
  * posting_pairs_into(values u64, docs i64, posted bool, max_posting, out u64) -> int
  * xxh3_small(data) -> int or None      (XXH3-64 of up to 240 bytes; None beyond)
+ * numbers_as_digits(text) -> str or None   (text.normalize.numbers_as_digits; None: a value beyond
+ *                                          what C computes exactly, the caller runs the Python one)
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -1161,6 +1163,325 @@ static PyObject *py_xxh3_small(PyObject *self, PyObject *args) {
     return PyLong_FromUnsignedLongLong(h);
 }
 
+/* ---------------------------------------------------------------------------------------------
+ * numbers_as_digits (text/normalize.py), the same rewrites in the same order, each a pass over the
+ * code points of the previous one: digit-group commas dropped, ordinals, Chinese numerals, numbers
+ * times 万/亿. Each regular expression reduces to a test on maximal runs of one character class
+ * (the comments give the reasoning), so every pass is one scan. \d is Unicode: Py_UNICODE_ISDECIMAL,
+ * as in the re module. */
+
+typedef struct {
+    Py_UCS4 *p;
+    Py_ssize_t n, cap;
+} Ubuf;
+
+static int ub_reserve(Ubuf *b, Py_ssize_t extra) {
+    if (b->n + extra <= b->cap) return 0;
+    Py_ssize_t cap = b->cap ? b->cap : 64;
+    while (cap < b->n + extra) cap *= 2;
+    Py_UCS4 *p = PyMem_Realloc(b->p, (size_t)cap * sizeof(Py_UCS4));
+    if (p == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    b->p = p;
+    b->cap = cap;
+    return 0;
+}
+
+static int ub_add(Ubuf *b, const Py_UCS4 *s, Py_ssize_t n) {
+    if (ub_reserve(b, n) < 0) return -1;
+    memcpy(b->p + b->n, s, (size_t)n * sizeof(Py_UCS4));
+    b->n += n;
+    return 0;
+}
+
+static int ub_ascii(Ubuf *b, const char *s) {
+    Py_ssize_t n = (Py_ssize_t)strlen(s);
+    if (ub_reserve(b, n) < 0) return -1;
+    for (Py_ssize_t i = 0; i < n; i++) b->p[b->n++] = (Py_UCS4)(unsigned char)s[i];
+    return 0;
+}
+
+/* The characters the rewrites look at, by BMP code point (set at import): the value + 1 of a digit
+ * character 〇零一二两三四五六七八九 in the low 4 bits, then 十百千, 万亿, a Unicode decimal digit (\d). */
+#define NAD_VAL 0x0F
+#define NAD_UNIT 0x10
+#define NAD_BIG 0x20
+#define NAD_DEC 0x40
+static uint8_t NAD[0x10000];
+
+static void nad_init(void) {
+    static const Py_UCS4 digits[12] = {0x3007, 0x96F6, 0x4E00, 0x4E8C, 0x4E24, 0x4E09,
+                                       0x56DB, 0x4E94, 0x516D, 0x4E03, 0x516B, 0x4E5D};
+    static const uint8_t values[12] = {0, 0, 1, 2, 2, 3, 4, 5, 6, 7, 8, 9};
+    for (Py_UCS4 c = 0; c < 0x10000; c++) NAD[c] = Py_UNICODE_ISDECIMAL(c) ? NAD_DEC : 0;
+    for (int i = 0; i < 12; i++) NAD[digits[i]] |= (uint8_t)(values[i] + 1);
+    NAD[0x5341] |= NAD_UNIT; /* 十 */
+    NAD[0x767E] |= NAD_UNIT; /* 百 */
+    NAD[0x5343] |= NAD_UNIT; /* 千 */
+    NAD[0x4E07] |= NAD_BIG;  /* 万 */
+    NAD[0x4EBF] |= NAD_BIG;  /* 亿 */
+}
+
+static inline uint8_t nad(Py_UCS4 c) {
+    return c < 0x10000 ? NAD[c] : (Py_UNICODE_ISDECIMAL(c) ? NAD_DEC : 0);
+}
+/* 〇零一二两三四五六七八九 -> 0..9, anything else -1 */
+static inline int cn_digit(Py_UCS4 c) { return (int)(nad(c) & NAD_VAL) - 1; }
+/* 十百千 -> 10, 100, 1000; 万亿 -> 10^4, 10^8 */
+static inline uint64_t cn_unit(Py_UCS4 c) { return c == 0x5341 ? 10 : c == 0x767E ? 100 : c == 0x5343 ? 1000 : 0; }
+static inline uint64_t cn_big(Py_UCS4 c) { return c == 0x4E07 ? 10000 : c == 0x4EBF ? 100000000 : 0; }
+static inline int cn_small(Py_UCS4 c) { return (nad(c) & (NAD_VAL | NAD_UNIT)) != 0; } /* _ORDINAL's class */
+static inline int cn_any(Py_UCS4 c) { return (nad(c) & (NAD_VAL | NAD_UNIT | NAD_BIG)) != 0; } /* _CN_NUMBER's */
+static inline int is_dec(Py_UCS4 c) { return (nad(c) & NAD_DEC) != 0; }
+#define CH_DI 0x7B2C   /* 第 */
+#define CH_NIAN 0x5E74 /* 年 */
+#define CH_QIAN 0x5343 /* 千 */
+#define CH_WAN 0x4E07  /* 万 */
+
+/* _cn_value(s) in decimal appended to b: 0 done, -1 error, 1 beyond what C does exactly (the caller
+ * falls back to Python). All digit characters read digit by digit (leading zeros dropped); otherwise
+ * each 十百千 adds the digit before it (1 if none or 0) times the unit to the section, each 万亿 moves
+ * (section + digit) times itself to the total. */
+static int cn_value_append(Ubuf *b, const Py_UCS4 *s, Py_ssize_t n) {
+    int digits_only = 1;
+    for (Py_ssize_t i = 0; i < n && digits_only; i++) digits_only = cn_digit(s[i]) >= 0;
+    if (digits_only) {
+        Py_ssize_t i = 0;
+        while (i < n - 1 && cn_digit(s[i]) == 0) i++;
+        if (ub_reserve(b, n - i) < 0) return -1;
+        for (; i < n; i++) b->p[b->n++] = (Py_UCS4)('0' + cn_digit(s[i]));
+        return 0;
+    }
+    /* the bounds keep every intermediate value far below 2^64 */
+    const uint64_t cap = 1000000000000000000ULL;
+    uint64_t total = 0, section = 0, digit = 0, u;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        int d = cn_digit(s[i]);
+        if (d >= 0) {
+            digit = (uint64_t)d;
+        } else if ((u = cn_unit(s[i])) != 0) {
+            section += (digit ? digit : 1) * u;
+            digit = 0;
+        } else if ((u = cn_big(s[i])) != 0) {
+            if (section + digit > 10000000000ULL) return 1;
+            total += (section + digit) * u;
+            section = digit = 0;
+        }
+        if (total > cap || section > cap) return 1;
+    }
+    char num[32];
+    snprintf(num, sizeof num, "%llu", (unsigned long long)(total + section + digit));
+    return ub_ascii(b, num);
+}
+
+/* Each pass copies the text into out only from its first rewrite on: s[*last:start) then the
+ * replacement; the caller keeps s when nothing was rewritten, and adds the tail s[*last:n) otherwise. */
+static inline int nad_keep(Ubuf *out, const Py_UCS4 *s, Py_ssize_t *last, Py_ssize_t start, Py_ssize_t end) {
+    if (out->p == NULL && ub_reserve(out, end + 64) < 0) return -1;
+    if (ub_add(out, s + *last, start - *last) < 0) return -1;
+    *last = end;
+    return 0;
+}
+
+/* _GROUPED "(?<=\d),(?=\d{3}(?!\d))": a comma after a digit and before exactly three digits. */
+static int nad_grouped(const Py_UCS4 *s, Py_ssize_t n, Ubuf *out, Py_ssize_t *last) {
+    for (Py_ssize_t i = 1; i + 3 < n; i++) {
+        if (s[i] == ',' && is_dec(s[i - 1]) && is_dec(s[i + 1]) && is_dec(s[i + 2]) && is_dec(s[i + 3]) &&
+            (i + 4 == n || !is_dec(s[i + 4]))) {
+            if (nad_keep(out, s, last, i, i + 1) < 0) return -1;
+        }
+    }
+    return 0;
+}
+
+/* _ORDINAL "(?<=第)[C]+|[C]+(?=[次届期])" over C = 〇零一二两三四五六七八九十百千: a match starts where a
+ * run of C starts (inside a run the character before is in C, not 第, and the run ends where it
+ * ends) and is the whole run (次届期 are not in C), so: every run after 第 or before 次届期. */
+static int nad_ordinal(const Py_UCS4 *s, Py_ssize_t n, Ubuf *out, Py_ssize_t *last) {
+    Py_ssize_t i = 0;
+    while (i < n) {
+        if (!cn_small(s[i])) {
+            i++;
+            continue;
+        }
+        Py_ssize_t j = i;
+        while (j < n && cn_small(s[j])) j++;
+        if ((i > 0 && s[i - 1] == CH_DI) || (j < n && (s[j] == 0x6B21 || s[j] == 0x5C4A || s[j] == 0x671F))) {
+            int r;
+            if (nad_keep(out, s, last, i, j) < 0) return -1;
+            if ((r = cn_value_append(out, s + i, j - i)) != 0) return r;
+        }
+        i = j;
+    }
+    return 0;
+}
+
+/* _CN_NUMBER "[C]*[十百千][C]*|[D]{4}(?=年)" over C = 〇零一二两三四五六七八九十百千万亿, D = C less 两十百千万亿:
+ * the first branch matches a whole run of C that holds a 十百千 (the greedy stars run to its end);
+ * in a run without one only the four characters ending the run can match the second (年 is not in C). */
+static int nad_chinese(const Py_UCS4 *s, Py_ssize_t n, Ubuf *out, Py_ssize_t *last) {
+    Py_ssize_t i = 0;
+    while (i < n) {
+        if (!cn_any(s[i])) {
+            i++;
+            continue;
+        }
+        Py_ssize_t j = i;
+        int unit = 0;
+        while (j < n && cn_any(s[j])) unit |= (nad(s[j++]) & NAD_UNIT) != 0;
+        Py_ssize_t len = j - i, start = -1;
+        if (unit) {
+            /* chinese(): 千万 and a lone 十百千 are words, not numbers */
+            if (!((len == 2 && s[i] == CH_QIAN && s[i + 1] == CH_WAN) || len == 1)) start = i;
+        } else if (len >= 4 && j < n && s[j] == CH_NIAN) {
+            start = j - 4;
+            for (Py_ssize_t t = j - 4; t < j && start >= 0; t++)
+                if (cn_digit(s[t]) < 0 || s[t] == 0x4E24) start = -1;
+        }
+        if (start >= 0) {
+            int r;
+            if (nad_keep(out, s, last, start, j) < 0) return -1;
+            if ((r = cn_value_append(out, s + start, j - start)) != 0) return r;
+        }
+        i = j;
+    }
+    return 0;
+}
+
+/* _SCALED "(\d+(?:\.\d+)?)([万亿]+)": digits, optionally "." and digits, then a run of 万亿 (backtracking
+ * never finds another split: a shorter digit run is followed by a digit). The value is Python's
+ * float() of the number (PyOS_string_to_double on its ASCII digits) times 10^4 or 10^8 per unit,
+ * written as an integer when it is one below 10^18; otherwise the match stays. */
+static int nad_scaled(const Py_UCS4 *s, Py_ssize_t n, Ubuf *out, Py_ssize_t *last) {
+    Py_ssize_t i = 0;
+    while (i < n) {
+        if (!is_dec(s[i])) {
+            i++;
+            continue;
+        }
+        Py_ssize_t j = i, k = -1;
+        while (j < n && is_dec(s[j])) j++;
+        if (j + 1 < n && s[j] == '.' && is_dec(s[j + 1])) {
+            Py_ssize_t f = j + 1;
+            while (f < n && is_dec(s[f])) f++;
+            if (f < n && cn_big(s[f])) k = f;
+        } else if (j < n && cn_big(s[j])) {
+            k = j;
+        }
+        if (k < 0) {
+            i = j;
+            continue;
+        }
+        Py_ssize_t u = k;
+        while (u < n && cn_big(s[u])) u++;
+        char *ascii = PyMem_Malloc((size_t)(k - i) + 1);
+        if (ascii == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        for (Py_ssize_t t = i; t < k; t++) ascii[t - i] = s[t] == '.' ? '.' : (char)('0' + Py_UNICODE_TODECIMAL(s[t]));
+        ascii[k - i] = '\0';
+        double value = PyOS_string_to_double(ascii, NULL, NULL);
+        PyMem_Free(ascii);
+        if (value == -1.0 && PyErr_Occurred()) return -1;
+        for (Py_ssize_t t = k; t < u; t++) value *= (double)cn_big(s[t]);
+        if (value < 1e18 && value == (double)(long long)value) {
+            char num[32];
+            snprintf(num, sizeof num, "%lld", (long long)value);
+            if (nad_keep(out, s, last, i, u) < 0 || ub_ascii(out, num) < 0) return -1;
+        }
+        i = u;
+    }
+    return 0;
+}
+
+typedef int (*nad_pass)(const Py_UCS4 *, Py_ssize_t, Ubuf *, Py_ssize_t *);
+
+static PyObject *py_numbers_as_digits(PyObject *self, PyObject *text) {
+    if (!PyUnicode_Check(text)) {
+        PyErr_Format(PyExc_TypeError, "numbers_as_digits: expected str, got %.100s", Py_TYPE(text)->tp_name);
+        return NULL;
+    }
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+    int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    /* _ANY_NUMBER: a text without an ASCII digit or a Chinese numeral is returned as it is; the
+     * rewrites whose characters are absent cannot match and are skipped */
+    int comma = 0, numeral = 0, any = 0;
+    if (kind == PyUnicode_1BYTE_KIND) {
+        const Py_UCS1 *d = data;
+        for (Py_ssize_t i = 0; i < n; i++) {
+            any |= d[i] >= '0' && d[i] <= '9';
+            comma |= d[i] == ',';
+        }
+    } else if (kind == PyUnicode_2BYTE_KIND) {
+        const Py_UCS2 *d = data;
+        for (Py_ssize_t i = 0; i < n; i++) {
+            Py_UCS2 c = d[i];
+            if (c < 128) {
+                any |= c >= '0' && c <= '9';
+                comma |= c == ',';
+            } else {
+                numeral |= (NAD[c] & (NAD_VAL | NAD_UNIT | NAD_BIG)) != 0;
+            }
+        }
+        any |= numeral;
+    } else {
+        for (Py_ssize_t i = 0; i < n; i++) {
+            Py_UCS4 c = PyUnicode_READ(kind, data, i);
+            if (c < 128) {
+                any |= c >= '0' && c <= '9';
+                comma |= c == ',';
+            } else if (c < 0x10000 && (NAD[c] & (NAD_VAL | NAD_UNIT | NAD_BIG))) {
+                numeral = any = 1;
+            }
+        }
+    }
+    if (!any || !(numeral || comma)) return Py_NewRef(text); /* 万亿 are numerals: _SCALED needs one */
+    Py_UCS4 *cur = PyUnicode_AsUCS4Copy(text);
+    if (cur == NULL) return NULL;
+    Py_ssize_t curn = n;
+    int changed = 0, r = 0;
+    nad_pass passes[4] = {comma ? nad_grouped : NULL, numeral ? nad_ordinal : NULL, numeral ? nad_chinese : NULL,
+                          nad_scaled};
+    for (int p = 0; p < 4 && r == 0; p++) {
+        if (passes[p] == NULL) continue;
+        if (p == 3) { /* 万 or 亿 left after the Chinese numerals were rewritten */
+            int big = 0;
+            for (Py_ssize_t i = 0; i < curn && !big; i++) big = cur[i] == 0x4E07 || cur[i] == 0x4EBF;
+            if (!big) break;
+        }
+        Ubuf out = {NULL, 0, 0};
+        Py_ssize_t last = 0;
+        r = passes[p](cur, curn, &out, &last);
+        if (r == 0 && out.p != NULL) {
+            if (ub_add(&out, cur + last, curn - last) < 0) r = -1;
+        }
+        if (r == 0 && out.p != NULL) {
+            PyMem_Free(cur);
+            cur = out.p;
+            curn = out.n;
+            changed = 1;
+        } else {
+            PyMem_Free(out.p);
+        }
+    }
+    PyObject *res;
+    if (r < 0) {
+        res = NULL;
+    } else if (r > 0) {
+        res = Py_NewRef(Py_None);
+    } else if (!changed) {
+        res = Py_NewRef(text);
+    } else {
+        res = PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, cur, curn);
+    }
+    PyMem_Free(cur);
+    return res;
+}
+
 static PyMethodDef methods[] = {
     {"normalize", py_normalize, METH_VARARGS, "_fast._normalize_kernel: the code points as a bytearray."},
     {"shingle_into", py_shingle_into, METH_VARARGS, "_fast._shingle_kernel into given arrays."},
@@ -1173,6 +1494,7 @@ static PyMethodDef methods[] = {
     {"posting_pairs_count", py_posting_pairs_count, METH_VARARGS, "Pairs posting_pairs_into writes."},
     {"posting_pairs_into", py_posting_pairs_into, METH_VARARGS, "match.candidates._posting_pairs into out."},
     {"xxh3_small", py_xxh3_small, METH_VARARGS, "XXH3-64 of up to 240 bytes (None beyond)."},
+    {"numbers_as_digits", py_numbers_as_digits, METH_O, "text.normalize.numbers_as_digits (None: not exact in C)."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -1185,5 +1507,6 @@ PyMODINIT_FUNC PyInit__fp_c(void) {
     for (int v = 0; v < 256; v++)
         for (int i = 0; i < 8; i++) EXPAND[v][i] = ((v >> i) & 1) ? ~0ULL : 0;
     DI = smix(0x7B2CULL + SP);
+    nad_init();
     return PyModule_Create(&module);
 }

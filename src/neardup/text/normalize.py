@@ -11,6 +11,15 @@ import unicodedata
 from functools import cache
 from html import unescape
 from importlib.resources import files
+from types import ModuleType
+
+_fp_c: ModuleType | None
+try:
+    from neardup.fingerprint import _fp_c
+except ImportError:  # built without a C compiler: numbers_as_digits runs in Python
+    _fp_c = None
+if _fp_c is not None and not hasattr(_fp_c, "numbers_as_digits"):  # built from older sources
+    _fp_c = None
 
 __all__ = ["normalize", "numbers_as_digits", "strip_tags", "t2s_map"]
 
@@ -66,9 +75,16 @@ _CN_NUMERAL = re.compile(r"[〇零一二两三四五六七八九十百千万亿]
 _DIGIT_COMMA = re.compile(r"\d,\d")
 
 
-def _cn_value(s: str) -> int | None:
+def _cn_value(s: str) -> str:
+    """The value of a Chinese numeral in decimal: all digit characters read digit by digit (leading
+    zeros dropped), otherwise each 十百千 adds the digit before it times the unit and each 万亿
+    multiplies what came since the last one.
+
+    >>> _cn_value("二〇二〇"), _cn_value("一千二百万零三")
+    ('2020', '12000003')
+    """
     if all(c in _CN_DIGIT for c in s):
-        return int("".join(str(_CN_DIGIT[c]) for c in s))
+        return "".join(str(_CN_DIGIT[c]) for c in s).lstrip("0") or "0"
     total = section = digit = 0
     for c in s:
         if c in _CN_DIGIT:
@@ -79,7 +95,7 @@ def _cn_value(s: str) -> int | None:
         elif c in _CN_BIG:
             total += (section + digit) * _CN_BIG[c]
             section = digit = 0
-    return total + section + digit
+    return str(total + section + digit)
 
 
 def numbers_as_digits(text: str) -> str:
@@ -87,11 +103,20 @@ def numbers_as_digits(text: str) -> str:
     years in Chinese numerals become digits, "1.5万" becomes "15000", "15,000" becomes "15000".
 
     Ordinals and session numbers (第三次, 十四届, 三次会议) become digits too. Other numerals without a place unit stay (一些,
-    统一 and 万一 are words, not numbers).
+    统一 and 万一 are words, not numbers). Runs in C (``_fp_c``) when it is built, with the same result.
 
     >>> numbers_as_digits("二〇二〇年，全年增长十五万人，达到1.5万亿元，即15,000亿元")
     '2020年，全年增长150000人，达到1500000000000元，即1500000000000元'
     """
+    if _fp_c is not None:
+        out: str | None = _fp_c.numbers_as_digits(text)
+        if out is not None:
+            return out
+    return _numbers_as_digits_py(text)
+
+
+def _numbers_as_digits_py(text: str) -> str:
+    """``numbers_as_digits`` in Python: the reference of the C version, and the fallback without it."""
     if _ANY_NUMBER.search(text) is None:
         return text
     if "," in text and _DIGIT_COMMA.search(text) is not None:
@@ -101,17 +126,17 @@ def numbers_as_digits(text: str) -> str:
         value = float(m.group(1))
         for c in m.group(2):
             value *= _CN_BIG[c]
-        return str(int(value)) if value == int(value) and value < 1e18 else m.group(0)
+        # an integer below 10^18 is written out; larger values (up to inf) stay as written
+        return str(int(value)) if value < 1e18 and value == int(value) else m.group(0)
 
     def chinese(m: re.Match[str]) -> str:
         s = m.group(0)
-        if s in ("十分", "千万", "万万") or (len(s) == 1 and s in _CN_UNIT):
+        if s == "千万" or (len(s) == 1 and s in _CN_UNIT):
             return s
-        v = _cn_value(s)
-        return s if v is None else str(v)
+        return _cn_value(s)
 
     if _CN_NUMERAL.search(text) is not None:
-        text = _ORDINAL.sub(lambda m: str(_cn_value(m.group(0))), text)
+        text = _ORDINAL.sub(lambda m: _cn_value(m.group(0)), text)
         text = _CN_NUMBER.sub(chinese, text)
     if "万" in text or "亿" in text:
         text = _SCALED.sub(scaled, text)
