@@ -313,9 +313,10 @@ static int work_reserve(Work *w, int64_t cap) {
     return 0;
 }
 
+/* an empty work space (``cap`` 0: buffers come with the first text evidence) or one for ``cap`` tokens */
 static int work_init(Work *w, int64_t cap) {
     memset(w, 0, sizeof(*w));
-    return work_reserve(w, cap);
+    return cap > 0 ? work_reserve(w, cap) : 0;
 }
 
 /* ---------------------------------------------------------------------------------------------- */
@@ -1730,7 +1731,7 @@ static PyObject *py_text_evidence(PyObject *self, PyObject *args) {
         return PyErr_Format(PyExc_ValueError, "out must hold %d values", EVIDENCE_SIZE);
     }
     Work W;
-    if (work_init(&W, A.len > B.len ? A.len : B.len) < 0) {
+    if (work_init(&W, (A.len > B.len ? A.len : B.len) + 1) < 0) {
         release(&h);
         return PyErr_NoMemory();
     }
