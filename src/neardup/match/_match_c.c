@@ -1833,6 +1833,78 @@ static PyObject *py_verify_pair(PyObject *self, PyObject *args) {
 
 /* ---------------------------------------------------------------------------------------------- */
 
+/* components.value_pairs: sketch edges' pairs from (value, document, posted?) rows sorted by value,
+ * then document. Called twice: without outputs it counts (pairs, hot values); with them it writes
+ * the pairs a << 32 | b (a among the first link_posters posters of a value, b a later holder) and
+ * the hot values (posted by more than hot_posting documents). */
+static PyObject *py_value_pairs(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *vo, *dox, *po, *oo = Py_None, *ho = Py_None;
+    long long hot_posting, link_posters;
+    if (!PyArg_ParseTuple(args, "OOOLL|OO", &vo, &dox, &po, &hot_posting, &link_posters, &oo, &ho)) return NULL;
+    if (link_posters < 1 || link_posters > (1 << 20))
+        return PyErr_Format(PyExc_ValueError, "link_posters must be between 1 and 1048576, got %lld", link_posters);
+    int fill = oo != Py_None;
+    Held h = {.n = 0};
+    Arr V, D, P, O, H;
+    if (get_arr(&h, vo, &V, 0, 'u', 4, 1, "values") < 0 || get_arr(&h, dox, &D, 0, 'i', 8, 1, "docs") < 0 ||
+        get_arr(&h, po, &P, 0, 'b', 1, 1, "posted") < 0 ||
+        (fill && (get_arr(&h, oo, &O, 1, 'u', 8, 1, "out") < 0 || get_arr(&h, ho, &H, 1, 'u', 4, 1, "hot") < 0))) {
+        release(&h);
+        return NULL;
+    }
+    int64_t n = V.len;
+    if (D.len != n || P.len != n) {
+        release(&h);
+        return PyErr_Format(PyExc_ValueError, "values, docs and posted differ in length");
+    }
+    const uint32_t *values = (const uint32_t *)V.p;
+    const int64_t *docs = (const int64_t *)D.p;
+    const uint8_t *posted = (const uint8_t *)P.p;
+    int64_t *first = malloc(sizeof(int64_t) * (size_t)link_posters);
+    if (!first) {
+        release(&h);
+        return PyErr_NoMemory();
+    }
+    int64_t total = 0, n_hot = 0, k = 0, hk = 0, cap = fill ? O.len : 0, hcap = fill ? H.len : 0;
+    int overflow = 0;
+    Py_BEGIN_ALLOW_THREADS;
+    for (int64_t i = 0; i < n;) {
+        int64_t j = i + 1;
+        while (j < n && values[j] == values[i]) j++;
+        int64_t p = 0, f = 0;
+        for (int64_t a = i; a < j; a++)
+            if (posted[a]) {
+                p++;
+                if (f < link_posters) first[f++] = docs[a];
+            }
+        if (p > hot_posting) {
+            n_hot++;
+            if (fill) {
+                if (hk >= hcap) { overflow = 1; break; }
+                ((uint32_t *)H.p)[hk++] = values[i];
+            }
+        } else if (!fill) {
+            total += (p < link_posters ? p : link_posters) * (j - i);
+        } else {
+            for (int64_t b = i; b < j; b++)
+                for (int64_t q = 0; q < f; q++)
+                    if (first[q] < docs[b]) {
+                        if (k >= cap) { overflow = 1; break; }
+                        ((uint64_t *)O.p)[k++] = ((uint64_t)first[q] << 32) | (uint64_t)docs[b];
+                    }
+        }
+        if (overflow) break;
+        i = j;
+    }
+    Py_END_ALLOW_THREADS;
+    free(first);
+    release(&h);
+    if (overflow) return PyErr_Format(PyExc_ValueError, "out or hot is too small for the pairs (count them first)");
+    if (!fill) return Py_BuildValue("LL", (long long)total, (long long)n_hot);
+    return Py_BuildValue("LL", (long long)k, (long long)hk);
+}
+
 static PyMethodDef methods[] = {
     {"run", py_run, METH_VARARGS, "The engine's pass over rows j0..j1-1 (engine._run); returns pairs verified."},
     {"run_components", py_run_components, METH_VARARGS,
@@ -1845,6 +1917,8 @@ static PyMethodDef methods[] = {
     {"occasions_apart", py_occasions_apart, METH_VARARGS, "The kind of a pair once the records' dates are read."},
     {"verify_pair", py_verify_pair, METH_VARARGS,
      "The kind of a pair and its evidence: (kind, similarity, containments, conflicts, agreeing); text evidence into ev."},
+    {"value_pairs", py_value_pairs, METH_VARARGS,
+     "components.value_pairs: counts (pairs, hot) without out/hot arrays, fills them with."},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_match_c", "The match engine's kernels in C.", -1, methods,

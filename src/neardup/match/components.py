@@ -25,7 +25,7 @@ by more than ``max_posting`` representatives) counts the component's representat
 common to many documents of the batch puts them in one component anyway (they share it), where
 it becomes boilerplate as in one pass over the batch. A document alone in its component has no
 candidate: the pass would answer ``unique`` with no partner, so it does not run. The same
-components come out of one process (here, numba) and out of Spark's executors
+components come out of one process (the C kernel ``kernels.value_pairs``, numba without it) and out of Spark's executors
 (``neardup.integrations.spark.plan``): a component is named by its smallest document.
 
 Measured on the real corpora (docs/spark.md): the answer is the one-pass answer on zh-xwlb and
@@ -43,9 +43,10 @@ from __future__ import annotations
 
 import numpy as np
 import numpy.typing as npt
-from numba import njit
 
 from neardup.index.kernels import union_find_labels as union_find  # per node, its component's smallest node
+from neardup.match import kernels
+from neardup.match._numba_lazy import njit
 from neardup.match.cluster import Clusters
 from neardup.match.config import MatchConfig
 from neardup.match.engine import run_components
@@ -168,7 +169,7 @@ def counted_pairs(
     while i < n:
         j = i + chunk
         j = n if j >= n else int(np.searchsorted(values, values[j - 1], side="right"))  # whole values
-        packed, hot = value_pairs(
+        packed, hot = kernels.value_pairs(
             values[i:j], docs[i:j], posted[i:j], config.hot_posting, config.link_posters
         )
         p, c = count_pairs(packed)

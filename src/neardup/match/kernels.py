@@ -44,6 +44,7 @@ __all__ = [
     "run",
     "run_components",
     "text_evidence",
+    "value_pairs",
     "verify_pair",
 ]
 
@@ -267,3 +268,20 @@ def verify_pair(
         ev,
     )
     return kd, s, ca, cb, c, a, ev
+
+
+def value_pairs(
+    values: Any, docs: Any, posted: Any, hot_posting: int, link_posters: int
+) -> tuple[npt.NDArray[np.uint64], npt.NDArray[np.uint32]]:
+    """``components.value_pairs``: the packed sketch-edge pairs and the hot values of (value,
+    document, posted?) rows sorted by value, then document."""
+    if _c is None:
+        return _nb("components").value_pairs(values, docs, posted, hot_posting, link_posters)  # type: ignore[no-any-return]
+    v = np.ascontiguousarray(values, np.uint32)
+    d = np.ascontiguousarray(docs, np.int64)
+    p = np.ascontiguousarray(posted, np.bool_)
+    total, n_hot = _c.value_pairs(v, d, p, int(hot_posting), int(link_posters))
+    out = np.empty(total, np.uint64)
+    hot = np.empty(n_hot, np.uint32)
+    k, h = _c.value_pairs(v, d, p, int(hot_posting), int(link_posters), out, hot)
+    return out[:k], hot[:h]

@@ -427,9 +427,6 @@ def test_a_fresh_dedup_imports_no_numba(tmp_path: Path) -> None:
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr[-2000:]
     imported, _, stack = out.stdout.strip().splitlines()[-1].partition(" ")
-    if imported == "True" and "/neardup/match/components.py" in stack:
-        # the candidate graph's kernel (value_pairs) is numba's until it has a C version of its own
-        pytest.xfail("neardup.match.components imports numba (its value_pairs kernel is numba only)")
     assert imported == "False", stack
 
 
@@ -486,3 +483,25 @@ def test_the_engine_runs_without_importing_numba() -> None:
     assert out.returncode == 0, out.stderr[-2000:]
     backend, kind, imported = out.stdout.split()
     assert (backend, imported) == ("c", "False"), kind
+
+
+@pytest.mark.parametrize("hot_posting,link_posters", [(10_000, 8), (3, 2), (1, 1)])
+def test_value_pairs_in_c_is_numbas(hot_posting: int, link_posters: int) -> None:
+    """The candidate graph's pairs and hot values, C against numba, on random sorted rows."""
+    from neardup.match import kernels
+    from neardup.match.components import value_pairs as numba_value_pairs
+
+    if kernels.BACKEND != "c":
+        pytest.skip("the C extension was not built")
+    rng = np.random.default_rng(7)
+    for n in (0, 1, 60, 20_000):
+        v = rng.integers(0, max(1, n // 5) + 1, n).astype(np.uint32)
+        d = rng.integers(0, 100_000, n).astype(np.int64)
+        order = np.lexsort((d, v))
+        v, d = v[order], d[order]
+        posted = rng.random(n) < 0.5
+        got = kernels.value_pairs(v, d, posted, hot_posting, link_posters)
+        want = numba_value_pairs(v, d, posted, hot_posting, link_posters)
+        assert np.array_equal(got[0], want[0]) and np.array_equal(got[1], want[1])
+    with pytest.raises(ValueError, match="differ in length"):
+        kernels.value_pairs(v, d[:-1], posted, hot_posting, link_posters)
