@@ -423,8 +423,9 @@ class Chunk:
     xxh3: str | None = None
 
 
-def read_chunk(chunk: Chunk) -> Any:
-    """The rows of a chunk as an Arrow table (the row groups that hold them, sliced)."""
+def read_chunk(chunk: Chunk, columns: list[str] | None = None) -> Any:
+    """The rows of a chunk as an Arrow table (the row groups that hold them, sliced); ``columns``:
+    those only (default: all of ``COLUMNS``)."""
     pq = _pq()
     try:
         if chunk.xxh3 is not None:
@@ -448,7 +449,7 @@ def read_chunk(chunk: Chunk) -> Any:
                     start = offset
                 groups.append(g)
             offset += n
-        table = pf.read_row_groups(groups, columns=list(COLUMNS)) if groups else None
+        table = pf.read_row_groups(groups, columns=columns or list(COLUMNS)) if groups else None
     except (OSError, ValueError, KeyError, TypeError) as exc:  # ArrowInvalid is a ValueError
         raise FormatError(
             f"{chunk.uri} is not a readable corpus index part ({exc}); rebuild the index"
@@ -715,15 +716,21 @@ def spark_dedup(
     caller writes ``result.rows()``."""
     if merge and against is None:
         raise ConfigError("merge needs an index to merge into (against=INDEX_DIR)")
-    if out is not None and against is None and config.match.candidate_distance is None:
-        from neardup.integrations.spark.plan import distributed_dedup
-
-        plan = distributed_dedup(spark, docs, config, out, fmt, read_conf=read_conf)
-        return SparkDedupResult(result=None, seconds=plan.seconds, read=plan.read, summary=plan.summary)
-    secs: dict[str, float] = {}
     corpus = SparkCorpus(spark, against) if isinstance(against, str) else against
     if corpus is not None:
         corpus.check_settings(config)
+    if out is not None and config.match.candidate_distance is None:
+        from neardup.integrations.spark.plan import distributed_dedup
+
+        plan = distributed_dedup(
+            spark, docs, config, out, fmt, read_conf=read_conf, corpus=corpus, merge=merge
+        )
+        done = SparkDedupResult(result=None, seconds=plan.seconds, read=plan.read, summary=plan.summary)
+        if corpus is not None:
+            done.corpus_documents = len(corpus)
+            done.index_documents = plan.summary.get("index_documents")
+        return done
+    secs: dict[str, float] = {}
     t0 = time.perf_counter()
     stats = ReadStats()
     with session_conf(spark, read_conf or {}):
