@@ -5,18 +5,18 @@
    and signs it with ``neardup.match.page_signatures``, as ``neardup dedup`` signs it, in one
    ``mapInArrow`` pass (no shuffle). Out come signature columns (unsigned integers as signed bits of
    the same width) and each document's place (file, split, row).
-2. The driver collects the signatures (no text) into a ``Fingerprints``, in reading order, and runs
-   ``neardup.dedup.local.dedup_fingerprints``, the very function ``neardup dedup`` runs: batch
-   candidates, verification, clusters, keep rule.
-3. Against a corpus index, ``SparkCorpus`` finds the candidate pairs in the executors: the batch's
-   signatures are broadcast, each task reads one chunk of a Parquet part (the same rows
-   ``CorpusIndex.iter_signatures`` gives ``neardup dedup``: candidate look-ups skip values common
-   within a chunk, so the chunks must be the same) and runs ``neardup.match.cross_candidates``;
-   the pairs and the matched corpus rows (ids and signatures) come back to the driver and join the
-   clustering ahead of the batch, as in ``neardup dedup``.
-4. ``merge`` appends the batch's kept documents to the index as a new segment: a local index
-   through ``CorpusIndex.append``; elsewhere the same Parquet table (``arrow_table``) and header
-   (``merged_header``) are written through Hadoop's FileSystem.
+2. With an output directory (the command line) and no SimHash candidates, everything else is the
+   distributed plan (``plan.py``, ``against.py``): candidate graph, components, the engine per
+   component, output, and against a corpus index its candidates by joins on candidate keys and
+   ``--merge`` written by the executors; nothing per document reaches the driver.
+3. Otherwise (SimHash candidates, or no output directory) the driver path: the driver collects the
+   signatures (no text) into a ``Fingerprints``, in reading order, and runs
+   ``neardup.dedup.local.dedup_fingerprints``, the very function ``neardup dedup`` runs. Against a
+   corpus index ``SparkCorpus`` finds the candidate pairs in the executors (the batch's signatures
+   broadcast, one task per chunk running ``neardup.match.cross_candidates``).
+4. ``merge`` on the driver path appends the batch's kept documents to the index as a new segment:
+   a local index through ``CorpusIndex.append``; elsewhere the same Parquet table
+   (``arrow_table``) and header (``merged_header``) are written through Hadoop's FileSystem.
 5. The output rows are written by the executors (``output.write_output``).
 """
 

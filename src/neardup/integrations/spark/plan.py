@@ -13,6 +13,10 @@ checksum per round of the components' algorithm.
    order, with gaps where blank lines or bad records were. Ids made from ``file:line`` come from
    the splits' line counts; repeated ids are refused (one row to the driver) or renamed ``id#2``
    by ``unique_ids`` over the documents whose id repeats (and ids holding ``#``).
+2b. **against a corpus** (``against.py``): the batch's corpus candidates by joins on candidate
+   keys with ``neardup dedup --against``'s per-chunk rules; the matched corpus documents numbered
+   ahead of the batch (the batch's numbers shifted past them) with a ``fixed`` flag, so the stages
+   below run over corpus + batch and the engine treats them as representatives already.
 3. **candidate graph**: each document's sketch values as (value, document, posted?) rows,
    partitioned by value; per task the kernel ``neardup dedup`` runs (``value_pairs``) finds the
    sketch pairs (hot values left out), counted in the task and summed by a shuffle (``min_shared``
@@ -24,7 +28,8 @@ checksum per round of the components' algorithm.
    ``run_components`` (the kernel of ``neardup dedup``) over many components, then the keep rule
    and the output rows (``DedupResult.rows``) of those documents.
 6. **output**: the rows sorted by document (range partitions) and written by the executors; the
-   summary's counts are one aggregate.
+   summary's counts are one aggregate. ``--merge``: the kept documents written as the index's new
+   segment by the executors (``against.write_merge``).
 
 Memory: the driver holds one row per input split and per kind; an executor task holds one Arrow
 batch of signatures, one value partition's (value, document) rows, or the components of its share
