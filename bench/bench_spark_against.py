@@ -67,7 +67,7 @@ def probe(args: argparse.Namespace) -> None:
     batches = [int(x) for x in args.batches.split(",")]
     runs = [(b, sizes[0]) for b in batches] + [(batches[len(batches) // 2], c) for c in sizes[1:]]
     spark = get_spark(args.master, conf={"spark.ui.enabled": "false"})
-    spark.sparkContext.setLogLevel("FATAL")
+    spark.sparkContext.setLogLevel(os.environ.get("BENCH_SPARK_LOG", "FATAL"))
     cfg = DedupConfig()
     for b, c in runs:
         idx = _index(root, c)
