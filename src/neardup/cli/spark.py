@@ -135,7 +135,8 @@ def spark_dedup_cmd(
         summary["skipped"] = res.read.skipped
         summary["first_error"] = res.read.first_error
     if res.index_documents is not None:
-        summary["merged"] = int(res.result.keep.sum()) if res.result is not None else 0
+        if res.result is not None:  # the distributed plan counted it in its summary
+            summary["merged"] = int(res.result.keep.sum())
         summary["index_documents"] = res.index_documents
     if not quiet:
         echo_err(format_summary(summary, time.perf_counter() - t0, what="spark dedup"))

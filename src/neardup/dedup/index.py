@@ -597,8 +597,15 @@ class CorpusIndex:
         shutil.rmtree(tmp, ignore_errors=True)
         tmp.mkdir(parents=True)
         try:
-            if len(fps):
-                pq.write_table(arrow_table(fps, start), tmp / "part-00000.parquet", row_group_size=CHUNK_ROWS)
+            # one part per CHUNK_ROWS rows (the chunks every reader streams), as the Spark merge
+            # writes them: the same documents give the same files either way
+            for first in range(0, len(fps), CHUNK_ROWS):
+                part = fps.take(np.arange(first, min(first + CHUNK_ROWS, len(fps))))
+                pq.write_table(
+                    arrow_table(part, start + first),
+                    tmp / f"part-{first // CHUNK_ROWS:05d}.parquet",
+                    row_group_size=CHUNK_ROWS,
+                )
             parts = [
                 {
                     "file": f.name,
@@ -622,6 +629,39 @@ class CorpusIndex:
             fh.write(orjson.dumps(header, option=orjson.OPT_INDENT_2))
         self.header = header
         return seg
+
+    def segment_tmp(self, name: str) -> Path:
+        """A fresh hidden folder for the parts of segment ``name``, written by others (the Spark
+        merge's executors) and then handed to ``commit_segment``."""
+        remove_stale(self.path, ".", ".tmp-")  # segments of merges that were killed
+        tmp = self.path / f".{name}.tmp-{os.getpid()}"
+        shutil.rmtree(tmp, ignore_errors=True)
+        tmp.mkdir(parents=True)
+        return tmp
+
+    def commit_segment(self, tmp: Path, count: int, parts: list[dict[str, Any]]) -> dict[str, Any]:
+        """Make the parts in ``tmp`` (``segment_tmp``) the next segment: under the lock, refused
+        (StoreError, ``tmp`` removed) if another merge landed since the index was opened; each
+        part's size is checked against ``parts`` (file, rows, bytes, xxh3), the folder renamed into
+        place and the header replaced atomically."""
+        try:
+            with self._locked():
+                refuse_changed(self.path, self.header, CorpusIndex.open(self.path).header)
+                for pt in parts:
+                    f = tmp / str(pt["file"])
+                    if f.stat().st_size != int(pt["bytes"]):
+                        raise StoreError(f"{f}: {f.stat().st_size} bytes written, {pt['bytes']} expected")
+                name = segment_name(self.header)
+                final = self.path / name
+                shutil.rmtree(final, ignore_errors=True)  # left by an interrupted merge, never listed
+                os.replace(tmp, final)
+                header, seg = merged_header(self.header, count, parts)
+                with atomic_write(self.path / HEADER, "wb", join=False) as fh:
+                    fh.write(orjson.dumps(header, option=orjson.OPT_INDENT_2))
+                self.header = header
+                return seg
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
 
     def append(self, fps: Fingerprints) -> dict[str, Any]:
         """Add documents as a new segment (the merge step); the header swap makes it visible.

@@ -9,6 +9,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 from click.testing import CliRunner
 
@@ -133,6 +134,7 @@ def test_spark_dedup_refuses_a_repeated_id_with_the_message_of_neardup_dedup(
     assert messages[0] == messages[1] and f"duplicate id {docs[2]['id']!r}" in messages[0]
 
 
+@pytest.mark.timeout(1500)
 def test_spark_dedup_against_an_index_with_merge_writes_the_lines_of_neardup_dedup(
     spark: Any, tmp_path: Path, labelled: tuple[list[dict[str, Any]], list[dict[str, Any]]]
 ) -> None:
@@ -195,6 +197,7 @@ def test_spark_dedup_refuses_the_simhash_only_options_with_one_line(tmp_path: Pa
     assert f"{option} was replaced by the match engine" in str(res.exception)
 
 
+@pytest.mark.timeout(1500)
 def test_spark_dedup_through_hadoop_filesystems_writes_and_merges_what_neardup_dedup_does(
     spark: Any,
     tmp_path: Path,
@@ -223,3 +226,84 @@ def test_spark_dedup_through_hadoop_filesystems_writes_and_merges_what_neardup_d
     assert {k: v for k, v in merged.header.items() if k not in strip} == {
         k: v for k, v in CorpusIndex.open(idx).header.items() if k not in strip
     }
+
+
+def _boilerplate(docs: list[dict[str, Any]], n: int, tag: str) -> list[dict[str, Any]]:
+    """``n`` documents that are each a short piece of a different text and one long shared footer:
+    the footer's sketch values are posted by every one of them."""
+    footer = docs[0]["text"]
+    return [{"id": f"{tag}-{i}", "text": docs[(i + 1) % len(docs)]["text"][:40] + footer} for i in range(n)]
+
+
+@pytest.fixture
+def corpus_and_batch(
+    tmp_path: Path, labelled: tuple[list[dict[str, Any]], list[dict[str, Any]]]
+) -> tuple[Path, str]:
+    """A two-segment index (sources and 12 footer documents) and a batch (copies, 8 more footer
+    documents: 20 posters of the footer's values in all, over max_posting's 16, 12 in the index)."""
+    docs, truth = labelled
+    kind = {t["id"]: t["kind"] for t in truth}
+    sources = [d for d in docs if kind[d["id"]] in ("original", "hard_negative")]
+    copies = [d for d in docs if kind[d["id"]] not in ("original", "hard_negative")]
+    idx = tmp_path / "idx"
+    first = [*sources[::2], *_boilerplate(sources, 12, "c")]
+    run("index", "build", write_jsonl(tmp_path / "s1.jsonl", first), "-o", str(idx), "-j", "1")
+    s2 = write_jsonl(tmp_path / "s2.jsonl", sources[1::2])
+    run("dedup", s2, "--against", str(idx), "--merge", "--out", str(tmp_path / "s2.out.jsonl"), "-j", "1")
+    batch = write_jsonl(tmp_path / "batch.jsonl", [*copies, *_boilerplate(sources[3:], 8, "b"), *sources[:3]])
+    return idx, batch
+
+
+def test_spark_corpus_candidates_are_the_pairs_neardup_dedup_finds(
+    spark: Any, corpus_and_batch: tuple[Path, str]
+) -> None:
+    """The join on candidate keys finds the (corpus position, batch document) pairs the chunked
+    scan of ``neardup dedup --against`` finds, boilerplate rule included."""
+    from neardup.dedup import CorpusIndex, DedupConfig
+    from neardup.dedup.fingerprints import fingerprint_records
+    from neardup.dedup.local import corpus_candidates
+    from neardup.integrations.spark import SparkCorpus, read_documents
+    from neardup.integrations.spark.against import corpus_candidates_df
+    from neardup.integrations.spark.job import signature_df
+    from neardup.io import iter_records
+
+    idx, batch = corpus_and_batch
+    cfg = DedupConfig(workers=1)
+    fps = fingerprint_records(iter_records([batch]), cfg)
+    cpos, brow = corpus_candidates(fps, cfg, CorpusIndex.open(idx))
+    want = set(zip(cpos.tolist(), brow.tolist(), strict=True))
+    sig = signature_df(read_documents(spark, [batch]), cfg).filter("error is null")
+    docs = sig.selectExpr("row as doc", "exact", "content", "sketch")  # one file, one split: row = doc
+    got = {
+        (int(r["pos"]), int(r["doc"]))
+        for r in corpus_candidates_df(spark, SparkCorpus(spark, str(idx)), docs, cfg).collect()
+    }
+    assert got == want and len(want) > 10
+    # the footer's values: posted by at most 16 documents of the index's chunk, by more with the batch's
+    (_, chunk), *_ = CorpusIndex.open(idx).iter_signatures()
+    posted = cfg.match.posted
+    in_chunk = np.unique(chunk.sketch[:, :posted], return_counts=True)
+    in_batch = dict(
+        zip(*(a.tolist() for a in np.unique(fps.sigs.sketch[:, :posted], return_counts=True)), strict=True)
+    )
+    both_counts = [
+        c + in_batch.get(v, 0) for v, c in zip(*(a.tolist() for a in in_chunk), strict=True) if c <= 16
+    ]
+    assert max(both_counts) > 16
+
+
+@pytest.mark.timeout(1500)
+@pytest.mark.parametrize("partitions", ["1", "3"])
+def test_spark_dedup_against_an_index_writes_the_lines_of_neardup_dedup_at_any_partition_count(
+    spark: Any, tmp_path: Path, corpus_and_batch: tuple[Path, str], partitions: str
+) -> None:
+    idx, batch = corpus_and_batch
+    shutil.copytree(idx, tmp_path / "idx-spark")
+    pair = (idx, tmp_path / "idx-spark")
+    rows = [json.loads(line) for line in both([batch], tmp_path, "--partitions", partitions, against=pair)]
+    assert any(r["kind"] == "indexed" for r in rows) and any(r["duplicate_of"] for r in rows)
+    strip = ("created", "updated")
+    headers = [
+        {k: v for k, v in json.loads((p / "header.json").read_text()).items() if k not in strip} for p in pair
+    ]
+    assert headers[0] == headers[1] and len(headers[0]["segments"]) == 3

@@ -5,18 +5,18 @@
    and signs it with ``neardup.match.page_signatures``, as ``neardup dedup`` signs it, in one
    ``mapInArrow`` pass (no shuffle). Out come signature columns (unsigned integers as signed bits of
    the same width) and each document's place (file, split, row).
-2. The driver collects the signatures (no text) into a ``Fingerprints``, in reading order, and runs
-   ``neardup.dedup.local.dedup_fingerprints``, the very function ``neardup dedup`` runs: batch
-   candidates, verification, clusters, keep rule.
-3. Against a corpus index, ``SparkCorpus`` finds the candidate pairs in the executors: the batch's
-   signatures are broadcast, each task reads one chunk of a Parquet part (the same rows
-   ``CorpusIndex.iter_signatures`` gives ``neardup dedup``: candidate look-ups skip values common
-   within a chunk, so the chunks must be the same) and runs ``neardup.match.cross_candidates``;
-   the pairs and the matched corpus rows (ids and signatures) come back to the driver and join the
-   clustering ahead of the batch, as in ``neardup dedup``.
-4. ``merge`` appends the batch's kept documents to the index as a new segment: a local index
-   through ``CorpusIndex.append``; elsewhere the same Parquet table (``arrow_table``) and header
-   (``merged_header``) are written through Hadoop's FileSystem.
+2. With an output directory (the command line) and no SimHash candidates, everything else is the
+   distributed plan (``plan.py``, ``against.py``): candidate graph, components, the engine per
+   component, output, and against a corpus index its candidates by joins on candidate keys and
+   ``--merge`` written by the executors; nothing per document reaches the driver.
+3. Otherwise (SimHash candidates, or no output directory) the driver path: the driver collects the
+   signatures (no text) into a ``Fingerprints``, in reading order, and runs
+   ``neardup.dedup.local.dedup_fingerprints``, the very function ``neardup dedup`` runs. Against a
+   corpus index ``SparkCorpus`` finds the candidate pairs in the executors (the batch's signatures
+   broadcast, one task per chunk running ``neardup.match.cross_candidates``).
+4. ``merge`` on the driver path appends the batch's kept documents to the index as a new segment:
+   a local index through ``CorpusIndex.append``; elsewhere the same Parquet table
+   (``arrow_table``) and header (``merged_header``) are written through Hadoop's FileSystem.
 5. The output rows are written by the executors (``output.write_output``).
 """
 
@@ -427,8 +427,9 @@ class Chunk:
     xxh3: str | None = None
 
 
-def read_chunk(chunk: Chunk) -> Any:
-    """The rows of a chunk as an Arrow table (the row groups that hold them, sliced)."""
+def read_chunk(chunk: Chunk, columns: list[str] | None = None) -> Any:
+    """The rows of a chunk as an Arrow table (the row groups that hold them, sliced); ``columns``:
+    those only (default: all of ``COLUMNS``)."""
     pq = _pq()
     try:
         if chunk.xxh3 is not None:
@@ -452,7 +453,7 @@ def read_chunk(chunk: Chunk) -> Any:
                     start = offset
                 groups.append(g)
             offset += n
-        table = pf.read_row_groups(groups, columns=list(COLUMNS)) if groups else None
+        table = pf.read_row_groups(groups, columns=columns or list(COLUMNS)) if groups else None
     except (OSError, ValueError, KeyError, TypeError) as exc:  # ArrowInvalid is a ValueError
         raise FormatError(
             f"{chunk.uri} is not a readable corpus index part ({exc}); rebuild the index"
@@ -719,15 +720,21 @@ def spark_dedup(
     caller writes ``result.rows()``."""
     if merge and against is None:
         raise ConfigError("merge needs an index to merge into (against=INDEX_DIR)")
-    if out is not None and against is None and config.match.candidate_distance is None:
-        from neardup.integrations.spark.plan import distributed_dedup
-
-        plan = distributed_dedup(spark, docs, config, out, fmt, read_conf=read_conf)
-        return SparkDedupResult(result=None, seconds=plan.seconds, read=plan.read, summary=plan.summary)
-    secs: dict[str, float] = {}
     corpus = SparkCorpus(spark, against) if isinstance(against, str) else against
     if corpus is not None:
         corpus.check_settings(config)
+    if out is not None and config.match.candidate_distance is None:
+        from neardup.integrations.spark.plan import distributed_dedup
+
+        plan = distributed_dedup(
+            spark, docs, config, out, fmt, read_conf=read_conf, corpus=corpus, merge=merge
+        )
+        done = SparkDedupResult(result=None, seconds=plan.seconds, read=plan.read, summary=plan.summary)
+        if corpus is not None:
+            done.corpus_documents = len(corpus)
+            done.index_documents = plan.summary.get("index_documents")
+        return done
+    secs: dict[str, float] = {}
     t0 = time.perf_counter()
     stats = ReadStats()
     with session_conf(spark, read_conf or {}):

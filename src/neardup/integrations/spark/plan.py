@@ -13,6 +13,10 @@ checksum per round of the components' algorithm.
    order, with gaps where blank lines or bad records were. Ids made from ``file:line`` come from
    the splits' line counts; repeated ids are refused (one row to the driver) or renamed ``id#2``
    by ``unique_ids`` over the documents whose id repeats (and ids holding ``#``).
+2b. **against a corpus** (``against.py``): the batch's corpus candidates by joins on candidate
+   keys with ``neardup dedup --against``'s per-chunk rules; the matched corpus documents numbered
+   ahead of the batch (the batch's numbers shifted past them) with a ``fixed`` flag, so the stages
+   below run over corpus + batch and the engine treats them as representatives already.
 3. **candidate graph**: each document's sketch values as (value, document, posted?) rows,
    partitioned by value; per task the kernel ``neardup dedup`` runs (``value_pairs``) finds the
    sketch pairs (hot values left out), counted in the task and summed by a shuffle (``min_shared``
@@ -24,7 +28,8 @@ checksum per round of the components' algorithm.
    ``run_components`` (the kernel of ``neardup dedup``) over many components, then the keep rule
    and the output rows (``DedupResult.rows``) of those documents.
 6. **output**: the rows sorted by document (range partitions) and written by the executors; the
-   summary's counts are one aggregate.
+   summary's counts are one aggregate. ``--merge``: the kept documents written as the index's new
+   segment by the executors (``against.write_merge``).
 
 Memory: the driver holds one row per input split and per kind; an executor task holds one Arrow
 batch of signatures, one value partition's (value, document) rows, or the components of its share
@@ -76,7 +81,7 @@ SIG_COLUMNS = (
 GRAPH_SCHEMA = "p long, n int"
 #: the engine stage's rows: the document, its output line (JSON) or Parquet columns, its kind's
 #: code and whether it is kept
-LINE_SCHEMA = "doc long, value string, kind byte, keep boolean"
+LINE_SCHEMA = "doc long, value string, kind byte, keep boolean, indexed boolean, cluster_doc long"
 
 
 def _parquet_schema() -> str:
@@ -87,7 +92,7 @@ def _parquet_schema() -> str:
     evidence = from_arrow_type(_evidence_type()).simpleString()
     return (
         "doc long, id string, cluster string, duplicate_of string, kind string, related_to string, "
-        f"distance int, evidence {evidence}, kind_code byte, keep boolean"
+        f"distance int, evidence {evidence}, kind_code byte, keep boolean, indexed boolean, cluster_doc long"
     )
 
 
@@ -359,6 +364,39 @@ def connected_components(edges: Any, max_rounds: int = 200) -> tuple[Any, int]:
     return e.select(F.col("x").alias("doc"), F.col("y").alias("comp")), rounds
 
 
+# -------------------------------------------------------------------------------------- against
+def _with_corpus(spark: Any, corpus: Any, docs_df: Any, config: DedupConfig) -> tuple[Any, int]:
+    """The plan's documents with the batch's matched corpus documents ahead of them: the corpus
+    documents numbered 0, 1, ... by position, the batch's numbers shifted past them, a ``fixed``
+    column true for the corpus's (``neardup.integrations.spark.against``). Returns them and the
+    number of matched corpus documents (one count on the driver)."""
+    from pyspark import StorageLevel
+
+    from neardup.integrations.spark.against import corpus_candidates_df, corpus_rows_df, dense_numbers
+
+    F = _functions()
+    pairs = corpus_candidates_df(spark, corpus, docs_df, config)
+    ranked = dense_numbers(spark, pairs, "pos", "rank").persist(StorageLevel.MEMORY_AND_DISK)
+    matched = ranked.count()
+    if not matched:
+        ranked.unpersist()
+        return docs_df.withColumn("fixed", F.lit(False)), 0
+    rows = corpus_rows_df(spark, corpus, ranked).select(
+        F.col("rank").alias("doc"),
+        "id",
+        F.lit(None).cast("long").alias("line"),
+        F.lit(None).cast("string").alias("source"),
+        F.lit(None).cast("string").alias("order"),
+        *SIG_COLUMNS,
+        F.lit(True).alias("fixed"),
+    )
+    shifted = docs_df.withColumn("doc", F.col("doc") + F.lit(matched)).withColumn("fixed", F.lit(False))
+    both = rows.unionByName(shifted).persist(StorageLevel.MEMORY_AND_DISK)
+    both.count()
+    ranked.unpersist()
+    return both, matched
+
+
 # --------------------------------------------------------------------------------------- engine
 def _engine_task(config: DedupConfig, fmt: str, verified: Any) -> Any:
     """mapInArrow over documents partitioned by component, sorted by (component, document): the
@@ -371,26 +409,44 @@ def _engine_task(config: DedupConfig, fmt: str, verified: Any) -> Any:
         import pyarrow as pa
 
         n = table.num_rows
-        sigs = signatures_of(table, widths)
         comp = table.column("comp").to_numpy()
-        starts = np.flatnonzero(np.r_[True, comp[1:] != comp[:-1]])
+        n_fixed = 0
+        if "fixed" in table.schema.names:
+            # matched corpus documents (representatives already) go first, as dedup_fingerprints
+            # puts them ahead of the batch; each component's rows stay ascending
+            fixed = table.column("fixed").to_numpy(zero_copy_only=False).astype(np.bool_)
+            n_fixed = int(fixed.sum())
+            if n_fixed:
+                perm = np.r_[np.flatnonzero(fixed), np.flatnonzero(~fixed)]
+                table, comp = table.take(pa.array(perm)), comp[perm]
+        sigs = signatures_of(table, widths)
+        order = np.lexsort((np.arange(n), comp))
+        sc = comp[order]
+        starts = np.flatnonzero(np.r_[True, sc[1:] != sc[:-1]])
         sizes = np.diff(np.r_[starts, n])
         multi = sizes > 1
         ptr = np.r_[0, np.cumsum(sizes[multi])].astype(np.int64)
-        rows = np.flatnonzero(np.repeat(multi, sizes)).astype(np.int64)
+        rows = order[np.repeat(multi, sizes)].astype(np.int64)
         if reads_dates(cfg):
+            # the batch's dates; matched corpus rows carry none (an index stores no dates), as locally
             sigs.day = days_of(table.column("order").to_pylist(), n)
-        out = run_components(sigs, cfg, ptr, rows)
+        out = run_components(sigs, cfg, ptr, rows, fixed=n_fixed)
         verified.add(int(out["verified"][0]))
         clusters = Clusters.from_run(out)
         ids = [str(i) for i in table.column("id").to_pylist()]
-        order = table.column("order").to_pylist() if cfg.keep == "newest" else None
-        fps = Fingerprints(ids=ids, sigs=sigs, order=order)
-        kept = keepers(clusters.rep, fps, 0, cfg.keep)
-        res = DedupResult(fps=fps, clusters=clusters, prefix_ids=[], kept=kept, sigs=sigs, config=cfg)
-        doc = pa.array(table.column("doc").to_numpy(), pa.int64())
-        kind = pa.array(clusters.kind.astype(np.int8))
+        keep_order = table.column("order").to_pylist()[n_fixed:] if cfg.keep == "newest" else None
+        batch = np.arange(n_fixed, n, dtype=np.int64)
+        fps = Fingerprints(ids=ids[n_fixed:], sigs=sigs.take(batch) if n_fixed else sigs, order=keep_order)
+        kept = keepers(clusters.rep, fps, n_fixed, cfg.keep)
+        res = DedupResult(
+            fps=fps, clusters=clusters, prefix_ids=ids[:n_fixed], kept=kept, sigs=sigs, config=cfg
+        )
+        docs = table.column("doc").to_numpy()
+        doc = pa.array(docs[n_fixed:], pa.int64())
+        kind = pa.array(clusters.kind[n_fixed:].astype(np.int8))
         keep = pa.array(res.keep)
+        extra = [pa.array(res.indexed()), pa.array(docs[kept[n_fixed:]].astype(np.int64))]
+        extra_names = ["indexed", "cluster_doc"]
         lines = list(decision_rows(res))  # the rows neardup dedup writes
         if fmt == "parquet":
             cols = {
@@ -399,11 +455,20 @@ def _engine_task(config: DedupConfig, fmt: str, verified: Any) -> Any:
             }
             cols["distance"] = pa.array([r.get("distance") for r in lines], pa.int32())
             return pa.RecordBatch.from_arrays(
-                [doc, *cols.values(), _evidence(struct, [r.get("evidence") for r in lines]), kind, keep],
-                names=["doc", *cols, "evidence", "kind_code", "keep"],
+                [
+                    doc,
+                    *cols.values(),
+                    _evidence(struct, [r.get("evidence") for r in lines]),
+                    kind,
+                    keep,
+                    *extra,
+                ],
+                names=["doc", *cols, "evidence", "kind_code", "keep", *extra_names],
             )
         value = pa.array([orjson.dumps(r).decode() for r in lines], pa.string())
-        return pa.RecordBatch.from_arrays([doc, value, kind, keep], names=["doc", "value", "kind", "keep"])
+        return pa.RecordBatch.from_arrays(
+            [doc, value, kind, keep, *extra], names=["doc", "value", "kind", "keep", *extra_names]
+        )
 
     def task(batches: Iterator[Any]) -> Iterator[Any]:
         import pyarrow as pa
@@ -455,9 +520,13 @@ def distributed_dedup(
     fmt: str | None = None,
     *,
     read_conf: dict[str, str] | None = None,
+    corpus: Any | None = None,
+    merge: bool = False,
 ) -> DistributedResult:
     """Dedup the documents ``read_documents`` found and write the output rows to ``out``, every
-    stage in the executors (the module's docstring)."""
+    stage in the executors (the module's docstring). ``corpus``: a ``SparkCorpus`` the batch is
+    deduplicated against (``neardup.integrations.spark.against``); ``merge``: then add the
+    batch's kept documents to it."""
     from pyspark import StorageLevel
 
     from neardup.integrations.spark.job import session_conf, signature_df
@@ -501,8 +570,15 @@ def distributed_dedup(
         stats.read = n
         secs["signatures"] = time.perf_counter() - t0
 
+        matched = 0
+        batch_df = docs_df
+        if corpus is not None and n and corpus.chunks():
+            t5 = time.perf_counter()
+            docs_df, matched = _with_corpus(spark, corpus, docs_df, config)
+            secs["against"] = time.perf_counter() - t5
+
         t1 = time.perf_counter()
-        engine_parts = max(parts, -(-n // 100_000))
+        engine_parts = max(parts, -(-(n + matched) // 100_000))
         edges = _candidate_graph(docs_df, config, engine_parts)
         labels, rounds = connected_components(edges)
         secs["components"] = time.perf_counter() - t1
@@ -521,29 +597,51 @@ def distributed_dedup(
         )
         code = "kind_code" if kind == "parquet" else "kind"
         counts = (
-            lines.groupBy(code)
+            lines.groupBy(code, "indexed")
             .agg(F.count(F.lit(1)).alias("n"), F.sum(F.col("keep").cast("long")).alias("kept"))
             .collect()
         )
+        clusters = kept_n = sum(int(r["kept"] or 0) for r in counts)
+        if matched:  # a cluster may be kept in the corpus: count the batch's clusters
+            clusters = lines.filter(~F.col("indexed")).select("cluster_doc").distinct().count()
         secs["match"] = time.perf_counter() - t2
 
         t3 = time.perf_counter()
-        ordered = lines.orderBy("doc").drop("doc", code, "keep")
+        ordered = lines.orderBy("doc").drop("doc", code, "keep", "indexed", "cluster_doc")
         write_frame(spark, out, ordered, kind)
         secs["output"] = time.perf_counter() - t3
+        index_documents = None
+        if merge and corpus is not None:
+            from neardup.integrations.spark.against import write_merge
+
+            t4 = time.perf_counter()
+            batch_rows = docs_df.filter(~F.col("fixed")) if matched else docs_df
+            kept_df = batch_rows.join(lines.filter(F.col("keep")).select("doc"), "doc")
+            index_documents = write_merge(spark, corpus, kept_df, kept_n, config)
+            secs["merge"] = time.perf_counter() - t4
         lines.unpersist()
         docs_df.unpersist()
-    kept = sum(int(r["kept"] or 0) for r in counts)
+        batch_df.unpersist()
+    n_indexed = sum(int(r["n"]) for r in counts if r["indexed"])
     summary: dict[str, Any] = {
         "documents": n,
-        "clusters": kept,
-        "kept": kept,
-        "duplicates": n - kept,
-        "indexed": 0,
+        "clusters": clusters if n > n_indexed else 0,
+        "kept": kept_n,
+        "duplicates": n - kept_n - n_indexed,
+        "indexed": n_indexed,
     }
-    by_code = {int(r[code]): int(r["n"]) for r in counts}
+    by_code: dict[int, int] = {}
+    for r in counts:
+        if not r["indexed"]:
+            by_code[int(r[code])] = by_code.get(int(r[code]), 0) + int(r["n"])
     for c, name in enumerate(KINDS[1:], start=1):
         summary[f"kind_{name}"] = by_code.get(c, 0)
     summary["verified_pairs"] = int(verified.value)
+    if corpus is not None:
+        summary["corpus_matched"] = matched
+        summary["corpus_documents"] = len(corpus)
+    if index_documents is not None:
+        summary["merged"] = kept_n
+        summary["index_documents"] = index_documents
     summary["components_rounds"] = rounds
     return DistributedResult(summary=summary, seconds=secs, read=stats, rounds=rounds)
