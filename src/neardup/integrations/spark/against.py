@@ -40,6 +40,7 @@ from neardup.dedup.config import DedupConfig
 from neardup.dedup.fingerprints import Fingerprints
 from neardup.dedup.index import CHUNK_ROWS, arrow_table, merged_header, refuse_changed, segment_name
 from neardup.dedup.index import signatures_of as _signatures_of
+from neardup.integrations.spark.plan import SIG_COLUMNS
 
 __all__ = ["corpus_candidates_df", "corpus_rows_df", "write_merge"]
 
@@ -135,20 +136,7 @@ def _signature_rows(part: Any) -> Any:
                 pa.array(s.prof[s.prof_ptr[0] : s.prof_ptr[-1]].view(np.int32), pa.int32()),
             ),
         ],
-        names=[
-            "pos",
-            "id",
-            "exact",
-            "content",
-            "simhash",
-            "layout",
-            "has_layout",
-            "size",
-            "tokens",
-            "sketch",
-            "numbers",
-            "profile",
-        ],
+        names=["pos", "id", *SIG_COLUMNS],
     )
 
 
