@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-DATA_DIR = Path(os.environ.get("NEARDUP_DATA", ROOT.parent / "shared" / "data"))
+from neardup_testing import DATA_DIR  # noqa: E402
+
 # a cold kernel cache prints a notice on a CLI's stderr; tests that read stderr line by line do not
 # expect it (the feedback tests ask for it explicitly)
 os.environ.setdefault("NEARDUP_COMPILE_NOTICE", "0")

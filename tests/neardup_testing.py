@@ -2,12 +2,31 @@
 
 from __future__ import annotations
 
+import gzip
+import json
+import os
 import subprocess
 import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+#: the shared corpora (``../shared/data``, or ``$NEARDUP_DATA``)
+DATA_DIR = Path(
+    os.environ.get("NEARDUP_DATA", Path(__file__).resolve().parents[1].parent / "shared" / "data")
+)
+
+
+def corpus_texts(limit: int) -> list[str]:
+    """The first ``limit`` texts of each of the four shared corpora (none when they are missing)."""
+    out: list[str] = []
+    if not DATA_DIR.is_dir():
+        return out
+    for name in ("zh-xwlb.jsonl.gz", "en-bbc.jsonl.gz", "zh-rmrb-xwlb-2020.jsonl.gz", "en-20news.jsonl.gz"):
+        with gzip.open(DATA_DIR / name, "rt", encoding="utf-8") as f:
+            out += [json.loads(line)["text"] for _, line in zip(range(limit), f, strict=False)]
+    return out
 
 
 def components(groups: list[list[int]]) -> set[frozenset[int]]:

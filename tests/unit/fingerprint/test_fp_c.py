@@ -4,11 +4,8 @@ and XXH3, on random texts over the characters the kernels treat apart and on the
 
 from __future__ import annotations
 
-import gzip
-import json
 import os
 import random
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -16,10 +13,10 @@ import xxhash
 
 from neardup.fingerprint import _fast, _fast_numba, _kernels_numba
 from neardup.fingerprint._xxh3 import secret
+from neardup_testing import corpus_texts
 
 _fp_c = pytest.importorskip("neardup.fingerprint._fp_c", reason="the C extension is not built here")
 
-DATA = Path(os.environ.get("NEARDUP_DATA", Path(__file__).resolve().parents[3].parent / "shared" / "data"))
 # ASCII upper and lower case, digits, every kind of space, full-width forms (compat_map), letters
 # with case beyond ASCII, combining marks, Hangul jamo, CJK, characters beyond the BMP, a surrogate
 _ALPHABET = list(
@@ -33,17 +30,7 @@ def _random_texts(k: int, seed: int, longest: int = 200) -> list[str]:
     return ["".join(rng.choices(_ALPHABET, k=rng.randint(0, longest))) for _ in range(k)]
 
 
-def _corpus(limit: int) -> list[str]:
-    out: list[str] = []
-    if not DATA.is_dir():
-        return out
-    for name in ("zh-xwlb.jsonl.gz", "en-bbc.jsonl.gz", "zh-rmrb-xwlb-2020.jsonl.gz", "en-20news.jsonl.gz"):
-        with gzip.open(DATA / name, "rt", encoding="utf-8") as f:
-            out += [json.loads(line)["text"] for _, line in zip(range(limit), f, strict=False)]
-    return out
-
-
-TEXTS = _random_texts(2_000, seed=25) + _corpus(500)
+TEXTS = _random_texts(2_000, seed=25) + corpus_texts(500)
 
 
 def test_xxh3_equals_the_xxhash_package_up_to_240_bytes() -> None:

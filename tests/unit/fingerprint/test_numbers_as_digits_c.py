@@ -6,19 +6,17 @@ from __future__ import annotations
 
 import gzip
 import json
-import os
 import random
 import sys
-from pathlib import Path
 
 import pytest
 
 from neardup.fingerprint._fast import normalize_batch
 from neardup.text.normalize import _numbers_as_digits_py, numbers_as_digits
+from neardup_testing import DATA_DIR
 
 _fp_c = pytest.importorskip("neardup.fingerprint._fp_c", reason="the C extension is not built here")
 
-DATA = Path(os.environ.get("NEARDUP_DATA", Path(__file__).resolve().parents[3].parent / "shared" / "data"))
 CORPORA = ("zh-xwlb.jsonl.gz", "zh-rmrb-xwlb-2020.jsonl.gz", "en-bbc.jsonl.gz", "en-20news.jsonl.gz")
 
 TRICKY = [
@@ -149,7 +147,7 @@ def test_rejects_what_is_not_a_string() -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize("name", CORPORA)
 def test_c_equals_python_on_every_text_of_the_corpora(name: str) -> None:
-    path = DATA / name
+    path = DATA_DIR / name
     if not path.is_file():
         pytest.skip(f"{path} is missing")
     with gzip.open(path, "rt", encoding="utf-8") as f:

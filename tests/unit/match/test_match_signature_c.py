@@ -4,11 +4,8 @@ and split over threads; the profile gathers; the sketch posting pairs."""
 
 from __future__ import annotations
 
-import gzip
-import json
 import os
 import random
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -17,10 +14,10 @@ from neardup.fingerprint._fast import to_codepoints
 from neardup.match import _signature_numba, candidates, signature
 from neardup.match.config import MatchConfig
 from neardup.text.normalize import numbers_as_digits
+from neardup_testing import corpus_texts
 
 pytest.importorskip("neardup.fingerprint._fp_c", reason="the C extension is not built here")
 
-DATA = Path(os.environ.get("NEARDUP_DATA", Path(__file__).resolve().parents[3].parent / "shared" / "data"))
 # quote marks opening a line, newlines, digits, Chinese numerals and occasion units (年月日号届次期周 第),
 # letters, full-width and traditional forms, CJK beyond the BMP and other astral characters
 _ALPHABET = list(
@@ -33,17 +30,7 @@ def _random_texts(k: int, seed: int) -> list[str]:
     return ["".join(rng.choices(_ALPHABET, k=rng.randint(0, 150))) for _ in range(k)]
 
 
-def _corpus(limit: int) -> list[str]:
-    out: list[str] = []
-    if not DATA.is_dir():
-        return out
-    for name in ("zh-xwlb.jsonl.gz", "en-bbc.jsonl.gz", "zh-rmrb-xwlb-2020.jsonl.gz", "en-20news.jsonl.gz"):
-        with gzip.open(DATA / name, "rt", encoding="utf-8") as f:
-            out += [json.loads(line)["text"] for _, line in zip(range(limit), f, strict=False)]
-    return out
-
-
-TEXTS = _random_texts(1_500, seed=25) + _corpus(400)
+TEXTS = _random_texts(1_500, seed=25) + corpus_texts(400)
 
 
 @pytest.mark.parametrize(("n", "k", "m"), [(5, 128, 16), (3, 16, 0), (1, 4, 2), (9, 0, 1)])
