@@ -58,6 +58,11 @@ _CN_DIGIT = {
 }
 _CN_UNIT = {"十": 10, "百": 100, "千": 1000}
 _CN_BIG = {"万": 10**4, "亿": 10**8}
+# the characters of numbers that traditional script writes another way (萬 億 兩, and 屆 after a
+# session number): read as simplified first, so "1.35億" is the number "1.35亿" is and 十四屆 the
+# session 十四届 is; every other character of a traditional text folds later, in the tokenizer's
+# table (``fold_table``)
+_TRADITIONAL_NUMERALS = str.maketrans("萬億兩屆", "万亿两届")
 # a Chinese numeral with a place unit (十 百 千 万 亿), or four digit characters before 年 (a year)
 _CN_NUMBER = re.compile(
     r"[〇零一二两三四五六七八九十百千万亿]*[十百千][〇零一二两三四五六七八九十百千万亿]*|[〇零一二三四五六七八九]{4}(?=年)"
@@ -107,7 +112,11 @@ def numbers_as_digits(text: str) -> str:
 
     >>> numbers_as_digits("二〇二〇年，全年增长十五万人，达到1.5万亿元，即15,000亿元")
     '2020年，全年增长150000人，达到1500000000000元，即1500000000000元'
+    >>> numbers_as_digits("遊客1.35億人次，十四屆")  # traditional script's numerals
+    '遊客135000000人次，14届'
     """
+    if "萬" in text or "億" in text or "兩" in text or "屆" in text:
+        text = text.translate(_TRADITIONAL_NUMERALS)
     if _fp_c is not None:
         out: str | None = _fp_c.numbers_as_digits(text)
         if out is not None:
