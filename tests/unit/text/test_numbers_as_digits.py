@@ -24,6 +24,10 @@ from neardup.text.normalize import numbers_as_digits
         ("2024年 and 1,000 and 三千", "2024年 and 1000 and 3000"),
         ("遊客1.35億人次，增15萬", "遊客135000000人次，增150000"),
         ("十四屆全國人大", "14届全國人大"),
+        ("Three goals and twenty-five shots", "3 goals and 25 shots"),
+        ("a £9.4m deal, £9.4 million, 3bn and 2 Thousand", "a £9400000 deal, £9400000, 3000000000 and 2000"),
+        ("76 per cent, 76 percent, 76%, a percentage", "76%, 76%, 76%, a percentage"),
+        ("someone, one-off, twenty-seventeen, x5m", "someone, 1-off, 20-17, x5m"),
     ],
 )
 def test_each_rewrite(text: str, want: str) -> None:
@@ -51,3 +55,24 @@ def test_a_repost_in_traditional_script_reads_as_its_simplified_source() -> None
     ev = compare_texts(src, trad, MatchConfig())
     assert ev.kind in ("content", "near"), ev
     assert ev.number_conflicts == 0
+
+
+def test_an_english_repost_with_numbers_written_another_way_is_a_near_copy() -> None:
+    """Number words, scale abbreviations and "per cent" read as the digits and signs of the source:
+    "four" -> "4" in two places is not a template's subject replaced alike."""
+    from neardup.match import MatchConfig, compare_texts
+
+    src = (
+        "The coach named four new caps in his squad for the tour, and said four more could follow. "
+        "The union agreed a £9.4m deal with the broadcaster, a rise of 12% on the last contract. "
+        "Two of the new caps play their club rugby in France, where the season ends in May. "
+        "The squad meets on Monday and flies out at the end of the week for the first of three tests."
+    )
+    copy = (
+        "The coach named 4 new caps in his squad for the tour, and said 4 more could follow. "
+        "The union agreed a £9.4 million deal with the broadcaster, a rise of 12 per cent on the last contract. "
+        "2 of the new caps play their club rugby in France, where the season ends in May. "
+        "The squad meets on Monday and flies out at the end of the week for the first of 3 tests."
+    )
+    ev = compare_texts(src, copy, MatchConfig())
+    assert ev.kind in ("content", "near"), ev
