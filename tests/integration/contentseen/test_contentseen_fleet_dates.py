@@ -20,7 +20,9 @@ EDITED = NOTICE.replace("愿同智方", "愿与智方")
 SHOWN = MatchConfig(report_templates=True)
 
 
-def test_members_and_a_restarted_member_read_the_days_of_the_log_entries(redis_url: str, tmp_path: Path) -> None:
+def test_members_and_a_restarted_member_read_the_days_of_the_log_entries(
+    redis_url: str, tmp_path: Path
+) -> None:
     url = f"{redis_url}?prefix=dates1"
     a = ContentSeen(tmp_path / "a", fleet=url, match=SHOWN)
     b = ContentSeen(fleet=url, match=SHOWN)
@@ -37,4 +39,3 @@ def test_members_and_a_restarted_member_read_the_days_of_the_log_entries(redis_u
         with ContentSeen(state, fleet=url, match=SHOWN) as c:
             late = c.check("https://c.example/2024", text=EDITED + "记者报道。", date="2024-03-03", add=False)
             assert (late.kind, late.duplicate_url) == ("near", "https://b.example/2024")
-
