@@ -46,7 +46,8 @@ class DocRecord:
     sents: tuple[int, ...]  # hashes of its longest sentences (to show shared passages)
     ts: float
     members: list[int] | None = None  # later documents of its cluster (roots only)
-    day: int = NO_DAY  # the page's date as a day number (``neardup.match.dates``)
+    day: int = NO_DAY  # the page's date as a day number (``neardup.match.dates``); reset, as
+    # ``sig`` is emptied, once the engine holds it
 
     def record(self) -> bytes:
         """The journal payload."""

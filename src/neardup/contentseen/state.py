@@ -30,6 +30,7 @@ from neardup.contentseen.records import DocRecord, PageAnalysis, keys_of
 from neardup.exceptions import FormatError
 from neardup.index import HammingIndex
 from neardup.match import EngineState, MatchConfig, Signatures
+from neardup.match.dates import NO_DAY
 from neardup.stores import KeyValueStore, open_store
 from neardup.stores.durability import Durability, Flusher
 from neardup.stores.journal import Journal
@@ -166,7 +167,7 @@ class DocState:
         self.simhash.add(row, int(sig.simhash[0]))
         self.rows.append(doc.id)
         self._row_of[doc.id] = row
-        doc.sig = b""  # the engine's arrays hold it now
+        doc.sig, doc.day = b"", NO_DAY  # the engine's arrays hold them now
         if put_keys:
             keys = keys_of(doc.kind, sig)
             self._put_new(keys, dict.fromkeys(keys, doc.id))
