@@ -4,8 +4,9 @@ A state directory (:class:`~neardup.stores.statedir.StateDir`) holds the header
 (``contentseen.json``: format, version 4, the signature settings), the journal (``docs.wal``: one
 :class:`~neardup.contentseen.records.DocRecord` per added page, the source of truth) and a snapshot
 of the SimHash index (``index.hx``) whose metadata is a high-water mark: the journal must hold at
-least the documents the snapshot covers. Opening replays the journal into the match engine. A version 3 directory (records without dates) is read,
-its documents' days unknown, and carries on at version 4.
+least the documents the snapshot covers. Opening replays the journal into the match engine. A
+version 3 directory (records without dates) is read, its documents' days unknown, and carries on at
+version 4.
 
 The key map (exact and content keys -> first document) is a store from ``neardup.stores``: a
 ``memory://`` store rebuilt from the journal, or a shared store (Redis) that other processes fill too.
