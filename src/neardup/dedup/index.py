@@ -236,7 +236,8 @@ def merged_header(
     """The header after a merge of ``count`` documents written as ``parts`` (file, rows, bytes,
     xxh3) in the next segment, and that segment's entry."""
     start = int(header["count"])
-    seg = {"name": segment_name(header), "start": start, "count": count, "parts": parts}
+    # "days": the segment's parts hold the day column (segments of version 3 indexes do not)
+    seg = {"name": segment_name(header), "start": start, "count": count, "parts": parts, "days": True}
     out = dict(header)
     out["version"] = VERSION
     out["segments"] = [*header["segments"], seg]
@@ -283,6 +284,11 @@ def _check_fields(header: dict[str, Any], where: str) -> None:
         name = _plain_name(seg.get("name"), f"the name of segment {i}", where)
         _count(seg.get("start"), f"the start of segment {name}", where)
         _count(seg.get("count"), f"the count of segment {name}", where)
+        if not isinstance(seg.get("days", False), bool):
+            raise FormatError(
+                f"{where}: the days flag of segment {name} must be true or false, got {seg['days']!r}: "
+                "the header is damaged"
+            )
         parts = seg.get("parts")
         if parts is None:
             continue
@@ -700,6 +706,9 @@ class CorpusIndex:
             "segments": len(self.segments),
             "disk_bytes": self.disk_bytes(),
             "checksums": all(seg.get("parts") is not None for seg in self.segments),
+            # rows of segments written before version 4, without the day column: their days are
+            # unknown, so a batch is decided against them by the texts alone
+            "days_unknown": sum(int(seg["count"]) for seg in self.segments if not seg.get("days")),
             "settings": self.settings,
             "created": self.header.get("created"),
             "updated": self.header.get("updated"),

@@ -10,8 +10,9 @@ import numpy as np
 import orjson
 import pyarrow.parquet as pq
 import pytest
+from click.testing import CliRunner
 
-from neardup.cli.main import main
+from neardup.cli.main import cli, main
 from neardup.dedup.config import DedupConfig
 from neardup.dedup.fingerprints import fingerprint_records
 from neardup.dedup.index import DAY, HEADER, VERSION, CorpusIndex, file_xxh3
@@ -40,7 +41,7 @@ def _corpus(path: Path) -> CorpusIndex:
 
 def test_build_and_merge_store_the_days_and_readers_give_them_back(tmp_path: Path) -> None:
     ix = _corpus(tmp_path / "idx")
-    assert ix.header["version"] == VERSION == 4
+    assert ix.header["version"] == VERSION == 4 and ix.info()["days_unknown"] == 0
     ix.append(_fps([("b2024", EDITED, "2024-03-01")]))
     ix = CorpusIndex.open(tmp_path / "idx")
     days = np.concatenate([s.day for _, s in ix.iter_signatures()]).tolist()
@@ -71,6 +72,7 @@ def _as_version_3(path: Path) -> None:
             f = path / seg["name"] / pt["file"]
             pq.write_table(pq.read_table(f).drop_columns([DAY]), f)
             pt.update(bytes=f.stat().st_size, xxh3=file_xxh3(f))
+        del seg["days"]
     header["version"] = 3
     (path / HEADER).write_bytes(orjson.dumps(header))
 
@@ -80,13 +82,16 @@ def test_a_version_3_index_reads_with_unknown_days_and_a_merge_adds_them(tmp_pat
     _as_version_3(tmp_path / "idx")
     ix = CorpusIndex.open(tmp_path / "idx")
     ix.verify()
+    assert ix.info()["days_unknown"] == 2
+    shown = CliRunner().invoke(cli, ["index", "info", str(tmp_path / "idx")])
+    assert shown.exit_code == 0 and "unknown for 2 documents" in shown.output
     assert np.concatenate([s.day for _, s in ix.iter_signatures()]).tolist() == [NO_DAY, NO_DAY]
     # no day for the corpus row: the text decides, as before days were stored
     batch = [Record(id="b2024", text=EDITED, extra={"date": "2024-03-01"})]
     assert next(dedup_records(batch, CFG, against=ix))["duplicate_of"] == "a2023"
     ix.append(_fps([("b2024", EDITED, "2024-03-01")]))
     ix = CorpusIndex.open(tmp_path / "idx")
-    assert ix.header["version"] == 4
+    assert ix.header["version"] == 4 and ix.info()["days_unknown"] == 2
     assert ix.lookup(np.array([1, 2]))[1].day.tolist() == [NO_DAY, day_number("2024-03-01")]
 
 
