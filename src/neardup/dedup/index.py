@@ -6,7 +6,7 @@
       header.json            {"format": "neardup-corpus-index", "version": 4, "settings": {...},
                               "count": N, "segments": [{"name": "seg-00000", "start": 0, "count": n,
                               "parts": [{"file": "part-00000.parquet", "rows": n, "bytes": B,
-                                         "xxh3": "<16 hex>"}]}]}
+                                         "xxh3": "<16 hex>"}], "days": true}]}
       seg-00000/part-*.parquet   columns pos int64, id string, and the match engine's signature:
                                  exact, content, simhash, layout (uint64), has_layout (bool),
                                  size, tokens (int32), sketch (fixed list of uint32),
