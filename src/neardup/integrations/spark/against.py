@@ -15,15 +15,16 @@ rules, so that the same corpus documents are matched:
 
 The matched corpus documents are then read (their signatures, ids and days: the day as an ISO date
 in the ``order`` column, where the plan reads the batch's dates; none from a part written before
-days were stored) and enter the plan's candidate graph ahead of the batch, numbered by corpus position, and the engine treats them as
-representatives already (``run_components(..., fixed=...)``), as ``dedup_fingerprints`` does.
+days were stored) and enter the plan's candidate graph ahead of the batch, numbered by corpus
+position, and the engine treats them as representatives already (``run_components(...,
+fixed=...)``), as ``dedup_fingerprints`` does.
 
 ``--merge`` is written by the executors: the kept documents numbered in document order (one number
 per kept document, by a sort), cut into parts of ``CHUNK_ROWS`` rows (the chunks every reader
 streams), each part written by one task with the bytes ``CorpusIndex`` writes; the driver receives
-one row per part (name, rows, bytes, xxh3). The parts hold the kept documents' days (read from
-their ``order`` column, the date field) when the engine compares dates, as a local merge's do and replaces the header (``CorpusIndex.commit_segment``
-locally, through Hadoop's FileSystem elsewhere).
+one row per part (name, rows, bytes, xxh3) and replaces the header (``CorpusIndex.commit_segment``
+locally, through Hadoop's FileSystem elsewhere). The parts hold the kept documents' days (read from
+their ``order`` column, the date field) when the engine compares dates, as a local merge's do.
 
 Nothing per document reaches the driver: it sees the number of chunks, counts, and one row per
 written part.
