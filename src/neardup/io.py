@@ -177,7 +177,8 @@ class _GzipAhead(io.RawIOBase):
 
     def __init__(self, path: Path) -> None:
         super().__init__()
-        self._file = gzip.open(path, "rb")  # a missing or unreadable file fails here, in the caller
+        # a missing or unreadable file fails here, in the caller; closed by close()
+        self._file = gzip.open(path, "rb")  # noqa: SIM115
         self._pieces: queue.Queue[bytes | BaseException] = queue.Queue(self.AHEAD)
         self._stop = threading.Event()
         self._left = memoryview(b"")

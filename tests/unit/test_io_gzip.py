@@ -20,7 +20,8 @@ def _write(path: Path, n: int) -> list[bytes]:
     rng = random.Random(3)
     han = [chr(c) for c in range(0x4E00, 0x9FA5)]
     lines = [
-        json.dumps({"id": str(i), "text": "".join(rng.choices(han, k=400))}, ensure_ascii=False).encode() + b"\n"
+        json.dumps({"id": str(i), "text": "".join(rng.choices(han, k=400))}, ensure_ascii=False).encode()
+        + b"\n"
         for i in range(n)
     ]
     with gzip.open(path, "wb", compresslevel=1) as f:

@@ -17,6 +17,7 @@
 #include <string.h>
 #ifndef _WIN32
 #include <pthread.h>
+#include <sched.h>
 #define HAVE_HELPER 1
 #else
 #define HAVE_HELPER 0
@@ -962,7 +963,7 @@ typedef struct {
  * stage the helper holds (``active``). A helper counts itself active before it reads the word, so
  * the pass's thread, which closes the word before it reads ``active``, sees it or it sees CLOSED. */
 #define CLOSED 0xFFFFFFFFull
-#define SPIN 4000
+#define SPIN 1000
 
 struct Helper {
 #if HAVE_HELPER
@@ -983,6 +984,14 @@ struct Helper {
 static inline void relax(void) {
 #if defined(__x86_64__) || defined(__i386__)
     __builtin_ia32_pause();
+#endif
+}
+
+static inline void yield_core(void) {
+#if HAVE_HELPER
+    sched_yield();
+#else
+    relax();
 #endif
 }
 
@@ -1095,7 +1104,13 @@ static void run_text_stages(int64_t j, int64_t ntext, const Sig *S, const Rule *
         wake(H);
         take_stages(H, W);
         __atomic_store_n(&H->word, (batch << 32) | CLOSED, __ATOMIC_SEQ_CST);
-        while (__atomic_load_n(&H->active, __ATOMIC_SEQ_CST)) relax();
+        /* the helper holds a stage: spin briefly, then yield (it may wait for this core) */
+        for (int spins = 0; __atomic_load_n(&H->active, __ATOMIC_SEQ_CST); spins++) {
+            if (spins < 256)
+                relax();
+            else
+                yield_core();
+        }
         if (H->W.err && !W->err) W->err = H->W.err;
         return;
     }

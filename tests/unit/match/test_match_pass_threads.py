@@ -9,13 +9,13 @@ from collections.abc import Iterator
 import numpy as np
 import pytest
 from dedup_synth import article
-from neardup_testing import corpus_texts
 from test_match_engine import _copies
 
 from neardup.match import MatchConfig, kernels, signatures
 from neardup.match.candidates import simhash_pairs
 from neardup.match.components import batch_components, component_rows
 from neardup.match.engine import run_components
+from neardup_testing import corpus_texts
 
 pytestmark = pytest.mark.skipif(kernels.BACKEND != "c", reason="the helper thread is in the C pass")
 
