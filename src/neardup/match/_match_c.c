@@ -281,17 +281,28 @@ typedef struct {
     int64_t cap; /* tokens */
     int err;     /* 1: a profile pointer outside the profiles, 2: out of memory */
     uint64_t *wa, *wb, *sa, *sb, *keys, *bkeys, *pairs, *swaps;
-    int64_t *oa, *ob, *runs, *swap_units;
+    int64_t *oa, *ob, *runs, *swap_units, *order;
     uint8_t *cov_a, *cov_b, *ones;
     uint32_t *occ;
+    /* wa, oa and sa hold the windows of the profile at a_p (a_n tokens, a_w wide): a document
+     * checked against several others has them made once */
+    const uint32_t *a_p;
+    int64_t a_n, a_w;
+    /* akeys[0..a_nk): the profile at a_p's terms, sorted, once a_keys is set (repeated) */
+    uint64_t *akeys;
+    int64_t a_nk;
+    int a_keys;
 } Work;
 
 static void work_free(Work *w) {
     free(w->wa); free(w->wb); free(w->sa); free(w->sb); free(w->keys); free(w->bkeys); free(w->pairs);
     free(w->swaps); free(w->oa); free(w->ob); free(w->runs); free(w->swap_units); free(w->cov_a);
-    free(w->cov_b); free(w->ones); free(w->occ);
+    free(w->cov_b); free(w->ones); free(w->occ); free(w->order); free(w->akeys);
     w->wa = w->wb = w->sa = w->sb = w->keys = w->bkeys = w->pairs = w->swaps = NULL;
-    w->oa = w->ob = w->runs = w->swap_units = NULL;
+    w->oa = w->ob = w->runs = w->swap_units = w->order = NULL;
+    w->akeys = NULL;
+    w->a_p = NULL;
+    w->a_keys = 0;
     w->cov_a = w->cov_b = w->ones = NULL;
     w->occ = NULL;
     w->cap = 0;
@@ -309,8 +320,9 @@ static int work_reserve(Work *w, int64_t cap) {
     w->keys = malloc(c * 8); w->bkeys = malloc(c * 8); w->pairs = malloc(c * 8); w->swaps = malloc(c * 8);
     w->oa = malloc(c * 8); w->ob = malloc(c * 8); w->runs = malloc(c * 8); w->swap_units = malloc(c * 8);
     w->cov_a = malloc(c); w->cov_b = malloc(c); w->ones = malloc(c); w->occ = malloc(c * 4);
-    if (!w->wa || !w->wb || !w->sa || !w->sb || !w->keys || !w->bkeys || !w->pairs || !w->swaps || !w->oa ||
-        !w->ob || !w->runs || !w->swap_units || !w->cov_a || !w->cov_b || !w->ones || !w->occ) {
+    w->order = malloc(c * 8); w->akeys = malloc(c * 8);
+    if (!w->akeys || !w->wa || !w->wb || !w->sa || !w->sb || !w->keys || !w->bkeys || !w->pairs || !w->swaps || !w->oa ||
+        !w->ob || !w->runs || !w->swap_units || !w->cov_a || !w->cov_b || !w->ones || !w->occ || !w->order) {
         work_free(w);
         w->err = 2;
         return -1;
@@ -403,16 +415,30 @@ static int64_t terms(const uint32_t *p, int64_t n, const uint8_t *mask, int want
     return m;
 }
 
+/* b_is_cached: b is the profile at w->a_p, whose sorted terms are kept in w->akeys once made */
 static int64_t repeated(const uint32_t *a, int64_t na, const uint8_t *cov_a, const uint32_t *b, int64_t nb,
-                        Work *w) {
+                        int b_is_cached, Work *w) {
     int64_t nk = terms(a, na, cov_a, 0, w->keys, w->runs);
     if (nk < 2) return 0;
-    int64_t nbk = terms(b, nb, w->ones, 1, w->bkeys, NULL);
-    sort_u64(w->bkeys, nbk);
+    const uint64_t *bk;
+    int64_t nbk;
+    if (b_is_cached) {
+        if (!w->a_keys) {
+            w->a_nk = terms(b, nb, w->ones, 1, w->akeys, NULL);
+            sort_u64(w->akeys, w->a_nk);
+            w->a_keys = 1;
+        }
+        bk = w->akeys;
+        nbk = w->a_nk;
+    } else {
+        nbk = terms(b, nb, w->ones, 1, w->bkeys, NULL);
+        sort_u64(w->bkeys, nbk);
+        bk = w->bkeys;
+    }
     int64_t m = 0;
     for (int64_t t = 0; t < nk; t++) {
-        int64_t i = search_u64(w->bkeys, nbk, w->keys[t]);
-        if (i < nbk && w->bkeys[i] == w->keys[t]) continue;
+        int64_t i = search_u64(bk, nbk, w->keys[t]);
+        if (i < nbk && bk[i] == w->keys[t]) continue;
         w->pairs[m++] = w->keys[t] * (uint64_t)(1 << 20) + (uint64_t)w->runs[t];
     }
     if (m < 2) return 0;
@@ -482,11 +508,17 @@ static void text_evidence(const uint32_t *a, int64_t na, const uint32_t *b, int6
     int64_t nwa = na - w + 1, nwb = nb - w + 1;
     uint64_t *wa = W->wa, *wb = W->wb, *sa = W->sa, *sb = W->sb;
     int64_t *oa = W->oa, *ob = W->ob;
-    windows(a, na, w, wa);
+    if (W->a_p != a || W->a_n != na || W->a_w != w) {
+        windows(a, na, w, wa);
+        argsort_u64(wa, nwa, oa);
+        for (int64_t i = 0; i < nwa; i++) sa[i] = wa[oa[i]];
+        W->a_p = a;
+        W->a_n = na;
+        W->a_w = w;
+        W->a_keys = 0;
+    }
     windows(b, nb, w, wb);
-    argsort_u64(wa, nwa, oa);
     argsort_u64(wb, nwb, ob);
-    for (int64_t i = 0; i < nwa; i++) sa[i] = wa[oa[i]];
     for (int64_t i = 0; i < nwb; i++) sb[i] = wb[ob[i]];
     uint8_t *cov_a = W->cov_a, *cov_b = W->cov_b;
     cover(wa, nwa, sb, nwb, na, w, cov_a);
@@ -546,11 +578,11 @@ static void text_evidence(const uint32_t *a, int64_t na, const uint32_t *b, int6
         }
         t = e;
     }
-    int64_t ra = repeated(a, na, cov_a, b, nb, W);
-    int64_t rb = repeated(b, nb, cov_b, a, na, W);
+    int64_t ra = repeated(a, na, cov_a, b, nb, 0, W);
+    int64_t rb = repeated(b, nb, cov_b, a, na, 1, W);
     out[6] = ra < rb ? ra : rb;
     if (n_swaps > 1) {
-        int64_t *order = W->oa; /* a's window order is not needed any more */
+        int64_t *order = W->order;
         argsort_u64(W->swaps, n_swaps, order);
         for (int64_t x = 0; x < n_swaps; x++) {
             int64_t o = order[x];
