@@ -983,7 +983,7 @@ typedef struct Helper Helper;
 typedef struct {
     Pair *pairs;
     int64_t *text;
-    int64_t cap;
+    int64_t cap, n; /* n: the pairs of the document last assigned */
     Helper *helper; /* NULL: the text stages run on the calling thread */
 } Pairs;
 
@@ -1193,6 +1193,7 @@ static int64_t assign_one(int64_t j, int64_t stamp, const int64_t *cands, int64_
         if (rows_overlap(j, target, S, R, T, &q->o, q->ev, W)) P->text[ntext++] = npairs;
         npairs++;
     }
+    P->n = npairs;
     run_text_stages(j, ntext, S, R, P, W);
     for (int second = 0; second < 2; second++) {
         if (second && best_p > 0.0) break;
@@ -1280,13 +1281,21 @@ static int64_t assign_one(int64_t j, int64_t stamp, const int64_t *cands, int64_
     return verified;
 }
 
+/* P: j's first-pass pairs when j was just assigned (the tables unchanged since), else NULL: a
+ * representative j joined is one of them (a root), and its verdict is read, not computed again */
 static void link_member(int64_t j, const int64_t *rep, int64_t *nxt, const Sig *S, const Rule *R, const Tab *T,
-                        Work *W) {
+                        const Pairs *P, Work *W) {
     int64_t ev[EVIDENCE_SIZE];
     nxt[j] = -1;
     int64_t r = rep[j];
     if (r == j) return;
-    int kd = verify_rows(j, r, S, R, T, ev, W).v.kind;
+    int kd = -1;
+    for (int64_t i = 0; P != NULL && i < P->n; i++)
+        if (P->pairs[i].x == r) {
+            kd = P->pairs[i].o.v.kind;
+            break;
+        }
+    if (kd < 0) kd = verify_rows(j, r, S, R, T, ev, W).v.kind;
     if (merging_kind(kd)) {
         nxt[j] = nxt[r];
         nxt[r] = j;
@@ -1347,6 +1356,7 @@ static int cand_init(Cand *C, int64_t k, int64_t max_posting, int64_t max_extra)
     C->P.pairs = malloc((size_t)C->P.cap * sizeof(Pair));
     C->P.text = malloc((size_t)C->P.cap * 8);
     C->P.helper = NULL;
+    C->P.n = 0;
     if (!C->buf || !C->shared || !C->cands || !C->P.pairs || !C->P.text) {
         free(C->buf);
         free(C->shared);
@@ -1457,7 +1467,7 @@ static int64_t document(int64_t j, int64_t o, int is_fixed, int add, Links *L, c
     }
     if (add) {
         if (!is_fixed && res->kind[o] == CONTAINED && res->text[4 * o] > res->text[4 * o + 1]) L->sup[rep[j]] = 1;
-        link_member(j, rep, L->nxt, S, R, T, W);
+        link_member(j, rep, L->nxt, S, R, T, is_fixed ? NULL : &C->P, W);
         if (record_document(j, rep[j] != j, S, T, posted, R->max_posting, meta) < 0) return -1;
     } else {
         meta[STAMPS] += 1;
@@ -1936,7 +1946,7 @@ static PyObject *py_record(PyObject *self, PyObject *args) {
     int64_t *mt = (int64_t *)M.p;
     Py_BEGIN_ALLOW_THREADS;
     for (int64_t j = j0; j < j1; j++) {
-        link_member(j, L.rep, L.nxt, &S, &rule, &T, &W);
+        link_member(j, L.rep, L.nxt, &S, &rule, &T, NULL, &W);
         if (W.err) break;
         if (record_document(j, L.rep[j] != j, &S, &T, posted, max_posting, mt) < 0) {
             bad = 1;
