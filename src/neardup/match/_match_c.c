@@ -15,7 +15,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#ifndef _WIN32
+/* the helper thread needs POSIX threads and the GCC/clang atomic builtins; elsewhere one thread */
+#if !defined(_WIN32) && (defined(__GNUC__) || defined(__clang__))
 #include <pthread.h>
 #include <sched.h>
 #define HAVE_HELPER 1
@@ -1013,19 +1014,14 @@ struct Helper {
     Work W;
 };
 
+#if HAVE_HELPER
 static inline void relax(void) {
 #if defined(__x86_64__) || defined(__i386__)
     __builtin_ia32_pause();
 #endif
 }
 
-static inline void yield_core(void) {
-#if HAVE_HELPER
-    sched_yield();
-#else
-    relax();
-#endif
-}
+static inline void yield_core(void) { sched_yield(); }
 
 /* takes and computes text stages of the current batch until none is left; W: the caller's work space */
 static void take_stages(Helper *H, Work *W) {
@@ -1043,6 +1039,8 @@ static inline int batch_open(Helper *H) {
     uint64_t i = __atomic_load_n(&H->word, __ATOMIC_SEQ_CST) & CLOSED;
     return i != CLOSED && (int64_t)i < H->ntext;
 }
+
+#endif
 
 #if HAVE_HELPER
 static void *helper_main(void *arg) {
@@ -1092,16 +1090,14 @@ no_mutex:
 #endif
 }
 
-static void wake(Helper *H) {
 #if HAVE_HELPER
+static void wake(Helper *H) {
     if (!__atomic_load_n(&H->sleeping, __ATOMIC_SEQ_CST)) return;
     pthread_mutex_lock(&H->mu);
     pthread_cond_signal(&H->go);
     pthread_mutex_unlock(&H->mu);
-#else
-    (void)H;
-#endif
 }
+#endif
 
 /* stops the helper; its work-space error, if any, goes to W */
 static void helper_stop(Helper *H, Work *W) {
@@ -1123,6 +1119,7 @@ static void helper_stop(Helper *H, Work *W) {
 
 /* the text stages of document j's pairs P->text[0..ntext): shared with the helper from two on */
 static void run_text_stages(int64_t j, int64_t ntext, const Sig *S, const Rule *R, Pairs *P, Work *W) {
+#if HAVE_HELPER
     Helper *H = P->helper;
     if (H != NULL && ntext >= 2) {
         /* the helper is not active and the word is CLOSED: the batch's fields are the pass's to set */
@@ -1146,6 +1143,7 @@ static void run_text_stages(int64_t j, int64_t ntext, const Sig *S, const Rule *
         if (H->W.err && !W->err) W->err = H->W.err;
         return;
     }
+#endif
     for (int64_t i = 0; i < ntext; i++) {
         Pair *q = &P->pairs[P->text[i]];
         rows_text(j, q->x, S, R, &q->o, q->ev, W);
