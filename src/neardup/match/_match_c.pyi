@@ -32,6 +32,7 @@ def run(
     member_checks: int,
     res: tuple[Any, ...],
 ) -> int: ...
+def set_threads(n: int) -> int: ...
 def run_components(
     ptr: Any,
     rows: Any,

@@ -43,6 +43,7 @@ __all__ = [
     "rehash_postings",
     "run",
     "run_components",
+    "set_threads",
     "text_evidence",
     "value_pairs",
     "verify_pair",
@@ -88,6 +89,29 @@ def run(*args: Any) -> int:
         a[8], a[9] = _columns(a[8]), np.ascontiguousarray(a[9], np.int32)
         return int(_c.run(*a))
     return int(_nb("engine")._run(*args))
+
+
+def set_threads(n: int = 0) -> int:
+    """Threads of ``run_components``' pass in C: 1, or 2 (a helper thread computes the text evidence
+    of a document's candidate pairs alongside; the result is the same either way); 0: 2 where the
+    process may use two cores, else 1. Returns the number set (the numba kernels use one thread).
+
+    >>> set_threads(1), set_threads() in (1, 2)
+    (1, True)
+    """
+    if n < 0:
+        raise ValueError(f"threads must be >= 0 (0: as many as the cores allow, up to 2), got {n}")
+    if n == 0:
+        import os
+
+        try:
+            n = len(os.sched_getaffinity(0))
+        except (AttributeError, OSError):
+            n = os.cpu_count() or 1
+    n = min(n, 2)
+    if _c is not None:
+        _c.set_threads(n)
+    return n
 
 
 def run_components(*args: Any) -> int:
@@ -285,3 +309,6 @@ def value_pairs(
     hot = np.empty(n_hot, np.uint32)
     k, h = _c.value_pairs(v, d, p, int(hot_posting), int(link_posters), out, hot)
     return out[:k], hot[:h]
+
+
+set_threads()  # as many as the cores allow, up to 2
