@@ -2065,6 +2065,90 @@ static PyObject *py_text_evidence(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
+/* text_evidence_rows: the text evidence of many pairs of one batch's profiles, rows split between
+ * up to two threads (the GIL released): what neardup dedup's output rows report of each stored pair */
+typedef struct {
+    const int64_t *ptr, *a, *b;
+    const uint32_t *prof;
+    int64_t w_cjk, w_latin, lo, hi, step, n_prof;
+    int64_t *out;
+    int err;
+} EvRows;
+
+static void *ev_rows_run(void *arg) {
+    EvRows *E = (EvRows *)arg;
+    Work W;
+    if (work_init(&W, 0) < 0) {
+        E->err = 1;
+        return NULL;
+    }
+    for (int64_t i = E->lo; i < E->hi; i += E->step) {
+        int64_t x = E->a[i], y = E->b[i];
+        int64_t *o = E->out + i * EVIDENCE_SIZE;
+        if (x < 0 || y < 0 || x >= E->n_prof || y >= E->n_prof) {
+            memset(o, 0, EVIDENCE_SIZE * sizeof(int64_t));
+            continue;
+        }
+        int64_t la = E->ptr[x + 1] - E->ptr[x], lb = E->ptr[y + 1] - E->ptr[y];
+        if (work_reserve(&W, (la > lb ? la : lb) + 1) < 0) {
+            E->err = 1;
+            break;
+        }
+        text_evidence(E->prof + E->ptr[x], la, E->prof + E->ptr[y], lb, E->w_cjk, E->w_latin, o, &W);
+    }
+    work_free(&W);
+    return NULL;
+}
+
+static PyObject *py_text_evidence_rows(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *ptro, *profo, *ao, *bo, *oo;
+    long long w_cjk, w_latin;
+    int threads;
+    if (!PyArg_ParseTuple(args, "OOOOLLOi", &ptro, &profo, &ao, &bo, &w_cjk, &w_latin, &oo, &threads)) return NULL;
+    Held h = {.n = 0};
+    Arr PT, PR, A, B, O;
+    if (get_arr(&h, ptro, &PT, 0, 'i', 8, 1, "ptr") < 0 || get_arr(&h, profo, &PR, 0, 'u', 4, 1, "prof") < 0 ||
+        get_arr(&h, ao, &A, 0, 'i', 8, 1, "a") < 0 || get_arr(&h, bo, &B, 0, 'i', 8, 1, "b") < 0 ||
+        get_arr(&h, oo, &O, 1, 'i', 8, 2, "out") < 0) {
+        release(&h);
+        return NULL;
+    }
+    if (A.len != B.len || O.rows != A.len || O.cols != EVIDENCE_SIZE || PT.len < 1) {
+        release(&h);
+        return PyErr_Format(PyExc_ValueError, "a and b must have one entry per row of out (n, %d); ptr at least one",
+                            EVIDENCE_SIZE);
+    }
+    const int64_t *ptr = (const int64_t *)PT.p;
+    int64_t n_prof = PT.len - 1;
+    for (int64_t d = 0; d < n_prof; d++) {
+        if (ptr[d] < 0 || ptr[d + 1] < ptr[d] || ptr[d + 1] > PR.len) {
+            release(&h);
+            return PyErr_Format(PyExc_ValueError, "ptr must rise within prof");
+        }
+    }
+    int nt = threads > 1 && A.len >= 64 ? 2 : 1;
+    EvRows E[2];
+    for (int t = 0; t < nt; t++)
+        E[t] = (EvRows){ptr, (const int64_t *)A.p, (const int64_t *)B.p, (const uint32_t *)PR.p, w_cjk, w_latin,
+                        t, A.len, nt, n_prof, (int64_t *)O.p, 0};
+    int err = 0;
+    Py_BEGIN_ALLOW_THREADS;
+    pthread_t th;
+    int started = nt > 1 && pthread_create(&th, NULL, ev_rows_run, &E[1]) == 0;
+    if (nt > 1 && !started) { /* no second thread: this one takes every row */
+        E[0].step = 1;
+        nt = 1;
+    }
+    ev_rows_run(&E[0]);
+    if (started) pthread_join(th, NULL);
+    for (int t = 0; t < nt; t++) err |= E[t].err;
+    Py_END_ALLOW_THREADS;
+    release(&h);
+    if (err) return PyErr_NoMemory();
+    Py_RETURN_NONE;
+}
+
 static PyObject *py_decide_text(PyObject *self, PyObject *args) {
     (void)self;
     int kd, same_layout;
@@ -2237,6 +2321,8 @@ static PyMethodDef methods[] = {
     {"rehash_postings", py_rehash_postings, METH_VARARGS, "Move a posting table into a larger one."},
     {"rehash_keys", py_rehash_keys, METH_VARARGS, "Move a key table into a larger one."},
     {"text_evidence", py_text_evidence, METH_VARARGS, "Text evidence of two profiles, into out (int64[20])."},
+    {"text_evidence_rows", py_text_evidence_rows, METH_VARARGS,
+     "Text evidence of profile pairs (a[i], b[i]) into out (int64[n, 20]), on up to two threads."},
     {"decide_text", py_decide_text, METH_VARARGS, "The kind of a pair from its text evidence."},
     {"occasions_apart", py_occasions_apart, METH_VARARGS, "The kind of a pair once the records' dates are read."},
     {"verify_pair", py_verify_pair, METH_VARARGS,

@@ -45,6 +45,7 @@ __all__ = [
     "run_components",
     "set_threads",
     "text_evidence",
+    "text_evidence_rows",
     "value_pairs",
     "verify_pair",
 ]
@@ -184,6 +185,30 @@ def rehash_keys(*args: Any) -> None:
         _c.rehash_keys(*args)
     else:
         _nb("engine")._rehash_keys_kernel(*args)
+
+
+def text_evidence_rows(ptr: Any, prof: Any, a: Any, b: Any, w_cjk: int, w_latin: int) -> I64:
+    """The text evidence of the profile pairs ``(a[i], b[i])`` of one batch (profiles
+    ``prof[ptr[d]:ptr[d + 1]]``), int64[n, 20]; in C on up to two threads."""
+    a = np.ascontiguousarray(a, np.int64)
+    b = np.ascontiguousarray(b, np.int64)
+    out = np.zeros((a.shape[0], _EVIDENCE_SIZE), np.int64)
+    if _c is not None and hasattr(_c, "text_evidence_rows"):
+        _c.text_evidence_rows(
+            np.ascontiguousarray(ptr, np.int64),
+            np.ascontiguousarray(prof, np.uint32),
+            a,
+            b,
+            int(w_cjk),
+            int(w_latin),
+            out,
+            2,
+        )
+        return out
+    for i in range(a.shape[0]):
+        x, y = int(a[i]), int(b[i])
+        out[i] = text_evidence(prof[ptr[x] : ptr[x + 1]], prof[ptr[y] : ptr[y + 1]], w_cjk, w_latin)
+    return out
 
 
 def text_evidence(a: Any, b: Any, w_cjk: int, w_latin: int) -> I64:
