@@ -38,10 +38,74 @@ _ZH_CREDIT = re.compile(
 )
 # what a credit line starts with (lowercased), so most lines cost one prefix test
 _PREFIXES = (
-    *"本文 文章 消息 新闻 稿件 图片 视频 内容 来源 稿源 责任 值班 实习 编辑 责编 审核 校对 作者 记者 摄影 通讯员 监制 主编 原标题".split(),
-    *"分享到 扫一扫 阅读 点击 【 延伸阅读 相关阅读 推荐阅读 相关新闻 相关链接 （ (".split(),
-    *"source credit photo image via reporting writing editing edited written compiled produced".split(),
-    *"additional comments story disclaimer share read follow copyright all advertisement click -".split(),
+    *[
+        "本文",
+        "文章",
+        "消息",
+        "新闻",
+        "稿件",
+        "图片",
+        "视频",
+        "内容",
+        "来源",
+        "稿源",
+        "责任",
+        "值班",
+        "实习",
+        "编辑",
+        "责编",
+        "审核",
+        "校对",
+        "作者",
+        "记者",
+        "摄影",
+        "通讯员",
+        "监制",
+        "主编",
+        "原标题",
+    ],
+    *[
+        "分享到",
+        "扫一扫",
+        "阅读",
+        "点击",
+        "【",
+        "延伸阅读",
+        "相关阅读",
+        "推荐阅读",
+        "相关新闻",
+        "相关链接",
+        "（",
+        "(",
+    ],
+    *[
+        "source",
+        "credit",
+        "photo",
+        "image",
+        "via",
+        "reporting",
+        "writing",
+        "editing",
+        "edited",
+        "written",
+        "compiled",
+        "produced",
+    ],
+    *[
+        "additional",
+        "comments",
+        "story",
+        "disclaimer",
+        "share",
+        "read",
+        "follow",
+        "copyright",
+        "all",
+        "advertisement",
+        "click",
+        "-",
+    ],
 )
 # English: source and wire credits, comment and advertisement notices, share and follow links
 _EN_CREDIT = re.compile(
@@ -69,6 +133,8 @@ def _is_credit(text: str, start: int, end: int) -> bool:
 
 # a title line ending in the site's name: "标题｜今日头条", "Title | News Daily", "标题_凤凰网资讯"
 _TITLE_SITE = re.compile(r"(?:[｜|]|_| - )[ \t]*[^｜|_\n]{1,16}[ \t\u3000]*$")
+
+
 def strip_credits(text: str) -> str:
     """``text`` without the credit lines among its first and last lines (see the module)."""
     if "\n" not in text:
