@@ -25,13 +25,13 @@ BODY_EN = (
 @pytest.mark.parametrize(
     ("text", "want"),
     [
-        ("来源：中国新闻网\n" + BODY_ZH + "\n责任编辑：赵磊\n分享到：微信 微博 QQ空间", BODY_ZH + "\n"),
+        ("来源：中国新闻网\n" + BODY_ZH + "\n责任编辑：赵磊\n分享到：微信 微博 QQ空间", BODY_ZH),
         (
             "快讯：一季度经济开局良好｜今日头条\n稿源：央视网\n" + BODY_ZH + "\n编辑：张伟\u3000审核：刘洋",
-            BODY_ZH + "\n",
+            BODY_ZH,
         ),
-        ("Source: Reuters\n" + BODY_EN + "\n(Reporting by Sam Lee; editing by Alex Brown)", BODY_EN + "\n"),
-        ("Rates held again | News Daily\n" + BODY_EN + "\nComments are closed.", BODY_EN + "\n"),
+        ("Source: Reuters\n" + BODY_EN + "\n(Reporting by Sam Lee; editing by Alex Brown)", BODY_EN),
+        ("Rates held again | News Daily\n" + BODY_EN + "\nComments are closed.", BODY_EN),
         (BODY_ZH, BODY_ZH),
         (BODY_EN, BODY_EN),
         ("", ""),
