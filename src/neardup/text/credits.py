@@ -146,7 +146,12 @@ def strip_credits(text: str) -> str:
     for i, line in candidates[:HEAD_LINES]:
         if i in drop or not line.strip():
             continue
-        if len(line) <= _TITLE_LONGEST and i < last and _TITLE_SITE.search(line):
+        if (
+            len(line) <= _TITLE_LONGEST
+            and i < last
+            and ("｜" in line or "|" in line or "_" in line or " - " in line)
+            and _TITLE_SITE.search(line)
+        ):
             drop.add(i)
         break
     if not drop:
