@@ -166,13 +166,17 @@ def keepers(rep: I64, fps: Fingerprints, n_prefix: int, rule: str, clusters: Clu
     if rule == "fuller":
         return fuller_copies(rep, length, n_prefix, clusters)
     if rule == "longest":
-        score = length
-    else:
-        values = [None] * n_prefix + list(fps.order or [None] * len(fps))
-        ranks = {v: i for i, v in enumerate(sorted({str(v) for v in values if v is not None}))}
-        score = np.array([ranks[str(v)] if v is not None else -1 for v in values], np.int64)
-        score[:n_prefix] = np.iinfo(np.int64).max
-    # the best node of each cluster: highest score, then smallest node
+        return best_in_cluster(rep, length)
+    values = [None] * n_prefix + list(fps.order or [None] * len(fps))
+    ranks = {v: i for i, v in enumerate(sorted({str(v) for v in values if v is not None}))}
+    score = np.array([ranks[str(v)] if v is not None else -1 for v in values], np.int64)
+    score[:n_prefix] = np.iinfo(np.int64).max
+    return best_in_cluster(rep, score)
+
+
+def best_in_cluster(rep: I64, score: I64) -> I64:
+    """Per node, the node of its cluster (``rep``) with the highest score, then the smallest."""
+    n = rep.shape[0]
     order = np.lexsort((np.arange(n), -score, rep))
     first = np.concatenate(([True], rep[order][1:] != rep[order][:-1]))
     best_of = np.empty(n, np.int64)
@@ -198,16 +202,13 @@ def fuller_copies(rep: I64, length: I64, n_prefix: int, clusters: Clusters | Non
     by its extra tokens, at four characters a token; an exact or content copy ties with the copy
     it repeats, and ties go to the earlier document.
     """
-    n = rep.shape[0]
-    node = np.arange(n)
+    node = np.arange(rep.shape[0])
     member = (rep != node) & (rep >= n_prefix)
-    gain = np.zeros(n, np.int64)
+    gain = np.where(member, 4 * (length - length[rep]), 0)
     if clusters is not None and clusters.text is not None:
         text, partner = clusters.text, clusters.partner
         direct = member & (partner == rep) & (text[:, 0] >= 0)
         gain[direct] = text[direct, 0].astype(np.int64) - text[direct, 1]
-        other = member & ~direct
-        gain[other] = 4 * (length[other] - length[rep[other]])
         repeats = member & np.isin(clusters.kind, (EXACT, CONTENT)) & (partner != rep) & (partner >= 0)
         source = np.where(repeats, partner, node)
         while True:  # a copy of a copy: follow the partners to the first text that is not one
@@ -216,15 +217,8 @@ def fuller_copies(rep: I64, length: I64, n_prefix: int, clusters: Clusters | Non
                 break
             source = further
         gain = gain[source]
-    else:
-        gain[member] = 4 * (length[member] - length[rep[member]])
-    # per cluster: the highest gain, then the earliest node
-    order = np.lexsort((node, -gain, rep))
-    head = np.concatenate(([True], rep[order][1:] != rep[order][:-1]))
-    best = order[head]
-    best_of = np.array(node, np.int64)
-    best_of[rep[best]] = np.where(gain[best] >= FULLER_MIN_GAIN, best, rep[best])
-    kept: I64 = best_of[rep]
+    best = best_in_cluster(rep, gain)
+    kept: I64 = np.where(gain[best] >= FULLER_MIN_GAIN, best, rep).astype(np.int64)
     return kept
 
 

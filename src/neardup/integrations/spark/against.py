@@ -32,7 +32,6 @@ written part.
 
 from __future__ import annotations
 
-import datetime as dt
 import os
 from collections.abc import Iterator
 from typing import Any
@@ -53,7 +52,7 @@ from neardup.dedup.index import (
 )
 from neardup.dedup.index import signatures_of as _signatures_of
 from neardup.integrations.spark.plan import SIG_COLUMNS
-from neardup.match.dates import NO_DAY, days_of, reads_dates
+from neardup.match.dates import day_date, days_of, reads_dates
 
 __all__ = ["corpus_candidates_df", "corpus_rows_df", "write_merge"]
 
@@ -64,7 +63,6 @@ ROW_SCHEMA = (
     "pos long, id string, exact long, content long, simhash long, layout long, has_layout boolean, "
     "size int, tokens int, sketch array<int>, numbers array<long>, profile array<int>, order string"
 )
-_EPOCH = dt.date(1970, 1, 1)
 #: rows a reading task hands to Spark at a time
 _SLICE = 8192
 
@@ -163,7 +161,7 @@ def _signature_rows(part: Any) -> Any:
 
 def _iso_dates(days: Any) -> list[str | None]:
     """Day numbers as the ISO dates ``day_number`` reads back to them (None for NO_DAY)."""
-    return [None if d == NO_DAY else (_EPOCH + dt.timedelta(days=d)).isoformat() for d in days.tolist()]
+    return [day_date(d) for d in days.tolist()]
 
 
 def corpus_candidates_df(spark: Any, corpus: Any, batch: Any, config: DedupConfig) -> Any:
