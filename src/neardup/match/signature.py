@@ -36,6 +36,7 @@ import numpy as np
 import numpy.typing as npt
 import xxhash
 
+from neardup._memory import release_free_memory
 from neardup.fingerprint._fast import to_codepoints
 from neardup.match.config import MatchConfig
 from neardup.match.dates import NO_DAY
@@ -240,7 +241,20 @@ class Signatures:
         )
 
     @classmethod
-    def concat(cls, parts: Sequence[Signatures], config: MatchConfig | None = None) -> Signatures:
+    def concat(
+        cls, parts: Sequence[Signatures], config: MatchConfig | None = None, *, consume: bool = False
+    ) -> Signatures:
+        """The rows of ``parts``, one after another.
+
+        ``consume``: the parts are emptied as they are joined, a column at a time, and the freed
+        memory is handed back to the system before the next column is joined, so the join holds
+        the result plus one column's parts (not everything twice); the parts are unusable after.
+
+        >>> a, b = signatures(["长江是母亲河"]), signatures(["今天天气很好"])
+        >>> s = Signatures.concat([a, b], consume=True)
+        >>> len(s), s.profile(1).size, len(a)
+        (2, 6, 0)
+        """
         if not parts:
             return signatures([], config)
         ptrs = [np.zeros(1, np.int64)]
@@ -248,12 +262,24 @@ class Signatures:
         for p in parts:
             ptrs.append(p.prof_ptr[1:] - p.prof_ptr[0] + at)
             at += int(p.prof_ptr[-1] - p.prof_ptr[0])
-        return Signatures(
-            **{name: np.concatenate([getattr(p, name) for p in parts]) for name in FIELDS},
-            prof_ptr=np.concatenate(ptrs),
-            prof=np.concatenate([p.prof[p.prof_ptr[0] : p.prof_ptr[-1]] for p in parts]),
-            day=np.concatenate([p.day for p in parts]),
-        )
+        cols: dict[str, Any] = {"prof_ptr": np.concatenate(ptrs)}
+        del ptrs
+        # the largest column first: while it is joined, the other columns' parts are all still held
+        for name in ("prof", *FIELDS, "day"):
+            if name == "prof":
+                cols[name] = np.concatenate([p.prof[p.prof_ptr[0] : p.prof_ptr[-1]] for p in parts])
+            else:
+                cols[name] = np.concatenate([getattr(p, name) for p in parts])
+            if consume:
+                for p in parts:
+                    old = getattr(p, name)
+                    setattr(p, name, old[:0].copy())
+                    del old
+                release_free_memory()
+        if consume:
+            for p in parts:
+                p.prof_ptr = np.zeros(1, np.int64)
+        return Signatures(**cols)
 
     def row_bytes(self, i: int) -> bytes:
         """Row ``i`` as compact bytes (a journal record's payload): fixed fields, then the valid
