@@ -1,36 +1,37 @@
-"""A batch as connected components of its candidate graph, each run through the engine on its own.
+"""A batch as connected components of its verified candidate graph, each run through the engine on its own.
 
 The engine's pass (``neardup.match.engine``) compares a document only with documents it can reach
-through **candidate edges**: the first holder of its exact key or content key, the representatives
+through **candidate pairs**: the first holder of its exact key or content key, the representatives
 that posted at least ``min_shared`` of its sketch values, and then those representatives' cluster
-members. So a batch splits into the connected components of the graph whose edges are
+members. The candidate pairs of a batch are
 
-- two documents with the same exact key, or the same content key (texts with tokens);
+- two documents with the same exact key, or the same content key (texts with tokens): these link
+  as they are (the same page, the same text);
 - ``(a, b)``, ``a`` before ``b``, when ``b``'s sketch holds at least ``min_shared`` of the values
   ``a`` posts (its ``posted`` smallest), counting only values that are not **hot**.
 
 A value is **hot** when more than ``hot_posting`` documents of the batch post it (a site's
-footer, a programme's lead line in a large crawl): it links nothing, so it cannot glue a corpus
-into one component. For a value that is not hot, only its first ``link_posters`` posters (in
-document order) are paired with its holders: copies of one article reposted thousands of times are
-linked to the article's first copies, not each to each, so the pairs stay linear in the batch
-(at most ``link_posters`` x ``sketch_size`` a document), and the first copies are the ones that
-represent the article's cluster in the pass. ``hot_posting`` is high (10,000) because the count is
-of documents, not of clusters: an article reposted more often than that would lose the sketch
-links between its copies (its exact and content keys still link them).
+footer, a programme's lead line in a large crawl): it links nothing. For a value that is not hot,
+only its first ``link_posters`` posters (in document order) are paired with its holders: copies of
+one article reposted thousands of times are linked to the article's first copies, not each to
+each, so the pairs stay linear in the batch (at most ``link_posters`` x ``sketch_size`` a
+document).
+
+A sketch pair is then **verified** from the two documents alone (``link_pairs``: the engine's
+``verify_pair``, no value counted as boilerplate, the sketches first and the texts when the
+sketches call the pair near, partial or layout), and only a pair whose kind is not ``unique`` is
+an edge: stock phrases that share three sketch values no longer chain a corpus into one component
+(zh-xwlb's largest component: 15,312 of 19,541 documents before, 219 after). A pair whose documents
+are already connected is not verified (it changes no component).
 
 Each component is then run through the unchanged sequential pass, documents in batch order, with
 tables of its own (``neardup.match.engine.run_components``); its boilerplate rule (a value posted
-by more than ``max_posting`` representatives) counts the component's representatives, and a value
-common to many documents of the batch puts them in one component anyway (they share it), where
-it becomes boilerplate as in one pass over the batch. A document alone in its component has no
-candidate: the pass would answer ``unique`` with no partner, so it does not run. The same
-components come out of one process (here, numba) and out of Spark's executors
-(``neardup.integrations.spark.plan``): a component is named by its smallest document.
-
-Measured on the real corpora (docs/spark.md): the answer is the one-pass answer on zh-xwlb and
-en-20news but for a handful of documents; the largest component, though, holds most of a corpus
-whose documents quote each other (real partial relations chain), and it bounds one task's memory.
+by more than ``max_posting`` representatives) counts the component's representatives. A document
+alone in its component has no candidate the pass would report or merge: it is ``unique``, and the
+pass does not run. Whatever a row names (the cluster, the partner, ``related_to``) is in the same
+component, and the components are a function of the documents alone, so one process (here) and
+Spark's executors (``neardup.integrations.spark.plan``, the same ``link_pairs``) give the same
+rows: a component is named by its smallest document.
 
 >>> from neardup.match.signature import signatures
 >>> sigs = signatures(["今天北京天气晴朗，适合出门散步。", "今天北京天气晴朗，适合出门散步！", "完全不同的另一篇文章内容。"])

@@ -267,3 +267,36 @@ def test_partitions_help_and_docs_say_what_the_option_does() -> None:
     docs = (Path(__file__).resolve().parents[3] / "docs" / "spark.md").read_text(encoding="utf-8")
     assert "`--partitions` (read tasks, above)" in docs and "Read tasks (`--partitions N`)" in docs
     assert "shuffle partitions)" not in docs
+
+
+def test_a_record_whose_main_text_hangs_is_a_bad_record_at_the_deadline_not_a_hang(
+    spark: Any, tmp_path: Path
+) -> None:
+    from neardup.dedup.config import DedupConfig
+    from neardup.integrations.spark.documents import read_documents
+    from neardup.integrations.spark.job import signature_df
+
+    def stall_on_poison(item: Any, extractor: str) -> Any:
+        import time
+
+        from neardup.match.pages import read_page
+
+        if item[1] and "STALL" in item[1]:
+            time.sleep(3600)  # a worker alive but stuck (a loop in C, a lock never released)
+        return read_page(item[0], item[1], extractor)
+
+    pages = tmp_path / "pages.jsonl"
+    lines = [{"id": f"p{i}", "html": f"<html><body><p>第{i}页的正文内容。</p></body></html>"} for i in range(12)]
+    lines[7]["html"] = "<html><body><p>STALL</p></body></html>"
+    pages.write_text("".join(json.dumps(x, ensure_ascii=False) + "\n" for x in lines), encoding="utf-8")
+    docs = read_documents(spark, [str(pages)])
+    import time
+
+    t0 = time.monotonic()
+    rows = signature_df(docs, DedupConfig(record_timeout=3.0), read_item=stall_on_poison).collect()
+    assert time.monotonic() - t0 < 120
+    errors = {r["row"]: r["error"] for r in rows if r["error"] is not None}
+    assert list(errors) == [7], errors
+    assert errors[7].startswith("record 'p7': extracting its main text took over 3 s (the per-record deadline")
+    assert sorted(r["id"] for r in rows if r["error"] is None) == sorted(f"p{i}" for i in range(12) if i != 7)
+    assert all(r["tokens"] > 0 for r in rows if r["error"] is None)  # the others were read and signed

@@ -23,10 +23,11 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 import os
 import re
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -39,8 +40,9 @@ import xxhash
 
 from neardup import exceptions
 from neardup._deps import require
+from neardup._workers import WorkerDied, WorkerPool, WorkerStuck, describe_exit
 from neardup.dedup.config import DedupConfig
-from neardup.dedup.fingerprints import Fingerprints, unique_ids
+from neardup.dedup.fingerprints import Fingerprints, _read_item, unique_ids
 from neardup.dedup.index import (
     CHUNK_ROWS,
     COLUMNS,
@@ -59,6 +61,7 @@ from neardup.integrations.spark.documents import SparkDocuments, parse_lines, pa
 from neardup.integrations.spark.errors import spark_errors
 from neardup.io import ReadStats, Record
 from neardup.match import MatchConfig, Signatures, cross_candidates, page_signatures, signatures
+from neardup.match.pages import has_html
 
 __all__ = [
     "SIGNATURE_SCHEMA",
@@ -196,24 +199,86 @@ def _signature_batch(schema: Any, parsed: list[Any], sigs: Signatures | None) ->
     return pa.RecordBatch.from_arrays(arrays, schema=schema)
 
 
-def signature_df(docs: SparkDocuments, config: DedupConfig) -> Any:
+ReadItem = Callable[[tuple[str | None, str | None], str], Any]
+
+
+def bounded_pages(pool: WorkerPool, items: list[tuple[str | None, str | None]]) -> tuple[list[Any], dict[int, str]]:
+    """The pages of ``items`` read by ``pool``'s worker process, and, per item it could not read,
+    the reason: past the pool's deadline on one item (the worker is killed and replaced) or a
+    worker dead on it twice. Those items are left out (``None``) and the others read again, so
+    one record costs the task at most the deadline."""
+    pages: list[Any] = [None] * len(items)
+    failed: dict[int, str] = {}
+    left = list(range(len(items)))
+    while left:
+        tid = pool.submit([items[i] for i in left])
+        try:
+            got = pool.result(tid)
+        except WorkerStuck as exc:
+            failed[left[exc.item]] = (
+                f"extracting its main text took over {exc.seconds:g} s (the per-record deadline, "
+                "--record-timeout); its worker was stopped. Remove the record, or raise the deadline"
+            )
+            del left[exc.item]
+            continue
+        except WorkerDied as exc:
+            failed[left[exc.item]] = (
+                f"the process extracting its main text died on it twice ({describe_exit(exc.exitcode)}); "
+                "remove the record, or give the run more memory"
+            )
+            del left[exc.item]
+            continue
+        for i, page in zip(left, got, strict=True):
+            pages[i] = page
+        left = []
+    return pages, failed
+
+
+def signature_df(docs: SparkDocuments, config: DedupConfig, *, read_item: ReadItem = _read_item) -> Any:
     """Stage 1 in the executors: read, parse and sign in one pass -> ``SIGNATURE_SCHEMA`` rows (no
-    text). Text lines and Parquet rows are two ``mapInArrow`` over Spark's own sources, unioned."""
+    text). Text lines and Parquet rows are two ``mapInArrow`` over Spark's own sources, unioned.
+
+    HTML is read by one worker process per task (``read_item``, as ``neardup dedup``'s workers
+    read it), under the per-record deadline ``config.record_timeout``: a record whose main text
+    takes longer (a parser loop in C code, which nothing in the task's own process can stop) or
+    kills its worker twice becomes a bad record with a message saying so, which stops the run
+    naming the record, or is skipped and counted under ``--skip-bad``."""
     cfg = config.match
     schema = _arrow_schema()  # on the driver: parsing the schema needs the JVM
     rank = docs.rank()
     acc = docs.line_counts
+    reader = functools.partial(read_item, extractor=cfg.extractor)
+    deadline = config.record_timeout
 
     def sign(parsed_batches: Iterator[list[Any]]) -> Iterator[Any]:
         # the signing ``fingerprint_records`` does: pages (main text, layout, exact key), then signatures
-        for parsed in parsed_batches:
-            good = [p for p in parsed if p[7] is None]
-            bad = [p for p in parsed if p[7] is not None]
-            if good:
-                sigs, _ = page_signatures([(p[4], p[5]) for p in good], cfg)
-                yield _signature_batch(schema, good, sigs)
-            if bad:
-                yield _signature_batch(schema, bad, None)
+        pool: WorkerPool | None = None
+        try:
+            for parsed in parsed_batches:
+                good = [p for p in parsed if p[7] is None]
+                bad = [p for p in parsed if p[7] is not None]
+                items = [(p[4], p[5]) for p in good]
+                pages = None
+                if any(has_html(item) for item in items):
+                    pool = pool or WorkerPool(1, reader, deadline=deadline)
+                    pages, failed = bounded_pages(pool, items)
+                    if failed:
+                        for i, why in sorted(failed.items()):
+                            p = good[i]
+                            who = "" if p[3] is None else f"record {p[3]!r}: "
+                            bad.append((*p[:7], who + why))
+                        keep = [i for i in range(len(good)) if i not in failed]
+                        good = [good[i] for i in keep]
+                        items = [items[i] for i in keep]
+                        pages = [pages[i] for i in keep]
+                if good:
+                    sigs, _ = page_signatures(items, cfg, pages=pages)
+                    yield _signature_batch(schema, good, sigs)
+                if bad:
+                    yield _signature_batch(schema, bad, None)
+        finally:
+            if pool is not None:
+                pool.close()
 
     def lines(batches: Iterator[Any]) -> Iterator[Any]:
         counts: dict[tuple[int, int], int] = {}
