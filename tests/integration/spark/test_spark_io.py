@@ -286,7 +286,9 @@ def test_a_record_whose_main_text_hangs_is_a_bad_record_at_the_deadline_not_a_ha
         return read_page(item[0], item[1], extractor)
 
     pages = tmp_path / "pages.jsonl"
-    lines = [{"id": f"p{i}", "html": f"<html><body><p>第{i}页的正文内容。</p></body></html>"} for i in range(12)]
+    lines = [
+        {"id": f"p{i}", "html": f"<html><body><p>第{i}页的正文内容。</p></body></html>"} for i in range(12)
+    ]
     lines[7]["html"] = "<html><body><p>STALL</p></body></html>"
     pages.write_text("".join(json.dumps(x, ensure_ascii=False) + "\n" for x in lines), encoding="utf-8")
     docs = read_documents(spark, [str(pages)])
@@ -297,6 +299,8 @@ def test_a_record_whose_main_text_hangs_is_a_bad_record_at_the_deadline_not_a_ha
     assert time.monotonic() - t0 < 120
     errors = {r["row"]: r["error"] for r in rows if r["error"] is not None}
     assert list(errors) == [7], errors
-    assert errors[7].startswith("record 'p7': extracting its main text took over 3 s (the per-record deadline")
+    assert errors[7].startswith(
+        "record 'p7': extracting its main text took over 3 s (the per-record deadline"
+    )
     assert sorted(r["id"] for r in rows if r["error"] is None) == sorted(f"p{i}" for i in range(12) if i != 7)
     assert all(r["tokens"] > 0 for r in rows if r["error"] is None)  # the others were read and signed

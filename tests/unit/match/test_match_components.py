@@ -75,7 +75,9 @@ def test_a_stock_phrase_shared_by_unrelated_documents_links_nothing_copies_and_q
     texts = [article(rng, 2) + stock for _ in range(5)] + [a, *_copies(rng, a, 1), quote]
     sigs = signatures(texts)
     _, (sa, sb), _ = candidate_pairs(sigs, MatchConfig())
-    assert {(0, 1), (1, 2), (3, 4)} <= set(zip(sa.tolist(), sb.tolist()))  # the stock phrase pairs them
+    assert {(0, 1), (1, 2), (3, 4)} <= set(
+        zip(sa.tolist(), sb.tolist(), strict=True)
+    )  # the stock phrase pairs them
     labels, _ = batch_components(sigs, MatchConfig())
     assert labels.tolist() == [0, 1, 2, 3, 4, 5, 5, 5]
     out = match_components(sigs)
