@@ -290,7 +290,7 @@ def _pair_kind(j: int, x: int, sig: Any, texts: np.ndarray, rule: Rule) -> int: 
     call the pair near, partial or layout (``_sketch_kind`` first, so a pair the sketches call
     unique is unique wherever it is verified, with or without the profiles at hand)."""
     kd = _sketch_kind(j, x, sig, texts, rule)
-    if kd == UNIQUE or kd == EXACT or kd == CONTENT:
+    if kd in (UNIQUE, EXACT, CONTENT):
         return kd
     exact, content, _, size, tokens, sketch, numbers, layout, has_layout, pp, prof = sig
     k, layout_distance, th, max_conflicts, agree_min = rule
@@ -362,7 +362,9 @@ def _find(parent: np.ndarray, x: int) -> int:  # pragma: no cover
 
 
 @njit(cache=True, nogil=True)
-def _apart(parent: np.ndarray, na: np.ndarray, nb: np.ndarray, s: int, e: int) -> np.ndarray:  # pragma: no cover
+def _apart(
+    parent: np.ndarray, na: np.ndarray, nb: np.ndarray, s: int, e: int
+) -> np.ndarray:  # pragma: no cover
     """The pairs s..e-1 whose nodes are not connected yet."""
     out = np.empty(e - s, np.int64)
     m = 0
@@ -374,7 +376,14 @@ def _apart(parent: np.ndarray, na: np.ndarray, nb: np.ndarray, s: int, e: int) -
 
 
 @njit(cache=True, nogil=True)
-def _join(parent: np.ndarray, na: np.ndarray, nb: np.ndarray, todo: np.ndarray, kinds: np.ndarray, linked: np.ndarray) -> None:  # pragma: no cover
+def _join(
+    parent: np.ndarray,
+    na: np.ndarray,
+    nb: np.ndarray,
+    todo: np.ndarray,
+    kinds: np.ndarray,
+    linked: np.ndarray,
+) -> None:  # pragma: no cover
     for q in range(todo.shape[0]):
         if kinds[q] != UNIQUE:
             t = todo[q]

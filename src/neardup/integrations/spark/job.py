@@ -199,10 +199,13 @@ def _signature_batch(schema: Any, parsed: list[Any], sigs: Signatures | None) ->
     return pa.RecordBatch.from_arrays(arrays, schema=schema)
 
 
-ReadItem = Callable[[tuple[str | None, str | None], str], Any]
+#: reads one (text, html) item into a page; called as ``read_item(item, extractor=...)``
+ReadItem = Callable[..., Any]
 
 
-def bounded_pages(pool: WorkerPool, items: list[tuple[str | None, str | None]]) -> tuple[list[Any], dict[int, str]]:
+def bounded_pages(
+    pool: WorkerPool, items: list[tuple[str | None, str | None]]
+) -> tuple[list[Any], dict[int, str]]:
     """The pages of ``items`` read by ``pool``'s worker process, and, per item it could not read,
     the reason: past the pool's deadline on one item (the worker is killed and replaced) or a
     worker dead on it twice. Those items are left out (``None``) and the others read again, so

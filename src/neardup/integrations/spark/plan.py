@@ -320,13 +320,13 @@ def _verify_task(config: DedupConfig, full: bool) -> Any:
         t = t.take(pa.array(order))
         a, b = a[order], b[order]
         m = t.num_rows
-        sides = [
-            signatures_of(pa.table({c: t.column(f"{s}_{c}") for c in cols}), widths) for s in ("a", "b")
-        ]
+        sides = [signatures_of(pa.table({c: t.column(f"{s}_{c}") for c in cols}), widths) for s in ("a", "b")]
         sigs = Signatures.concat(sides)
         texts = None
         if not full:
-            texts = np.concatenate([t.column(f"{s}_texts").to_numpy(zero_copy_only=False) for s in ("a", "b")])
+            texts = np.concatenate(
+                [t.column(f"{s}_texts").to_numpy(zero_copy_only=False) for s in ("a", "b")]
+            )
         nodes, inv = np.unique(np.concatenate([a, b]), return_inverse=True)
         rows = np.arange(m, dtype=np.int64)
         linked, _ = link_pairs(
@@ -352,9 +352,7 @@ def _verified_pairs(docs_df: Any, pairs: Any, config: DedupConfig) -> Any:
 
     def side(s: str, cols: tuple[str, ...], texts: bool) -> Any:
         extra = [(F.size("profile") > 0).alias(f"{s}_texts")] if texts else []
-        return docs_df.select(
-            F.col("doc").alias(s), *[F.col(c).alias(f"{s}_{c}") for c in cols], *extra
-        )
+        return docs_df.select(F.col("doc").alias(s), *[F.col(c).alias(f"{s}_{c}") for c in cols], *extra)
 
     gate = (
         pairs.join(side("a", GATE_COLUMNS, True), "a")
