@@ -327,14 +327,21 @@ def _verify_task(config: DedupConfig, full: bool) -> Any:
             texts = np.concatenate(
                 [t.column(f"{s}_texts").to_numpy(zero_copy_only=False) for s in ("a", "b")]
             )
-        nodes, inv = np.unique(np.concatenate([a, b]), return_inverse=True)
         rows = np.arange(m, dtype=np.int64)
+        if full:
+            # a pair whose documents the task's linked pairs already connect need not be read
+            _, inv = np.unique(np.concatenate([a, b]), return_inverse=True)
+            ends = (inv[:m].astype(np.int64), inv[m:].astype(np.int64))
+        else:
+            # the sketches' look skips nothing: a pair they pass may still be unique once the texts
+            # are read, so it connects nothing yet
+            ends = (rows, rows + m)
         linked, _ = link_pairs(
             sigs,
             (rows, rows + m),
             cfg,
-            nodes=(inv[:m].astype(np.int64), inv[m:].astype(np.int64)),
-            parent=np.arange(nodes.size, dtype=np.int64),
+            nodes=ends,
+            parent=np.arange(2 * m, dtype=np.int64),
             texts=texts,
             full=full,
             parallel=False,
