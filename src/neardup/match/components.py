@@ -1,36 +1,37 @@
-"""A batch as connected components of its candidate graph, each run through the engine on its own.
+"""A batch as connected components of its verified candidate graph, each run through the engine on its own.
 
 The engine's pass (``neardup.match.engine``) compares a document only with documents it can reach
-through **candidate edges**: the first holder of its exact key or content key, the representatives
+through **candidate pairs**: the first holder of its exact key or content key, the representatives
 that posted at least ``min_shared`` of its sketch values, and then those representatives' cluster
-members. So a batch splits into the connected components of the graph whose edges are
+members. The candidate pairs of a batch are
 
-- two documents with the same exact key, or the same content key (texts with tokens);
+- two documents with the same exact key, or the same content key (texts with tokens): these link
+  as they are (the same page, the same text);
 - ``(a, b)``, ``a`` before ``b``, when ``b``'s sketch holds at least ``min_shared`` of the values
   ``a`` posts (its ``posted`` smallest), counting only values that are not **hot**.
 
 A value is **hot** when more than ``hot_posting`` documents of the batch post it (a site's
-footer, a programme's lead line in a large crawl): it links nothing, so it cannot glue a corpus
-into one component. For a value that is not hot, only its first ``link_posters`` posters (in
-document order) are paired with its holders: copies of one article reposted thousands of times are
-linked to the article's first copies, not each to each, so the pairs stay linear in the batch
-(at most ``link_posters`` x ``sketch_size`` a document), and the first copies are the ones that
-represent the article's cluster in the pass. ``hot_posting`` is high (10,000) because the count is
-of documents, not of clusters: an article reposted more often than that would lose the sketch
-links between its copies (its exact and content keys still link them).
+footer, a programme's lead line in a large crawl): it links nothing. For a value that is not hot,
+only its first ``link_posters`` posters (in document order) are paired with its holders: copies of
+one article reposted thousands of times are linked to the article's first copies, not each to
+each, so the pairs stay linear in the batch (at most ``link_posters`` x ``sketch_size`` a
+document).
+
+A sketch pair is then **verified** from the two documents alone (``link_pairs``: the engine's
+``verify_pair``, no value counted as boilerplate, the sketches first and the texts when the
+sketches call the pair near, partial or layout), and only a pair whose kind is not ``unique`` is
+an edge: stock phrases that share three sketch values no longer chain a corpus into one component
+(zh-xwlb's largest component: 15,312 of 19,541 documents before, 219 after). A pair whose documents
+are already connected is not verified (it changes no component).
 
 Each component is then run through the unchanged sequential pass, documents in batch order, with
 tables of its own (``neardup.match.engine.run_components``); its boilerplate rule (a value posted
-by more than ``max_posting`` representatives) counts the component's representatives, and a value
-common to many documents of the batch puts them in one component anyway (they share it), where
-it becomes boilerplate as in one pass over the batch. A document alone in its component has no
-candidate: the pass would answer ``unique`` with no partner, so it does not run. The same
-components come out of one process (the C kernel ``kernels.value_pairs``, numba without it) and out of Spark's executors
-(``neardup.integrations.spark.plan``): a component is named by its smallest document.
-
-Measured on the real corpora (docs/spark.md): the answer is the one-pass answer on zh-xwlb and
-en-20news but for a handful of documents; the largest component, though, holds most of a corpus
-whose documents quote each other (real partial relations chain), and it bounds one task's memory.
+by more than ``max_posting`` representatives) counts the component's representatives. A document
+alone in its component has no candidate the pass would report or merge: it is ``unique``, and the
+pass does not run. Whatever a row names (the cluster, the partner, ``related_to``) is in the same
+component, and the components are a function of the documents alone, so one process (here) and
+Spark's executors (``neardup.integrations.spark.plan``, the same ``link_pairs``) give the same
+rows: a component is named by its smallest document.
 
 >>> from neardup.match.signature import signatures
 >>> sigs = signatures(["今天北京天气晴朗，适合出门散步。", "今天北京天气晴朗，适合出门散步！", "完全不同的另一篇文章内容。"])
@@ -41,24 +42,32 @@ whose documents quote each other (real partial relations chain), and it bounds o
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import numpy.typing as npt
 
 from neardup.index.kernels import union_find_labels as union_find  # per node, its component's smallest node
 from neardup.match import kernels
-from neardup.match._numba_lazy import njit
-from neardup.match.cluster import Clusters
+from neardup.match._numba_lazy import later, njit
+from neardup.match.cluster import Clusters, thresholds
 from neardup.match.config import MatchConfig
 from neardup.match.engine import run_components
 from neardup.match.signature import EMPTY32, Signatures
+from neardup.match.verify import CONTENT, EXACT, UNIQUE, decide, pair_evidence, popcount, verify_pair
+
+prange = later("numba", "prange")  # numba's parallel range, resolved when the kernels compile
 
 __all__ = [
     "batch_components",
+    "candidate_pairs",
     "component_rows",
     "count_pairs",
     "counted_pairs",
     "key_edges",
+    "link_pairs",
     "match_components",
+    "pair_rule",
     "union_find",
     "value_pairs",
 ]
@@ -222,19 +231,257 @@ def sketch_edges(sketch: U32, config: MatchConfig) -> tuple[I64, I64, U32]:
     return (pairs >> np.uint64(32)).astype(np.int64), (pairs & np.uint64(0xFFFFFFFF)).astype(np.int64), hot
 
 
-def batch_components(
+# ------------------------------------------------------------------------- verified candidate pairs
+Rule = tuple[Any, ...]
+
+
+def pair_rule(config: MatchConfig) -> Rule:
+    """What the pair kernels take of a config: sketch size, layout distance, the decision
+    thresholds, number conflicts allowed, agreeing numbers."""
+    return (
+        config.sketch_size,
+        config.layout_distance,
+        thresholds(config),
+        config.max_number_conflicts,
+        config.agree_min,
+    )
+
+
+_NO_VALUES = np.empty(0, np.uint32)
+_NO_COUNTS = np.empty(0, np.int32)
+
+
+@njit(cache=True, nogil=True)
+def _sketch_kind(j: int, x: int, sig: Any, texts: np.ndarray, rule: Rule) -> int:  # pragma: no cover
+    """The kind the sketches give document ``j`` against ``x`` (``decide`` on ``pair_evidence``,
+    as ``verify_pair`` computes it before reading the texts; no value counts as boilerplate).
+    ``texts[r]``: row r has a text profile. Needs no profiles: Spark's first look at a pair."""
+    exact, content, _, size, tokens, sketch, numbers, layout, has_layout = sig[:9]
+    k, layout_distance, th, max_conflicts, agree_min = rule
+    same_layout = bool(
+        has_layout[j] and has_layout[x] and int(popcount(layout[j] ^ layout[x])) <= layout_distance
+    )
+    s, ca, cb, c, a = pair_evidence(
+        sketch[j], numbers[j], size[j], sketch[x], numbers[x], size[x], k, _NO_VALUES, _NO_COUNTS, 0
+    )
+    return int(
+        decide(
+            exact[j] == exact[x],
+            content[j] == content[x] and tokens[j] > 0,
+            s,
+            ca,
+            cb,
+            c,
+            a,
+            same_layout,
+            th[0],
+            th[1],
+            th[2],
+            th[3],
+            1 << 30 if texts[j] and texts[x] else max_conflicts,
+            th[4],
+            th[5],
+            agree_min,
+        )
+    )
+
+
+@njit(cache=True, nogil=True)
+def _pair_kind(j: int, x: int, sig: Any, texts: np.ndarray, rule: Rule) -> int:  # pragma: no cover
+    """The kind of document ``j`` against ``x`` from the two documents alone: the engine's
+    ``verify_pair`` with no value counted as boilerplate, the texts read only when the sketches
+    call the pair near, partial or layout (``_sketch_kind`` first, so a pair the sketches call
+    unique is unique wherever it is verified, with or without the profiles at hand)."""
+    kd = _sketch_kind(j, x, sig, texts, rule)
+    if kd in (UNIQUE, EXACT, CONTENT):
+        return kd
+    exact, content, _, size, tokens, sketch, numbers, layout, has_layout, pp, prof = sig
+    k, layout_distance, th, max_conflicts, agree_min = rule
+    same_layout = bool(
+        has_layout[j] and has_layout[x] and int(popcount(layout[j] ^ layout[x])) <= layout_distance
+    )
+    return int(
+        verify_pair(
+            sketch[j],
+            numbers[j],
+            size[j],
+            prof[pp[j] : pp[j + 1]],
+            sketch[x],
+            numbers[x],
+            size[x],
+            prof[pp[x] : pp[x + 1]],
+            exact[j] == exact[x],
+            content[j] == content[x] and tokens[j] > 0,
+            same_layout,
+            k,
+            _NO_VALUES,
+            _NO_COUNTS,
+            0,
+            th,
+            max_conflicts,
+            agree_min,
+        )[0]
+    )
+
+
+# every core for one process; one thread per Spark task. Two functions, not one factory: numba's
+# cache keys a function by its name and source (as in neardup.match.signature).
+@njit(cache=True, nogil=True, parallel=True)
+def _kinds_parallel(
+    todo: np.ndarray, ra: np.ndarray, rb: np.ndarray, sig: Any, texts: np.ndarray, rule: Rule, full: bool
+) -> np.ndarray:  # pragma: no cover
+    out = np.empty(todo.shape[0], np.int8)
+    for q in prange(todo.shape[0]):
+        t = todo[q]
+        if full:
+            out[q] = _pair_kind(rb[t], ra[t], sig, texts, rule)
+        else:
+            out[q] = _sketch_kind(rb[t], ra[t], sig, texts, rule)
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _kinds_serial(
+    todo: np.ndarray, ra: np.ndarray, rb: np.ndarray, sig: Any, texts: np.ndarray, rule: Rule, full: bool
+) -> np.ndarray:  # pragma: no cover
+    out = np.empty(todo.shape[0], np.int8)
+    for q in range(todo.shape[0]):
+        t = todo[q]
+        if full:
+            out[q] = _pair_kind(rb[t], ra[t], sig, texts, rule)
+        else:
+            out[q] = _sketch_kind(rb[t], ra[t], sig, texts, rule)
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _find(parent: np.ndarray, x: int) -> int:  # pragma: no cover
+    r = x
+    while parent[r] != r:
+        r = parent[r]
+    while parent[x] != r:
+        parent[x], x = r, parent[x]
+    return r
+
+
+@njit(cache=True, nogil=True)
+def _apart(
+    parent: np.ndarray, na: np.ndarray, nb: np.ndarray, s: int, e: int
+) -> np.ndarray:  # pragma: no cover
+    """The pairs s..e-1 whose nodes are not connected yet."""
+    out = np.empty(e - s, np.int64)
+    m = 0
+    for t in range(s, e):
+        if _find(parent, na[t]) != _find(parent, nb[t]):
+            out[m] = t
+            m += 1
+    return out[:m]
+
+
+@njit(cache=True, nogil=True)
+def _join(
+    parent: np.ndarray,
+    na: np.ndarray,
+    nb: np.ndarray,
+    todo: np.ndarray,
+    kinds: np.ndarray,
+    linked: np.ndarray,
+) -> None:  # pragma: no cover
+    for q in range(todo.shape[0]):
+        if kinds[q] != UNIQUE:
+            t = todo[q]
+            x, y = _find(parent, na[t]), _find(parent, nb[t])
+            if x != y:
+                parent[max(x, y)] = min(x, y)
+            linked[t] = True
+
+
+def link_pairs(
+    sigs: Signatures,
+    pairs: tuple[I64, I64],
+    config: MatchConfig,
+    *,
+    nodes: tuple[I64, I64] | None = None,
+    parent: I64 | None = None,
+    texts: npt.NDArray[np.bool_] | None = None,
+    full: bool = True,
+    parallel: bool = True,
+    block: int = 1 << 16,
+) -> tuple[npt.NDArray[np.bool_], int]:
+    """Which candidate pairs ``(a, b)`` (rows of ``sigs``, ``a`` the earlier document) link their
+    documents: those whose kind (``_pair_kind``; ``full=False``: the sketches' kind alone, no
+    profiles needed) is not unique. Pairs go in blocks; a pair whose documents are already
+    connected (by the pairs linked before it, or by ``parent``: a union-find forest over the
+    nodes, updated) is not verified, which changes no component. ``nodes``: the pairs' documents as
+    union-find nodes when they are not the rows (Spark's tasks hold one row per pair and side).
+    ``texts``: per row, whether it has a text profile (default: from ``sigs``).
+    Returns the linked pairs and how many pairs were verified."""
+    ra, rb = (np.ascontiguousarray(x, np.int64) for x in pairs)
+    na, nb = (ra, rb) if nodes is None else (np.ascontiguousarray(x, np.int64) for x in nodes)
+    if parent is None:
+        size = int(max(na.max(initial=-1), nb.max(initial=-1))) + 1
+        parent = np.arange(size, dtype=np.int64)
+    if texts is None:
+        texts = np.diff(sigs.prof_ptr) > 0
+    sig = sigs.columns()
+    rule = pair_rule(config)
+    kinds_of = _kinds_parallel if parallel else _kinds_serial
+    linked = np.zeros(ra.shape[0], np.bool_)
+    verified = 0
+    with np.errstate(over="ignore"):
+        for s in range(0, ra.shape[0], block):
+            todo = _apart(parent, na, nb, s, min(ra.shape[0], s + block))
+            if todo.size == 0:
+                continue
+            kinds = kinds_of(todo, ra, rb, sig, np.ascontiguousarray(texts, np.bool_), rule, full)
+            _join(parent, na, nb, todo, kinds, linked)
+            verified += int(todo.size)
+    return linked, verified
+
+
+def candidate_pairs(
     sigs: Signatures, config: MatchConfig, extra: tuple[I64, I64] | None = None
+) -> tuple[tuple[I64, I64], tuple[I64, I64], U32]:
+    """The candidate graph's key edges (each holder of an exact or content key and the key's first
+    holder: the same page or text, linked without reading), its sketch pairs (plus ``extra``, e.g.
+    SimHash neighbours; ``a`` before ``b``), and the hot values."""
+    ka = [key_edges(sigs.exact), key_edges(sigs.content, sigs.tokens > 0)]
+    sa, sb, hot = sketch_edges(sigs.sketch, config)
+    if extra is not None:
+        sa = np.concatenate([sa, np.asarray(extra[0], np.int64)])
+        sb = np.concatenate([sb, np.asarray(extra[1], np.int64)])
+    keys = (
+        np.concatenate([p[0] for p in ka]).astype(np.int64),
+        np.concatenate([p[1] for p in ka]).astype(np.int64),
+    )
+    return keys, (sa, sb), hot
+
+
+def batch_components(
+    sigs: Signatures,
+    config: MatchConfig,
+    extra: tuple[I64, I64] | None = None,
+    *,
+    fixed: int = 0,
+    parallel: bool = True,
 ) -> tuple[I64, U32]:
     """Per document, its component (the component's smallest document), and the hot values.
-    ``extra``: more edges (e.g. SimHash neighbours)."""
+
+    The components of the **verified** candidate graph: key edges, and the candidate pairs whose
+    kind from the two documents alone is not unique (``link_pairs``). ``extra``: more candidate
+    pairs (e.g. SimHash neighbours); ``fixed``: the first rows are representatives already (a
+    corpus), so a pair of two of them is not verified (the pass never checks one against
+    another)."""
     n = len(sigs)
-    parts = [key_edges(sigs.exact), key_edges(sigs.content, sigs.tokens > 0)]
-    sa, sb, hot = sketch_edges(sigs.sketch, config)
-    parts.append((sa, sb))
-    if extra is not None:
-        parts.append(extra)
-    a = np.concatenate([p[0] for p in parts]).astype(np.int64)
-    b = np.concatenate([p[1] for p in parts]).astype(np.int64)
+    (ka, kb), (sa, sb), hot = candidate_pairs(sigs, config, extra)
+    take = sb >= fixed
+    sa, sb = sa[take], sb[take]
+    order = np.lexsort((sb, sa))  # a poster's pairs together: its copies link early, then skip
+    sa, sb = sa[order], sb[order]
+    parent = union_find(n, ka, kb).astype(np.int64)
+    linked, _ = link_pairs(sigs, (sa, sb), config, parent=parent, parallel=parallel)
+    a = np.concatenate([ka, sa[linked]])
+    b = np.concatenate([kb, sb[linked]])
     return union_find(n, a, b), hot
 
 
@@ -262,7 +509,7 @@ def match_components(
     ``fixed`` rows are representatives already: a corpus's documents). ``extra``: SimHash
     candidate pairs (a before b), which are edges too."""
     cfg = config or MatchConfig()
-    labels, _ = batch_components(sigs, cfg, extra)
+    labels, _ = batch_components(sigs, cfg, extra, fixed=fixed)
     ptr, rows = component_rows(labels)
     csr = None
     if extra is not None:

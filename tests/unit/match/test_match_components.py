@@ -63,3 +63,23 @@ def test_a_document_alone_in_its_component_is_unique_without_a_partner() -> None
     assert out.rep.tolist() == [0, 1, 2, 3] and out.verified == 0
     one = match_signatures(sigs)
     assert np.array_equal(one.hamming, out.hamming) and np.array_equal(one.text, out.text)
+
+
+def test_a_stock_phrase_shared_by_unrelated_documents_links_nothing_copies_and_quotes_do() -> None:
+    from neardup.match.components import candidate_pairs
+
+    rng = random.Random(4)
+    stock = "以上就是今天新闻联播的全部内容，感谢收看，再见。"
+    a = article(rng, 14)
+    quote = article(rng, 8) + a[:160]  # a passage of a beside text of its own: partial
+    texts = [article(rng, 2) + stock for _ in range(5)] + [a, *_copies(rng, a, 1), quote]
+    sigs = signatures(texts)
+    _, (sa, sb), _ = candidate_pairs(sigs, MatchConfig())
+    assert {(0, 1), (1, 2), (3, 4)} <= set(
+        zip(sa.tolist(), sb.tolist(), strict=True)
+    )  # the stock phrase pairs them
+    labels, _ = batch_components(sigs, MatchConfig())
+    assert labels.tolist() == [0, 1, 2, 3, 4, 5, 5, 5]
+    out = match_components(sigs)
+    assert [KINDS[k] for k in out.kind[5:]] == ["unique", "near", "partial"]
+    assert out.partner[7] in (5, 6)

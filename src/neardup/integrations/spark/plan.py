@@ -265,8 +265,9 @@ def _edge_task(min_shared: int) -> Any:
     return task
 
 
-def _candidate_graph(docs_df: Any, config: DedupConfig, partitions: int) -> Any:
-    """The candidate graph's edges (a < b) as a DataFrame."""
+def _candidate_graph(docs_df: Any, config: DedupConfig, partitions: int) -> tuple[Any, Any]:
+    """The candidate graph as two DataFrames of pairs (a < b): key edges (the same page or text:
+    they link as they are) and sketch pairs (to be verified)."""
     F = _functions()
     from pyspark.sql import Window
 
@@ -293,7 +294,94 @@ def _candidate_graph(docs_df: Any, config: DedupConfig, partitions: int) -> Any:
                 F.col("a") < F.col("b")
             )
         )
-    return sketch.unionByName(keys[0]).unionByName(keys[1])
+    return keys[0].unionByName(keys[1]), sketch
+
+
+#: what the sketches' look at a pair needs of each document (no text profile: the bulk of a row)
+GATE_COLUMNS = ("exact", "content", "simhash", "layout", "has_layout", "size", "tokens", "sketch", "numbers")
+
+
+def _verify_task(config: DedupConfig, full: bool) -> Any:
+    """mapInArrow over candidate pairs joined with both documents' columns (``a_*``, ``b_*``): the
+    pairs that link (``neardup.match.components.link_pairs``, one thread: a task is a core).
+    ``full=False``: the sketches' kind alone, from ``GATE_COLUMNS`` and a ``texts`` flag a side;
+    ``full=True``: the kind the texts give, profiles included."""
+    cfg = config.match
+    widths = (cfg.sketch_size, max(cfg.max_numbers, 1))
+    cols = (*GATE_COLUMNS, "profile") if full else GATE_COLUMNS
+
+    def task(batches: Iterator[Any]) -> Iterator[Any]:
+        import pyarrow as pa
+
+        from neardup.match.components import link_pairs
+        from neardup.match.signature import Signatures
+
+        held = [rb for rb in batches if rb.num_rows]
+        if not held:
+            return
+        t = pa.Table.from_batches(held).combine_chunks()
+        a = t.column("a").to_numpy()
+        b = t.column("b").to_numpy()
+        order = np.lexsort((b, a))
+        t = t.take(pa.array(order))
+        a, b = a[order], b[order]
+        m = t.num_rows
+        sides = [signatures_of(pa.table({c: t.column(f"{s}_{c}") for c in cols}), widths) for s in ("a", "b")]
+        sigs = Signatures.concat(sides)
+        texts = None
+        if not full:
+            texts = np.concatenate(
+                [t.column(f"{s}_texts").to_numpy(zero_copy_only=False) for s in ("a", "b")]
+            )
+        rows = np.arange(m, dtype=np.int64)
+        if full:
+            # a pair whose documents the task's linked pairs already connect need not be read
+            _, inv = np.unique(np.concatenate([a, b]), return_inverse=True)
+            ends = (inv[:m].astype(np.int64), inv[m:].astype(np.int64))
+        else:
+            # the sketches' look skips nothing: a pair they pass may still be unique once the texts
+            # are read, so it connects nothing yet
+            ends = (rows, rows + m)
+        linked, _ = link_pairs(
+            sigs,
+            (rows, rows + m),
+            cfg,
+            nodes=ends,
+            parent=np.arange(2 * m, dtype=np.int64),
+            texts=texts,
+            full=full,
+            parallel=False,
+        )
+        yield pa.RecordBatch.from_arrays([pa.array(a[linked]), pa.array(b[linked])], names=["a", "b"])
+
+    return task
+
+
+def _verified_pairs(docs_df: Any, pairs: Any, config: DedupConfig, *, fixed: int = 0) -> Any:
+    """The candidate pairs (a, b) that link their documents, verified in the executors: first the
+    sketches' kind (each side's ``GATE_COLUMNS``, about 0.8 KB a document), then, for the pairs the
+    sketches do not call unique, the kind the texts give (profiles joined only for those). A pair
+    of two of the first ``fixed`` documents (matched corpus documents, representatives already)
+    is not verified: the pass never checks one against another."""
+    F = _functions()
+    if fixed:
+        pairs = pairs.filter(F.col("b") >= F.lit(fixed))
+
+    def side(s: str, cols: tuple[str, ...], texts: bool) -> Any:
+        extra = [(F.size("profile") > 0).alias(f"{s}_texts")] if texts else []
+        return docs_df.select(F.col("doc").alias(s), *[F.col(c).alias(f"{s}_{c}") for c in cols], *extra)
+
+    gate = (
+        pairs.join(side("a", GATE_COLUMNS, True), "a")
+        .join(side("b", GATE_COLUMNS, True), "b")
+        .mapInArrow(_verify_task(config, full=False), "a long, b long")
+    )
+    full = (*GATE_COLUMNS, "profile")
+    return (
+        gate.join(side("a", full, False), "a")
+        .join(side("b", full, False), "b")
+        .mapInArrow(_verify_task(config, full=True), "a long, b long")
+    )
 
 
 def _forest_task(batches: Iterator[Any]) -> Iterator[Any]:
@@ -579,7 +667,8 @@ def distributed_dedup(
 
         t1 = time.perf_counter()
         engine_parts = max(parts, -(-(n + matched) // 100_000))
-        edges = _candidate_graph(docs_df, config, engine_parts)
+        keys, pairs = _candidate_graph(docs_df, config, engine_parts)
+        edges = keys.unionByName(_verified_pairs(docs_df, pairs, config, fixed=matched))
         labels, rounds = connected_components(edges)
         secs["components"] = time.perf_counter() - t1
 
