@@ -590,6 +590,16 @@ static inline int64_t posting_slot(const uint32_t *pv, int64_t size, uint32_t v)
     return i;
 }
 
+static inline int64_t sorted_index_u32(const uint32_t *a, int64_t n, uint32_t v) {
+    int64_t lo = 0, hi = n;
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if (a[mid] < v) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < n && a[lo] == v ? lo : -1;
+}
+
 static inline int is_common(const uint32_t *pv, const int32_t *pc, int64_t size, int64_t max_posting, uint32_t v) {
     if (size == 0) return 0;
     int64_t i = posting_slot(pv, size, v);
@@ -1463,24 +1473,38 @@ fail:
 static PyObject *py_run_components(PyObject *self, PyObject *args) {
     (void)self;
     long long fixed, k, posted, min_shared, max_posting, layout_distance, max_conflicts, agree_min, member_checks;
-    PyObject *ptro, *rowso, *rep, *nxt, *checked, *sup, *sig, *day, *eptr, *extra, *th, *res;
-    if (!PyArg_ParseTuple(args, "OOLOOOOOOOOLLLLLOLLLO", &ptro, &rowso, &fixed, &rep, &nxt, &checked, &sup, &sig,
+    PyObject *ptro, *rowso, *rep, *nxt, *checked, *sup, *sig, *day, *eptr, *extra, *th, *res, *commono = NULL,
+             *fromo = NULL;
+    if (!PyArg_ParseTuple(args, "OOLOOOOOOOOLLLLLOLLLO|OO", &ptro, &rowso, &fixed, &rep, &nxt, &checked, &sup, &sig,
                           &day, &eptr, &extra, &k, &posted, &min_shared, &max_posting, &layout_distance, &th, &max_conflicts,
-                          &agree_min, &member_checks, &res))
+                          &agree_min, &member_checks, &res, &commono, &fromo))
         return NULL;
     Held h = {.n = 0};
     Sig S;
     Res R;
     Rule rule;
     Links L;
-    Arr PT, RW, P, X;
+    Arr PT, RW, P, X, CM = {0}, CF = {0};
     int64_t longest_extra = 0, longest;
     if (parse_sig(&h, sig, &S) < 0 || parse_res(&h, res, S.n, &R) < 0 ||
         parse_links(&h, rep, nxt, checked, sup, S.n, &L) < 0 ||
         parse_rule(&h, th, day, S.n, k, layout_distance, max_conflicts, agree_min, max_posting, &S, &rule) < 0 ||
         get_arr(&h, ptro, &PT, 0, 'i', 8, 1, "ptr") < 0 || get_arr(&h, rowso, &RW, 0, 'i', 8, 1, "rows") < 0 ||
-        parse_extra(&h, eptr, extra, S.n + 1, S.n, &P, &X, &longest_extra) < 0)
+        parse_extra(&h, eptr, extra, S.n + 1, S.n, &P, &X, &longest_extra) < 0 ||
+        (commono != NULL && commono != Py_None &&
+         (get_arr(&h, commono, &CM, 0, 'u', 4, 1, "common") < 0 || fromo == NULL ||
+          get_arr(&h, fromo, &CF, 0, 'i', 8, 1, "common_from") < 0)))
         goto fail;
+    /* the batch's boilerplate values (sorted) and, per value, the row after which it is boilerplate
+       over the batch: a component's table marks it common from there on */
+    const uint32_t *common = commono != NULL && commono != Py_None ? (const uint32_t *)CM.p : NULL;
+    const int64_t *common_from = common != NULL ? (const int64_t *)CF.p : NULL;
+    int64_t n_common = common != NULL ? CM.len : 0;
+    if (common != NULL && CF.len != CM.len) {
+        PyErr_SetString(PyExc_ValueError, "common_from must hold one row per common value");
+        goto fail;
+    }
+    uint64_t *seed = NULL; /* a component's seeds: (row after which, value), sorted */
     if (posted < 0) {
         PyErr_SetString(PyExc_ValueError, "posted must be at least 0");
         goto fail;
@@ -1521,7 +1545,24 @@ static PyObject *py_run_components(PyObject *self, PyObject *args) {
     for (int64_t c = 0; c + 1 < PT.len && !bad; c++) {
         int64_t a = ptr[c], b = ptr[c + 1];
         int64_t m = b - a;
-        int64_t slots = (int64_t)((double)(m * posted) / 0.8) + 1;
+        int64_t seeds = 0;
+        if (n_common) {
+            uint64_t *grown = realloc(seed, (size_t)(m * S.kc > 0 ? m * S.kc : 1) * 8);
+            if (!grown) {
+                bad = 2;
+                break;
+            }
+            seed = grown;
+            for (int64_t t = a; t < b; t++)
+                for (int64_t q = 0; q < S.kc; q++) {
+                    uint32_t v = S.sketch[rows[t] * S.kc + q];
+                    if (v == EMPTY32) break;
+                    int64_t at = sorted_index_u32(common, n_common, v);
+                    if (at >= 0) seed[seeds++] = ((uint64_t)(common_from[at] + 1) << 32) | v;
+                }
+            sort_u64(seed, seeds);
+        }
+        int64_t slots = (int64_t)((double)(m * posted + seeds) / 0.8) + 1;
         if (slots < 64) slots = 64;
         int64_t keys = (int64_t)((double)m / 0.8) + 1;
         if (keys < 16) keys = 16;
@@ -1547,8 +1588,22 @@ static PyObject *py_run_components(PyObject *self, PyObject *args) {
             for (int64_t i = 0; i < slots; i++) T.ph[i] = -1;
             for (int64_t i = 0; i < keys; i++) T.xr[i] = T.cr[i] = -1;
             int64_t meta[5] = {0, 0, 0, 0, 0};
+            int64_t next = 0;
             for (int64_t t = a; t < b; t++) {
                 int64_t j = rows[t];
+                /* the values boilerplate over the batch before row j: common from now on */
+                for (; next < seeds && (int64_t)(seed[next] >> 32) <= j; next++) {
+                    uint32_t v = (uint32_t)(seed[next] & 0xFFFFFFFFu);
+                    int64_t i = posting_slot(T.pv, slots, v);
+                    if (T.pv[i] != v) {
+                        T.pv[i] = v;
+                        T.pf[i] = (int32_t)j;
+                        T.ph[i] = -1;
+                        T.pc[i] = 0;
+                        meta[0]++;
+                    }
+                    if (T.pc[i] <= max_posting) T.pc[i] = (int32_t)(max_posting + 1);
+                }
                 int64_t v = document(j, j, j < fixed, 1, &L, &S, &T, meta, ex + ep[j], ep[j + 1] - ep[j], &rule,
                                      posted, min_shared, member_checks, &C, out_f, out_i, &R, &W);
                 if (v < 0) {
@@ -1566,6 +1621,7 @@ static PyObject *py_run_components(PyObject *self, PyObject *args) {
         free(T.xk); free(T.xr); free(T.ck); free(T.cr);
     }
     Py_END_ALLOW_THREADS;
+    free(seed);
     cand_free(&C);
     int err = W.err;
     work_free(&W);

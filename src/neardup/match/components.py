@@ -54,12 +54,15 @@ from neardup.match.cluster import Clusters, thresholds
 from neardup.match.config import MatchConfig
 from neardup.match.engine import run_components
 from neardup.match.signature import EMPTY32, Signatures
+from neardup.match.tables import posting_slot
 from neardup.match.verify import CONTENT, EXACT, UNIQUE, decide, pair_evidence, popcount, verify_pair
 
 prange = later("numba", "prange")  # numba's parallel range, resolved when the kernels compile
 
 __all__ = [
+    "batch_boilerplate",
     "batch_components",
+    "boilerplate_table",
     "candidate_pairs",
     "component_rows",
     "count_pairs",
@@ -70,6 +73,7 @@ __all__ = [
     "pair_rule",
     "union_find",
     "value_pairs",
+    "verified_components",
 ]
 
 I64 = npt.NDArray[np.int64]
@@ -235,20 +239,69 @@ def sketch_edges(sketch: U32, config: MatchConfig) -> tuple[I64, I64, U32]:
 Rule = tuple[Any, ...]
 
 
-def pair_rule(config: MatchConfig) -> Rule:
+def pair_rule(config: MatchConfig, common: U32 | None = None) -> Rule:
     """What the pair kernels take of a config: sketch size, layout distance, the decision
-    thresholds, number conflicts allowed, agreeing numbers."""
+    thresholds, number conflicts allowed, agreeing numbers, and the batch's boilerplate values
+    (``common``, see ``batch_boilerplate``) as a posting table that marks each of them common."""
+    pv, pc = boilerplate_table(np.empty(0, np.uint32) if common is None else common, config.max_posting)
     return (
         config.sketch_size,
         config.layout_distance,
         thresholds(config),
         config.max_number_conflicts,
         config.agree_min,
+        pv,
+        pc,
+        config.max_posting,
     )
 
 
-_NO_VALUES = np.empty(0, np.uint32)
-_NO_COUNTS = np.empty(0, np.int32)
+def boilerplate_table(common: U32, max_posting: int) -> tuple[U32, npt.NDArray[np.int32]]:
+    """A posting table (``neardup.match.tables``) holding each value of ``common`` as posted
+    by ``max_posting + 1`` representatives: boilerplate to ``is_common`` and the pair kernels.
+    Empty (nothing common) for no values."""
+    if common.shape[0] == 0:
+        return np.empty(0, np.uint32), np.empty(0, np.int32)
+    size = max(64, int(common.shape[0] / 0.8) + 1)
+    pv = np.full(size, EMPTY32, np.uint32)
+    pc = np.zeros(size, np.int32)
+    _fill_table(np.ascontiguousarray(common, np.uint32), pv, pc, max_posting + 1)
+    return pv, pc
+
+
+@njit(cache=True, nogil=True)
+def _fill_table(values: np.ndarray, pv: np.ndarray, pc: np.ndarray, count: int) -> None:  # pragma: no cover
+    for v in values:
+        i = posting_slot(pv, v)
+        pv[i] = v
+        pc[i] = count
+
+
+def batch_boilerplate(
+    sketch: U32, reps: npt.NDArray[np.bool_], config: MatchConfig
+) -> tuple[U32, I64]:
+    """The batch's **boilerplate**: the values posted (among a document's ``posted`` smallest) by
+    more than ``max_posting`` representatives (``reps``, per document), sorted, and per value the
+    representative that posted it the ``max_posting + 1``-th time in batch order: one pass over the
+    batch counts the value boilerplate for every document after that one.
+
+    >>> cfg = MatchConfig(max_posting=2, posted=2)
+    >>> sk = np.array([[5, 9], [5, 9], [5, 8], [5, 7]], np.uint32)
+    >>> v, after = batch_boilerplate(sk, np.array([True, False, True, True]), cfg)
+    >>> v.tolist(), after.tolist()
+    ([5], [3])
+    """
+    posted = min(config.posted, sketch.shape[1])
+    rows = np.flatnonzero(reps).astype(np.uint64)
+    vals = sketch[rows, :posted].ravel()
+    docs = np.repeat(rows, posted)
+    take = vals != EMPTY32
+    key = np.unique((vals[take].astype(np.uint64) << np.uint64(32)) | docs[take])
+    v = (key >> np.uint64(32)).astype(np.uint32)
+    starts = np.flatnonzero(np.concatenate(([True], v[1:] != v[:-1]))) if v.size else _EMPTY
+    counts = np.diff(np.append(starts, v.shape[0]))
+    hit = starts[counts > config.max_posting]
+    return v[hit], (key[hit + config.max_posting] & np.uint64(0xFFFFFFFF)).astype(np.int64)
 
 
 @njit(cache=True, nogil=True)
@@ -257,12 +310,12 @@ def _sketch_kind(j: int, x: int, sig: Any, texts: np.ndarray, rule: Rule) -> int
     as ``verify_pair`` computes it before reading the texts; no value counts as boilerplate).
     ``texts[r]``: row r has a text profile. Needs no profiles: Spark's first look at a pair."""
     exact, content, _, size, tokens, sketch, numbers, layout, has_layout = sig[:9]
-    k, layout_distance, th, max_conflicts, agree_min = rule
+    k, layout_distance, th, max_conflicts, agree_min, pv, pc, max_posting = rule
     same_layout = bool(
         has_layout[j] and has_layout[x] and int(popcount(layout[j] ^ layout[x])) <= layout_distance
     )
     s, ca, cb, c, a = pair_evidence(
-        sketch[j], numbers[j], size[j], sketch[x], numbers[x], size[x], k, _NO_VALUES, _NO_COUNTS, 0
+        sketch[j], numbers[j], size[j], sketch[x], numbers[x], size[x], k, pv, pc, max_posting
     )
     return int(
         decide(
@@ -296,7 +349,7 @@ def _pair_kind(j: int, x: int, sig: Any, texts: np.ndarray, rule: Rule) -> int: 
     if kd in (UNIQUE, EXACT, CONTENT):
         return kd
     exact, content, _, size, tokens, sketch, numbers, layout, has_layout, pp, prof = sig
-    k, layout_distance, th, max_conflicts, agree_min = rule
+    k, layout_distance, th, max_conflicts, agree_min, pv, pc, max_posting = rule
     same_layout = bool(
         has_layout[j] and has_layout[x] and int(popcount(layout[j] ^ layout[x])) <= layout_distance
     )
@@ -314,9 +367,9 @@ def _pair_kind(j: int, x: int, sig: Any, texts: np.ndarray, rule: Rule) -> int: 
             content[j] == content[x] and tokens[j] > 0,
             same_layout,
             k,
-            _NO_VALUES,
-            _NO_COUNTS,
-            0,
+            pv,
+            pc,
+            max_posting,
             th,
             max_conflicts,
             agree_min,
@@ -405,6 +458,7 @@ def link_pairs(
     parent: I64 | None = None,
     texts: npt.NDArray[np.bool_] | None = None,
     full: bool = True,
+    common: U32 | None = None,
     parallel: bool = True,
     block: int = 1 << 16,
 ) -> tuple[npt.NDArray[np.bool_], int]:
@@ -414,7 +468,8 @@ def link_pairs(
     connected (by the pairs linked before it, or by ``parent``: a union-find forest over the
     nodes, updated) is not verified, which changes no component. ``nodes``: the pairs' documents as
     union-find nodes when they are not the rows (Spark's tasks hold one row per pair and side).
-    ``texts``: per row, whether it has a text profile (default: from ``sigs``).
+    ``texts``: per row, whether it has a text profile (default: from ``sigs``). ``common``: values
+    left out of every comparison (the batch's boilerplate, ``batch_boilerplate``).
     Returns the linked pairs and how many pairs were verified."""
     ra, rb = (np.ascontiguousarray(x, np.int64) for x in pairs)
     na, nb = (ra, rb) if nodes is None else (np.ascontiguousarray(x, np.int64) for x in nodes)
@@ -424,7 +479,7 @@ def link_pairs(
     if texts is None:
         texts = np.diff(sigs.prof_ptr) > 0
     sig = sigs.columns()
-    rule = pair_rule(config)
+    rule = pair_rule(config, common)
     kinds_of = _kinds_parallel if parallel else _kinds_serial
     linked = np.zeros(ra.shape[0], np.bool_)
     verified = 0
@@ -457,21 +512,19 @@ def candidate_pairs(
     return keys, (sa, sb), hot
 
 
-def batch_components(
+def first_components(
     sigs: Signatures,
     config: MatchConfig,
     extra: tuple[I64, I64] | None = None,
     *,
     fixed: int = 0,
     parallel: bool = True,
-) -> tuple[I64, U32]:
-    """Per document, its component (the component's smallest document), and the hot values.
-
-    The components of the **verified** candidate graph: key edges, and the candidate pairs whose
-    kind from the two documents alone is not unique (``link_pairs``). ``extra``: more candidate
-    pairs (e.g. SimHash neighbours); ``fixed``: the first rows are representatives already (a
-    corpus), so a pair of two of them is not verified (the pass never checks one against
-    another)."""
+) -> tuple[I64, tuple[I64, I64], tuple[I64, I64], U32]:
+    """The components of the verified candidate graph before boilerplate: key edges and the
+    sketch pairs whose kind from the two documents alone is not unique (``link_pairs``).
+    Returns per document its component, the key edges, the sketch pairs (``a`` before ``b``; a
+    pair of two of the first ``fixed`` rows, representatives already, is left out: the pass never
+    checks one against another) and the hot values."""
     n = len(sigs)
     (ka, kb), (sa, sb), hot = candidate_pairs(sigs, config, extra)
     take = sb >= fixed
@@ -480,9 +533,62 @@ def batch_components(
     sa, sb = sa[order], sb[order]
     parent = union_find(n, ka, kb).astype(np.int64)
     linked, _ = link_pairs(sigs, (sa, sb), config, parent=parent, parallel=parallel)
-    a = np.concatenate([ka, sa[linked]])
-    b = np.concatenate([kb, sb[linked]])
-    return union_find(n, a, b), hot
+    labels = union_find(n, np.concatenate([ka, sa[linked]]), np.concatenate([kb, sb[linked]]))
+    return labels, (ka, kb), (sa, sb), hot
+
+
+def verified_components(
+    sigs: Signatures,
+    config: MatchConfig,
+    extra: tuple[I64, I64] | None = None,
+    *,
+    fixed: int = 0,
+    parallel: bool = True,
+) -> tuple[I64, U32, tuple[U32, I64]]:
+    """Per document, its component (the component's smallest document); the hot values; the
+    batch's boilerplate (``batch_boilerplate``: values, and the row after which each is).
+
+    Three steps, each a function of the documents alone: the components before boilerplate
+    (``first_components``); the pass over them (``run_components``), whose representatives give
+    the batch's boilerplate as one pass over the batch counts it; the sketch pairs not connected
+    yet verified again with that boilerplate left out (a stock phrase may hide that two texts
+    share a passage), their links added. ``extra``: more candidate pairs (e.g. SimHash
+    neighbours), as edges; ``fixed``: the first rows are representatives already (a corpus)."""
+    n = len(sigs)
+    first, _, (sa, sb), hot = first_components(sigs, config, extra, fixed=fixed, parallel=parallel)
+    ptr, rows = component_rows(first)
+    reps = run_components(sigs, config, ptr, rows, fixed=fixed, extra=_extra_csr(n, extra))["rep"]
+    common = batch_boilerplate(sigs.sketch, reps == np.arange(n), config)
+    if common[0].size == 0:
+        return first, hot, common
+    parent = first.astype(np.int64)
+    again, _ = link_pairs(sigs, (sa, sb), config, parent=parent, common=common[0], parallel=parallel)
+    return union_find(n, np.concatenate([first, sa[again]]), np.concatenate([np.arange(n), sb[again]])), hot, common
+
+
+def batch_components(
+    sigs: Signatures,
+    config: MatchConfig,
+    extra: tuple[I64, I64] | None = None,
+    *,
+    fixed: int = 0,
+    parallel: bool = True,
+) -> tuple[I64, U32]:
+    """Per document, its component (the component's smallest document), and the hot values
+    (``verified_components``)."""
+    labels, hot, _ = verified_components(sigs, config, extra, fixed=fixed, parallel=parallel)
+    return labels, hot
+
+
+def _extra_csr(n: int, extra: tuple[I64, I64] | None) -> tuple[I64, I64] | None:
+    """SimHash candidate pairs (a before b) as the pass takes them: per document, its earlier ones."""
+    if extra is None:
+        return None
+    a, b = extra
+    order = np.lexsort((a, b))
+    cnt = np.zeros(n + 1, np.int64)
+    np.add.at(cnt, b + 1, 1)
+    return np.cumsum(cnt), a[order]
 
 
 def component_rows(labels: I64) -> tuple[I64, I64]:
@@ -505,17 +611,12 @@ def match_components(
     fixed: int = 0,
     extra: tuple[I64, I64] | None = None,
 ) -> Clusters:
-    """Candidates, verification and clusters of one batch, component by component (the first
+    """Candidates, verification and clusters of one batch, component by component
+    (``verified_components``), the batch's boilerplate counted as over the batch (the first
     ``fixed`` rows are representatives already: a corpus's documents). ``extra``: SimHash
     candidate pairs (a before b), which are edges too."""
     cfg = config or MatchConfig()
-    labels, _ = batch_components(sigs, cfg, extra, fixed=fixed)
+    labels, _, common = verified_components(sigs, cfg, extra, fixed=fixed)
     ptr, rows = component_rows(labels)
-    csr = None
-    if extra is not None:
-        a, b = extra
-        order = np.lexsort((a, b))
-        cnt = np.zeros(len(sigs) + 1, np.int64)
-        np.add.at(cnt, b + 1, 1)
-        csr = (np.cumsum(cnt), a[order])
-    return Clusters.from_run(run_components(sigs, cfg, ptr, rows, fixed=fixed, extra=csr))
+    csr = _extra_csr(len(sigs), extra)
+    return Clusters.from_run(run_components(sigs, cfg, ptr, rows, fixed=fixed, extra=csr, common=common))
