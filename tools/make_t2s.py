@@ -35,7 +35,12 @@ def main(data: Path, out: Path) -> None:
         for var, std in read(data / variants).items():
             if var not in ts:
                 ts[var] = ts.get(std, std)
-    rows = sorted((k, v) for k, v in ts.items() if ord(k) < 0x10000 and ord(v) < 0x10000)
+    # a character simplified script writes is never folded again: OpenCC also maps 么 (the simplified
+    # form of 麼, as in 什么) to 幺, which would fold 什么 and 什麼 apart
+    simplified = set(ts.values())
+    rows = sorted(
+        (k, v) for k, v in ts.items() if ord(k) < 0x10000 and ord(v) < 0x10000 and k not in simplified
+    )
     body = "".join(f"{k}\t{v}\n" for k, v in rows)
     out.write_text(
         "# traditional/variant -> simplified characters, from OpenCC (Apache-2.0): tools/make_t2s.py\n"

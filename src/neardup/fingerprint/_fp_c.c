@@ -1397,6 +1397,142 @@ static int nad_scaled(const Py_UCS4 *s, Py_ssize_t n, Ubuf *out, Py_ssize_t *las
     return 0;
 }
 
+/* English numbers (text/normalize.py _numbers_as_digits_en), with re.ASCII word boundaries: \w is
+ * [A-Za-z0-9_] and case is folded for ASCII letters only. A regex alternative between \b and \b
+ * matches a whole run of word characters, so each pass compares runs. */
+static uint8_t EN_W[128]; /* [A-Za-z0-9_], set at import */
+static void en_init(void) {
+    for (int c = 0; c < 128; c++)
+        EN_W[c] = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+static inline int en_w(Py_UCS4 c) { return c < 128 && EN_W[c]; }
+static inline int en_digit(Py_UCS4 c) { return c >= '0' && c <= '9'; }
+/* the run s[i..j) equals the lowercase ASCII word w, ignoring ASCII case */
+static int en_eq(const Py_UCS4 *s, Py_ssize_t i, Py_ssize_t j, const char *w) {
+    Py_ssize_t k = 0;
+    for (; i + k < j; k++) {
+        Py_UCS4 c = s[i + k];
+        if (c >= 'A' && c <= 'Z') c += 32;
+        if (w[k] == '\0' || c != (Py_UCS4)(unsigned char)w[k]) return 0;
+    }
+    return w[k] == '\0';
+}
+static const char *EN_UNITS[21] = {"zero", "one", "two", "three", "four", "five", "six", "seven",
+                                   "eight", "nine", "ten", "eleven", "twelve", "thirteen", "fourteen",
+                                   "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty"};
+static const char *EN_TENS[8] = {"twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"};
+/* the value of the number word s[i..j), -1 if it is none; tens_only: the tens (20..90) only */
+static int en_value(const Py_UCS4 *s, Py_ssize_t i, Py_ssize_t j, int tens_only) {
+    if (j - i < 3 || j - i > 9) return -1;
+    Py_UCS4 c = s[i] | 32; /* every number word starts with one of e f n o s t z */
+    if (c != 't' && c != 'f' && c != 's' && c != 'e' && c != 'n' && c != 'o' && c != 'z') return -1;
+    for (int t = 0; t < 8; t++)
+        if (EN_TENS[t][0] == (char)c && en_eq(s, i, j, EN_TENS[t])) return 20 + 10 * t;
+    if (tens_only) return -1;
+    for (int u = 0; u < 20; u++)
+        if (EN_UNITS[u][0] == (char)c && en_eq(s, i, j, EN_UNITS[u])) return u;
+    return -1;
+}
+
+/* _EN_WORD: "\b(tens)-(one..nine)\b" or "\b(zero..twenty|tens)\b" -> the value in digits */
+static int en_words(const Py_UCS4 *s, Py_ssize_t n, Ubuf *out, Py_ssize_t *last) {
+    Py_ssize_t i = 0;
+    while (i < n) {
+        if (!en_w(s[i])) {
+            i++;
+            continue;
+        }
+        Py_ssize_t j = i;
+        while (j < n && en_w(s[j])) j++;
+        int v = -1;
+        Py_ssize_t end = j;
+        int tens = en_value(s, i, j, 1);
+        if (tens >= 0 && j + 1 < n && s[j] == '-' && en_w(s[j + 1])) {
+            Py_ssize_t k = j + 1;
+            while (k < n && en_w(s[k])) k++;
+            int unit = en_value(s, j + 1, k, 0);
+            if (unit >= 1 && unit <= 9) {
+                v = tens + unit;
+                end = k;
+            }
+        }
+        if (v < 0) v = en_value(s, i, j, 0);
+        if (v >= 0) {
+            char num[8];
+            snprintf(num, sizeof num, "%d", v);
+            if (nad_keep(out, s, last, i, end) < 0 || ub_ascii(out, num) < 0) return -1;
+        }
+        i = end;
+    }
+    return 0;
+}
+
+static const char *EN_SCALES[8] = {"k", "thousand", "m", "million", "bn", "billion", "tn", "trillion"};
+static const double EN_SCALE_VALUE[8] = {1e3, 1e3, 1e6, 1e6, 1e9, 1e9, 1e12, 1e12};
+
+/* _EN_SCALED "(?<![\w.])(\d+(?:\.\d+)?) ?(k|thousand|m|million|bn|billion|tn|trillion)\b": the number
+ * (Python's float() of it) times the scale, written as an integer when it is one below 10^18 */
+static int en_scaled(const Py_UCS4 *s, Py_ssize_t n, Ubuf *out, Py_ssize_t *last) {
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (!en_digit(s[i]) || (i > 0 && (en_w(s[i - 1]) || s[i - 1] == '.'))) continue;
+        Py_ssize_t j = i;
+        while (j < n && en_digit(s[j])) j++;
+        Py_ssize_t num_end = j;
+        if (j + 1 < n && s[j] == '.' && en_digit(s[j + 1])) {
+            num_end = j + 1;
+            while (num_end < n && en_digit(s[num_end])) num_end++;
+        }
+        Py_ssize_t u = num_end < n && s[num_end] == ' ' ? num_end + 1 : num_end;
+        Py_ssize_t e = u;
+        while (e < n && en_w(s[e])) e++;
+        int scale = -1;
+        for (int t = 0; t < 8 && scale < 0 && e > u; t++)
+            if (en_eq(s, u, e, EN_SCALES[t])) scale = t;
+        if (scale < 0) continue;
+        char *ascii = PyMem_Malloc((size_t)(num_end - i) + 1);
+        if (ascii == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        for (Py_ssize_t t = i; t < num_end; t++) ascii[t - i] = (char)s[t];
+        ascii[num_end - i] = '\0';
+        double value = PyOS_string_to_double(ascii, NULL, NULL);
+        PyMem_Free(ascii);
+        if (value == -1.0 && PyErr_Occurred()) return -1;
+        value *= EN_SCALE_VALUE[scale];
+        if (value < 1e18 && value == (double)(long long)value) {
+            char num[32];
+            snprintf(num, sizeof num, "%lld", (long long)value);
+            if (nad_keep(out, s, last, i, e) < 0 || ub_ascii(out, num) < 0) return -1;
+        }
+        i = e - 1;
+    }
+    return 0;
+}
+
+/* the run "per ?cent" at s[i..), then a word boundary: its end, or -1 */
+static Py_ssize_t en_per_cent_at(const Py_UCS4 *s, Py_ssize_t n, Py_ssize_t i) {
+    if (i + 3 > n || !en_eq(s, i, i + 3, "per")) return -1;
+    Py_ssize_t c = i + 3 < n && s[i + 3] == ' ' ? i + 4 : i + 3;
+    if (c + 4 > n || !en_eq(s, c, c + 4, "cent")) return -1;
+    if (c + 4 < n && en_w(s[c + 4])) return -1;
+    return c + 4;
+}
+
+/* _EN_PER_CENT " ?\bper ?cent\b" -> "%": the leftmost match takes the space before "per" unless an
+ * earlier match ended after it */
+static int en_per_cent(const Py_UCS4 *s, Py_ssize_t n, Ubuf *out, Py_ssize_t *last) {
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if ((s[i] | 32) != 'p' || (i > 0 && en_w(s[i - 1]))) continue;
+        Py_ssize_t e = en_per_cent_at(s, n, i);
+        if (e < 0) continue;
+        Py_ssize_t start = i > 0 && i - 1 >= *last && s[i - 1] == ' ' ? i - 1 : i;
+        if (nad_keep(out, s, last, start, e) < 0 || ub_ascii(out, "%") < 0) return -1;
+        i = e - 1;
+    }
+    return 0;
+}
+
 typedef int (*nad_pass)(const Py_UCS4 *, Py_ssize_t, Ubuf *, Py_ssize_t *);
 
 static PyObject *py_numbers_as_digits(PyObject *self, PyObject *text) {
@@ -1409,12 +1545,13 @@ static PyObject *py_numbers_as_digits(PyObject *self, PyObject *text) {
     const void *data = PyUnicode_DATA(text);
     /* _ANY_NUMBER: a text without an ASCII digit or a Chinese numeral is returned as it is; the
      * rewrites whose characters are absent cannot match and are skipped */
-    int comma = 0, numeral = 0, any = 0;
+    int comma = 0, numeral = 0, any = 0, letter = 0;
     if (kind == PyUnicode_1BYTE_KIND) {
         const Py_UCS1 *d = data;
         for (Py_ssize_t i = 0; i < n; i++) {
             any |= d[i] >= '0' && d[i] <= '9';
             comma |= d[i] == ',';
+            letter |= (d[i] | 32) >= 'a' && (d[i] | 32) <= 'z';
         }
     } else if (kind == PyUnicode_2BYTE_KIND) {
         const Py_UCS2 *d = data;
@@ -1423,6 +1560,7 @@ static PyObject *py_numbers_as_digits(PyObject *self, PyObject *text) {
             if (c < 128) {
                 any |= c >= '0' && c <= '9';
                 comma |= c == ',';
+                letter |= (c | 32) >= 'a' && (c | 32) <= 'z';
             } else {
                 numeral |= (NAD[c] & (NAD_VAL | NAD_UNIT | NAD_BIG)) != 0;
             }
@@ -1434,25 +1572,35 @@ static PyObject *py_numbers_as_digits(PyObject *self, PyObject *text) {
             if (c < 128) {
                 any |= c >= '0' && c <= '9';
                 comma |= c == ',';
+                letter |= (c | 32) >= 'a' && (c | 32) <= 'z';
             } else if (c < 0x10000 && (NAD[c] & (NAD_VAL | NAD_UNIT | NAD_BIG))) {
                 numeral = any = 1;
             }
         }
     }
-    if (!any || !(numeral || comma)) return Py_NewRef(text); /* 万亿 are numerals: _SCALED needs one */
+    /* the Chinese rewrites (and digit groups) need a number and a numeral or a comma (万亿 are
+     * numerals: _SCALED needs one); the English ones an ASCII letter */
+    int zh = any && (numeral || comma);
+    if (!zh && !letter) return Py_NewRef(text);
     Py_UCS4 *cur = PyUnicode_AsUCS4Copy(text);
     if (cur == NULL) return NULL;
     Py_ssize_t curn = n;
     int changed = 0, r = 0;
-    nad_pass passes[4] = {comma ? nad_grouped : NULL, numeral ? nad_ordinal : NULL, numeral ? nad_chinese : NULL,
-                          nad_scaled};
-    for (int p = 0; p < 4 && r == 0; p++) {
+    nad_pass passes[7] = {zh && comma ? nad_grouped : NULL,
+                          zh && numeral ? nad_ordinal : NULL,
+                          zh && numeral ? nad_chinese : NULL,
+                          zh ? nad_scaled : NULL,
+                          letter ? en_words : NULL,
+                          letter ? en_scaled : NULL,
+                          letter ? en_per_cent : NULL};
+    for (int p = 0; p < 7 && r == 0; p++) {
         if (passes[p] == NULL) continue;
         if (p == 3) { /* 万 or 亿 left after the Chinese numerals were rewritten */
             int big = 0;
             for (Py_ssize_t i = 0; i < curn && !big; i++) big = cur[i] == 0x4E07 || cur[i] == 0x4EBF;
-            if (!big) break;
+            if (!big) continue;
         }
+        if (p == 5 && !any && !changed) continue; /* no digit, none written by the number words */
         Ubuf out = {NULL, 0, 0};
         Py_ssize_t last = 0;
         r = passes[p](cur, curn, &out, &last);
@@ -1508,5 +1656,6 @@ PyMODINIT_FUNC PyInit__fp_c(void) {
         for (int i = 0; i < 8; i++) EXPAND[v][i] = ((v >> i) & 1) ? ~0ULL : 0;
     DI = smix(0x7B2CULL + SP);
     nad_init();
+    en_init();
     return PyModule_Create(&module);
 }

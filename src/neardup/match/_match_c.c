@@ -796,9 +796,15 @@ static int decide_text(int kd, const int64_t *ev, int same_layout, const double 
     }
     int template = repeats > 0 && ((double)rep >= repeats || alike);
     int merge = UNIQUE;
-    if ((double)imin2(shared_a, shared_b) < fmin2(th[14], 0.75 * (double)imax2(ta, tb))) {
+    int quotes_a = 2 * qa >= shared_a, quotes_b = 2 * qb >= shared_b;
+    if (quotes_a && quotes_b && qa > 0 && qb > 0) {
+        /* both quote what they share (two replies to one message): each text is what it writes */
+        ta -= qa;
+        tb -= qb;
+    }
+    if ((double)imin2(shared_a, shared_b) < fmin2(th[14], 0.75 * (double)imax2(ev[2], ev[3]))) {
         /* too little shared text to be one document */
-    } else if ((2 * qa >= shared_a) != (2 * qb >= shared_b)) {
+    } else if (quotes_a != quotes_b) {
         /* one side quotes what they share: two documents */
     } else if ((double)ua <= adds_share * (double)ta + adds_slack && (double)ub <= adds_share * (double)tb + adds_slack) {
         merge = NEAR;

@@ -271,7 +271,8 @@ def decide_text(kd: int, ev: np.ndarray, same_layout: bool, th: np.ndarray) -> i
       abridged or excerpted copy, an intro line) and the other adds ``fuller_margin`` times more
       (up to ``contained_share`` of the first, when set): ``contained``, the fuller kept;
     - neither when one side sets most of what they share on quoted lines and the other does not
-      (a reply and the message it quotes);
+      (a reply and the message it quotes); when both do (two replies to one message), each text
+      is what it writes: the shares above are of its text less what it quotes;
     - otherwise each carries content of its own: ``partial`` (``layout`` in one template) when they
       share a passage of ``passage_min`` characters, else ``unique``;
     - not ``contained`` but related (the news profile) when the fuller text holds the other as
@@ -302,9 +303,14 @@ def decide_text(kd: int, ev: np.ndarray, same_layout: bool, th: np.ndarray) -> i
         alike = alike and 2 * ev[17] >= ev[18] + ev[19]
     template = repeats > 0 and (repeated >= repeats or alike)
     merge = UNIQUE
-    if min(shared_a, shared_b) < min(th[14], 0.75 * max(ta, tb)):
+    quotes_a, quotes_b = 2 * qa >= shared_a, 2 * qb >= shared_b
+    if quotes_a and quotes_b and qa > 0 and qb > 0:
+        # both quote what they share (two replies to one message): each text is what it writes
+        ta -= qa
+        tb -= qb
+    if min(shared_a, shared_b) < min(th[14], 0.75 * max(ev[2], ev[3])):
         pass  # too little shared text to be one document (a slogan, a stock line)
-    elif (2 * qa >= shared_a) != (2 * qb >= shared_b):
+    elif quotes_a != quotes_b:
         pass  # one side quotes what they share (a reply and its parent): two documents
     elif ua <= adds_share * ta + adds_slack and ub <= adds_share * tb + adds_slack:
         merge = NEAR

@@ -58,6 +58,11 @@ _CN_DIGIT = {
 }
 _CN_UNIT = {"十": 10, "百": 100, "千": 1000}
 _CN_BIG = {"万": 10**4, "亿": 10**8}
+# the characters of numbers that traditional script writes another way (萬 億 兩, and 屆 after a
+# session number): read as simplified first, so "1.35億" is the number "1.35亿" is and 十四屆 the
+# session 十四届 is; every other character of a traditional text folds later, in the tokenizer's
+# table (``fold_table``)
+_TRADITIONAL_NUMERALS = str.maketrans("萬億兩屆", "万亿两届")
 # a Chinese numeral with a place unit (十 百 千 万 亿), or four digit characters before 年 (a year)
 _CN_NUMBER = re.compile(
     r"[〇零一二两三四五六七八九十百千万亿]*[十百千][〇零一二两三四五六七八九十百千万亿]*|[〇零一二三四五六七八九]{4}(?=年)"
@@ -69,6 +74,24 @@ _ORDINAL = re.compile(
     r"(?<=第)[〇零一二两三四五六七八九十百千]+|[〇零一二两三四五六七八九十百千]+(?=[次届期])"
 )
 _ANY_NUMBER = re.compile(r"[0-9〇零一二两三四五六七八九十百千万亿]")
+# English numbers written another way (ASCII word boundaries, any case): number words up to twenty and
+# the tens, alone or hyphenated ("twenty-five"), become digits; a number times a scale word or its
+# abbreviation ("9.4m", "9.4 million", "3bn") becomes the integer; "per cent" and "percent" become "%"
+_EN_UNITS = ("zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
+             "fifteen sixteen seventeen eighteen nineteen twenty").split()
+_EN_TENS = "twenty thirty forty fifty sixty seventy eighty ninety".split()
+_EN_VALUE = {w: i for i, w in enumerate(_EN_UNITS)} | {w: 20 + 10 * i for i, w in enumerate(_EN_TENS)}
+_EN_WORD = re.compile(
+    r"\b(?:(" + "|".join(_EN_TENS) + r")-(" + "|".join(_EN_UNITS[1:10]) + r")|(" + "|".join(_EN_VALUE) + r"))\b",
+    re.IGNORECASE | re.ASCII,
+)
+_EN_SCALE_VALUE = {"k": 10**3, "thousand": 10**3, "m": 10**6, "million": 10**6, "bn": 10**9,
+                   "billion": 10**9, "tn": 10**12, "trillion": 10**12}
+_EN_SCALED = re.compile(
+    r"(?<![\w.])(\d+(?:\.\d+)?) ?(" + "|".join(_EN_SCALE_VALUE) + r")\b", re.IGNORECASE | re.ASCII
+)
+_EN_PER_CENT = re.compile(r" ?\bper ?cent\b", re.IGNORECASE | re.ASCII)
+_ASCII_LETTER = re.compile(r"[A-Za-z]")
 # what each rewrite needs to find anything: the rewrites' own patterns scan slowly (a lookbehind or a
 # starred class at every position), these scan fast, so texts without them skip the rewrite
 _CN_NUMERAL = re.compile(r"[〇零一二两三四五六七八九十百千万亿]")
@@ -100,14 +123,22 @@ def _cn_value(s: str) -> str:
 
 def numbers_as_digits(text: str) -> str:
     """Numbers written another way read as one: Chinese numerals with a place unit and four-digit
-    years in Chinese numerals become digits, "1.5万" becomes "15000", "15,000" becomes "15000".
+    years in Chinese numerals become digits, "1.5万" becomes "15000", "15,000" becomes "15000"; in
+    English "three" becomes "3", "twenty-five" "25", "£9.4m" and "£9.4 million" "£9400000", "76 per
+    cent" "76%".
 
     Ordinals and session numbers (第三次, 十四届, 三次会议) become digits too. Other numerals without a place unit stay (一些,
     统一 and 万一 are words, not numbers). Runs in C (``_fp_c``) when it is built, with the same result.
 
     >>> numbers_as_digits("二〇二〇年，全年增长十五万人，达到1.5万亿元，即15,000亿元")
     '2020年，全年增长150000人，达到1500000000000元，即1500000000000元'
+    >>> numbers_as_digits("遊客1.35億人次，十四屆")  # traditional script's numerals
+    '遊客135000000人次，14届'
+    >>> numbers_as_digits("Three of twenty-five bids topped £9.4m, 76 per cent of 2 million")
+    '3 of 25 bids topped £9400000, 76% of 2000000'
     """
+    if "萬" in text or "億" in text or "兩" in text or "屆" in text:
+        text = text.translate(_TRADITIONAL_NUMERALS)
     if _fp_c is not None:
         out: str | None = _fp_c.numbers_as_digits(text)
         if out is not None:
@@ -117,8 +148,29 @@ def numbers_as_digits(text: str) -> str:
 
 def _numbers_as_digits_py(text: str) -> str:
     """``numbers_as_digits`` in Python: the reference of the C version, and the fallback without it."""
-    if _ANY_NUMBER.search(text) is None:
-        return text
+    if _ANY_NUMBER.search(text) is not None:
+        text = _numbers_as_digits_zh(text)
+    if _ASCII_LETTER.search(text) is not None:
+        text = _numbers_as_digits_en(text)
+    return text
+
+
+def _numbers_as_digits_en(text: str) -> str:
+    def word(m: re.Match[str]) -> str:
+        if m.group(3) is not None:
+            return str(_EN_VALUE[m.group(3).lower()])
+        return str(_EN_VALUE[m.group(1).lower()] + _EN_VALUE[m.group(2).lower()])
+
+    def scaled(m: re.Match[str]) -> str:
+        value = float(m.group(1)) * _EN_SCALE_VALUE[m.group(2).lower()]
+        return str(int(value)) if value < 1e18 and value == int(value) else m.group(0)
+
+    text = _EN_WORD.sub(word, text)
+    text = _EN_SCALED.sub(scaled, text)
+    return _EN_PER_CENT.sub("%", text)
+
+
+def _numbers_as_digits_zh(text: str) -> str:
     if "," in text and _DIGIT_COMMA.search(text) is not None:
         text = _GROUPED.sub("", text)
 

@@ -95,10 +95,18 @@ TRICKY = [
     "第" + "一" * 5000,
     "一" * 5000 + "次",
     "千" * 3000,
+    # English: number words, scales, per cent, at word boundaries in any case
+    "Three of twenty-five bids topped £9.4m, 76 per cent of 2 million",
+    "twenty-seventeen seventeen-one ninety-nine ONE-off someone oneself _one one_ 1one",
+    "x5m 5m2 1.5.m 0.07m 1.25 bn 3BN 7 k 7tn 12 Trillion 9 millions",
+    "9" * 400 + "m " + "0" * 300 + "1.5m",
+    "percentage per cent percent PER CENT per  cent super cent (per cent) per centum",
+    "é one éone twentyé-one twenty-é",
 ]
 
 _ALPHABET = (
     list("0123456789,.,，%  ab分")
+    + ["one", "Two", "twenty", "-", "m", "bn", " million", "per", "cent", " ", "x", "_"]
     + list("〇零一二两三四五六七八九十百千万亿")
     + list("第次届期年")
     + ["１", "٣", "😀", "\ud800"]

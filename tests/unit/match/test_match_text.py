@@ -108,3 +108,33 @@ def test_added_spans_name_what_each_text_adds() -> None:
     assert added_spans(NOTICE, NOTICE + OWN) == []
     spans = added_spans(NOTICE + OWN, NOTICE)
     assert len(spans) == 1 and spans[0].startswith("记者随后走访了城区几家供暖单位")
+
+
+PARENT = (
+    "The San Francisco Bay area media is reporting tonight that the Detroit Red Wings beat the\n"
+    "Toronto Maple Leafs 6-3. Can someone who is not part of the media conspiracy against the Leafs\n"
+    "tell me how the game really went? If the Leafs really lost, how many penalties did whichever\n"
+    "biased ref was at the game have to call against the Leafs to let the Red Wings win? I expected\n"
+    "a shutout for Potvin, a hat trick for Andreychuk and a goal and three assists for Gilmour.\n"
+)
+
+
+def _reply(own: str) -> str:
+    quoted = "".join(f"> {line}\n" for line in PARENT.splitlines())
+    return f"someone@example.org writes:\n\n{quoted}\n{own}\n"
+
+
+def test_two_replies_quoting_one_message_are_two_documents_not_one_removed_for_the_other() -> None:
+    """Both quote what they share: each reply is what it writes, so the shorter reply's own line is
+    text the longer does not hold, not an edit of it."""
+    short = _reply("Good comeback. Your quick wit and intelligence continues to amaze everyone here.")
+    long = _reply(
+        "Close, but no banana. The Murky News said the coach will be the new quarterback and I am\n"
+        "still trying to work out whether he is kidding or not. If I find a few pints this week I will\n"
+        "go back and check what the columnist said in his column; that ought to be worth a few laughs."
+    )
+    ev = compare_texts(short, long)
+    assert ev.kind == "partial", ev
+    assert not ev.is_duplicate
+    # the same reply posted twice (both quote the message, own text alike) is still one document
+    assert compare_texts(short, short.replace("everyone here", "everyone")).kind in ("near", "content")
