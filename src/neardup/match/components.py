@@ -42,6 +42,7 @@ rows: a component is named by its smallest document.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import numpy as np
@@ -239,11 +240,13 @@ def sketch_edges(sketch: U32, config: MatchConfig) -> tuple[I64, I64, U32]:
 Rule = tuple[Any, ...]
 
 
-def pair_rule(config: MatchConfig, common: U32 | None = None) -> Rule:
+def pair_rule(config: MatchConfig, common: tuple[U32, I64] | None = None) -> Rule:
     """What the pair kernels take of a config: sketch size, layout distance, the decision
-    thresholds, number conflicts allowed, agreeing numbers, and the batch's boilerplate values
-    (``common``, see ``batch_boilerplate``) as a posting table that marks each of them common."""
-    pv, pc = boilerplate_table(np.empty(0, np.uint32) if common is None else common, config.max_posting)
+    thresholds, number conflicts allowed, agreeing numbers, and the batch's boilerplate
+    (``common``: values and the row after which each is boilerplate, ``batch_boilerplate``) as a
+    posting table (``boilerplate_table``)."""
+    values, after = (_NO_VALUES, _EMPTY) if common is None else common
+    pv, pc = boilerplate_table(values, after)
     return (
         config.sketch_size,
         config.layout_distance,
@@ -252,29 +255,32 @@ def pair_rule(config: MatchConfig, common: U32 | None = None) -> Rule:
         config.agree_min,
         pv,
         pc,
-        config.max_posting,
     )
 
 
-def boilerplate_table(common: U32, max_posting: int) -> tuple[U32, npt.NDArray[np.int32]]:
-    """A posting table (``neardup.match.tables``) holding each value of ``common`` as posted
-    by ``max_posting + 1`` representatives: boilerplate to ``is_common`` and the pair kernels.
-    Empty (nothing common) for no values."""
-    if common.shape[0] == 0:
+_NO_VALUES = np.empty(0, np.uint32)
+
+
+def boilerplate_table(values: U32, after: I64) -> tuple[U32, npt.NDArray[np.int32]]:
+    """A posting table (``neardup.match.tables``) of the batch's boilerplate for the pair kernels:
+    each value with the count ``-after``, so that checking a pair at row ``j`` with ``max_posting
+    = -j`` leaves out the values that are boilerplate before ``j`` (``after < j``), as the pass
+    over the batch does. Empty (nothing common) for no values."""
+    if values.shape[0] == 0:
         return np.empty(0, np.uint32), np.empty(0, np.int32)
-    size = max(64, int(common.shape[0] / 0.8) + 1)
+    size = max(64, int(values.shape[0] / 0.8) + 1)
     pv = np.full(size, EMPTY32, np.uint32)
     pc = np.zeros(size, np.int32)
-    _fill_table(np.ascontiguousarray(common, np.uint32), pv, pc, max_posting + 1)
+    _fill_table(np.ascontiguousarray(values, np.uint32), np.ascontiguousarray(-after, np.int32), pv, pc)
     return pv, pc
 
 
 @njit(cache=True, nogil=True)
-def _fill_table(values: np.ndarray, pv: np.ndarray, pc: np.ndarray, count: int) -> None:  # pragma: no cover
-    for v in values:
-        i = posting_slot(pv, v)
-        pv[i] = v
-        pc[i] = count
+def _fill_table(values: np.ndarray, counts: np.ndarray, pv: np.ndarray, pc: np.ndarray) -> None:  # pragma: no cover
+    for q in range(values.shape[0]):
+        i = posting_slot(pv, values[q])
+        pv[i] = values[q]
+        pc[i] = counts[q]
 
 
 def batch_boilerplate(
@@ -305,12 +311,13 @@ def batch_boilerplate(
 
 
 @njit(cache=True, nogil=True)
-def _sketch_kind(j: int, x: int, sig: Any, texts: np.ndarray, rule: Rule) -> int:  # pragma: no cover
+def _sketch_kind(j: int, x: int, at: int, sig: Any, texts: np.ndarray, rule: Rule) -> int:  # pragma: no cover
     """The kind the sketches give document ``j`` against ``x`` (``decide`` on ``pair_evidence``,
     as ``verify_pair`` computes it before reading the texts; no value counts as boilerplate).
     ``texts[r]``: row r has a text profile. Needs no profiles: Spark's first look at a pair."""
     exact, content, _, size, tokens, sketch, numbers, layout, has_layout = sig[:9]
-    k, layout_distance, th, max_conflicts, agree_min, pv, pc, max_posting = rule
+    k, layout_distance, th, max_conflicts, agree_min, pv, pc = rule
+    max_posting = -at  # the batch's boilerplate before row ``at`` (``boilerplate_table``)
     same_layout = bool(
         has_layout[j] and has_layout[x] and int(popcount(layout[j] ^ layout[x])) <= layout_distance
     )
@@ -340,16 +347,17 @@ def _sketch_kind(j: int, x: int, sig: Any, texts: np.ndarray, rule: Rule) -> int
 
 
 @njit(cache=True, nogil=True)
-def _pair_kind(j: int, x: int, sig: Any, texts: np.ndarray, rule: Rule) -> int:  # pragma: no cover
+def _pair_kind(j: int, x: int, at: int, sig: Any, texts: np.ndarray, rule: Rule) -> int:  # pragma: no cover
     """The kind of document ``j`` against ``x`` from the two documents alone: the engine's
     ``verify_pair`` with no value counted as boilerplate, the texts read only when the sketches
     call the pair near, partial or layout (``_sketch_kind`` first, so a pair the sketches call
     unique is unique wherever it is verified, with or without the profiles at hand)."""
-    kd = _sketch_kind(j, x, sig, texts, rule)
+    kd = _sketch_kind(j, x, at, sig, texts, rule)
     if kd in (UNIQUE, EXACT, CONTENT):
         return kd
     exact, content, _, size, tokens, sketch, numbers, layout, has_layout, pp, prof = sig
-    k, layout_distance, th, max_conflicts, agree_min, pv, pc, max_posting = rule
+    k, layout_distance, th, max_conflicts, agree_min, pv, pc = rule
+    max_posting = -at  # the batch's boilerplate before row ``at`` (``boilerplate_table``)
     same_layout = bool(
         has_layout[j] and has_layout[x] and int(popcount(layout[j] ^ layout[x])) <= layout_distance
     )
@@ -381,29 +389,43 @@ def _pair_kind(j: int, x: int, sig: Any, texts: np.ndarray, rule: Rule) -> int: 
 # cache keys a function by its name and source (as in neardup.match.signature).
 @njit(cache=True, nogil=True, parallel=True)
 def _kinds_parallel(
-    todo: np.ndarray, ra: np.ndarray, rb: np.ndarray, sig: Any, texts: np.ndarray, rule: Rule, full: bool
+    todo: np.ndarray,
+    ra: np.ndarray,
+    rb: np.ndarray,
+    at: np.ndarray,
+    sig: Any,
+    texts: np.ndarray,
+    rule: Rule,
+    full: bool,
 ) -> np.ndarray:  # pragma: no cover
     out = np.empty(todo.shape[0], np.int8)
     for q in prange(todo.shape[0]):
         t = todo[q]
         if full:
-            out[q] = _pair_kind(rb[t], ra[t], sig, texts, rule)
+            out[q] = _pair_kind(rb[t], ra[t], at[t], sig, texts, rule)
         else:
-            out[q] = _sketch_kind(rb[t], ra[t], sig, texts, rule)
+            out[q] = _sketch_kind(rb[t], ra[t], at[t], sig, texts, rule)
     return out
 
 
 @njit(cache=True, nogil=True)
 def _kinds_serial(
-    todo: np.ndarray, ra: np.ndarray, rb: np.ndarray, sig: Any, texts: np.ndarray, rule: Rule, full: bool
+    todo: np.ndarray,
+    ra: np.ndarray,
+    rb: np.ndarray,
+    at: np.ndarray,
+    sig: Any,
+    texts: np.ndarray,
+    rule: Rule,
+    full: bool,
 ) -> np.ndarray:  # pragma: no cover
     out = np.empty(todo.shape[0], np.int8)
     for q in range(todo.shape[0]):
         t = todo[q]
         if full:
-            out[q] = _pair_kind(rb[t], ra[t], sig, texts, rule)
+            out[q] = _pair_kind(rb[t], ra[t], at[t], sig, texts, rule)
         else:
-            out[q] = _sketch_kind(rb[t], ra[t], sig, texts, rule)
+            out[q] = _sketch_kind(rb[t], ra[t], at[t], sig, texts, rule)
     return out
 
 
@@ -458,7 +480,8 @@ def link_pairs(
     parent: I64 | None = None,
     texts: npt.NDArray[np.bool_] | None = None,
     full: bool = True,
-    common: U32 | None = None,
+    common: tuple[U32, I64] | None = None,
+    at: I64 | None = None,
     parallel: bool = True,
     block: int = 1 << 16,
 ) -> tuple[npt.NDArray[np.bool_], int]:
@@ -468,8 +491,9 @@ def link_pairs(
     connected (by the pairs linked before it, or by ``parent``: a union-find forest over the
     nodes, updated) is not verified, which changes no component. ``nodes``: the pairs' documents as
     union-find nodes when they are not the rows (Spark's tasks hold one row per pair and side).
-    ``texts``: per row, whether it has a text profile (default: from ``sigs``). ``common``: values
-    left out of every comparison (the batch's boilerplate, ``batch_boilerplate``).
+    ``texts``: per row, whether it has a text profile (default: from ``sigs``). ``common``: the
+    batch's boilerplate (``batch_boilerplate``), left out of a pair checked at row ``at`` (per
+    pair; default: ``b``) when it is boilerplate before that row, as in the pass over the batch.
     Returns the linked pairs and how many pairs were verified."""
     ra, rb = (np.ascontiguousarray(x, np.int64) for x in pairs)
     na, nb = (ra, rb) if nodes is None else (np.ascontiguousarray(x, np.int64) for x in nodes)
@@ -480,6 +504,7 @@ def link_pairs(
         texts = np.diff(sigs.prof_ptr) > 0
     sig = sigs.columns()
     rule = pair_rule(config, common)
+    when = rb if at is None else np.ascontiguousarray(at, np.int64)
     kinds_of = _kinds_parallel if parallel else _kinds_serial
     linked = np.zeros(ra.shape[0], np.bool_)
     verified = 0
@@ -488,7 +513,7 @@ def link_pairs(
             todo = _apart(parent, na, nb, s, min(ra.shape[0], s + block))
             if todo.size == 0:
                 continue
-            kinds = kinds_of(todo, ra, rb, sig, np.ascontiguousarray(texts, np.bool_), rule, full)
+            kinds = kinds_of(todo, ra, rb, when, sig, np.ascontiguousarray(texts, np.bool_), rule, full)
             _join(parent, na, nb, todo, kinds, linked)
             verified += int(todo.size)
     return linked, verified
@@ -510,6 +535,35 @@ def candidate_pairs(
         np.concatenate([p[1] for p in ka]).astype(np.int64),
     )
     return keys, (sa, sb), hot
+
+
+def rep_pairs(sketch: U32, reps: npt.NDArray[np.bool_], common: tuple[U32, I64], config: MatchConfig) -> tuple[I64, I64]:
+    """The sketch pairs the pass over the batch looks at, given its representatives (``reps``)
+    and boilerplate (``common``, ``batch_boilerplate``): ``(a, b)`` when ``b`` holds at least
+    ``min_shared`` values that ``a``, a representative, posted among the first ``max_posting + 1``
+    representatives posting them, before the value is boilerplate. (``sketch_edges`` pairs a
+    value's first ``link_posters`` documents: copies that joined a cluster may take those places.)"""
+    n, k = sketch.shape
+    if n == 0:
+        return _EMPTY, _EMPTY
+    flat = sketch.ravel()
+    docs = np.repeat(np.arange(n, dtype=np.int64), k)
+    poster = np.tile(np.arange(k) < config.posted, n) & np.repeat(np.asarray(reps, np.bool_), k)
+    keep = flat != EMPTY32
+    values, after = common
+    if values.size:
+        at = np.searchsorted(values, flat)
+        hit = at < values.size
+        hit[hit] &= values[at[hit]] == flat[hit]
+        keep &= ~hit | (docs <= np.where(hit, after[np.minimum(at, values.size - 1)], 0))
+    keys = (flat[keep].astype(np.uint64) << np.uint64(32)) | docs[keep].astype(np.uint64)
+    keys[~poster[keep]] |= np.uint64(1 << 31)
+    keys.sort()
+    low = (keys & np.uint64(0xFFFFFFFF)).astype(np.int64)
+    wide = dataclasses.replace(config, hot_posting=10**9, link_posters=config.max_posting + 1)
+    pairs, counts, _ = counted_pairs((keys >> np.uint64(32)).astype(np.uint32), low & 0x7FFFFFFF, low < (1 << 31), wide)
+    pairs = pairs[counts >= config.min_shared]
+    return (pairs >> np.uint64(32)).astype(np.int64), (pairs & np.uint64(0xFFFFFFFF)).astype(np.int64)
 
 
 def first_components(
@@ -558,12 +612,14 @@ def verified_components(
     first, _, (sa, sb), hot = first_components(sigs, config, extra, fixed=fixed, parallel=parallel)
     ptr, rows = component_rows(first)
     reps = run_components(sigs, config, ptr, rows, fixed=fixed, extra=_extra_csr(n, extra))["rep"]
-    common = batch_boilerplate(sigs.sketch, reps == np.arange(n), config)
-    if common[0].size == 0:
-        return first, hot, common
+    is_rep = reps == np.arange(n)
+    common = batch_boilerplate(sigs.sketch, is_rep, config)
+    ra, rb = rep_pairs(sigs.sketch, is_rep, common, config)
+    take = rb >= fixed
+    pa, pb = np.concatenate([sa, ra[take]]), np.concatenate([sb, rb[take]])
     parent = first.astype(np.int64)
-    again, _ = link_pairs(sigs, (sa, sb), config, parent=parent, common=common[0], parallel=parallel)
-    return union_find(n, np.concatenate([first, sa[again]]), np.concatenate([np.arange(n), sb[again]])), hot, common
+    again, _ = link_pairs(sigs, (pa, pb), config, parent=parent, common=common, parallel=parallel)
+    return union_find(n, np.concatenate([first, pa[again]]), np.concatenate([np.arange(n), pb[again]])), hot, common
 
 
 def batch_components(
