@@ -1480,17 +1480,17 @@ static PyObject *py_run_components(PyObject *self, PyObject *args) {
     (void)self;
     long long fixed, k, posted, min_shared, max_posting, layout_distance, max_conflicts, agree_min, member_checks;
     PyObject *ptro, *rowso, *rep, *nxt, *checked, *sup, *sig, *day, *eptr, *extra, *th, *res, *commono = NULL,
-             *fromo = NULL;
-    if (!PyArg_ParseTuple(args, "OOLOOOOOOOOLLLLLOLLLO|OO", &ptro, &rowso, &fixed, &rep, &nxt, &checked, &sup, &sig,
+             *fromo = NULL, *ordero = NULL;
+    if (!PyArg_ParseTuple(args, "OOLOOOOOOOOLLLLLOLLLO|OOO", &ptro, &rowso, &fixed, &rep, &nxt, &checked, &sup, &sig,
                           &day, &eptr, &extra, &k, &posted, &min_shared, &max_posting, &layout_distance, &th, &max_conflicts,
-                          &agree_min, &member_checks, &res, &commono, &fromo))
+                          &agree_min, &member_checks, &res, &commono, &fromo, &ordero))
         return NULL;
     Held h = {.n = 0};
     Sig S;
     Res R;
     Rule rule;
     Links L;
-    Arr PT, RW, P, X, CM = {0}, CF = {0};
+    Arr PT, RW, P, X, CM = {0}, CF = {0}, CO = {0};
     int64_t longest_extra = 0, longest;
     if (parse_sig(&h, sig, &S) < 0 || parse_res(&h, res, S.n, &R) < 0 ||
         parse_links(&h, rep, nxt, checked, sup, S.n, &L) < 0 ||
@@ -1499,8 +1499,15 @@ static PyObject *py_run_components(PyObject *self, PyObject *args) {
         parse_extra(&h, eptr, extra, S.n + 1, S.n, &P, &X, &longest_extra) < 0 ||
         (commono != NULL && commono != Py_None &&
          (get_arr(&h, commono, &CM, 0, 'u', 4, 1, "common") < 0 || fromo == NULL ||
-          get_arr(&h, fromo, &CF, 0, 'i', 8, 1, "common_from") < 0)))
+          get_arr(&h, fromo, &CF, 0, 'i', 8, 1, "common_from") < 0)) ||
+        (ordero != NULL && ordero != Py_None && get_arr(&h, ordero, &CO, 0, 'i', 8, 1, "order") < 0))
         goto fail;
+    /* the rows' places in the batch, which common_from counts in (default: the rows themselves) */
+    const int64_t *order = ordero != NULL && ordero != Py_None && CO.len ? (const int64_t *)CO.p : NULL;
+    if (order != NULL && CO.len != S.n) {
+        PyErr_SetString(PyExc_ValueError, "order must hold one place per signature row");
+        goto fail;
+    }
     /* the batch's boilerplate values (sorted) and, per value, the row after which it is boilerplate
        over the batch: a component's table marks it common from there on */
     const uint32_t *common = commono != NULL && commono != Py_None ? (const uint32_t *)CM.p : NULL;
@@ -1598,7 +1605,8 @@ static PyObject *py_run_components(PyObject *self, PyObject *args) {
             for (int64_t t = a; t < b; t++) {
                 int64_t j = rows[t];
                 /* the values boilerplate over the batch before row j: common from now on */
-                for (; next < seeds && (int64_t)(seed[next] >> 32) <= j; next++) {
+                int64_t place = order != NULL ? order[j] : j;
+                for (; next < seeds && (int64_t)(seed[next] >> 32) <= place; next++) {
                     uint32_t v = (uint32_t)(seed[next] & 0xFFFFFFFFu);
                     int64_t i = posting_slot(T.pv, slots, v);
                     if (T.pv[i] != v) {

@@ -291,7 +291,7 @@ def batch_boilerplate(
     representative that posted it the ``max_posting + 1``-th time in batch order: one pass over the
     batch counts the value boilerplate for every document after that one.
 
-    >>> cfg = MatchConfig(max_posting=2, posted=2)
+    >>> cfg = MatchConfig(max_posting=2, posted=2, min_shared=1)
     >>> sk = np.array([[5, 9], [5, 9], [5, 8], [5, 7]], np.uint32)
     >>> v, after = batch_boilerplate(sk, np.array([True, False, True, True]), cfg)
     >>> v.tolist(), after.tolist()

@@ -283,10 +283,12 @@ def _run_components(
     res: tuple[np.ndarray, ...],
     common: np.ndarray,
     common_from: np.ndarray,
+    order: np.ndarray,
 ) -> int:  # pragma: no cover
     """The pass once per component: component c is ``rows[ptr[c]:ptr[c + 1]]`` (ascending), run
     with tables of its own, sized to it. ``common`` (sorted: the batch's boilerplate values) is
-    boilerplate in them after row ``common_from[i]``, as over the batch. Rows below ``fixed`` are
+    boilerplate in them after row ``common_from[i]``, as over the batch (rows counted by their
+    place in the batch, ``order``; empty: the rows themselves). Rows below ``fixed`` are
     representatives already (a corpus). Outputs are indexed by row."""
     rule = (k, layout_distance, th, max_conflicts, agree_min, max_posting, day)
     out_f = np.zeros(3, np.float64)
@@ -327,7 +329,8 @@ def _run_components(
         for t in range(a, b):
             j = rows[t]
             # the values boilerplate over the batch before row j: common from now on
-            while nxt_seed < seeds and np.int64(seed[nxt_seed] >> np.uint64(32)) <= j:
+            place = order[j] if order.shape[0] else j
+            while nxt_seed < seeds and np.int64(seed[nxt_seed] >> np.uint64(32)) <= place:
                 v = np.uint32(seed[nxt_seed] & np.uint64(0xFFFFFFFF))
                 nxt_seed += 1
                 i = posting_slot(pv, v)
@@ -403,12 +406,13 @@ def run_components(
     fixed: int = 0,
     extra: tuple[I64, I64] | None = None,
     common: tuple[npt.NDArray[np.uint32], I64] | None = None,
+    order: I64 | None = None,
 ) -> dict[str, np.ndarray]:
     """The engine's pass once per component (``rows[ptr[c]:ptr[c + 1]]``, ascending rows of
     ``sigs``), each with tables of its own: its boilerplate rule counts the component's
     representatives, and ``common`` (the batch's boilerplate: sorted values and, per value, the
     row after which it is boilerplate over the batch; ``neardup.match.components.batch_boilerplate``)
-    is boilerplate after its row. Rows in no component are left ``unique`` with no partner, which is what the
+    is boilerplate after its row (rows counted by ``order``, their places in the batch, when given). Rows in no component are left ``unique`` with no partner, which is what the
     pass answers for a document without candidates. Rows below ``fixed`` are representatives
     already. Returns what ``EngineState.run`` returns, indexed by row."""
     cfg = config
@@ -443,6 +447,7 @@ def run_components(
             cfg.member_checks,
             _results(out),
             *_common(common),
+            np.ascontiguousarray(np.empty(0, np.int64) if order is None else order, np.int64),
         )
     out["rep"] = rep
     out["verified"] = np.array([verified])
