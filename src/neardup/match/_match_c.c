@@ -1975,6 +1975,173 @@ static PyObject *py_value_pairs(PyObject *self, PyObject *args) {
     return Py_BuildValue("LL", (long long)k, (long long)hk);
 }
 
+
+/* components._kinds_serial: the kind of each pair todo[q] of (ra, rb) from its two documents
+ * alone, the batch's boilerplate (pv, pc) left out as it stands at row at[t] (max_posting = -at[t]);
+ * the sketches first, the texts (full) only when the sketches call the pair near, partial or layout */
+static PyObject *py_pair_kinds(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *todoo, *rao, *rbo, *ato, *sig, *textso, *tho, *pvo, *pco, *outo;
+    long long k, layout_distance, max_conflicts, agree_min;
+    int full;
+    if (!PyArg_ParseTuple(args, "OOOOOOLLOLLOOpO", &todoo, &rao, &rbo, &ato, &sig, &textso, &k, &layout_distance,
+                          &tho, &max_conflicts, &agree_min, &pvo, &pco, &full, &outo))
+        return NULL;
+    Held h = {.n = 0};
+    Sig S;
+    Arr TD, RA, RB, AT, TX, TH, PV, PC, OUT;
+    if (parse_sig(&h, sig, &S) < 0 || get_arr(&h, todoo, &TD, 0, 'i', 8, 1, "todo") < 0 ||
+        get_arr(&h, rao, &RA, 0, 'i', 8, 1, "ra") < 0 || get_arr(&h, rbo, &RB, 0, 'i', 8, 1, "rb") < 0 ||
+        get_arr(&h, ato, &AT, 0, 'i', 8, 1, "at") < 0 || get_arr(&h, textso, &TX, 0, 'b', 1, 1, "texts") < 0 ||
+        get_arr(&h, tho, &TH, 0, 'f', 8, 1, "th") < 0 || get_arr(&h, pvo, &PV, 0, 'u', 4, 1, "pv") < 0 ||
+        get_arr(&h, pco, &PC, 0, 'i', 4, 1, "pc") < 0 || get_arr(&h, outo, &OUT, 1, 'i', 1, 1, "out") < 0) {
+        release(&h);
+        return NULL;
+    }
+    const int64_t *todo = (const int64_t *)TD.p, *ra = (const int64_t *)RA.p, *rb = (const int64_t *)RB.p,
+                  *at = (const int64_t *)AT.p;
+    const uint8_t *texts = (const uint8_t *)TX.p;
+    int bad = TH.len < N_TH || PV.len != PC.len || RA.len != RB.len || AT.len != RA.len || OUT.len < TD.len ||
+              TX.len < S.n || k < 1 || k > S.kc;
+    for (int64_t q = 0; q < TD.len && !bad; q++) {
+        int64_t t = todo[q];
+        if (t < 0 || t >= RA.len || ra[t] < 0 || ra[t] >= S.n || rb[t] < 0 || rb[t] >= S.n) bad = 1;
+    }
+    if (bad) {
+        release(&h);
+        PyErr_SetString(PyExc_ValueError, "pair_kinds: pairs, rows, texts, th or out out of shape");
+        return NULL;
+    }
+    if (check_profiles(&S, S.n) < 0) {
+        release(&h);
+        return NULL;
+    }
+    const double *th = (const double *)TH.p;
+    int8_t *out = (int8_t *)OUT.p;
+    Work W;
+    if (work_init(&W, 16) < 0) {
+        release(&h);
+        return PyErr_NoMemory();
+    }
+    int64_t ev[EVIDENCE_SIZE];
+    Py_BEGIN_ALLOW_THREADS;
+    for (int64_t q = 0; q < TD.len; q++) {
+        int64_t t = todo[q], j = rb[t], x = ra[t], mp = -at[t];
+        int exact_eq = S.exact[j] == S.exact[x];
+        int content_eq = S.content[j] == S.content[x] && S.tokens[j] > 0;
+        int same_layout = S.has_layout[j] && S.has_layout[x] &&
+                          (int64_t)popcount64(S.layout[j] ^ S.layout[x]) <= layout_distance;
+        int64_t un, bo, ca_n, cb_n, c = 0, a = 0;
+        double sj = 0.0, ca = 0.0, cb = 0.0;
+        overlap(S.sketch + j * S.kc, S.sketch + x * S.kc, k, (const uint32_t *)PV.p, (const int32_t *)PC.p, PV.len,
+                mp, &un, &bo, &ca_n, &cb_n);
+        if (un) {
+            sj = (double)bo / (double)un;
+            ca = ca_n ? (double)bo / (double)ca_n : 0.0;
+            cb = cb_n ? (double)bo / (double)cb_n : 0.0;
+            numbers(S.numbers + j * S.mc, S.numbers + x * S.mc, S.mc, &c, &a);
+        }
+        int kd = decide(exact_eq, content_eq, sj, ca, cb, c, a, same_layout, th[0], th[1], th[2], th[3],
+                        texts[j] && texts[x] ? ((int64_t)1 << 30) : max_conflicts, th[4], th[5], agree_min);
+        if (full && kd != UNIQUE && kd != EXACT && kd != CONTENT) {
+            Verdict r = verify_pair(S.sketch + j * S.kc, S.numbers + j * S.mc, S.prof + S.pp[j], S.pp[j + 1] - S.pp[j],
+                                    S.sketch + x * S.kc, S.numbers + x * S.mc, S.prof + S.pp[x],
+                                    S.pp[x + 1] - S.pp[x], S.mc, exact_eq, content_eq, same_layout, k,
+                                    (const uint32_t *)PV.p, (const int32_t *)PC.p, PV.len, mp, th, max_conflicts,
+                                    agree_min, ev, &W);
+            kd = r.kind;
+        }
+        out[q] = (int8_t)kd;
+    }
+    Py_END_ALLOW_THREADS;
+    int err = W.err;
+    work_free(&W);
+    release(&h);
+    if (err) return PyErr_NoMemory();
+    Py_RETURN_NONE;
+}
+
+
+static int64_t uf_find(int64_t *parent, int64_t x) {
+    int64_t r = x;
+    while (parent[r] != r) r = parent[r];
+    while (parent[x] != r) {
+        int64_t up = parent[x];
+        parent[x] = r;
+        x = up;
+    }
+    return r;
+}
+
+/* components._apart: into out, the pairs s..e-1 of (na, nb) whose nodes the forest does not
+ * connect yet; returns how many */
+static PyObject *py_apart(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *po, *nao, *nbo, *outo;
+    long long s0, e0;
+    if (!PyArg_ParseTuple(args, "OOOLLO", &po, &nao, &nbo, &s0, &e0, &outo)) return NULL;
+    Held h = {.n = 0};
+    Arr P, NA, NB, OUT;
+    if (get_arr(&h, po, &P, 1, 'i', 8, 1, "parent") < 0 || get_arr(&h, nao, &NA, 0, 'i', 8, 1, "na") < 0 ||
+        get_arr(&h, nbo, &NB, 0, 'i', 8, 1, "nb") < 0 || get_arr(&h, outo, &OUT, 1, 'i', 8, 1, "out") < 0) {
+        release(&h);
+        return NULL;
+    }
+    int64_t *parent = (int64_t *)P.p, *out = (int64_t *)OUT.p;
+    const int64_t *na = (const int64_t *)NA.p, *nb = (const int64_t *)NB.p;
+    int bad = s0 < 0 || e0 < s0 || e0 > NA.len || NA.len != NB.len || OUT.len < e0 - s0;
+    for (int64_t t = s0; t < e0 && !bad; t++)
+        if (na[t] < 0 || na[t] >= P.len || nb[t] < 0 || nb[t] >= P.len) bad = 1;
+    if (bad) {
+        release(&h);
+        PyErr_SetString(PyExc_ValueError, "apart: pairs outside the forest or out of range");
+        return NULL;
+    }
+    int64_t m = 0;
+    for (int64_t t = s0; t < e0; t++)
+        if (uf_find(parent, na[t]) != uf_find(parent, nb[t])) out[m++] = t;
+    release(&h);
+    return PyLong_FromLongLong(m);
+}
+
+/* components._join: the pairs todo whose kind is not unique joined in the forest and marked linked */
+static PyObject *py_join(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *po, *nao, *nbo, *todoo, *kindso, *linkedo;
+    if (!PyArg_ParseTuple(args, "OOOOOO", &po, &nao, &nbo, &todoo, &kindso, &linkedo)) return NULL;
+    Held h = {.n = 0};
+    Arr P, NA, NB, TD, KD, LK;
+    if (get_arr(&h, po, &P, 1, 'i', 8, 1, "parent") < 0 || get_arr(&h, nao, &NA, 0, 'i', 8, 1, "na") < 0 ||
+        get_arr(&h, nbo, &NB, 0, 'i', 8, 1, "nb") < 0 || get_arr(&h, todoo, &TD, 0, 'i', 8, 1, "todo") < 0 ||
+        get_arr(&h, kindso, &KD, 0, 'i', 1, 1, "kinds") < 0 || get_arr(&h, linkedo, &LK, 1, 'b', 1, 1, "linked") < 0) {
+        release(&h);
+        return NULL;
+    }
+    int64_t *parent = (int64_t *)P.p;
+    const int64_t *na = (const int64_t *)NA.p, *nb = (const int64_t *)NB.p, *todo = (const int64_t *)TD.p;
+    const int8_t *kinds = (const int8_t *)KD.p;
+    uint8_t *linked = (uint8_t *)LK.p;
+    int bad = KD.len < TD.len || NA.len != NB.len || LK.len < NA.len;
+    for (int64_t q = 0; q < TD.len && !bad; q++) {
+        int64_t t = todo[q];
+        if (t < 0 || t >= NA.len || na[t] < 0 || na[t] >= P.len || nb[t] < 0 || nb[t] >= P.len) bad = 1;
+    }
+    if (bad) {
+        release(&h);
+        PyErr_SetString(PyExc_ValueError, "join: pairs outside the forest or out of range");
+        return NULL;
+    }
+    for (int64_t q = 0; q < TD.len; q++) {
+        if (kinds[q] == UNIQUE) continue;
+        int64_t t = todo[q];
+        int64_t x = uf_find(parent, na[t]), y = uf_find(parent, nb[t]);
+        if (x != y) parent[x > y ? x : y] = x < y ? x : y;
+        linked[t] = 1;
+    }
+    release(&h);
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef methods[] = {
     {"run", py_run, METH_VARARGS, "The engine's pass over rows j0..j1-1 (engine._run); returns pairs verified."},
     {"run_components", py_run_components, METH_VARARGS,
@@ -1987,6 +2154,9 @@ static PyMethodDef methods[] = {
     {"occasions_apart", py_occasions_apart, METH_VARARGS, "The kind of a pair once the records' dates are read."},
     {"verify_pair", py_verify_pair, METH_VARARGS,
      "The kind of a pair and its evidence: (kind, similarity, containments, conflicts, agreeing); text evidence into ev."},
+    {"apart", py_apart, METH_VARARGS, "components._apart: the pairs s..e-1 not connected yet, into out; returns how many."},
+    {"join", py_join, METH_VARARGS, "components._join: link the pairs whose kind is not unique."},
+    {"pair_kinds", py_pair_kinds, METH_VARARGS, "components._kinds_serial: each pair's kind from its two documents alone."},
     {"value_pairs", py_value_pairs, METH_VARARGS,
      "components.value_pairs: counts (pairs, hot) without out/hot arrays, fills them with."},
     {NULL, NULL, 0, NULL}};

@@ -55,7 +55,6 @@ from neardup.match.cluster import Clusters, thresholds
 from neardup.match.config import MatchConfig
 from neardup.match.engine import run_components
 from neardup.match.signature import EMPTY32, Signatures
-from neardup.match.tables import posting_slot
 from neardup.match.verify import CONTENT, EXACT, UNIQUE, decide, pair_evidence, popcount, verify_pair
 
 prange = later("numba", "prange")  # numba's parallel range, resolved when the kernels compile
@@ -271,21 +270,18 @@ def boilerplate_table(values: U32, after: I64) -> tuple[U32, npt.NDArray[np.int3
     size = max(64, int(values.shape[0] / 0.8) + 1)
     pv = np.full(size, EMPTY32, np.uint32)
     pc = np.zeros(size, np.int32)
-    _fill_table(np.ascontiguousarray(values, np.uint32), np.ascontiguousarray(-after, np.int32), pv, pc)
+    for v, c in zip(values.tolist(), (-np.asarray(after, np.int64)).tolist(), strict=True):
+        # the posting table's slot (``neardup.match.tables.posting_slot``): Lemire's reduction of
+        # a multiplicative hash, then linear probing
+        i = ((((v * 0x9E3779B97F4A7C15) & 0xFFFFFFFFFFFFFFFF) >> 32) * size) >> 32
+        while pv[i] != EMPTY32 and pv[i] != v:
+            i = i + 1 if i + 1 < size else 0
+        pv[i] = v
+        pc[i] = c
     return pv, pc
 
 
-@njit(cache=True, nogil=True)
-def _fill_table(values: np.ndarray, counts: np.ndarray, pv: np.ndarray, pc: np.ndarray) -> None:  # pragma: no cover
-    for q in range(values.shape[0]):
-        i = posting_slot(pv, values[q])
-        pv[i] = values[q]
-        pc[i] = counts[q]
-
-
-def batch_boilerplate(
-    sketch: U32, reps: npt.NDArray[np.bool_], config: MatchConfig
-) -> tuple[U32, I64]:
+def batch_boilerplate(sketch: U32, reps: npt.NDArray[np.bool_], config: MatchConfig) -> tuple[U32, I64]:
     """The batch's **boilerplate**: the values posted (among a document's ``posted`` smallest) by
     more than ``max_posting`` representatives (``reps``, per document), sorted, and per value the
     representative that posted it the ``max_posting + 1``-th time in batch order: one pass over the
@@ -505,16 +501,19 @@ def link_pairs(
     sig = sigs.columns()
     rule = pair_rule(config, common)
     when = rb if at is None else np.ascontiguousarray(at, np.int64)
-    kinds_of = _kinds_parallel if parallel else _kinds_serial
+    # the C kernel where built (one thread); numba otherwise (every core unless ``parallel=False``)
+    kinds_of = (
+        kernels.pair_kinds if kernels.BACKEND == "c" else _kinds_parallel if parallel else _kinds_serial
+    )
     linked = np.zeros(ra.shape[0], np.bool_)
     verified = 0
     with np.errstate(over="ignore"):
         for s in range(0, ra.shape[0], block):
-            todo = _apart(parent, na, nb, s, min(ra.shape[0], s + block))
+            todo = kernels.apart(parent, na, nb, s, min(ra.shape[0], s + block))
             if todo.size == 0:
                 continue
             kinds = kinds_of(todo, ra, rb, when, sig, np.ascontiguousarray(texts, np.bool_), rule, full)
-            _join(parent, na, nb, todo, kinds, linked)
+            kernels.join(parent, na, nb, todo, kinds, linked)
             verified += int(todo.size)
     return linked, verified
 
@@ -537,7 +536,9 @@ def candidate_pairs(
     return keys, (sa, sb), hot
 
 
-def rep_pairs(sketch: U32, reps: npt.NDArray[np.bool_], common: tuple[U32, I64], config: MatchConfig) -> tuple[I64, I64]:
+def rep_pairs(
+    sketch: U32, reps: npt.NDArray[np.bool_], common: tuple[U32, I64], config: MatchConfig
+) -> tuple[I64, I64]:
     """The sketch pairs the pass over the batch looks at, given its representatives (``reps``)
     and boilerplate (``common``, ``batch_boilerplate``): ``(a, b)`` when ``b`` holds at least
     ``min_shared`` values that ``a``, a representative, posted among the first ``max_posting + 1``
@@ -561,7 +562,9 @@ def rep_pairs(sketch: U32, reps: npt.NDArray[np.bool_], common: tuple[U32, I64],
     keys.sort()
     low = (keys & np.uint64(0xFFFFFFFF)).astype(np.int64)
     wide = dataclasses.replace(config, hot_posting=10**9, link_posters=config.max_posting + 1)
-    pairs, counts, _ = counted_pairs((keys >> np.uint64(32)).astype(np.uint32), low & 0x7FFFFFFF, low < (1 << 31), wide)
+    pairs, counts, _ = counted_pairs(
+        (keys >> np.uint64(32)).astype(np.uint32), low & 0x7FFFFFFF, low < (1 << 31), wide
+    )
     pairs = pairs[counts >= config.min_shared]
     return (pairs >> np.uint64(32)).astype(np.int64), (pairs & np.uint64(0xFFFFFFFF)).astype(np.int64)
 
@@ -619,7 +622,11 @@ def verified_components(
     pa, pb = np.concatenate([sa, ra[take]]), np.concatenate([sb, rb[take]])
     parent = first.astype(np.int64)
     again, _ = link_pairs(sigs, (pa, pb), config, parent=parent, common=common, parallel=parallel)
-    return union_find(n, np.concatenate([first, pa[again]]), np.concatenate([np.arange(n), pb[again]])), hot, common
+    return (
+        union_find(n, np.concatenate([first, pa[again]]), np.concatenate([np.arange(n), pb[again]])),
+        hot,
+        common,
+    )
 
 
 def batch_components(

@@ -108,7 +108,10 @@ def test_with_boilerplate_the_pass_per_component_gives_the_one_pass_answer() -> 
     # not link: boilerplate over the batch, so each component's pass leaves them out as one pass does
     cfg = MatchConfig(max_posting=3)
     rng = random.Random(11)
-    stocks = ["以上就是今天新闻联播的全部内容，感谢收看，再见。", "下面请看详细报道。本台记者从现场发回报道。"]
+    stocks = [
+        "以上就是今天新闻联播的全部内容，感谢收看，再见。",
+        "下面请看详细报道。本台记者从现场发回报道。",
+    ]
     texts = []
     for i in range(30):
         body = article(rng, 6) + stocks[i % 2]

@@ -574,7 +574,9 @@ def _with_corpus(spark: Any, corpus: Any, docs_df: Any, config: DedupConfig) -> 
 
 
 # --------------------------------------------------------------------------------------- engine
-def _component_run(table: Any, config: DedupConfig, common: tuple[Any, Any] | None) -> tuple[Any, Any, Any, int]:
+def _component_run(
+    table: Any, config: DedupConfig, common: tuple[Any, Any] | None
+) -> tuple[Any, Any, Any, int]:
     """The engine's pass over the components of a task's table (rows sorted by component, then
     document): the table (matched corpus documents first), its signatures, the pass's results
     and the number of corpus rows. ``common``: the batch's boilerplate, counted by document."""
