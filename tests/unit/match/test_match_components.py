@@ -150,3 +150,30 @@ def test_a_component_table_marks_the_batch_boilerplate_from_its_row_on() -> None
     early = run_components(sigs, cfg, ptr, rows, common=(values, np.full(values.size, -1)))
     assert KINDS[late["kind"][1]] == "near"  # boilerplate only after row 1
     assert KINDS[early["kind"][1]] == "unique"  # every shared value boilerplate: no candidate
+
+
+def test_the_pair_kinds_of_the_c_kernel_are_numba_s() -> None:
+    from neardup.match import kernels
+    from neardup.match.components import _kinds_serial, candidate_pairs, pair_rule
+
+    if kernels.BACKEND != "c":
+        return
+    cfg = MatchConfig(max_posting=3)
+    rng = random.Random(12)
+    base = [article(rng, 6) for _ in range(6)]
+    texts = (
+        [b + article(rng, 2) for b in base]
+        + [article(rng, 3) + b[:100] for b in base]
+        + _copies(rng, base[0], 3)
+    )
+    sigs = signatures(texts)
+    _, (sa, sb), _ = candidate_pairs(sigs, cfg)
+    assert sa.size > 5
+    values = np.unique(sigs.sketch[:3, :8])
+    rule = pair_rule(cfg, (values, np.full(values.size, 4)))  # boilerplate after row 4
+    todo = np.arange(sa.size)
+    texts_ = np.diff(sigs.prof_ptr) > 0
+    for full in (False, True):
+        got = kernels.pair_kinds(todo, sa, sb, sb, sigs.columns(), texts_, rule, full)
+        want = _kinds_serial(todo, sa, sb, sb, sigs.columns(), texts_, rule, full)
+        assert got.tolist() == want.tolist()
