@@ -18,20 +18,31 @@ each, so the pairs stay linear in the batch (at most ``link_posters`` x ``sketch
 document).
 
 A sketch pair is then **verified** from the two documents alone (``link_pairs``: the engine's
-``verify_pair``, no value counted as boilerplate, the sketches first and the texts when the
-sketches call the pair near, partial or layout), and only a pair whose kind is not ``unique`` is
-an edge: stock phrases that share three sketch values no longer chain a corpus into one component
-(zh-xwlb's largest component: 15,312 of 19,541 documents before, 219 after). A pair whose documents
-are already connected is not verified (it changes no component).
+``verify_pair``, the sketches first and the texts when the sketches call the pair near, partial or
+layout), and only a pair whose kind is not ``unique`` is an edge: stock phrases that share three
+sketch values no longer chain a corpus into one component (zh-xwlb's largest component: 15,309 of
+19,541 documents unverified, 213 verified). A pair whose documents are already connected is not
+verified (it changes no component).
 
-Each component is then run through the unchanged sequential pass, documents in batch order, with
-tables of its own (``neardup.match.engine.run_components``); its boilerplate rule (a value posted
-by more than ``max_posting`` representatives) counts the component's representatives. A document
-alone in its component has no candidate the pass would report or merge: it is ``unique``, and the
-pass does not run. Whatever a row names (the cluster, the partner, ``related_to``) is in the same
-component, and the components are a function of the documents alone, so one process (here) and
-Spark's executors (``neardup.integrations.spark.plan``, the same ``link_pairs``) give the same
-rows: a component is named by its smallest document.
+The pass counts **boilerplate** (a value posted by more than ``max_posting`` representatives) over
+everything before the document, in one pass over the batch. So that each component's pass sees
+what one pass over the batch sees (``verified_components``): the components before boilerplate
+are run through the pass for their representatives; a value posted by more than ``max_posting``
+of them is the batch's boilerplate from the row after its ``max_posting + 1``-th poster
+(``batch_boilerplate``); the pairs the pass itself would look at (``rep_pairs``) and the sketch
+pairs are verified again with that boilerplate left out as it stands at the later document; and
+each component's tables mark those values boilerplate from that row on
+(``run_components(..., common=...)``). On zh-xwlb, en-20news, en-bbc and zh-rmrb-xwlb-2020 the
+answer is one pass's but for one keep/remove verdict (the representatives that date a value can
+differ from one pass's).
+
+Each component is run through the sequential pass, documents in batch order, with tables of its
+own (``neardup.match.engine.run_components``). A document alone in its component has no candidate
+the pass would report or merge: it is ``unique``, and the pass does not run. Whatever a row names
+(the cluster, the partner, ``related_to``) is in the same component, and every step is a function
+of the documents alone, so one process (here) and Spark's executors
+(``neardup.integrations.spark.plan``, the same kernels) give the same rows: a component is named
+by its smallest document.
 
 >>> from neardup.match.signature import signatures
 >>> sigs = signatures(["今天北京天气晴朗，适合出门散步。", "今天北京天气晴朗，适合出门散步！", "完全不同的另一篇文章内容。"])
