@@ -19,6 +19,7 @@ else -> ServiceError.
 
 from __future__ import annotations
 
+import datetime as _dt
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -134,12 +135,17 @@ class BaseClient:
 
     # -- requests ------------------------------------------------------------------------------
     @staticmethod
-    def _check_call(url: str, html: str | bytes | None, text: str | None, add: bool, sync: bool) -> Call:
+    def _check_call(
+        url: str, html: str | bytes | None, text: str | None, add: bool, sync: bool, date: Any = None
+    ) -> Call:
         """``POST /v1/documents/check``, its arguments validated as ``ContentSeen.check`` does."""
         page = page_input(url, html, text)
         if not isinstance(add, bool) or not isinstance(sync, bool):
             raise InputError(f"add and sync must be True or False, got add={add!r}, sync={sync!r}")
         body: dict[str, Any] = {"url": url, "add": add}
+        if date is not None:
+            # the service reads strings and numbers; a date or datetime travels as its ISO form
+            body["date"] = date.isoformat() if isinstance(date, _dt.date) else date
         if page is not None:
             body["html"] = page
         if text is not None:
@@ -197,11 +203,18 @@ class Client(BaseClient):
         return out
 
     def check(
-        self, url: str, html: Html = None, text: str | None = None, add: bool = True, *, sync: bool = True
+        self,
+        url: str,
+        html: Html = None,
+        text: str | None = None,
+        add: bool = True,
+        *,
+        sync: bool = True,
+        date: Any = None,
     ) -> Verdict:
         """ContentSeen's verdict on a page, as ``ContentSeen.check`` gives it (the service commits
         each page before answering, so ``sync`` is accepted and needs no flush)."""
-        out: Verdict = self._send(self._check_call(url, html, text, add, sync))
+        out: Verdict = self._send(self._check_call(url, html, text, add, sync, date))
         return out
 
     def duplicates(self, doc_id: str | int) -> dict[str, Any]:
@@ -243,9 +256,16 @@ class AsyncClient(BaseClient):
         return out
 
     async def check(
-        self, url: str, html: Html = None, text: str | None = None, add: bool = True, *, sync: bool = True
+        self,
+        url: str,
+        html: Html = None,
+        text: str | None = None,
+        add: bool = True,
+        *,
+        sync: bool = True,
+        date: Any = None,
     ) -> Verdict:
-        out: Verdict = await self._send(self._check_call(url, html, text, add, sync))
+        out: Verdict = await self._send(self._check_call(url, html, text, add, sync, date))
         return out
 
     async def duplicates(self, doc_id: str | int) -> dict[str, Any]:

@@ -119,6 +119,11 @@ def info_cmd(index_dir: str, as_json: bool, verify: bool) -> None:
     )
     if info.get("updated"):
         click.echo(f"  updated    {time.strftime('%Y-%m-%d %H:%M:%S', time.gmtime(info['updated']))} UTC")
+    if info["days_unknown"]:
+        click.echo(
+            f"  days       unknown for {info['days_unknown']:,} documents (segments of version 3): "
+            "they are matched by their texts alone"
+        )
     if "verified" in info:
         v = info["verified"]
         click.echo(

@@ -36,7 +36,14 @@ class ContentChecker(Protocol):
     """
 
     def check(
-        self, url: str, html: Html = None, text: str | None = None, add: bool = True, *, sync: bool = True
+        self,
+        url: str,
+        html: Html = None,
+        text: str | None = None,
+        add: bool = True,
+        *,
+        sync: bool = True,
+        date: Any = None,
     ) -> Verdict: ...
 
     def stats(self) -> dict[str, Any]: ...

@@ -45,6 +45,7 @@ from neardup.exceptions import ConfigError, FormatError, InputError, StoreError
 from neardup.fingerprint.hashing import get_hash64
 from neardup.fingerprint.nshash import DEFAULT_MIN_SENTENCE_CHARS, longest_sentences
 from neardup.match import MatchConfig, Signatures, exact_key, page_signatures
+from neardup.match.dates import day_number, reads_dates
 from neardup.stores import KeyValueStore
 from neardup.stores.base import Closeable
 from neardup.stores.durability import DEFAULT_DURABILITY, Durability, check_durability
@@ -180,10 +181,12 @@ class ContentSeen(Closeable):
         self._keeper: threading.Thread | None = None
         self._keeper_stop = threading.Event()
         self._verdicts: OrderedDict[int, Verdict] = OrderedDict()
-        # every member must decide alike: the whole engine configuration and the reasons' settings
-        whole = orjson.dumps(
-            {"match": self.match.to_dict(), "explain": self.explain}, option=orjson.OPT_SORT_KEYS
-        )
+        # every member must decide alike: the whole engine configuration, the reasons' settings
+        # and, when the engine compares dates, that the members read the entries' days
+        agreed: dict[str, Any] = {"match": self.match.to_dict(), "explain": self.explain}
+        if reads_dates(self.match):
+            agreed["entry_days"] = True
+        whole = orjson.dumps(agreed, option=orjson.OPT_SORT_KEYS)
         try:
             log.open(f"{get_hash64('xxh3')(whole):016x}")
             # a state directory is a local copy of the log's first entries: its documents are
@@ -302,6 +305,7 @@ class ContentSeen(Closeable):
         add: bool = True,
         *,
         sync: bool = True,
+        date: Any = None,
     ) -> Verdict:
         """The verdict on one fetched page; with ``add`` (default) the page is remembered.
 
@@ -310,9 +314,14 @@ class ContentSeen(Closeable):
         main text and ``html`` for the exact and layout checks). ``sync=False`` matters with
         ``durability="always"``: the added page is written to the journal but not fsynced; call
         :meth:`sync` before you acknowledge it (one fsync for many pages: group commit).
+        ``date``: the page's date (what ``neardup.match.dates.day_number`` reads: an ISO date or
+        date-time, a ``datetime``, Unix seconds or milliseconds; anything else is unknown), kept
+        with the page: under the news profile a near copy dated more than ``occasion_days`` from
+        its partner is another occasion (a ``template``), as in ``neardup dedup``.
         """
         page = page_input(url, html, text)
         probe = self._probe(page, text)
+        probe.day = day_number(date)
         if self._log is not None:
             with self._lock:
                 self._analyse(probe, page, text)
@@ -323,9 +332,10 @@ class ContentSeen(Closeable):
             return self._decide(url, probe, page, text, add, sync)
 
     def check_analysed(
-        self, url: str, analysis: PageAnalysis, add: bool = True, *, sync: bool = True
+        self, url: str, analysis: PageAnalysis, add: bool = True, *, sync: bool = True, date: Any = None
     ) -> Verdict:
-        """The verdict on a page analysed by :meth:`analyse` (of a ContentSeen with these settings)."""
+        """The verdict on a page analysed by :meth:`analyse` (of a ContentSeen with these settings);
+        ``date`` as in :meth:`check`."""
         if not isinstance(url, str):
             raise InputError(f"url must be a string, got {type(url).__name__}")
         if not isinstance(analysis, PageAnalysis) or not analysis.complete:
@@ -336,6 +346,7 @@ class ContentSeen(Closeable):
                 "extractor) than this ContentSeen's; analyse pages with a ContentSeen of the same settings"
             )
         probe = copy.copy(analysis)
+        probe.day = day_number(date)
         if self._log is not None:
             return self._fleet_check(url, probe, add)
         with self._lock:
@@ -356,7 +367,13 @@ class ContentSeen(Closeable):
                 return self._decide(url, probe, None, None, False, False)
         self._live()
         entry = LogEntry(
-            url, probe.raw, probe.sig, tuple(probe.sent_keys), tuple(probe.sents), round(time.time(), 3)
+            url,
+            probe.raw,
+            probe.sig,
+            tuple(probe.sent_keys),
+            tuple(probe.sents),
+            round(time.time(), 3),
+            day=probe.day,
         )
         # the network call holds no lock: other checks of this process append meanwhile
         n, fresh = self._log.append(entry.encode(), url=url, raw=probe.raw, ts=entry.ts)
@@ -418,6 +435,7 @@ class ContentSeen(Closeable):
             sents=list(entry.sents),
             settings=self._settings_key,
             complete=True,
+            day=entry.day,
         )
         v = self._decide(entry.url, probe, None, None, True, False, doc_id=n, ts=entry.ts)
         self._applied = n
@@ -471,11 +489,13 @@ class ContentSeen(Closeable):
         if hit is not None and hit in st.docs:
             # the same page: its signature is the earlier page's, no extraction needed
             same = st.signature(hit)
+            same.day = np.array([probe.day], np.int32)  # the page's own date, not the earlier one's
             probe.sig, probe.sent_keys = same.row_bytes(0), list(st.docs[hit].sents)
             d = Decision("exact", st.root_of(hit), hit, None)
             return self._finish(url, d, probe, same, add, sync, doc_id=doc_id, ts=ts)
         self._analyse(probe, page, text)
         sig = Signatures.from_row_bytes(probe.sig, self.match)
+        sig.day = np.array([probe.day], np.int32)
         if hit is not None:  # known to a shared store only: another service saw this page
             return self._finish(url, Decision("exact", hit, hit, None), probe, sig, add, sync)
         if self._shared and int(sig.tokens[0]) > 0:

@@ -15,7 +15,11 @@ A log entry (this module's :class:`LogEntry`) is the page's ``Signatures.row_byt
 JSON metadata, as a journal record of ContentSeen (``neardup.contentseen.records``)::
 
     len(sig) u32 little-endian | sig | {"u": url, "x": exact key, "s": sentence hashes,
-                                        "t": those sentences, "ts": unix time}
+                                        "t": those sentences, "ts": unix time, "d": day}
+
+``d``, the page's date as a day number (``neardup.match.dates``), is there only when the page had a
+readable one. Members that compare dates (the news profile) join the log with that in its settings
+digest, so a member of a neardup that ignores ``d`` cannot share their log.
 
 Retries: the log remembers the last entry of each URL with its exact key and time. Appending a
 page whose URL and exact key match an entry appended within ``retry_window`` seconds appends
@@ -57,6 +61,7 @@ from typing import Protocol, runtime_checkable
 import orjson
 
 from neardup.exceptions import ConfigError, FormatError
+from neardup.match.dates import NO_DAY
 
 __all__ = [
     "DEFAULT_RETRY_WINDOW",
@@ -135,10 +140,13 @@ class LogEntry:
     sent_keys: tuple[int, ...]  # hashes of its longest sentences
     sents: tuple[str, ...]  # those sentences (shown in reasons as shared passages)
     ts: float  # when it was checked (unix seconds)
+    day: int = NO_DAY  # the page's date as a day number
 
     def encode(self) -> bytes:
         """The entry's bytes in the log."""
         meta = {"u": self.url, "x": self.raw, "s": list(self.sent_keys), "t": list(self.sents), "ts": self.ts}
+        if self.day != NO_DAY:
+            meta["d"] = self.day
         return _SIG_LEN.pack(len(self.sig)) + self.sig + orjson.dumps(meta)
 
     @classmethod
@@ -149,9 +157,12 @@ class LogEntry:
             if 4 + n > len(payload):
                 raise ValueError(f"the signature announces {n} bytes, the entry holds {len(payload) - 4}")
             d = orjson.loads(payload[4 + n :])
+            day = d.get("d", NO_DAY)
+            if isinstance(day, bool) or not isinstance(day, int) or not NO_DAY <= day < 2**31:
+                raise ValueError(f"the day {day!r} is not a day number")
             return cls(
                 str(d["u"]), int(d["x"]), bytes(payload[4 : 4 + n]),
-                tuple(int(k) for k in d["s"]), tuple(str(s) for s in d["t"]), float(d["ts"]),
+                tuple(int(k) for k in d["s"]), tuple(str(s) for s in d["t"]), float(d["ts"]), day,
             )  # fmt: skip
         except (struct.error, orjson.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
             raise FormatError(f"not a ContentSeen log entry ({exc})") from None

@@ -1,8 +1,11 @@
 """What ContentSeen reads from a page (``PageAnalysis``) and keeps of it (``DocRecord``, one journal record).
 
-A journal record (format version 3) is the page's match-engine signature followed by JSON metadata::
+A journal record (format version 4) is the page's match-engine signature followed by JSON metadata::
 
-    len(sig) u32 little-endian | sig (``Signatures.row_bytes``) | {"i", "u", "k", "r", "p", "s", "ts"}
+    len(sig) u32 little-endian | sig (``Signatures.row_bytes``) | {"i", "u", "k", "r", "p", "s", "ts", "d"}
+
+``d`` is the page's date as a day number (``neardup.match.dates``), present only when the page had a
+readable date; version 3 records have none (their days are unknown).
 
 Exact and content keys share one key map; each is XORed with its namespace constant so the two
 spaces never collide (``keys_of``).
@@ -20,6 +23,7 @@ from dataclasses import dataclass, field
 import orjson
 
 from neardup.match import Signatures
+from neardup.match.dates import NO_DAY
 
 __all__ = ["NS_RAW", "NS_TEXT", "DocRecord", "PageAnalysis", "keys_of"]
 
@@ -42,11 +46,15 @@ class DocRecord:
     sents: tuple[int, ...]  # hashes of its longest sentences (to show shared passages)
     ts: float
     members: list[int] | None = None  # later documents of its cluster (roots only)
+    day: int = NO_DAY  # the page's date as a day number (``neardup.match.dates``); reset, as
+    # ``sig`` is emptied, once the engine holds it
 
     def record(self) -> bytes:
         """The journal payload."""
         meta = {"i": self.id, "u": self.url, "k": self.kind, "r": self.root, "p": self.partner}
         meta.update({"s": list(self.sents), "ts": self.ts})
+        if self.day != NO_DAY:
+            meta["d"] = self.day
         return _SIG_LEN.pack(len(self.sig)) + self.sig + orjson.dumps(meta)
 
     @classmethod
@@ -56,7 +64,10 @@ class DocRecord:
         (n,) = _SIG_LEN.unpack_from(data)
         sig = data[4 : 4 + n]
         d = orjson.loads(data[4 + n :])
-        return cls(d["i"], d["u"], d["k"], d["r"], d["p"], sig, tuple(d["s"]), d["ts"])
+        day = d.get("d", NO_DAY)
+        if isinstance(day, bool) or not isinstance(day, int) or not NO_DAY <= day < 2**31:
+            raise ValueError(f"the day {day!r} is not a day number")
+        return cls(d["i"], d["u"], d["k"], d["r"], d["p"], sig, tuple(d["s"]), d["ts"], day=day)
 
 
 @dataclass(slots=True)
@@ -75,6 +86,7 @@ class PageAnalysis:
     sents: list[str] = field(default_factory=list)  # those sentences, read only to explain
     settings: str = ""  # which settings made it (see ContentSeen.check_analysed)
     complete: bool = False
+    day: int = NO_DAY  # the page's date as a day number: a fact of the record ``check`` is given
 
 
 def keys_of(kind: str, sig: Signatures) -> list[int]:

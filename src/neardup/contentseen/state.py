@@ -1,10 +1,12 @@
 """ContentSeen's state: the documents, the engine's rows, the key map and the state directory.
 
 A state directory (:class:`~neardup.stores.statedir.StateDir`) holds the header
-(``contentseen.json``: format, version 3, the signature settings), the journal (``docs.wal``: one
+(``contentseen.json``: format, version 4, the signature settings), the journal (``docs.wal``: one
 :class:`~neardup.contentseen.records.DocRecord` per added page, the source of truth) and a snapshot
 of the SimHash index (``index.hx``) whose metadata is a high-water mark: the journal must hold at
-least the documents the snapshot covers. Opening replays the journal into the match engine.
+least the documents the snapshot covers. Opening replays the journal into the match engine. A
+version 3 directory (records without dates) is read, its documents' days unknown, and carries on at
+version 4.
 
 The key map (exact and content keys -> first document) is a store from ``neardup.stores``: a
 ``memory://`` store rebuilt from the journal, or a shared store (Redis) that other processes fill too.
@@ -29,6 +31,7 @@ from neardup.contentseen.records import DocRecord, PageAnalysis, keys_of
 from neardup.exceptions import FormatError
 from neardup.index import HammingIndex
 from neardup.match import EngineState, MatchConfig, Signatures
+from neardup.match.dates import NO_DAY
 from neardup.stores import KeyValueStore, open_store
 from neardup.stores.durability import Durability, Flusher
 from neardup.stores.journal import Journal
@@ -37,7 +40,9 @@ from neardup.stores.statedir import StateDir
 __all__ = ["FORMAT", "VERSION", "DocState"]
 
 FORMAT = "neardup.contentseen"
-VERSION = 3  # 3: match-engine signatures in the records; 2: framed, checksummed records (1: JSON lines)
+VERSION = 4  # 4: records carry the page's day; 3: match-engine signatures in the records;
+# 2: framed, checksummed records (1: JSON lines)
+_OLDEST = 3  # the oldest version still read (its days are unknown)
 _INDEX = "index.hx"
 _TOO_OLD = (
     "made before the match engine: its journal holds SimHash fingerprints, not the signatures this "
@@ -92,6 +97,7 @@ class DocState:
             journal="docs.wal",
             derived=(_INDEX,),
             too_old=_TOO_OLD,
+            oldest=_OLDEST,
         )
         try:
             journal = self.dir.open({"match": self.match.signature_settings(), **self.header})
@@ -143,6 +149,7 @@ class DocState:
     # -- bookkeeping -------------------------------------------------------------------------
     def remember(self, doc: DocRecord, sig: Signatures, *, put_keys: bool) -> None:
         """Take one document into the engine, the cluster lists and (``put_keys``) the key map."""
+        sig.day = np.array([doc.day], np.int32)
         self.docs[doc.id] = doc
         self.last_id = max(self.last_id, doc.id)
         self.kinds[doc.kind] += 1
@@ -161,7 +168,7 @@ class DocState:
         self.simhash.add(row, int(sig.simhash[0]))
         self.rows.append(doc.id)
         self._row_of[doc.id] = row
-        doc.sig = b""  # the engine's arrays hold it now
+        doc.sig, doc.day = b"", NO_DAY  # the engine's arrays hold them now
         if put_keys:
             keys = keys_of(doc.kind, sig)
             self._put_new(keys, dict.fromkeys(keys, doc.id))
@@ -205,6 +212,7 @@ class DocState:
             sig=probe.sig,
             sents=tuple(probe.sent_keys),
             ts=round(time.time(), 3) if ts is None else ts,
+            day=probe.day,
         )
         if self.dir is not None and self.dir.journal is not None:
             # a failed write is cut back off the journal before the StoreError reaches the caller

@@ -3,14 +3,16 @@
 ::
 
     INDEX_DIR/
-      header.json            {"format": "neardup-corpus-index", "version": 3, "settings": {...},
+      header.json            {"format": "neardup-corpus-index", "version": 4, "settings": {...},
                               "count": N, "segments": [{"name": "seg-00000", "start": 0, "count": n,
                               "parts": [{"file": "part-00000.parquet", "rows": n, "bytes": B,
-                                         "xxh3": "<16 hex>"}]}]}
+                                         "xxh3": "<16 hex>"}], "days": true}]}
       seg-00000/part-*.parquet   columns pos int64, id string, and the match engine's signature:
                                  exact, content, simhash, layout (uint64), has_layout (bool),
                                  size, tokens (int32), sketch (fixed list of uint32),
-                                 numbers (fixed list of uint64)
+                                 numbers (fixed list of uint64), profile (list of uint32);
+                                 day (int32): the record's date as a day number
+                                 (``neardup.match.dates``, NO_DAY unknown), from version 4
       seg-00001/...          one more segment per ``--merge``
 
 Parquet because Spark reads the same directory from local disk, HDFS or S3 (``part-*`` files under
@@ -18,6 +20,10 @@ each segment), and pyarrow streams it row group by row group on one machine. ``h
 the segments: a segment is visible only once the header naming it has been replaced (atomically),
 so an interrupted merge leaves the index as it was. Headers of another format or a newer version
 are refused; ``settings`` are the fingerprint settings, checked against the batch's.
+
+Days: a part without a ``day`` column (written by version 3) is read with every day unknown, so its
+documents are decided by their texts alone; a merge into a version 3 index writes the new segment
+with days and the header at version 4 (an older neardup, which would ignore the days, refuses it).
 
 Integrity: the header lists each segment's part files with their row count, size and the xxh3 of
 their bytes (whatever columns they hold). Opening checks the structure (segments that add up to the
@@ -57,6 +63,7 @@ from neardup.match import Signatures
 __all__ = [
     "CHUNK_ROWS",
     "COLUMNS",
+    "DAY",
     "FORMAT",
     "HEADER",
     "VERSION",
@@ -70,8 +77,9 @@ __all__ = [
 ]
 
 FORMAT = "neardup-corpus-index"
-VERSION = 3  # 3: match-engine signatures; 2: per-part checksums; 1: none (2 and 1 held SimHash only)
-MIN_VERSION = 3
+VERSION = 4  # 4: the records' days; 3: match-engine signatures; 2: per-part checksums; 1: none
+# (2 and 1 held SimHash only)
+MIN_VERSION = 3  # version 3 parts have no day column: their days are unknown
 HEADER = "header.json"
 #: rows per Parquet row group and per streamed chunk: candidate look-ups skip values common within
 #: a chunk, so every reader of the corpus (local or Spark) must cut it into the same chunks
@@ -100,7 +108,10 @@ def file_xxh3(path: str | os.PathLike[str]) -> str:
 
 
 _U64_COLS = ("exact", "content", "simhash", "layout")
+#: the columns every part holds
 COLUMNS = ("pos", "id", *_U64_COLS, "has_layout", "size", "tokens", "sketch", "numbers", "profile")
+#: the day column, which parts written before version 4 lack (read as NO_DAY)
+DAY = "day"
 
 
 def arrow_table(fps: Fingerprints, start: int) -> Any:
@@ -122,6 +133,7 @@ def arrow_table(fps: Fingerprints, start: int) -> Any:
     cols["sketch"] = pa.FixedSizeListArray.from_arrays(pa.array(s.sketch.ravel(), pa.uint32()), k)
     cols["numbers"] = pa.FixedSizeListArray.from_arrays(pa.array(s.numbers.ravel(), pa.uint64()), m)
     cols["profile"] = profile_array(s)
+    cols[DAY] = pa.array(s.day, pa.int32())
     return pa.table(cols)
 
 
@@ -140,7 +152,8 @@ def profile_array(s: Signatures, value_type: Any = None) -> Any:
 def signatures_of(rb: Any, widths: tuple[int, int] | None = None) -> Signatures:
     """The signatures in a record batch (or table) of a corpus index part, or of the Spark job's
     signature rows: there the unsigned columns come as signed ones of the same width (the bits are
-    kept), and the list columns are variable-size lists of ``widths`` (sketch, numbers) values."""
+    kept), and the list columns are variable-size lists of ``widths`` (sketch, numbers) values.
+    Without a ``day`` column every day is unknown."""
     names = rb.schema.names
 
     def col(name: str) -> Any:
@@ -169,7 +182,11 @@ def signatures_of(rb: Any, widths: tuple[int, int] | None = None) -> Signatures:
         prof = c.flatten().to_numpy(zero_copy_only=False).view(np.uint32).copy()
         if prof.size != prof_ptr[-1]:
             raise FormatError(f"the profile column holds {prof.size} values, its offsets say {prof_ptr[-1]}")
+    day = np.empty(0, np.int32)  # none: NO_DAY for every row
+    if DAY in names:
+        day = col(DAY).to_numpy(zero_copy_only=False).astype(np.int32)
     return Signatures(
+        day=day,
         prof_ptr=prof_ptr,
         prof=prof,
         exact=col("exact").to_numpy().astype(np.uint64),
@@ -219,7 +236,8 @@ def merged_header(
     """The header after a merge of ``count`` documents written as ``parts`` (file, rows, bytes,
     xxh3) in the next segment, and that segment's entry."""
     start = int(header["count"])
-    seg = {"name": segment_name(header), "start": start, "count": count, "parts": parts}
+    # "days": the segment's parts hold the day column (segments of version 3 indexes do not)
+    seg = {"name": segment_name(header), "start": start, "count": count, "parts": parts, "days": True}
     out = dict(header)
     out["version"] = VERSION
     out["segments"] = [*header["segments"], seg]
@@ -266,6 +284,11 @@ def _check_fields(header: dict[str, Any], where: str) -> None:
         name = _plain_name(seg.get("name"), f"the name of segment {i}", where)
         _count(seg.get("start"), f"the start of segment {name}", where)
         _count(seg.get("count"), f"the count of segment {name}", where)
+        if not isinstance(seg.get("days", False), bool):
+            raise FormatError(
+                f"{where}: the days flag of segment {name} must be true or false, got {seg['days']!r}: "
+                "the header is damaged"
+            )
         parts = seg.get("parts")
         if parts is None:
             continue
@@ -534,7 +557,7 @@ class CorpusIndex:
     def iter_signatures(self, batch_rows: int = CHUNK_ROWS) -> Iterator[tuple[I64, Signatures]]:
         """Stream the corpus in position order (per file): (positions, signatures) a row batch at a time."""
         pq = _pq()
-        cols = [c for c in COLUMNS if c != "id"]
+        cols = [c for c in COLUMNS if c != "id"] + [DAY]
         for f in self.files():
             for rb in _batches(pq, f, batch_rows, cols):
                 yield rb.column(0).to_numpy().astype(np.int64), signatures_of(rb)
@@ -547,7 +570,7 @@ class CorpusIndex:
         if positions.size:
             pq = _pq()
             for f in self.files():
-                for rb in _batches(pq, f, CHUNK_ROWS, list(COLUMNS)):
+                for rb in _batches(pq, f, CHUNK_ROWS, [*COLUMNS, DAY]):
                     pos = rb.column(0).to_numpy().astype(np.int64)
                     hit = np.isin(pos, positions)
                     if not hit.any():
@@ -683,6 +706,9 @@ class CorpusIndex:
             "segments": len(self.segments),
             "disk_bytes": self.disk_bytes(),
             "checksums": all(seg.get("parts") is not None for seg in self.segments),
+            # rows of segments written before version 4, without the day column: their days are
+            # unknown, so a batch is decided against them by the texts alone
+            "days_unknown": sum(int(seg["count"]) for seg in self.segments if not seg.get("days")),
             "settings": self.settings,
             "created": self.header.get("created"),
             "updated": self.header.get("updated"),
@@ -690,9 +716,13 @@ class CorpusIndex:
 
 
 def _batches(pq: Any, f: Path, rows: int, cols: list[str]) -> Iterator[Any]:
-    """Record batches of one part; pyarrow's errors become a FormatError naming the file."""
+    """Record batches of one part (``DAY`` only if the part has it); pyarrow's errors become a
+    FormatError naming the file."""
     try:
-        it = pq.ParquetFile(f).iter_batches(batch_size=rows, columns=cols)
+        pf = pq.ParquetFile(f)
+        if DAY in cols and DAY not in pf.schema_arrow.names:
+            cols = [c for c in cols if c != DAY]
+        it = pf.iter_batches(batch_size=rows, columns=cols)
         while True:
             rb = next(it, None)
             if rb is None:

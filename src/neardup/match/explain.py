@@ -20,6 +20,7 @@ import re
 from collections import Counter
 from difflib import SequenceMatcher
 
+from neardup.text.credits import strip_credits
 from neardup.text.normalize import normalize, t2s_map
 from neardup.text.sentences import split_sentences
 
@@ -61,7 +62,7 @@ _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 
 def _tokens(text: str) -> tuple[str, list[tuple[int, int]], list[str]]:
     """The normalized text, its tokens' spans and their comparison keys (traditional folded)."""
-    norm = normalize(text)
+    norm = normalize(strip_credits(text))
     fold = t2s_map()
     spans, keys = [], []
     for m in _TOKEN.finditer(norm):

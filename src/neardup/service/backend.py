@@ -46,7 +46,9 @@ _DEADLINE_GRACE = 5.0  # seconds a store call may run past its deadline before t
 class Backend(Protocol):
     """The operations behind the endpoints, blocking (a fake one is injected in unit tests)."""
 
-    def check_document(self, url: str, html: str | None, text: str | None, add: bool) -> dict[str, Any]: ...
+    def check_document(
+        self, url: str, html: str | None, text: str | None, add: bool, date: Any = None
+    ) -> dict[str, Any]: ...
 
     def duplicates(self, doc_id: str) -> dict[str, Any] | None: ...
 
@@ -63,7 +65,7 @@ class AsyncBackend(Protocol):
     """The operations behind the endpoints, as the app calls them from its event loop."""
 
     async def acheck_document(
-        self, url: str, html: str | None, text: str | None, add: bool
+        self, url: str, html: str | None, text: str | None, add: bool, date: Any = None
     ) -> dict[str, Any]: ...
 
     async def acheck_urls(self, job: str, urls: list[str]) -> list[bool]: ...
@@ -90,9 +92,9 @@ class InlineBackend:
         self.backend = backend
 
     async def acheck_document(
-        self, url: str, html: str | None, text: str | None, add: bool
+        self, url: str, html: str | None, text: str | None, add: bool, date: Any = None
     ) -> dict[str, Any]:
-        return self.backend.check_document(url, html, text, add)
+        return self.backend.check_document(url, html, text, add, date)
 
     async def acheck_urls(self, job: str, urls: list[str]) -> list[bool]:
         return self.backend.check_urls(job, urls)
@@ -210,14 +212,16 @@ class StateBackend:
             )
 
     # -- documents ---------------------------------------------------------------------------
-    def check_document(self, url: str, html: str | None, text: str | None, add: bool) -> dict[str, Any]:
+    def check_document(
+        self, url: str, html: str | None, text: str | None, add: bool, date: Any = None
+    ) -> dict[str, Any]:
         with self._lock, budget_scope(self.budget):
-            verdict = self.contentseen.check(url, html=html, text=text, add=add)
+            verdict = self.contentseen.check(url, html=html, text=text, add=add, date=date)
         out: dict[str, Any] = verdict.to_dict()
         return out
 
     async def acheck_document(
-        self, url: str, html: str | None, text: str | None, add: bool
+        self, url: str, html: str | None, text: str | None, add: bool, date: Any = None
     ) -> dict[str, Any]:
         """``check_document`` for the event loop: analysis in the worker pool (when there is one),
         the state step inline, and an added page acknowledged only once an fsync covers it."""
@@ -230,14 +234,14 @@ class StateBackend:
                 # ContentSeen orders a fleet's checks itself (its lock is not held while the log
                 # is appended to, so this server's requests append concurrently)
                 if analysis is not None:
-                    return cs.check_analysed(url, analysis, add)
+                    return cs.check_analysed(url, analysis, add, date=date)
                 with budget_scope(self.budget):
-                    return cs.check(url, html=html, text=text, add=add)
+                    return cs.check(url, html=html, text=text, add=add, date=date)
             with self._lock:
                 if analysis is not None:
-                    return cs.check_analysed(url, analysis, add, sync=False)
+                    return cs.check_analysed(url, analysis, add, sync=False, date=date)
                 with budget_scope(self.budget):  # no pool, or its workers are restarting: here
-                    return cs.check(url, html=html, text=text, add=add, sync=False)
+                    return cs.check(url, html=html, text=text, add=add, sync=False, date=date)
 
         if fleet:
             verdict = await self._in_store_thread(state_step, "the fleet's shared log (Redis)")

@@ -109,7 +109,7 @@ class Handlers:
         if why:
             raise ApiError(422, "invalid", f"url: {why}")
         # analysis in worker processes (or inline), never in a thread pool: see neardup.service.backend
-        verdict = await self.backend.acheck_document(doc.url, doc.html, doc.text, doc.add)
+        verdict = await self.backend.acheck_document(doc.url, doc.html, doc.text, doc.add, doc.date)
         kind = str(verdict.get("kind", "unknown"))
         self.metrics.verdict(kind)
         if doc.add and kind == "new":

@@ -22,6 +22,8 @@ from pydantic import (
     ConfigDict,
     Field,
     StrictBool,
+    StrictFloat,
+    StrictInt,
     StrictStr,
     create_model,
     field_validator,
@@ -90,6 +92,23 @@ class DocumentCheck(_Strict):
     html: StrictStr | None = Field(default=None, description="the page's HTML")
     text: StrictStr | None = Field(default=None, description="the document's text, when there is no HTML")
     add: StrictBool = Field(default=True, description="false only asks; true also remembers the document")
+    date: StrictStr | StrictInt | StrictFloat | None = Field(
+        default=None,
+        description=(
+            "the page's date: an ISO date or date-time (2024-03-01, 2024-03-01T08:00:00Z), 20240301, "
+            "2024年3月1日, or Unix seconds/milliseconds (a number or its digits); anything else is an "
+            "unknown date. A near copy dated more than the engine's occasion_days from its partner is "
+            "another occasion (a template), not a duplicate"
+        ),
+        examples=["2024-03-01"],
+    )
+
+    @field_validator("date")
+    @classmethod
+    def _short_date(cls, v: str | int | float | None) -> str | int | float | None:
+        if isinstance(v, str) and len(v) > 64:
+            raise ValueError(f"a date holds at most 64 characters, got {len(v)}")
+        return v
 
     @field_validator("html", "text")
     @classmethod

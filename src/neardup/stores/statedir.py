@@ -9,8 +9,9 @@ Layout of a directory ``d`` for a format ``F``::
 
 The header pins the settings the records were made with, so a state is never reopened under other
 settings; a directory holding records but no header is refused for the same reason (its settings
-are unknown). A version newer than this code asks for an upgrade; an older one is refused with
-``too_old`` (why its records cannot be read).
+are unknown). A version newer than this code asks for an upgrade; one older than ``oldest`` is
+refused with ``too_old`` (why its records cannot be read); one from ``oldest`` up is read, and its
+header is rewritten at this code's version on open (the records appended from then on are of it).
 
 >>> import tempfile
 >>> d = StateDir(tempfile.mkdtemp(), format="demo", version=1, journal_kind="demo.rec")
@@ -72,6 +73,7 @@ class StateDir:
         header: the header's file name; journal: the journal's.
         derived: files rebuilt from the journal; a headerless directory holding one is refused.
         too_old: why a state of an older version cannot be opened (the message's tail).
+        oldest: the oldest version this code still reads (None: only ``version``).
     """
 
     def __init__(
@@ -86,6 +88,7 @@ class StateDir:
         journal: str = "journal.wal",
         derived: Sequence[str] = (),
         too_old: str = "start a new state directory",
+        oldest: int | None = None,
     ) -> None:
         self.path = Path(path)
         self.format = format
@@ -96,6 +99,7 @@ class StateDir:
         self.journal_path = self.path / journal
         self.derived = [self.path / d for d in derived]
         self.too_old = too_old
+        self.oldest = version if oldest is None else oldest
         self.journal: Journal | None = None
         self._lockfd: int | None = None
 
@@ -107,8 +111,10 @@ class StateDir:
         self._lock()
         try:
             if self.header.exists():
-                self._check_header(settings)
+                meta = self._check_header(settings)
                 journal = Journal(self.journal_path, kind=self.journal_kind, create=False)
+                if meta["version"] < self.version:
+                    self._write_header({**meta, "version": self.version})
             else:
                 journal = self._create(settings)
         except BaseException:
@@ -143,11 +149,11 @@ class StateDir:
                 f"{self.header} is version {meta['version']}; this neardup reads version "
                 f"{self.version}: upgrade neardup"
             )
-        if meta["version"] < self.version:
+        if meta["version"] < self.oldest:
             raise FormatError(f"{self.header} is version {meta['version']}, {self.too_old}")
         return meta
 
-    def _check_header(self, settings: dict[str, Any]) -> None:
+    def _check_header(self, settings: dict[str, Any]) -> dict[str, Any]:
         meta = self.read_header()
         for key, want in settings.items():
             if meta.get(key) != want:
@@ -161,6 +167,13 @@ class StateDir:
                 f"{self.path} is lost; restore it from a backup, or remove the directory to start a "
                 "new state"
             )
+        return meta
+
+    def _write_header(self, head: dict[str, Any]) -> None:
+        from neardup.io import atomic_write
+
+        with atomic_write(self.header, join=False) as fh:
+            fh.write(orjson.dumps(head, option=orjson.OPT_INDENT_2))
 
     def _create(self, settings: dict[str, Any]) -> Journal:
         # without its header a state's settings are unknown: never reopen it under the caller's
@@ -184,11 +197,7 @@ class StateDir:
         # the journal first, then the header: a header always has its journal beside it
         journal = Journal(self.journal_path, kind=self.journal_kind)
         try:
-            from neardup.io import atomic_write
-
-            with atomic_write(self.header, join=False) as fh:
-                head = {"format": self.format, "version": self.version, **settings}
-                fh.write(orjson.dumps(head, option=orjson.OPT_INDENT_2))
+            self._write_header({"format": self.format, "version": self.version, **settings})
         except BaseException:
             journal.close()
             raise

@@ -23,8 +23,12 @@ class FakeBackend:
         self.dups: dict[str, list[str]] = {}
         self.urls: dict[str, set[str]] = {}
         self.closed = False
+        self.dates: list[Any] = []  # the date of each check, as the handler passed it
 
-    def check_document(self, url: str, html: str | None, text: str | None, add: bool) -> dict[str, Any]:
+    def check_document(
+        self, url: str, html: str | None, text: str | None, add: bool, date: Any = None
+    ) -> dict[str, Any]:
+        self.dates.append(date)
         body = text if text is not None else (html or "")
         if body == "boom-input":
             raise InputError("the page has no main text")

@@ -9,7 +9,10 @@ Settings::
     NEARDUP_SERVICE_URL = "http://127.0.0.1:8000" # use the neardup service instead (+ NEARDUP_SERVICE_TOKEN)
 
 Items carry the page's URL and HTML (or main text) in the fields NEARDUP_URL_FIELD (``url``),
-NEARDUP_HTML_FIELD (``html``) and NEARDUP_TEXT_FIELD (``text``). A duplicate of a kind listed in
+NEARDUP_HTML_FIELD (``html``) and NEARDUP_TEXT_FIELD (``text``); the page's date, when the item has
+one, in NEARDUP_DATE_FIELD (``date``: an ISO date or date-time, a datetime, Unix seconds; a near copy
+dated more than the engine's ``occasion_days`` from its partner is another occasion, not a
+duplicate; an unreadable date is unknown). A duplicate of a kind listed in
 NEARDUP_DROP_KINDS raises ``DropItem`` (logged once at INFO, then at DEBUG; all with NEARDUP_DEBUG);
 with NEARDUP_VERDICT_FIELD set, kept items get the verdict dict in that field. Stats:
 ``neardup/items/checked``, ``neardup/items/new``, ``neardup/items/dropped``,
@@ -25,6 +28,7 @@ this process, or a ``neardup.client.Client`` of the service; both answer ``check
 
 from __future__ import annotations
 
+import datetime as _dt
 import logging
 from typing import Any
 
@@ -64,6 +68,7 @@ class ContentSeenPipeline:
         url_field: str = "url",
         html_field: str = "html",
         text_field: str = "text",
+        date_field: str = "date",
         verdict_field: str | None = None,
         add: bool = True,
         debug: bool = False,
@@ -75,6 +80,7 @@ class ContentSeenPipeline:
         self.url_field = url_field
         self.html_field = html_field
         self.text_field = text_field
+        self.date_field = date_field
         self.verdict_field = verdict_field
         self.add = add
         self.debug = debug
@@ -97,6 +103,7 @@ class ContentSeenPipeline:
             url_field=s.get("NEARDUP_URL_FIELD") or "url",
             html_field=s.get("NEARDUP_HTML_FIELD") or "html",
             text_field=s.get("NEARDUP_TEXT_FIELD") or "text",
+            date_field=s.get("NEARDUP_DATE_FIELD") or "date",
             verdict_field=s.get("NEARDUP_VERDICT_FIELD") or None,
             add=s.getbool("NEARDUP_ADD", True),
             debug=s.getbool("NEARDUP_DEBUG", False),
@@ -123,10 +130,10 @@ class ContentSeenPipeline:
             stop_crawl(self.crawler, service_failure(exc), opening=True)
             raise CloseSpider(SERVICE_ERROR_REASON) from None
 
-    def _check(self, url: str, html: Any, text: Any) -> Verdict | None:
+    def _check(self, url: str, html: Any, text: Any, date: Any = None) -> Verdict | None:
         """The verdict, or None when the checker cannot answer and the pipeline fails open."""
         try:
-            return self.checker.check(url, html=html or None, text=text or None, add=self.add)
+            return self.checker.check(url, html=html or None, text=text or None, add=self.add, date=date)
         except StoreError as exc:  # the service or the state's store is down or overloaded
             if not self.fail_open:
                 raise
@@ -153,7 +160,9 @@ class ContentSeenPipeline:
             self._inc("neardup/items/no_content")
             return item
         self._inc("neardup/items/checked")
-        verdict = self._check(str(adapter.get(self.url_field) or ""), html, text)
+        verdict = self._check(
+            str(adapter.get(self.url_field) or ""), html, text, _date_value(adapter.get(self.date_field))
+        )
         if verdict is None:
             return item
         if verdict.kind == "new":
@@ -185,3 +194,13 @@ class ContentSeenPipeline:
         except StoreError as exc:
             logger.info("neardup content checker closing (no counts: %s)", exc)
         self.checker.close()
+
+
+def _date_value(value: Any) -> Any:
+    """An item's date as the checker takes it: strings, numbers, dates and datetimes as they are;
+    a list (an ItemLoader's field) its first element; anything else unknown (None), so that the
+    service never refuses an item for its date's type."""
+    if isinstance(value, (list, tuple)):
+        value = value[0] if value else None
+    ok = isinstance(value, (str, int, float, _dt.date)) and not isinstance(value, bool)
+    return value if ok else None

@@ -13,15 +13,18 @@ rules, so that the same corpus documents are matched:
   one (corpus document, batch document) make a candidate. The corpus side is one row per posted
   value, grouped by (value, chunk) to count its posters; the batch side one row per held value.
 
-The matched corpus documents are then read (their signatures and ids) and enter the plan's
-candidate graph ahead of the batch, numbered by corpus position, and the engine treats them as
-representatives already (``run_components(..., fixed=...)``), as ``dedup_fingerprints`` does.
+The matched corpus documents are then read (their signatures, ids and days: the day as an ISO date
+in the ``order`` column, where the plan reads the batch's dates; none from a part written before
+days were stored) and enter the plan's candidate graph ahead of the batch, numbered by corpus
+position, and the engine treats them as representatives already (``run_components(...,
+fixed=...)``), as ``dedup_fingerprints`` does.
 
 ``--merge`` is written by the executors: the kept documents numbered in document order (one number
 per kept document, by a sort), cut into parts of ``CHUNK_ROWS`` rows (the chunks every reader
 streams), each part written by one task with the bytes ``CorpusIndex`` writes; the driver receives
 one row per part (name, rows, bytes, xxh3) and replaces the header (``CorpusIndex.commit_segment``
-locally, through Hadoop's FileSystem elsewhere).
+locally, through Hadoop's FileSystem elsewhere). The parts hold the kept documents' days (read from
+their ``order`` column, the date field) when the engine compares dates, as a local merge's do.
 
 Nothing per document reaches the driver: it sees the number of chunks, counts, and one row per
 written part.
@@ -29,6 +32,7 @@ written part.
 
 from __future__ import annotations
 
+import datetime as dt
 import os
 from collections.abc import Iterator
 from typing import Any
@@ -38,19 +42,29 @@ import xxhash
 
 from neardup.dedup.config import DedupConfig
 from neardup.dedup.fingerprints import Fingerprints
-from neardup.dedup.index import CHUNK_ROWS, arrow_table, merged_header, refuse_changed, segment_name
+from neardup.dedup.index import (
+    CHUNK_ROWS,
+    COLUMNS,
+    DAY,
+    arrow_table,
+    merged_header,
+    refuse_changed,
+    segment_name,
+)
 from neardup.dedup.index import signatures_of as _signatures_of
 from neardup.integrations.spark.plan import SIG_COLUMNS
+from neardup.match.dates import NO_DAY, days_of, reads_dates
 
 __all__ = ["corpus_candidates_df", "corpus_rows_df", "write_merge"]
 
 #: the corpus rows the candidate join reads: a chunk, a position, the keys and the posted values
 KEY_SCHEMA = "chunk int, pos long, exact long, content long, posted array<int>"
-#: the matched corpus rows, as the plan's signature columns
+#: the matched corpus rows, as the plan's signature columns, and their days as ISO dates (``order``)
 ROW_SCHEMA = (
     "pos long, id string, exact long, content long, simhash long, layout long, has_layout boolean, "
-    "size int, tokens int, sketch array<int>, numbers array<long>, profile array<int>"
+    "size int, tokens int, sketch array<int>, numbers array<long>, profile array<int>, order string"
 )
+_EPOCH = dt.date(1970, 1, 1)
 #: rows a reading task hands to Spark at a time
 _SLICE = 8192
 
@@ -73,14 +87,20 @@ def _chunks_df(spark: Any, corpus: Any) -> Any:
 def _read_task(mode: str, posted: int) -> Any:
     """mapInArrow over chunk rows: each chunk read (its part's checksum checked first, as
     ``neardup dedup`` checks it) and handed on as key rows (``KEY_SCHEMA``) or signature rows."""
-    from neardup.integrations.spark.job import Chunk, read_chunk
+    from neardup.integrations.spark.job import Chunk, _open_input, read_chunk
 
     def task(batches: Iterator[Any]) -> Iterator[Any]:
         import pyarrow as pa
+        import pyarrow.parquet as pq
 
         for rb in batches:
             for c in rb.to_pylist():
-                cols = ["pos", "exact", "content", "sketch"] if mode == "keys" else None
+                cols = ["pos", "exact", "content", "sketch"]
+                if mode != "keys":
+                    # the day column, where the part has one (parts of version 3 indexes have none)
+                    with _open_input(c["uri"]) as fh:
+                        names = pq.ParquetFile(fh).schema_arrow.names
+                    cols = [*COLUMNS, DAY] if DAY in names else list(COLUMNS)
                 table = read_chunk(Chunk(c["uri"], c["first"], c["rows"], c["xxh3"]), columns=cols)
                 for start in range(0, table.num_rows, _SLICE):
                     part = table.slice(start, _SLICE)
@@ -135,9 +155,15 @@ def _signature_rows(part: Any) -> Any:
                 pa.array((s.prof_ptr - s.prof_ptr[0]).astype(np.int32)),
                 pa.array(s.prof[s.prof_ptr[0] : s.prof_ptr[-1]].view(np.int32), pa.int32()),
             ),
+            pa.array(_iso_dates(s.day), pa.string()),
         ],
-        names=["pos", "id", *SIG_COLUMNS],
+        names=["pos", "id", *SIG_COLUMNS, "order"],
     )
+
+
+def _iso_dates(days: Any) -> list[str | None]:
+    """Day numbers as the ISO dates ``day_number`` reads back to them (None for NO_DAY)."""
+    return [None if d == NO_DAY else (_EPOCH + dt.timedelta(days=d)).isoformat() for d in days.tolist()]
 
 
 def corpus_candidates_df(spark: Any, corpus: Any, batch: Any, config: DedupConfig) -> Any:
@@ -219,7 +245,7 @@ def _write_file(uri: str, data: bytes) -> None:
         out.write(data)
 
 
-def _merge_task(seg_dir: str, start: int, widths: tuple[int, int]) -> Any:
+def _merge_task(seg_dir: str, start: int, widths: tuple[int, int], dated: bool) -> Any:
     """mapInArrow over kept documents (``i``: their number among the kept, id, signature columns)
     partitioned by part (``i // CHUNK_ROWS``): each part written as ``CorpusIndex`` writes a
     segment's part (``arrow_table``, row groups of ``CHUNK_ROWS``); one row per part out."""
@@ -246,6 +272,8 @@ def _merge_task(seg_dir: str, start: int, widths: tuple[int, int]) -> Any:
             fps = Fingerprints(
                 ids=[str(x) for x in sub.column("id").to_pylist()], sigs=_signatures_of(sub, widths)
             )
+            if dated:  # the days the engine compared, as fingerprint_records reads them
+                fps.sigs.day = days_of(sub.column("order").to_pylist(), sel.size)
             sink = pa.BufferOutputStream()
             pq.write_table(arrow_table(fps, start + first), sink, row_group_size=CHUNK_ROWS)
             data = sink.getvalue().to_pybytes()
@@ -294,12 +322,15 @@ def write_merge(spark: Any, corpus: Any, kept: Any, count: int, config: DedupCon
         numbered = dense_numbers(spark, kept, "doc", "i")
         n_parts = -(-count // CHUNK_ROWS)
         cols = ["i", "id", "exact", "content", "simhash", "layout", "has_layout", "size", "tokens"]
-        cols += ["sketch", "numbers", "profile"]
+        cols += ["sketch", "numbers", "profile", "order"]
         written = (
             kept.join(numbered, "doc")
             .select(*cols)
             .repartition(n_parts, (F.col("i") / CHUNK_ROWS).cast("long"))
-            .mapInArrow(_merge_task(target, start, widths), "file string, rows long, bytes long, xxh3 string")
+            .mapInArrow(
+                _merge_task(target, start, widths, reads_dates(cfg)),
+                "file string, rows long, bytes long, xxh3 string",
+            )
             .collect()
         )
         parts = sorted(

@@ -562,7 +562,7 @@ def _with_corpus(spark: Any, corpus: Any, docs_df: Any, config: DedupConfig) -> 
         "id",
         F.lit(None).cast("long").alias("line"),
         F.lit(None).cast("string").alias("source"),
-        F.lit(None).cast("string").alias("order"),
+        "order",  # the corpus document's day as an ISO date (or null), where the engine reads dates
         *SIG_COLUMNS,
         F.lit(True).alias("fixed"),
     )
@@ -604,7 +604,7 @@ def _component_run(
     ptr = np.r_[0, np.cumsum(sizes[multi])].astype(np.int64)
     rows = order[np.repeat(multi, sizes)].astype(np.int64)
     if reads_dates(cfg):
-        # the batch's dates; matched corpus rows carry none (an index stores no dates), as locally
+        # the batch's dates, and the matched corpus rows' days as the index stores them
         sigs.day = days_of(table.column("order").to_pylist(), n)
     docs = table.column("doc").to_numpy().astype(np.int64)
     out = run_components(sigs, cfg, ptr, rows, fixed=n_fixed, common=common, order=docs)

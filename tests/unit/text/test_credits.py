@@ -1,0 +1,56 @@
+"""strip_credits: a site's credit lines around an article are read past, the article is not."""
+
+from __future__ import annotations
+
+import pytest
+
+from neardup.match import MatchConfig, compare_texts
+from neardup.text.credits import strip_credits
+
+BODY_ZH = (
+    "国务院新闻办公室今天举行发布会，介绍今年一季度国民经济运行情况。国家统计局新闻发言人表示，"
+    "一季度国内生产总值同比增长百分之五点三，比上年四季度加快零点一个百分点，经济运行开局良好。\n"
+    "从需求看，社会消费品零售总额增长百分之四点七，服务零售额增长较快；固定资产投资增长百分之四点五，"
+    "其中制造业投资增长百分之九点九。从供给看，规模以上工业增加值增长百分之六点一。\n"
+    "发言人说，下阶段要加大宏观政策实施力度，着力扩大国内需求，推动经济持续回升向好。"
+)
+BODY_EN = (
+    "The Bank of England has held interest rates at 4.75% for the third month running, as policymakers\n"
+    "weighed signs of a slowing economy against inflation that remains above its target.\n"
+    "The decision by the Monetary Policy Committee was widely expected by economists and markets.\n"
+    "The governor said the committee would watch wage growth closely before deciding its next move."
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        ("来源：中国新闻网\n" + BODY_ZH + "\n责任编辑：赵磊\n分享到：微信 微博 QQ空间", BODY_ZH + "\n"),
+        ("快讯：一季度经济开局良好｜今日头条\n稿源：央视网\n" + BODY_ZH + "\n编辑：张伟\u3000审核：刘洋", BODY_ZH + "\n"),
+        ("Source: Reuters\n" + BODY_EN + "\n(Reporting by Sam Lee; editing by Alex Brown)", BODY_EN + "\n"),
+        ("Rates held again | News Daily\n" + BODY_EN + "\nComments are closed.", BODY_EN + "\n"),
+        (BODY_ZH, BODY_ZH),
+        (BODY_EN, BODY_EN),
+        ("", ""),
+        ("来源：新华社", "来源：新华社"),  # one line: nothing around an article
+    ],
+)
+def test_credit_lines_around_the_article_are_dropped(text: str, want: str) -> None:
+    assert strip_credits(text) == want
+
+
+def test_the_article_between_its_first_and_last_lines_is_never_touched() -> None:
+    middle = "\n".join(["第一段。", "第二段。", "第三段。", "来源：这一行在正文中间。", "第五段。", "第六段。", "第七段。", "第八段。", "第九段。"])
+    assert strip_credits(middle) == middle
+
+
+def test_a_long_line_that_starts_like_a_credit_is_the_articles() -> None:
+    text = "Source: " + "a long paragraph of the article itself " * 10 + "\nSecond line."
+    assert strip_credits(text) == text
+
+
+def test_a_repost_with_a_sites_lines_is_a_near_copy_of_its_source() -> None:
+    repost = "国务院新闻办公室举行发布会｜今日头条\n本文来源：央视网\n" + BODY_ZH + "\n责任编辑：陈晨\n扫一扫在手机打开当前页"
+    assert compare_texts(BODY_ZH, repost, MatchConfig()).kind in ("content", "near")
+    wire = "Source: Reuters\n" + BODY_EN + "\nReporting by Sam Taylor; editing by Alex Brown\nComments are closed."
+    assert compare_texts(BODY_EN, wire, MatchConfig()).kind in ("content", "near")
