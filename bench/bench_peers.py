@@ -7,9 +7,10 @@ The peers live in their own venv (``python3 -m venv /work/peers-venv && /work/pe
 install rensa gaoya orjson``) so they never touch neardup's. Every run is its own process under
 ``/usr/bin/time -v`` (wall time with interpreter start-up, peak RSS) and does the whole job: read the
 gzip JSONL (orjson), sign, find candidates, cluster (union-find), write one ``{"id", "cluster"}`` line
-per document. The peers use 128 permutations, character 5-grams, 16 bands of 8 and keep a candidate
-pair when its estimated Jaccard is at least 0.8 (rensa; gaoya's index applies its threshold itself);
-rensa runs on one core, gaoya's bulk calls on every core (rayon), neardup as it ships.
+per document; the tools take turns (one run each per repeat, so a change of load falls on all). The
+peers use 128 permutations, character 5-grams, 16 bands of 8 and keep a candidate pair when its
+estimated Jaccard is at least 0.8 (rensa; gaoya's index applies its threshold itself); rensa runs on
+one core, gaoya's bulk calls on every core (rayon), neardup as it ships.
 
 The 10x set is zh-xwlb followed by 9 edited copies of it (``bench_spark_scale._edited``: a typo every
 ~150 characters, some copies without their first paragraph or with a source line), gzip JSONL.
@@ -135,22 +136,39 @@ def main() -> None:
         "| set | tool | wall s (median of runs) | runs | peak RSS MB | docs not their own cluster | vs rensa |",
         "|---|---|---|---|---|---|---|",
     ]
+    tools = ("neardup", "rensa", "gaoya")
     for name, path in sets:
         res: dict[str, tuple[float, list[float], float, str]] = {}
-        for tool in ("neardup", "rensa", "gaoya"):
-            out = work / f"neardup-bench-{tool}.jsonl"
+        cmds: dict[str, list[str]] = {}
+        outs = {tool: work / f"neardup-bench-{tool}.jsonl" for tool in tools}
+        for tool in tools:
             if tool == "neardup":
-                cmd = [sys.executable, "-m", "neardup.cli.main", "dedup", str(path), "--out", str(out)]
+                cmds[tool] = [
+                    sys.executable,
+                    "-m",
+                    "neardup.cli.main",
+                    "dedup",
+                    str(path),
+                    "--out",
+                    str(outs[tool]),
+                ]
             else:
-                cmd = [args.peers_python, "-c", PEER, tool, str(path), str(out)]
-            runs, rss, line = [], 0.0, ""
-            for _ in range(args.repeats):
-                wall, r, line = timed(cmd)
-                runs.append(wall)
-                rss = max(rss, r)
+                cmds[tool] = [args.peers_python, "-c", PEER, tool, str(path), str(outs[tool])]
+        walls: dict[str, list[float]] = {tool: [] for tool in tools}
+        peak = dict.fromkeys(tools, 0.0)
+        last = dict.fromkeys(tools, "")
+        # round robin: each repeat runs every tool once, so a change of load falls on all of them
+        for _ in range(args.repeats):
+            for tool in tools:
+                wall, r, last[tool] = timed(cmds[tool])
+                walls[tool].append(wall)
+                peak[tool] = max(peak[tool], r)
+                print(name, tool, f"{wall:.2f} s", f"{r:.0f} MB", flush=True)
+        for tool in tools:
+            line = last[tool]
             if tool == "neardup":
-                line = str(sum('"duplicate_of":null' not in ln for ln in out.read_text().splitlines()))
-            res[tool] = (statistics.median(runs), runs, rss, line)
+                line = str(sum('"duplicate_of":null' not in ln for ln in outs[tool].read_text().splitlines()))
+            res[tool] = (statistics.median(walls[tool]), walls[tool], peak[tool], line)
             print(name, tool, res[tool], flush=True)
         base = res["rensa"][0]
         for tool, (med, runs, rss, line) in res.items():

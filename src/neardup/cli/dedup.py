@@ -83,7 +83,7 @@ replaced_options = [
 ENGINE_FLAGS: dict[str, Flag] = {
     "match.keep": Flag(
         ("--keep",),
-        "Which copy of a cluster is kept: the fuller (the first seen, unless a copy contains it and adds to it), the first seen, the longest, or the newest by --keep-field.",
+        "Which copy of a cluster is kept: the fuller (the copy that adds the most text to the first seen, net; the first seen when none adds 20 characters), the first seen, the longest, or the newest by --keep-field.",
     ),
     "match.keep_field": Flag(
         ("--keep-field",),

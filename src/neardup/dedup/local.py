@@ -153,11 +153,10 @@ class DedupResult:
         return out
 
 
-def keepers(rep: I64, fps: Fingerprints, n_prefix: int, rule: str) -> I64:
-    """Per node, the node kept for its cluster: the first (the representative), the fuller (the
-    first, unless a copy holds clearly more text: a tenth more and ten tokens, as a copy that
-    contains another and adds to it does), the longest, or the newest by ``keep_field``; ties go
-    to the earlier document, and a corpus document is always kept (it is already in the corpus)."""
+def keepers(rep: I64, fps: Fingerprints, n_prefix: int, rule: str, clusters: Clusters | None = None) -> I64:
+    """Per node, the node kept for its cluster: the fuller (``fuller_copies``), the first (the
+    representative), the longest, or the newest by ``keep_field``; ties go to the earlier
+    document, and a corpus document is always kept (it is already in the corpus)."""
     n = rep.shape[0]
     if rule == "first" or n == 0:
         return np.array(rep, np.int64)
@@ -165,10 +164,7 @@ def keepers(rep: I64, fps: Fingerprints, n_prefix: int, rule: str) -> I64:
         [np.full(n_prefix, np.iinfo(np.int32).max, np.int64), fps.sigs.tokens.astype(np.int64)]
     )
     if rule == "fuller":
-        longest = keepers(rep, fps, n_prefix, "longest")
-        fuller = length[longest] > 1.1 * length[rep] + 10
-        kept_fuller: I64 = np.where(fuller, longest, rep).astype(np.int64)
-        return kept_fuller
+        return fuller_copies(rep, length, n_prefix, clusters)
     if rule == "longest":
         score = length
     else:
@@ -181,6 +177,53 @@ def keepers(rep: I64, fps: Fingerprints, n_prefix: int, rule: str) -> I64:
     first = np.concatenate(([True], rep[order][1:] != rep[order][:-1]))
     best_of = np.empty(n, np.int64)
     best_of[rep[order][first]] = order[first]
+    kept: I64 = best_of[rep]
+    return kept
+
+
+#: what a copy must add to its cluster's first document, net, to be kept instead (characters):
+#: a word changed or a typo fixed is not a fuller copy
+FULLER_MIN_GAIN = 20
+
+
+def fuller_copies(rep: I64, length: I64, n_prefix: int, clusters: Clusters | None) -> I64:
+    """Per node, its cluster's fuller copy: the member that adds the most to the cluster's first
+    document, net of what the first adds to it (at least ``FULLER_MIN_GAIN`` characters), or the
+    first when none does.
+
+    What a copy adds is the pair's text evidence (characters of one text no n-gram of the other
+    covers), so a later FAQ version, a corrected repost or a copy that holds the whole story is
+    kept over an earlier, shorter one even when it is only a little longer. A copy with no text
+    evidence against the first (joined through another member, or signed without text) is weighed
+    by its extra tokens, at four characters a token; an exact or content copy ties with the copy
+    it repeats, and ties go to the earlier document.
+    """
+    n = rep.shape[0]
+    node = np.arange(n)
+    member = (rep != node) & (rep >= n_prefix)
+    gain = np.zeros(n, np.int64)
+    if clusters is not None and clusters.text is not None:
+        text, partner = clusters.text, clusters.partner
+        direct = member & (partner == rep) & (text[:, 0] >= 0)
+        gain[direct] = text[direct, 0].astype(np.int64) - text[direct, 1]
+        other = member & ~direct
+        gain[other] = 4 * (length[other] - length[rep[other]])
+        repeats = member & np.isin(clusters.kind, (EXACT, CONTENT)) & (partner != rep) & (partner >= 0)
+        source = np.where(repeats, partner, node)
+        while True:  # a copy of a copy: follow the partners to the first text that is not one
+            further = source[source]
+            if np.array_equal(further, source):
+                break
+            source = further
+        gain = gain[source]
+    else:
+        gain[member] = 4 * (length[member] - length[rep[member]])
+    # per cluster: the highest gain, then the earliest node
+    order = np.lexsort((node, -gain, rep))
+    head = np.concatenate(([True], rep[order][1:] != rep[order][:-1]))
+    best = order[head]
+    best_of = np.array(node, np.int64)
+    best_of[rep[best]] = np.where(gain[best] >= FULLER_MIN_GAIN, best, rep[best])
     kept: I64 = best_of[rep]
     return kept
 
@@ -235,7 +278,7 @@ def dedup_fingerprints(
             sigs = Signatures.concat([prefix_sigs, fps.sigs], cfg)
     extra = simhash_pairs(sigs, cfg) if cfg.candidate_distance is not None else None
     clusters = match_components(sigs, cfg, fixed=n_prefix, extra=extra)
-    kept = keepers(clusters.rep, fps, n_prefix, cfg.keep)
+    kept = keepers(clusters.rep, fps, n_prefix, cfg.keep, clusters)
     stats["cluster_seconds"] = round(time.perf_counter() - t0, 3)
     return DedupResult(
         fps=fps, clusters=clusters, prefix_ids=prefix_ids, kept=kept, stats=stats, sigs=sigs, config=cfg

@@ -47,7 +47,7 @@ import numpy as np
 
 from neardup.exceptions import ConfigError
 from neardup.match.config import PROFILES, MatchConfig
-from neardup.match.kernels import decide_text, text_evidence
+from neardup.match.kernels import decide_text, text_evidence_rows
 from neardup.match.text import EVIDENCE_SIZE
 from neardup.match.verify import CONTAINED, KINDS, NEAR, thresholds
 
@@ -93,23 +93,49 @@ def decision_rows(result: Any) -> Iterator[dict[str, Any]]:
     c = result.clusters
     sigs = result.sigs if result.sigs is not None else result.fps.sigs
     cfg = result.config
+    # rows in chunks: the chunk's pairs are read in one call (C, two threads), then yielded
+    chunk: list[tuple[dict[str, Any], int, int]] = []
     for node, row in enumerate(result.rows(), start=result.n_prefix):
-        ev = row.get("evidence")
-        p = int(c.partner[node])
-        if ev is not None and "adds" in ev and p >= 0:
-            with np.errstate(over="ignore"):  # hash arithmetic wraps around on purpose
-                t = text_evidence(
-                    sigs.profile(node), sigs.profile(p), cfg.text_window_cjk, cfg.text_window_latin
-                )
-            ev["chars"] = [int(t[2]), int(t[3])]
-            ev["quoted"] = [int(t[9]), int(t[10])]
+        chunk.append((row, node, int(c.partner[node])))
+        if len(chunk) >= _ROWS_AT_ONCE:
+            yield from _with_text_evidence(chunk, sigs, cfg)
+            chunk = []
+    yield from _with_text_evidence(chunk, sigs, cfg)
+
+
+_ROWS_AT_ONCE = 4096
+
+
+def _with_text_evidence(
+    chunk: list[tuple[dict[str, Any], int, int]], sigs: Any, cfg: Any
+) -> Iterator[dict[str, Any]]:
+    todo = [
+        i
+        for i, (row, _, p) in enumerate(chunk)
+        if p >= 0 and row.get("evidence") is not None and "adds" in row["evidence"]
+    ]
+    if todo:
+        with np.errstate(over="ignore"):  # hash arithmetic wraps around on purpose
+            evs = text_evidence_rows(
+                sigs.prof_ptr,
+                sigs.prof,
+                [chunk[i][1] for i in todo],
+                [chunk[i][2] for i in todo],
+                cfg.text_window_cjk,
+                cfg.text_window_latin,
+            )
+        for i, t in zip(todo, evs.tolist(), strict=True):
+            ev = chunk[i][0]["evidence"]
+            ev["chars"] = [t[2], t[3]]
+            ev["quoted"] = [t[9], t[10]]
             ev["occasion"] = bool(t[8])
-            ev["leads"] = [int(t[11]), int(t[12])]
-            ev["blocks"] = [int(t[13]), int(t[14])]
-            ev["pieces"] = [int(t[15]), int(t[16])]
-            ev["alike"] = int(t[17])
-            ev["substitutions"] = int(t[5])
-            ev["substituted"] = [int(t[18]), int(t[19])]
+            ev["leads"] = [t[11], t[12]]
+            ev["blocks"] = [t[13], t[14]]
+            ev["pieces"] = [t[15], t[16]]
+            ev["alike"] = t[17]
+            ev["substitutions"] = t[5]
+            ev["substituted"] = [t[18], t[19]]
+    for row, _, _ in chunk:
         yield row
 
 

@@ -15,6 +15,14 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+/* the helper thread needs POSIX threads and the GCC/clang atomic builtins; elsewhere one thread */
+#if !defined(_WIN32) && (defined(__GNUC__) || defined(__clang__))
+#include <pthread.h>
+#include <sched.h>
+#define HAVE_HELPER 1
+#else
+#define HAVE_HELPER 0
+#endif
 
 /* a * b + c must round twice, as numba (LLVM without fast-math) computes it: no fused multiply-add */
 #if defined(__clang__)
@@ -274,17 +282,28 @@ typedef struct {
     int64_t cap; /* tokens */
     int err;     /* 1: a profile pointer outside the profiles, 2: out of memory */
     uint64_t *wa, *wb, *sa, *sb, *keys, *bkeys, *pairs, *swaps;
-    int64_t *oa, *ob, *runs, *swap_units;
+    int64_t *oa, *ob, *runs, *swap_units, *order;
     uint8_t *cov_a, *cov_b, *ones;
     uint32_t *occ;
+    /* wa, oa and sa hold the windows of the profile at a_p (a_n tokens, a_w wide): a document
+     * checked against several others has them made once */
+    const uint32_t *a_p;
+    int64_t a_n, a_w;
+    /* akeys[0..a_nk): the profile at a_p's terms, sorted, once a_keys is set (repeated) */
+    uint64_t *akeys;
+    int64_t a_nk;
+    int a_keys;
 } Work;
 
 static void work_free(Work *w) {
     free(w->wa); free(w->wb); free(w->sa); free(w->sb); free(w->keys); free(w->bkeys); free(w->pairs);
     free(w->swaps); free(w->oa); free(w->ob); free(w->runs); free(w->swap_units); free(w->cov_a);
-    free(w->cov_b); free(w->ones); free(w->occ);
+    free(w->cov_b); free(w->ones); free(w->occ); free(w->order); free(w->akeys);
     w->wa = w->wb = w->sa = w->sb = w->keys = w->bkeys = w->pairs = w->swaps = NULL;
-    w->oa = w->ob = w->runs = w->swap_units = NULL;
+    w->oa = w->ob = w->runs = w->swap_units = w->order = NULL;
+    w->akeys = NULL;
+    w->a_p = NULL;
+    w->a_keys = 0;
     w->cov_a = w->cov_b = w->ones = NULL;
     w->occ = NULL;
     w->cap = 0;
@@ -302,8 +321,9 @@ static int work_reserve(Work *w, int64_t cap) {
     w->keys = malloc(c * 8); w->bkeys = malloc(c * 8); w->pairs = malloc(c * 8); w->swaps = malloc(c * 8);
     w->oa = malloc(c * 8); w->ob = malloc(c * 8); w->runs = malloc(c * 8); w->swap_units = malloc(c * 8);
     w->cov_a = malloc(c); w->cov_b = malloc(c); w->ones = malloc(c); w->occ = malloc(c * 4);
-    if (!w->wa || !w->wb || !w->sa || !w->sb || !w->keys || !w->bkeys || !w->pairs || !w->swaps || !w->oa ||
-        !w->ob || !w->runs || !w->swap_units || !w->cov_a || !w->cov_b || !w->ones || !w->occ) {
+    w->order = malloc(c * 8); w->akeys = malloc(c * 8);
+    if (!w->akeys || !w->wa || !w->wb || !w->sa || !w->sb || !w->keys || !w->bkeys || !w->pairs || !w->swaps || !w->oa ||
+        !w->ob || !w->runs || !w->swap_units || !w->cov_a || !w->cov_b || !w->ones || !w->occ || !w->order) {
         work_free(w);
         w->err = 2;
         return -1;
@@ -396,16 +416,30 @@ static int64_t terms(const uint32_t *p, int64_t n, const uint8_t *mask, int want
     return m;
 }
 
+/* b_is_cached: b is the profile at w->a_p, whose sorted terms are kept in w->akeys once made */
 static int64_t repeated(const uint32_t *a, int64_t na, const uint8_t *cov_a, const uint32_t *b, int64_t nb,
-                        Work *w) {
+                        int b_is_cached, Work *w) {
     int64_t nk = terms(a, na, cov_a, 0, w->keys, w->runs);
     if (nk < 2) return 0;
-    int64_t nbk = terms(b, nb, w->ones, 1, w->bkeys, NULL);
-    sort_u64(w->bkeys, nbk);
+    const uint64_t *bk;
+    int64_t nbk;
+    if (b_is_cached) {
+        if (!w->a_keys) {
+            w->a_nk = terms(b, nb, w->ones, 1, w->akeys, NULL);
+            sort_u64(w->akeys, w->a_nk);
+            w->a_keys = 1;
+        }
+        bk = w->akeys;
+        nbk = w->a_nk;
+    } else {
+        nbk = terms(b, nb, w->ones, 1, w->bkeys, NULL);
+        sort_u64(w->bkeys, nbk);
+        bk = w->bkeys;
+    }
     int64_t m = 0;
     for (int64_t t = 0; t < nk; t++) {
-        int64_t i = search_u64(w->bkeys, nbk, w->keys[t]);
-        if (i < nbk && w->bkeys[i] == w->keys[t]) continue;
+        int64_t i = search_u64(bk, nbk, w->keys[t]);
+        if (i < nbk && bk[i] == w->keys[t]) continue;
         w->pairs[m++] = w->keys[t] * (uint64_t)(1 << 20) + (uint64_t)w->runs[t];
     }
     if (m < 2) return 0;
@@ -475,11 +509,17 @@ static void text_evidence(const uint32_t *a, int64_t na, const uint32_t *b, int6
     int64_t nwa = na - w + 1, nwb = nb - w + 1;
     uint64_t *wa = W->wa, *wb = W->wb, *sa = W->sa, *sb = W->sb;
     int64_t *oa = W->oa, *ob = W->ob;
-    windows(a, na, w, wa);
+    if (W->a_p != a || W->a_n != na || W->a_w != w) {
+        windows(a, na, w, wa);
+        argsort_u64(wa, nwa, oa);
+        for (int64_t i = 0; i < nwa; i++) sa[i] = wa[oa[i]];
+        W->a_p = a;
+        W->a_n = na;
+        W->a_w = w;
+        W->a_keys = 0;
+    }
     windows(b, nb, w, wb);
-    argsort_u64(wa, nwa, oa);
     argsort_u64(wb, nwb, ob);
-    for (int64_t i = 0; i < nwa; i++) sa[i] = wa[oa[i]];
     for (int64_t i = 0; i < nwb; i++) sb[i] = wb[ob[i]];
     uint8_t *cov_a = W->cov_a, *cov_b = W->cov_b;
     cover(wa, nwa, sb, nwb, na, w, cov_a);
@@ -539,11 +579,11 @@ static void text_evidence(const uint32_t *a, int64_t na, const uint32_t *b, int6
         }
         t = e;
     }
-    int64_t ra = repeated(a, na, cov_a, b, nb, W);
-    int64_t rb = repeated(b, nb, cov_b, a, na, W);
+    int64_t ra = repeated(a, na, cov_a, b, nb, 0, W);
+    int64_t rb = repeated(b, nb, cov_b, a, na, 1, W);
     out[6] = ra < rb ? ra : rb;
     if (n_swaps > 1) {
-        int64_t *order = W->oa; /* a's window order is not needed any more */
+        int64_t *order = W->order;
         argsort_u64(W->swaps, n_swaps, order);
         for (int64_t x = 0; x < n_swaps; x++) {
             int64_t o = order[x];
@@ -842,11 +882,13 @@ typedef struct {
 } Verdict;
 
 /* verify.verify_pair: the verdict, and the text evidence into ev (zeros without text) */
-static Verdict verify_pair(const uint32_t *sa, const uint64_t *na, const uint32_t *pa, int64_t la,
-                           const uint32_t *sb, const uint64_t *nb, const uint32_t *pb, int64_t lb, int64_t m,
-                           int exact_eq, int content_eq, int same_layout, int64_t k, const uint32_t *pv,
-                           const int32_t *pc, int64_t npv, int64_t max_posting, const double *th,
-                           int64_t max_conflicts, int64_t agree_min, int64_t *ev, Work *W) {
+/* the signature stage of verify_pair: sketch overlap, numbers and the kind they give; *need is 1
+ * when the pair's text evidence decides (verify_text), else ev is zeroed and the verdict is final */
+static Verdict verify_overlap(const uint32_t *sa, const uint64_t *na, int64_t la, const uint32_t *sb,
+                              const uint64_t *nb, int64_t lb, int64_t m, int exact_eq, int content_eq,
+                              int same_layout, int64_t k, const uint32_t *pv, const int32_t *pc, int64_t npv,
+                              int64_t max_posting, const double *th, int64_t max_conflicts, int64_t agree_min,
+                              int64_t *ev, int *need) {
     Verdict r;
     int64_t un, bo, ca_n, cb_n;
     overlap(sa, sb, k, pv, pc, npv, max_posting, &un, &bo, &ca_n, &cb_n);
@@ -865,10 +907,14 @@ static Verdict verify_pair(const uint32_t *sa, const uint64_t *na, const uint32_
     int texts = la > 0 && lb > 0;
     r.kind = decide(exact_eq, content_eq, r.s, r.ca, r.cb, r.c, r.a, same_layout, th[0], th[1], th[2], th[3],
                     texts ? ((int64_t)1 << 30) : max_conflicts, th[4], th[5], agree_min);
-    if (!texts || r.kind == EXACT || r.kind == CONTENT || r.kind == UNIQUE) {
-        memset(ev, 0, EVIDENCE_SIZE * sizeof(int64_t));
-        return r;
-    }
+    *need = !(!texts || r.kind == EXACT || r.kind == CONTENT || r.kind == UNIQUE);
+    if (!*need) memset(ev, 0, EVIDENCE_SIZE * sizeof(int64_t));
+    return r;
+}
+
+/* the text stage of verify_pair: a pure function of the two profiles and the verdict so far */
+static Verdict verify_text(Verdict r, const uint32_t *pa, int64_t la, const uint32_t *pb, int64_t lb,
+                           int same_layout, const double *th, int64_t *ev, Work *W) {
     if (work_reserve(W, la > lb ? la : lb) < 0) {
         memset(ev, 0, EVIDENCE_SIZE * sizeof(int64_t));
         return r;
@@ -876,6 +922,17 @@ static Verdict verify_pair(const uint32_t *sa, const uint64_t *na, const uint32_
     text_evidence(pa, la, pb, lb, (int64_t)th[12], (int64_t)th[13], ev, W);
     r.kind = decide_text(r.kind, ev, same_layout, th);
     return r;
+}
+
+static Verdict verify_pair(const uint32_t *sa, const uint64_t *na, const uint32_t *pa, int64_t la,
+                           const uint32_t *sb, const uint64_t *nb, const uint32_t *pb, int64_t lb, int64_t m,
+                           int exact_eq, int content_eq, int same_layout, int64_t k, const uint32_t *pv,
+                           const int32_t *pc, int64_t npv, int64_t max_posting, const double *th,
+                           int64_t max_conflicts, int64_t agree_min, int64_t *ev, Work *W) {
+    int need;
+    Verdict r = verify_overlap(sa, na, la, sb, nb, lb, m, exact_eq, content_eq, same_layout, k, pv, pc, npv,
+                               max_posting, th, max_conflicts, agree_min, ev, &need);
+    return need ? verify_text(r, pa, la, pb, lb, same_layout, th, ev, W) : r;
 }
 
 /* ---------------------------------------------------------------------------------------------- */
@@ -886,24 +943,221 @@ typedef struct {
     int same_layout;
 } Checked;
 
-static Checked verify_rows(int64_t j, int64_t x, const Sig *S, const Rule *R, const Tab *T, int64_t *ev, Work *W) {
-    Checked o;
+/* verify_rows in two stages (rows_overlap, then rows_text when it returns 1): the text stage reads
+ * only the two profiles, so the text stages of one document's pairs can run on two threads */
+static int rows_overlap(int64_t j, int64_t x, const Sig *S, const Rule *R, const Tab *T, Checked *o, int64_t *ev,
+                        Work *W) {
     if (S->pp[j] < 0 || S->pp[j + 1] < S->pp[j] || S->pp[j + 1] > S->nprof || S->pp[x] < 0 ||
         S->pp[x + 1] < S->pp[x] || S->pp[x + 1] > S->nprof) {
         W->err = 1;
-        memset(&o, 0, sizeof(o));
+        memset(o, 0, sizeof(*o));
         memset(ev, 0, EVIDENCE_SIZE * sizeof(int64_t));
-        return o;
+        return 0;
     }
-    o.same_layout = S->has_layout[j] && S->has_layout[x] &&
-                    (int64_t)popcount64(S->layout[j] ^ S->layout[x]) <= R->layout_distance;
-    o.v = verify_pair(S->sketch + j * S->kc, S->numbers + j * S->mc, S->prof + S->pp[j], S->pp[j + 1] - S->pp[j],
-                      S->sketch + x * S->kc, S->numbers + x * S->mc, S->prof + S->pp[x], S->pp[x + 1] - S->pp[x],
-                      S->mc, S->exact[j] == S->exact[x], S->content[j] == S->content[x] && S->tokens[j] > 0,
-                      o.same_layout, R->k, T->pv, T->pc, T->np, R->max_posting, R->th, R->max_conflicts,
-                      R->agree_min, ev, W);
-    if (R->nday > 0) o.v.kind = occasions_apart(o.v.kind, R->day[j], R->day[x], R->th);
+    int need;
+    o->same_layout = S->has_layout[j] && S->has_layout[x] &&
+                     (int64_t)popcount64(S->layout[j] ^ S->layout[x]) <= R->layout_distance;
+    o->v = verify_overlap(S->sketch + j * S->kc, S->numbers + j * S->mc, S->pp[j + 1] - S->pp[j],
+                          S->sketch + x * S->kc, S->numbers + x * S->mc, S->pp[x + 1] - S->pp[x], S->mc,
+                          S->exact[j] == S->exact[x], S->content[j] == S->content[x] && S->tokens[j] > 0,
+                          o->same_layout, R->k, T->pv, T->pc, T->np, R->max_posting, R->th, R->max_conflicts,
+                          R->agree_min, ev, &need);
+    if (!need && R->nday > 0) o->v.kind = occasions_apart(o->v.kind, R->day[j], R->day[x], R->th);
+    return need;
+}
+
+static void rows_text(int64_t j, int64_t x, const Sig *S, const Rule *R, Checked *o, int64_t *ev, Work *W) {
+    o->v = verify_text(o->v, S->prof + S->pp[j], S->pp[j + 1] - S->pp[j], S->prof + S->pp[x],
+                       S->pp[x + 1] - S->pp[x], o->same_layout, R->th, ev, W);
+    if (R->nday > 0) o->v.kind = occasions_apart(o->v.kind, R->day[j], R->day[x], R->th);
+}
+
+static Checked verify_rows(int64_t j, int64_t x, const Sig *S, const Rule *R, const Tab *T, int64_t *ev, Work *W) {
+    Checked o;
+    if (rows_overlap(j, x, S, R, T, &o, ev, W)) rows_text(j, x, S, R, &o, ev, W);
     return o;
+}
+
+/* ---------------------------------------------------------------------------------------------- */
+/* a helper thread for the text stages of one document's pairs                                     */
+
+typedef struct {
+    int64_t x;
+    Checked o;
+    int64_t ev[EVIDENCE_SIZE];
+} Pair;
+
+typedef struct Helper Helper;
+
+/* one document's first-pass pairs: pairs[0..n) in the order the pass meets them, text[0..ntext)
+ * the indices of those whose text evidence decides */
+typedef struct {
+    Pair *pairs;
+    int64_t *text;
+    int64_t cap, n; /* n: the pairs of the document last assigned */
+    Helper *helper; /* NULL: the text stages run on the calling thread */
+} Pairs;
+
+/* A helper thread that takes text stages of the current document while the pass's thread takes
+ * them too. The batch is one 64-bit word, a batch number (high half) and the next text stage to
+ * take (low half; CLOSED once the pass's thread is done with it); a stage is taken by advancing the
+ * word, so each is computed once, by either thread, into its own Pair. The pass's thread never
+ * waits for the helper to wake: it takes every stage left, closes the batch and waits only for a
+ * stage the helper holds (``active``). A helper counts itself active before it reads the word, so
+ * the pass's thread, which closes the word before it reads ``active``, sees it or it sees CLOSED. */
+#define CLOSED 0xFFFFFFFFull
+#define SPIN 1000
+
+struct Helper {
+#if HAVE_HELPER
+    pthread_t thread;
+    pthread_mutex_t mu;
+    pthread_cond_t go;
+#endif
+    uint64_t word;
+    int active, sleeping, quit;
+    /* the batch: text stages of pairs (j, P->pairs[P->text[i]].x), i < ntext */
+    int64_t j, ntext;
+    const Sig *S;
+    const Rule *R;
+    Pairs *P;
+    Work W;
+};
+
+#if HAVE_HELPER
+static inline void relax(void) {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+}
+
+static inline void yield_core(void) { sched_yield(); }
+
+/* takes and computes text stages of the current batch until none is left; W: the caller's work space */
+static void take_stages(Helper *H, Work *W) {
+    for (;;) {
+        uint64_t w = __atomic_load_n(&H->word, __ATOMIC_SEQ_CST);
+        uint64_t i = w & CLOSED;
+        if (i == CLOSED || (int64_t)i >= H->ntext) return;
+        if (!__atomic_compare_exchange_n(&H->word, &w, w + 1, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) continue;
+        Pair *q = &H->P->pairs[H->P->text[i]];
+        rows_text(H->j, q->x, H->S, H->R, &q->o, q->ev, W);
+    }
+}
+
+static inline int batch_open(Helper *H) {
+    uint64_t i = __atomic_load_n(&H->word, __ATOMIC_SEQ_CST) & CLOSED;
+    return i != CLOSED && (int64_t)i < H->ntext;
+}
+
+#endif
+
+#if HAVE_HELPER
+static void *helper_main(void *arg) {
+    Helper *H = (Helper *)arg;
+    for (;;) {
+        __atomic_fetch_add(&H->active, 1, __ATOMIC_SEQ_CST);
+        take_stages(H, &H->W);
+        __atomic_fetch_sub(&H->active, 1, __ATOMIC_SEQ_CST);
+        if (__atomic_load_n(&H->quit, __ATOMIC_SEQ_CST)) break;
+        /* a short wait for the next batch, then asleep until the pass's thread wakes it */
+        int spun = 0;
+        while (spun < SPIN && !batch_open(H) && !__atomic_load_n(&H->quit, __ATOMIC_SEQ_CST)) {
+            relax();
+            spun++;
+        }
+        if (spun < SPIN) continue;
+        pthread_mutex_lock(&H->mu);
+        __atomic_store_n(&H->sleeping, 1, __ATOMIC_SEQ_CST);
+        while (!batch_open(H) && !__atomic_load_n(&H->quit, __ATOMIC_SEQ_CST)) pthread_cond_wait(&H->go, &H->mu);
+        __atomic_store_n(&H->sleeping, 0, __ATOMIC_SEQ_CST);
+        pthread_mutex_unlock(&H->mu);
+    }
+    return NULL;
+}
+#endif
+
+/* a started helper (0), or -1 when no thread could be started (the pass then runs on one thread) */
+static int helper_start(Helper *H, int64_t cap) {
+    memset(H, 0, sizeof(*H));
+    H->word = CLOSED;
+#if HAVE_HELPER
+    if (work_init(&H->W, cap) < 0) return -1;
+    if (pthread_mutex_init(&H->mu, NULL)) goto no_mutex;
+    if (pthread_cond_init(&H->go, NULL)) goto no_go;
+    if (pthread_create(&H->thread, NULL, helper_main, H)) goto no_thread;
+    return 0;
+no_thread:
+    pthread_cond_destroy(&H->go);
+no_go:
+    pthread_mutex_destroy(&H->mu);
+no_mutex:
+    work_free(&H->W);
+    return -1;
+#else
+    (void)cap;
+    return -1;
+#endif
+}
+
+#if HAVE_HELPER
+static void wake(Helper *H) {
+    if (!__atomic_load_n(&H->sleeping, __ATOMIC_SEQ_CST)) return;
+    pthread_mutex_lock(&H->mu);
+    pthread_cond_signal(&H->go);
+    pthread_mutex_unlock(&H->mu);
+}
+#endif
+
+/* stops the helper; its work-space error, if any, goes to W */
+static void helper_stop(Helper *H, Work *W) {
+#if HAVE_HELPER
+    __atomic_store_n(&H->quit, 1, __ATOMIC_SEQ_CST);
+    pthread_mutex_lock(&H->mu);
+    pthread_cond_signal(&H->go);
+    pthread_mutex_unlock(&H->mu);
+    pthread_join(H->thread, NULL);
+    pthread_cond_destroy(&H->go);
+    pthread_mutex_destroy(&H->mu);
+    if (H->W.err && !W->err) W->err = H->W.err;
+    work_free(&H->W);
+#else
+    (void)H;
+    (void)W;
+#endif
+}
+
+/* the text stages of document j's pairs P->text[0..ntext): shared with the helper from two on */
+static void run_text_stages(int64_t j, int64_t ntext, const Sig *S, const Rule *R, Pairs *P, Work *W) {
+#if HAVE_HELPER
+    Helper *H = P->helper;
+    if (H != NULL && ntext >= 2) {
+        /* the helper is not active and the word is CLOSED: the batch's fields are the pass's to set */
+        H->j = j;
+        H->ntext = ntext;
+        H->S = S;
+        H->R = R;
+        H->P = P;
+        uint64_t batch = (__atomic_load_n(&H->word, __ATOMIC_SEQ_CST) >> 32) + 1;
+        __atomic_store_n(&H->word, (batch << 32) & ~CLOSED, __ATOMIC_SEQ_CST);
+        wake(H);
+        take_stages(H, W);
+        __atomic_store_n(&H->word, (batch << 32) | CLOSED, __ATOMIC_SEQ_CST);
+        /* the helper holds a stage: spin briefly, then yield (it may wait for this core) */
+        for (int spins = 0; __atomic_load_n(&H->active, __ATOMIC_SEQ_CST); spins++) {
+            if (spins < 256)
+                relax();
+            else
+                yield_core();
+        }
+        if (H->W.err && !W->err) W->err = H->W.err;
+        return;
+    }
+#endif
+    for (int64_t i = 0; i < ntext; i++) {
+        Pair *q = &P->pairs[P->text[i]];
+        rows_text(j, q->x, S, R, &q->o, q->ev, W);
+    }
 }
 
 static inline double priority(int kind, double sim) {
@@ -917,7 +1171,7 @@ static inline int merging_kind(int k) { return k == EXACT || k == CONTENT || k =
 
 static int64_t assign_one(int64_t j, int64_t stamp, const int64_t *cands, int64_t nc, int64_t *rep,
                           const int64_t *nxt, int64_t *checked, const int8_t *sup, const Sig *S, const Rule *R,
-                          const Tab *T, int64_t member_checks, double *out_f, int64_t *out_i, Work *W) {
+                          const Tab *T, int64_t member_checks, double *out_f, int64_t *out_i, Pairs *P, Work *W) {
     const double *th = R->th;
     double best_p = 0.0, best_part = 0.0;
     int64_t verified = 0;
@@ -932,6 +1186,23 @@ static int64_t assign_one(int64_t j, int64_t stamp, const int64_t *cands, int64_
     out_f[1] = 0.0;
     out_f[2] = 0.0;
     for (int q = 5; q < 9; q++) out_i[q] = -1;
+    /* the first pass's pairs (each representative once, in candidate order) are verified before the
+     * pass reads them: their signature stages here, then their text stages, on two threads when there
+     * is a helper. A verdict is a function of the pair and the tables, which do not change while j is
+     * assigned, so the pass reads what it would have computed. -stamp - 1 marks a listed
+     * representative (stamps are positive; only equality with the stamp means checked). */
+    int64_t npairs = 0, ntext = 0, next_pair = 0;
+    for (int64_t t = 0; t < nc; t++) {
+        int64_t target = rep[cands[t]];
+        if (checked[target] == stamp || checked[target] == -stamp - 1) continue;
+        checked[target] = -stamp - 1;
+        Pair *q = &P->pairs[npairs];
+        q->x = target;
+        if (rows_overlap(j, target, S, R, T, &q->o, q->ev, W)) P->text[ntext++] = npairs;
+        npairs++;
+    }
+    P->n = npairs;
+    run_text_stages(j, ntext, S, R, P, W);
     for (int second = 0; second < 2; second++) {
         if (second && best_p > 0.0) break;
         for (int64_t t = 0; t < nc; t++) {
@@ -939,7 +1210,14 @@ static int64_t assign_one(int64_t j, int64_t stamp, const int64_t *cands, int64_
             if (checked[target] == stamp) continue;
             checked[target] = stamp;
             verified++;
-            Checked r = verify_rows(j, target, S, R, T, ev, W);
+            Checked r;
+            if (second) {
+                r = verify_rows(j, target, S, R, T, ev, W);
+            } else {
+                const Pair *q = &P->pairs[next_pair++];
+                r = q->o;
+                memcpy(ev, q->ev, sizeof(ev));
+            }
             int kd = r.v.kind;
             double s = r.v.s, ca = r.v.ca, cb = r.v.cb;
             int64_t c = r.v.c, a = r.v.a;
@@ -1011,13 +1289,21 @@ static int64_t assign_one(int64_t j, int64_t stamp, const int64_t *cands, int64_
     return verified;
 }
 
+/* P: j's first-pass pairs when j was just assigned (the tables unchanged since), else NULL: a
+ * representative j joined is one of them (a root), and its verdict is read, not computed again */
 static void link_member(int64_t j, const int64_t *rep, int64_t *nxt, const Sig *S, const Rule *R, const Tab *T,
-                        Work *W) {
+                        const Pairs *P, Work *W) {
     int64_t ev[EVIDENCE_SIZE];
     nxt[j] = -1;
     int64_t r = rep[j];
     if (r == j) return;
-    int kd = verify_rows(j, r, S, R, T, ev, W).v.kind;
+    int kd = -1;
+    for (int64_t i = 0; P != NULL && i < P->n; i++)
+        if (P->pairs[i].x == r) {
+            kd = P->pairs[i].o.v.kind;
+            break;
+        }
+    if (kd < 0) kd = verify_rows(j, r, S, R, T, ev, W).v.kind;
     if (merging_kind(kd)) {
         nxt[j] = nxt[r];
         nxt[r] = j;
@@ -1063,6 +1349,7 @@ static int record_document(int64_t j, int merged, const Sig *S, Tab *T, int64_t 
 typedef struct {
     int64_t *buf, *shared, *cands;
     int64_t nbuf, ncands;
+    Pairs P; /* a pair per candidate */
 } Cand;
 
 static int cand_init(Cand *C, int64_t k, int64_t max_posting, int64_t max_extra) {
@@ -1073,10 +1360,17 @@ static int cand_init(Cand *C, int64_t k, int64_t max_posting, int64_t max_extra)
     C->buf = malloc((size_t)C->nbuf * 8);
     C->shared = malloc((size_t)C->nbuf * 8);
     C->cands = malloc((size_t)(C->ncands + 1) * 8);
-    if (!C->buf || !C->shared || !C->cands) {
+    C->P.cap = C->ncands + 1;
+    C->P.pairs = malloc((size_t)C->P.cap * sizeof(Pair));
+    C->P.text = malloc((size_t)C->P.cap * 8);
+    C->P.helper = NULL;
+    C->P.n = 0;
+    if (!C->buf || !C->shared || !C->cands || !C->P.pairs || !C->P.text) {
         free(C->buf);
         free(C->shared);
         free(C->cands);
+        free(C->P.pairs);
+        free(C->P.text);
         return -1;
     }
     return 0;
@@ -1086,6 +1380,8 @@ static void cand_free(Cand *C) {
     free(C->buf);
     free(C->shared);
     free(C->cands);
+    free(C->P.pairs);
+    free(C->P.text);
 }
 
 static int64_t candidates(int64_t j, const Sig *S, const Tab *T, int64_t max_posting, int64_t min_shared,
@@ -1146,7 +1442,7 @@ static int64_t document(int64_t j, int64_t o, int is_fixed, int add, Links *L, c
     } else {
         int64_t nc = candidates(j, S, T, R->max_posting, min_shared, extra, n_extra, C);
         verified += assign_one(j, j + 1 + meta[STAMPS], C->cands, nc, rep, L->nxt, L->checked, L->sup, S, R, T,
-                               member_checks, out_f, out_i, W);
+                               member_checks, out_f, out_i, &C->P, W);
         /* the same page (or text) as an earlier document of the cluster it joined: named for it */
         if (rep[j] != j && out_i[0] != 1) {
             for (int code = 1; code <= 2; code++) {
@@ -1179,7 +1475,7 @@ static int64_t document(int64_t j, int64_t o, int is_fixed, int add, Links *L, c
     }
     if (add) {
         if (!is_fixed && res->kind[o] == CONTAINED && res->text[4 * o] > res->text[4 * o + 1]) L->sup[rep[j]] = 1;
-        link_member(j, rep, L->nxt, S, R, T, W);
+        link_member(j, rep, L->nxt, S, R, T, is_fixed ? NULL : &C->P, W);
         if (record_document(j, rep[j] != j, S, T, posted, R->max_posting, meta) < 0) return -1;
     } else {
         meta[STAMPS] += 1;
@@ -1476,6 +1772,22 @@ fail:
     return NULL;
 }
 
+/* threads of run_components' pass (1 or 2: a helper thread takes text stages); set_threads */
+static int pass_threads = 2;
+
+static PyObject *py_set_threads(PyObject *self, PyObject *args) {
+    (void)self;
+    int n;
+    if (!PyArg_ParseTuple(args, "i", &n)) return NULL;
+    if (n < 1) {
+        PyErr_SetString(PyExc_ValueError, "threads must be at least 1");
+        return NULL;
+    }
+    int old = pass_threads;
+    pass_threads = n > 2 ? 2 : n;
+    return PyLong_FromLong(old);
+}
+
 static PyObject *py_run_components(PyObject *self, PyObject *args) {
     (void)self;
     long long fixed, k, posted, min_shared, max_posting, layout_distance, max_conflicts, agree_min, member_checks;
@@ -1552,7 +1864,9 @@ static PyObject *py_run_components(PyObject *self, PyObject *args) {
     }
     int64_t verified = 0, bad = 0;
     const int64_t *ep = (const int64_t *)P.p, *ex = (const int64_t *)X.p;
+    Helper helper;
     Py_BEGIN_ALLOW_THREADS;
+    if (pass_threads > 1 && helper_start(&helper, longest) == 0) C.P.helper = &helper;
     double out_f[3] = {0.0, 0.0, 0.0};
     int64_t out_i[9] = {0};
     for (int64_t c = 0; c + 1 < PT.len && !bad; c++) {
@@ -1634,6 +1948,8 @@ static PyObject *py_run_components(PyObject *self, PyObject *args) {
         free(T.pv); free(T.pc); free(T.pf); free(T.ph); free(T.er); free(T.en);
         free(T.xk); free(T.xr); free(T.ck); free(T.cr);
     }
+    if (C.P.helper) helper_stop(&helper, &W);
+    if (W.err && !bad) bad = 3;
     Py_END_ALLOW_THREADS;
     free(seed);
     cand_free(&C);
@@ -1692,7 +2008,7 @@ static PyObject *py_record(PyObject *self, PyObject *args) {
     int64_t *mt = (int64_t *)M.p;
     Py_BEGIN_ALLOW_THREADS;
     for (int64_t j = j0; j < j1; j++) {
-        link_member(j, L.rep, L.nxt, &S, &rule, &T, &W);
+        link_member(j, L.rep, L.nxt, &S, &rule, &T, NULL, &W);
         if (W.err) break;
         if (record_document(j, L.rep[j] != j, &S, &T, posted, max_posting, mt) < 0) {
             bad = 1;
@@ -1810,6 +2126,90 @@ static PyObject *py_text_evidence(PyObject *self, PyObject *args) {
     Py_END_ALLOW_THREADS;
     work_free(&W);
     release(&h);
+    Py_RETURN_NONE;
+}
+
+/* text_evidence_rows: the text evidence of many pairs of one batch's profiles, rows split between
+ * up to two threads (the GIL released): what neardup dedup's output rows report of each stored pair */
+typedef struct {
+    const int64_t *ptr, *a, *b;
+    const uint32_t *prof;
+    int64_t w_cjk, w_latin, lo, hi, step, n_prof;
+    int64_t *out;
+    int err;
+} EvRows;
+
+static void *ev_rows_run(void *arg) {
+    EvRows *E = (EvRows *)arg;
+    Work W;
+    if (work_init(&W, 0) < 0) {
+        E->err = 1;
+        return NULL;
+    }
+    for (int64_t i = E->lo; i < E->hi; i += E->step) {
+        int64_t x = E->a[i], y = E->b[i];
+        int64_t *o = E->out + i * EVIDENCE_SIZE;
+        if (x < 0 || y < 0 || x >= E->n_prof || y >= E->n_prof) {
+            memset(o, 0, EVIDENCE_SIZE * sizeof(int64_t));
+            continue;
+        }
+        int64_t la = E->ptr[x + 1] - E->ptr[x], lb = E->ptr[y + 1] - E->ptr[y];
+        if (work_reserve(&W, (la > lb ? la : lb) + 1) < 0) {
+            E->err = 1;
+            break;
+        }
+        text_evidence(E->prof + E->ptr[x], la, E->prof + E->ptr[y], lb, E->w_cjk, E->w_latin, o, &W);
+    }
+    work_free(&W);
+    return NULL;
+}
+
+static PyObject *py_text_evidence_rows(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *ptro, *profo, *ao, *bo, *oo;
+    long long w_cjk, w_latin;
+    int threads;
+    if (!PyArg_ParseTuple(args, "OOOOLLOi", &ptro, &profo, &ao, &bo, &w_cjk, &w_latin, &oo, &threads)) return NULL;
+    Held h = {.n = 0};
+    Arr PT, PR, A, B, O;
+    if (get_arr(&h, ptro, &PT, 0, 'i', 8, 1, "ptr") < 0 || get_arr(&h, profo, &PR, 0, 'u', 4, 1, "prof") < 0 ||
+        get_arr(&h, ao, &A, 0, 'i', 8, 1, "a") < 0 || get_arr(&h, bo, &B, 0, 'i', 8, 1, "b") < 0 ||
+        get_arr(&h, oo, &O, 1, 'i', 8, 2, "out") < 0) {
+        release(&h);
+        return NULL;
+    }
+    if (A.len != B.len || O.rows != A.len || O.cols != EVIDENCE_SIZE || PT.len < 1) {
+        release(&h);
+        return PyErr_Format(PyExc_ValueError, "a and b must have one entry per row of out (n, %d); ptr at least one",
+                            EVIDENCE_SIZE);
+    }
+    const int64_t *ptr = (const int64_t *)PT.p;
+    int64_t n_prof = PT.len - 1;
+    for (int64_t d = 0; d < n_prof; d++) {
+        if (ptr[d] < 0 || ptr[d + 1] < ptr[d] || ptr[d + 1] > PR.len) {
+            release(&h);
+            return PyErr_Format(PyExc_ValueError, "ptr must rise within prof");
+        }
+    }
+    int nt = threads > 1 && A.len >= 64 ? 2 : 1;
+    EvRows E[2];
+    for (int t = 0; t < nt; t++)
+        E[t] = (EvRows){ptr, (const int64_t *)A.p, (const int64_t *)B.p, (const uint32_t *)PR.p, w_cjk, w_latin,
+                        t, A.len, nt, n_prof, (int64_t *)O.p, 0};
+    int err = 0;
+    Py_BEGIN_ALLOW_THREADS;
+    pthread_t th;
+    int started = nt > 1 && pthread_create(&th, NULL, ev_rows_run, &E[1]) == 0;
+    if (nt > 1 && !started) { /* no second thread: this one takes every row */
+        E[0].step = 1;
+        nt = 1;
+    }
+    ev_rows_run(&E[0]);
+    if (started) pthread_join(th, NULL);
+    for (int t = 0; t < nt; t++) err |= E[t].err;
+    Py_END_ALLOW_THREADS;
+    release(&h);
+    if (err) return PyErr_NoMemory();
     Py_RETURN_NONE;
 }
 
@@ -2146,10 +2546,14 @@ static PyMethodDef methods[] = {
     {"run", py_run, METH_VARARGS, "The engine's pass over rows j0..j1-1 (engine._run); returns pairs verified."},
     {"run_components", py_run_components, METH_VARARGS,
      "The pass once per component, tables of its own (engine._run_components); returns pairs verified."},
+    {"set_threads", py_set_threads, METH_VARARGS,
+     "Threads of run_components' pass (1, or 2: a helper takes text evidence); returns the previous."},
     {"record", py_record, METH_VARARGS, "Record rows j0..j1-1 whose clusters are known (link_member, record_document)."},
     {"rehash_postings", py_rehash_postings, METH_VARARGS, "Move a posting table into a larger one."},
     {"rehash_keys", py_rehash_keys, METH_VARARGS, "Move a key table into a larger one."},
     {"text_evidence", py_text_evidence, METH_VARARGS, "Text evidence of two profiles, into out (int64[20])."},
+    {"text_evidence_rows", py_text_evidence_rows, METH_VARARGS,
+     "Text evidence of profile pairs (a[i], b[i]) into out (int64[n, 20]), on up to two threads."},
     {"decide_text", py_decide_text, METH_VARARGS, "The kind of a pair from its text evidence."},
     {"occasions_apart", py_occasions_apart, METH_VARARGS, "The kind of a pair once the records' dates are read."},
     {"verify_pair", py_verify_pair, METH_VARARGS,

@@ -76,7 +76,7 @@ class MatchConfig:
     # the calibrated setting: each step of 0.25 scales what may be added by 1.4)
     profile: Profile = "news"
     strictness: float = 0.5
-    keep: KeepRule = "fuller"  # when one copy contains another and adds to it, keep that one
+    keep: KeepRule = "fuller"  # keep the copy that adds the most to the cluster's first (net)
     keep_field: str = "date"  # the record's date: ``keep="newest"`` compares it, ``occasion_days`` reads it
     extractor: str = "resiliparse"  # main-text extraction for HTML
     profile_tokens: int = 32768  # tokens of a text its profile keeps for text evidence (0: sketches only)

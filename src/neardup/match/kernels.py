@@ -46,7 +46,9 @@ __all__ = [
     "rehash_postings",
     "run",
     "run_components",
+    "set_threads",
     "text_evidence",
+    "text_evidence_rows",
     "value_pairs",
     "verify_pair",
 ]
@@ -91,6 +93,29 @@ def run(*args: Any) -> int:
         a[8], a[9] = _columns(a[8]), np.ascontiguousarray(a[9], np.int32)
         return int(_c.run(*a))
     return int(_nb("engine")._run(*args))
+
+
+def set_threads(n: int = 0) -> int:
+    """Threads of ``run_components``' pass in C: 1, or 2 (a helper thread computes the text evidence
+    of a document's candidate pairs alongside; the result is the same either way); 0: 2 where the
+    process may use two cores, else 1. Returns the number set (the numba kernels use one thread).
+
+    >>> set_threads(1), set_threads() in (1, 2)
+    (1, True)
+    """
+    if n < 0:
+        raise ValueError(f"threads must be >= 0 (0: as many as the cores allow, up to 2), got {n}")
+    if n == 0:
+        import os
+
+        try:
+            n = len(os.sched_getaffinity(0))
+        except (AttributeError, OSError):
+            n = os.cpu_count() or 1
+    n = min(n, 2)
+    if _c is not None:
+        _c.set_threads(n)
+    return n
 
 
 def run_components(*args: Any) -> int:
@@ -208,6 +233,30 @@ def rehash_keys(*args: Any) -> None:
         _c.rehash_keys(*args)
     else:
         _nb("engine")._rehash_keys_kernel(*args)
+
+
+def text_evidence_rows(ptr: Any, prof: Any, a: Any, b: Any, w_cjk: int, w_latin: int) -> I64:
+    """The text evidence of the profile pairs ``(a[i], b[i])`` of one batch (profiles
+    ``prof[ptr[d]:ptr[d + 1]]``), int64[n, 20]; in C on up to two threads."""
+    a = np.ascontiguousarray(a, np.int64)
+    b = np.ascontiguousarray(b, np.int64)
+    out = np.zeros((a.shape[0], _EVIDENCE_SIZE), np.int64)
+    if _c is not None and hasattr(_c, "text_evidence_rows"):
+        _c.text_evidence_rows(
+            np.ascontiguousarray(ptr, np.int64),
+            np.ascontiguousarray(prof, np.uint32),
+            a,
+            b,
+            int(w_cjk),
+            int(w_latin),
+            out,
+            2,
+        )
+        return out
+    for i in range(a.shape[0]):
+        x, y = int(a[i]), int(b[i])
+        out[i] = text_evidence(prof[ptr[x] : ptr[x + 1]], prof[ptr[y] : ptr[y + 1]], w_cjk, w_latin)
+    return out
 
 
 def text_evidence(a: Any, b: Any, w_cjk: int, w_latin: int) -> I64:
@@ -333,3 +382,6 @@ def value_pairs(
     hot = np.empty(n_hot, np.uint32)
     k, h = _c.value_pairs(v, d, p, int(hot_posting), int(link_posters), out, hot)
     return out[:k], hot[:h]
+
+
+set_threads()  # as many as the cores allow, up to 2

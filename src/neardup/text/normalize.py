@@ -77,16 +77,51 @@ _ANY_NUMBER = re.compile(r"[0-9〇零一二两三四五六七八九十百千万�
 # English numbers written another way (ASCII word boundaries, any case): number words up to twenty and
 # the tens, alone or hyphenated ("twenty-five"), become digits; a number times a scale word or its
 # abbreviation ("9.4m", "9.4 million", "3bn") becomes the integer; "per cent" and "percent" become "%"
-_EN_UNITS = ("zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
-             "fifteen sixteen seventeen eighteen nineteen twenty").split()
-_EN_TENS = "twenty thirty forty fifty sixty seventy eighty ninety".split()
+_EN_UNITS = [
+    "zero",
+    "one",
+    "two",
+    "three",
+    "four",
+    "five",
+    "six",
+    "seven",
+    "eight",
+    "nine",
+    "ten",
+    "eleven",
+    "twelve",
+    "thirteen",
+    "fourteen",
+    "fifteen",
+    "sixteen",
+    "seventeen",
+    "eighteen",
+    "nineteen",
+    "twenty",
+]
+_EN_TENS = ["twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"]
 _EN_VALUE = {w: i for i, w in enumerate(_EN_UNITS)} | {w: 20 + 10 * i for i, w in enumerate(_EN_TENS)}
 _EN_WORD = re.compile(
-    r"\b(?:(" + "|".join(_EN_TENS) + r")-(" + "|".join(_EN_UNITS[1:10]) + r")|(" + "|".join(_EN_VALUE) + r"))\b",
+    r"\b(?:("
+    + "|".join(_EN_TENS)
+    + r")-("
+    + "|".join(_EN_UNITS[1:10])
+    + r")|("
+    + "|".join(_EN_VALUE)
+    + r"))\b",
     re.IGNORECASE | re.ASCII,
 )
-_EN_SCALE_VALUE = {"k": 10**3, "thousand": 10**3, "m": 10**6, "million": 10**6, "bn": 10**9,
-                   "billion": 10**9, "tn": 10**12, "trillion": 10**12}
+_EN_SCALE_VALUE = {
+    "k": 10**3,
+    "thousand": 10**3,
+    "m": 10**6,
+    "million": 10**6,
+    "bn": 10**9,
+    "billion": 10**9,
+    "tn": 10**12,
+    "trillion": 10**12,
+}
 _EN_SCALED = re.compile(
     r"(?<![\w.])(\d+(?:\.\d+)?) ?(" + "|".join(_EN_SCALE_VALUE) + r")\b", re.IGNORECASE | re.ASCII
 )

@@ -104,13 +104,13 @@ TRICKY = [
     "é one éone twentyé-one twenty-é",
 ]
 
-_ALPHABET = (
-    list("0123456789,.,，%  ab分")
-    + ["one", "Two", "twenty", "-", "m", "bn", " million", "per", "cent", " ", "x", "_"]
-    + list("〇零一二两三四五六七八九十百千万亿")
-    + list("第次届期年")
-    + ["１", "٣", "😀", "\ud800"]
-)
+_ALPHABET = [
+    *"0123456789,.,，%  ab分",
+    *["one", "Two", "twenty", "-", "m", "bn", " million", "per", "cent", " ", "x", "_"],
+    *"〇零一二两三四五六七八九十百千万亿",
+    *"第次届期年",
+    *["１", "٣", "😀", "\ud800"],
+]
 
 
 def _random_texts(k: int, seed: int) -> list[str]:

@@ -25,10 +25,13 @@ BODY_EN = (
 @pytest.mark.parametrize(
     ("text", "want"),
     [
-        ("来源：中国新闻网\n" + BODY_ZH + "\n责任编辑：赵磊\n分享到：微信 微博 QQ空间", BODY_ZH + "\n"),
-        ("快讯：一季度经济开局良好｜今日头条\n稿源：央视网\n" + BODY_ZH + "\n编辑：张伟\u3000审核：刘洋", BODY_ZH + "\n"),
-        ("Source: Reuters\n" + BODY_EN + "\n(Reporting by Sam Lee; editing by Alex Brown)", BODY_EN + "\n"),
-        ("Rates held again | News Daily\n" + BODY_EN + "\nComments are closed.", BODY_EN + "\n"),
+        ("来源：中国新闻网\n" + BODY_ZH + "\n责任编辑：赵磊\n分享到：微信 微博 QQ空间", BODY_ZH),
+        (
+            "快讯：一季度经济开局良好｜今日头条\n稿源：央视网\n" + BODY_ZH + "\n编辑：张伟\u3000审核：刘洋",
+            BODY_ZH,
+        ),
+        ("Source: Reuters\n" + BODY_EN + "\n(Reporting by Sam Lee; editing by Alex Brown)", BODY_EN),
+        ("Rates held again | News Daily\n" + BODY_EN + "\nComments are closed.", BODY_EN),
         (BODY_ZH, BODY_ZH),
         (BODY_EN, BODY_EN),
         ("", ""),
@@ -40,7 +43,19 @@ def test_credit_lines_around_the_article_are_dropped(text: str, want: str) -> No
 
 
 def test_the_article_between_its_first_and_last_lines_is_never_touched() -> None:
-    middle = "\n".join(["第一段。", "第二段。", "第三段。", "来源：这一行在正文中间。", "第五段。", "第六段。", "第七段。", "第八段。", "第九段。"])
+    middle = "\n".join(
+        [
+            "第一段。",
+            "第二段。",
+            "第三段。",
+            "来源：这一行在正文中间。",
+            "第五段。",
+            "第六段。",
+            "第七段。",
+            "第八段。",
+            "第九段。",
+        ]
+    )
     assert strip_credits(middle) == middle
 
 
@@ -50,7 +65,15 @@ def test_a_long_line_that_starts_like_a_credit_is_the_articles() -> None:
 
 
 def test_a_repost_with_a_sites_lines_is_a_near_copy_of_its_source() -> None:
-    repost = "国务院新闻办公室举行发布会｜今日头条\n本文来源：央视网\n" + BODY_ZH + "\n责任编辑：陈晨\n扫一扫在手机打开当前页"
+    repost = (
+        "国务院新闻办公室举行发布会｜今日头条\n本文来源：央视网\n"
+        + BODY_ZH
+        + "\n责任编辑：陈晨\n扫一扫在手机打开当前页"
+    )
     assert compare_texts(BODY_ZH, repost, MatchConfig()).kind in ("content", "near")
-    wire = "Source: Reuters\n" + BODY_EN + "\nReporting by Sam Taylor; editing by Alex Brown\nComments are closed."
+    wire = (
+        "Source: Reuters\n"
+        + BODY_EN
+        + "\nReporting by Sam Taylor; editing by Alex Brown\nComments are closed."
+    )
     assert compare_texts(BODY_EN, wire, MatchConfig()).kind in ("content", "near")

@@ -645,7 +645,7 @@ def _engine_task(config: DedupConfig, fmt: str, verified: Any, common: tuple[Any
         keep_order = table.column("order").to_pylist()[n_fixed:] if cfg.keep == "newest" else None
         batch = np.arange(n_fixed, n, dtype=np.int64)
         fps = Fingerprints(ids=ids[n_fixed:], sigs=sigs.take(batch) if n_fixed else sigs, order=keep_order)
-        kept = keepers(clusters.rep, fps, n_fixed, cfg.keep)
+        kept = keepers(clusters.rep, fps, n_fixed, cfg.keep, clusters)
         res = DedupResult(
             fps=fps, clusters=clusters, prefix_ids=ids[:n_fixed], kept=kept, sigs=sigs, config=cfg
         )
