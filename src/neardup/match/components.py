@@ -1,4 +1,5 @@
-"""A batch as connected components of its verified candidate graph, each run through the engine on its own.
+"""A batch as connected components of its candidate graph, each run through the engine on its own;
+past ``max_component`` documents in the largest, the components of its verified candidate graph.
 
 The engine's pass (``neardup.match.engine``) compares a document only with documents it can reach
 through **candidate pairs**: the first holder of its exact key or content key, the representatives
@@ -16,6 +17,13 @@ only its first ``link_posters`` posters (in document order) are paired with its 
 one article reposted thousands of times are linked to the article's first copies, not each to
 each, so the pairs stay linear in the batch (at most ``link_posters`` x ``sketch_size`` a
 document).
+
+The components of that graph (``batch_components``: every pair an edge) are what the pass runs
+on while the largest holds at most ``MatchConfig.max_component`` documents (50,000 by default);
+their boilerplate rule counts each component's representatives. A corpus whose documents quote
+each other chains into one large component (zh-xwlb: 15,309 of 19,541), which bounds one Spark
+task's memory; past the setting the batch is cut along verified pairs instead
+(``verified_components``, below), at the price of judging the pairs twice and one more pass.
 
 A sketch pair is then **verified** from the two documents alone (``link_pairs``: the engine's
 ``verify_pair``, the sketches first and the texts when the sketches call the pair near, partial or
@@ -79,6 +87,7 @@ __all__ = [
     "count_pairs",
     "counted_pairs",
     "key_edges",
+    "largest_component",
     "link_pairs",
     "match_components",
     "pair_rule",
@@ -613,7 +622,7 @@ def verified_components(
     fixed: int = 0,
     parallel: bool = True,
 ) -> tuple[I64, U32, tuple[U32, I64]]:
-    """Per document, its component (the component's smallest document); the hot values; the
+    """Per document, its verified component (the component's smallest document); the hot values; the
     batch's boilerplate (``batch_boilerplate``: values, and the row after which each is).
 
     Three steps, each a function of the documents alone: the components before boilerplate
@@ -641,17 +650,19 @@ def verified_components(
 
 
 def batch_components(
-    sigs: Signatures,
-    config: MatchConfig,
-    extra: tuple[I64, I64] | None = None,
-    *,
-    fixed: int = 0,
-    parallel: bool = True,
+    sigs: Signatures, config: MatchConfig, extra: tuple[I64, I64] | None = None
 ) -> tuple[I64, U32]:
-    """Per document, its component (the component's smallest document), and the hot values
-    (``verified_components``)."""
-    labels, hot, _ = verified_components(sigs, config, extra, fixed=fixed, parallel=parallel)
-    return labels, hot
+    """Per document, its component of the candidate graph (the component's smallest document:
+    every key edge and sketch pair an edge, nothing verified), and the hot values. ``extra``: more
+    edges (e.g. SimHash neighbours)."""
+    n = len(sigs)
+    (ka, kb), (sa, sb), hot = candidate_pairs(sigs, config, extra)
+    return union_find(n, np.concatenate([ka, sa]), np.concatenate([kb, sb])), hot
+
+
+def largest_component(labels: I64) -> int:
+    """The number of documents in the largest component (0 for no documents)."""
+    return int(np.bincount(labels).max(initial=0)) if labels.size else 0
 
 
 def _extra_csr(n: int, extra: tuple[I64, I64] | None) -> tuple[I64, I64] | None:
@@ -685,12 +696,17 @@ def match_components(
     fixed: int = 0,
     extra: tuple[I64, I64] | None = None,
 ) -> Clusters:
-    """Candidates, verification and clusters of one batch, component by component
-    (``verified_components``), the batch's boilerplate counted as over the batch (the first
-    ``fixed`` rows are representatives already: a corpus's documents). ``extra``: SimHash
-    candidate pairs (a before b), which are edges too."""
+    """Candidates, verification and clusters of one batch, component by component. The
+    components are the candidate graph's (``batch_components``) while the largest holds at most
+    ``max_component`` documents; past that, the verified components with the batch's boilerplate
+    (``verified_components``), counted as over the batch. The first ``fixed`` rows are
+    representatives already (a corpus's documents); ``extra``: SimHash candidate pairs (a before
+    b), which are edges too."""
     cfg = config or MatchConfig()
-    labels, _, common = verified_components(sigs, cfg, extra, fixed=fixed)
+    labels, _ = batch_components(sigs, cfg, extra)
+    common = None
+    if largest_component(labels) > cfg.max_component:
+        labels, _, common = verified_components(sigs, cfg, extra, fixed=fixed)
     ptr, rows = component_rows(labels)
     csr = _extra_csr(len(sigs), extra)
     return Clusters.from_run(run_components(sigs, cfg, ptr, rows, fixed=fixed, extra=csr, common=common))

@@ -121,6 +121,31 @@ def test_spark_dedup_writes_the_lines_of_neardup_dedup_at_any_partition_count(
         assert any(r["id"].endswith("#2") for r in rows)
 
 
+@pytest.mark.timeout(1200)  # the verified plan: two rounds of pair checks and components, one more pass
+@pytest.mark.parametrize("partitions", ["1", "3"])
+def test_spark_dedup_cuts_a_large_component_along_verified_pairs_as_neardup_dedup_does(
+    spark: Any,
+    tmp_path: Path,
+    labelled: tuple[list[dict[str, Any]], list[dict[str, Any]]],
+    partitions: str,
+) -> None:
+    """Past ``--max-component`` both sides cut the candidate graph's components along verified
+    pairs with the batch's boilerplate (a closing line on every story glues them otherwise) and
+    write the same bytes at any partition count."""
+    docs, _ = labelled
+    stock = " 以上就是今天新闻的全部内容，感谢收看，再见。"
+    docs = [
+        {**d, "text": d["text"] + stock} if i % 3 == 0 and d.get("text") else d for i, d in enumerate(docs)
+    ]
+    inputs = [write_jsonl(tmp_path / "a.jsonl", docs)]
+    rows = [
+        json.loads(line)
+        for line in both(inputs, tmp_path, "--max-component", "2", "--partitions", partitions)
+    ]
+    assert len(rows) == len(docs)
+    assert {"unique", "first", "exact", "near", "partial"} <= {r["kind"] for r in rows}
+
+
 def test_spark_dedup_refuses_a_repeated_id_with_the_message_of_neardup_dedup(
     spark: Any, tmp_path: Path, labelled: tuple[list[dict[str, Any]], list[dict[str, Any]]]
 ) -> None:

@@ -19,6 +19,7 @@ from neardup.match.components import (
     boilerplate_table,
     component_rows,
     first_components,
+    largest_component,
     match_components,
     union_find,
     verified_components,
@@ -52,8 +53,10 @@ def test_values_posted_by_more_than_hot_posting_documents_link_nothing() -> None
     assert np.isin(hot, sigs.sketch[0, :32]).all()
     # the copies keep only what they do not share with all the others: too little to link
     assert len(set(labels[:5].tolist())) > 1
+    plain, _ = batch_components(sigs, MatchConfig(hot_posting=3))
+    assert len(set(plain[:5].tolist())) > 1  # the candidate graph's components alike
     # the pass's own pairs link them: the article posts its values once, as its representative
-    assert batch_components(sigs, MatchConfig(hot_posting=3))[0][:5].tolist() == [0] * 5
+    assert verified_components(sigs, MatchConfig(hot_posting=3))[0][:5].tolist() == [0] * 5
     assert batch_components(sigs, MatchConfig())[0][:5].tolist() == [0] * 5
 
 
@@ -91,11 +94,14 @@ def test_a_stock_phrase_shared_by_unrelated_documents_links_nothing_copies_and_q
     assert {(0, 1), (1, 2), (3, 4)} <= set(
         zip(sa.tolist(), sb.tolist(), strict=True)
     )  # the stock phrase pairs them
-    labels, _ = batch_components(sigs, MatchConfig())
+    plain, _ = batch_components(sigs, MatchConfig())
+    assert plain[:5].tolist() == [0] * 5  # the candidate graph: one component
+    labels, _, _ = verified_components(sigs, MatchConfig())
     assert labels.tolist() == [0, 1, 2, 3, 4, 5, 5, 5]
-    out = match_components(sigs)
-    assert [KINDS[k] for k in out.kind[5:]] == ["unique", "near", "partial"]
-    assert out.partner[7] in (5, 6)
+    for cap in (1, 50_000):  # verified components, the candidate graph's: one answer here
+        out = match_components(sigs, MatchConfig(max_component=cap))
+        assert [KINDS[k] for k in out.kind[5:]] == ["unique", "near", "partial"]
+        assert out.partner[7] in (5, 6)
 
 
 def _one_pass(sigs, cfg):  # type: ignore[no-untyped-def]
@@ -106,7 +112,7 @@ def _one_pass(sigs, cfg):  # type: ignore[no-untyped-def]
 def test_with_boilerplate_the_pass_per_component_gives_the_one_pass_answer() -> None:
     # stock phrases posted by more representatives than max_posting, across components that do
     # not link: boilerplate over the batch, so each component's pass leaves them out as one pass does
-    cfg = MatchConfig(max_posting=3)
+    cfg = MatchConfig(max_posting=3, max_component=1)
     rng = random.Random(11)
     stocks = [
         "以上就是今天新闻联播的全部内容，感谢收看，再见。",
@@ -127,6 +133,26 @@ def test_with_boilerplate_the_pass_per_component_gives_the_one_pass_answer() -> 
     one, per = _one_pass(sigs, cfg), match_components(sigs, cfg)
     for name in ("rep", "kind", "partner", "similarity", "conflicts", "hamming", "text"):
         assert np.array_equal(getattr(one, name), getattr(per, name)), name
+
+
+def test_the_components_are_the_candidate_graph_s_until_the_largest_passes_max_component() -> None:
+    rng = random.Random(13)
+    stock = "以上就是今天新闻联播的全部内容，感谢收看，再见。"
+    a = article(rng, 14)
+    texts = [article(rng, 2) + stock for _ in range(6)] + [a, *_copies(rng, a, 2)]
+    sigs = signatures(texts)
+    plain, _ = batch_components(sigs, MatchConfig())
+    assert largest_component(plain) == 6  # the stock phrase glues the six
+    for cap, common in ((6, None), (5, verified_components(sigs, MatchConfig())[2])):
+        cfg = MatchConfig(max_component=cap)
+        labels = plain if common is None else verified_components(sigs, cfg)[0]
+        ptr, rows = component_rows(labels)
+        want = Clusters.from_run(run_components(sigs, cfg, ptr, rows, common=common))
+        got = match_components(sigs, cfg)
+        for name in ("rep", "kind", "partner", "similarity", "text"):
+            assert np.array_equal(getattr(want, name), getattr(got, name)), (cap, name)
+    assert largest_component(verified_components(sigs, MatchConfig())[0]) == 3
+    assert largest_component(np.empty(0, np.int64)) == 0
 
 
 def test_boilerplate_counts_representatives_and_names_the_row_after_which_it_holds() -> None:

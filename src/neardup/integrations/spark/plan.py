@@ -2,7 +2,8 @@
 
 The answer is the one ``neardup dedup`` gives (``neardup.match.components``): the batch split into
 the connected components of its candidate graph, each component through the engine's sequential
-pass. Every stage runs in the executors; the driver sees counts, one row per input split, and a
+pass; when the largest component holds more than ``max_component`` documents, the components of the
+verified candidate graph with the batch's boilerplate (``_verified_labels``), decided the same way. Every stage runs in the executors; the driver sees counts, one row per input split, and a
 checksum per round of the components' algorithm.
 
 1. **sign**: ``job.signature_df`` (read, parse, sign in one pass), kept by Spark (memory and disk)
@@ -23,7 +24,11 @@ checksum per round of the components' algorithm.
    of them make an edge); exact and content keys link each holder to the first holder (a window).
 4. **components**: the alternating large-star / small-star rounds of Kiveris et al. (2014) on the
    edge DataFrame, checkpointed each round, until a round changes nothing (the driver compares the
-   edge count and an xor of edge hashes). A component is named by its smallest document.
+   edge count and an xor of edge hashes). A component is named by its smallest document. The
+   largest component's size (one count by component) is compared with ``max_component``; past
+   it, the sketch pairs are verified in the executors (``_verified_pairs``), the pass over their
+   components gives the representatives and the batch's boilerplate, the pass's own pairs and the
+   pairs between components are verified again with it, and the rounds run on those edges.
 5. **engine**: documents partitioned by component, in document order within it; each task runs
    ``run_components`` (the kernel of ``neardup dedup``) over many components, then the keep rule
    and the output rows (``DedupResult.rows``) of those documents.
@@ -726,6 +731,47 @@ def _evidence(struct: Any, values: list[dict[str, Any] | None]) -> Any:
     return pa.array(values, struct)
 
 
+def _largest_component(labels: Any, n: int) -> int:
+    """The number of documents in the candidate graph's largest component (``labels``: doc, comp
+    for the documents on an edge; a document on none is a component of one)."""
+    F = _functions()
+    row = labels.filter(F.col("doc") != F.col("comp")).groupBy("comp").count().agg(F.max("count")).first()
+    return int(row[0]) + 1 if row is not None and row[0] is not None else min(n, 1)
+
+
+def _verified_labels(
+    docs_df: Any, keys: Any, pairs: Any, config: DedupConfig, partitions: int, matched: int
+) -> tuple[Any, tuple[Any, Any], int, list[Any]]:
+    """``neardup.match.components.verified_components`` in the executors: the components before
+    boilerplate (key edges and the sketch pairs verified from the two documents), the pass over
+    them for the batch's representatives and boilerplate, the pass's own pairs and the sketch
+    pairs between those components verified again with it. Returns (doc, comp) rows, the
+    boilerplate, the rounds of the components' algorithm and the frames held (to unpersist)."""
+    from pyspark import StorageLevel
+
+    F = _functions()
+    first = keys.unionByName(_verified_pairs(docs_df, pairs, config, fixed=matched)).persist(
+        StorageLevel.MEMORY_AND_DISK
+    )
+    labels0, rounds = connected_components(first)
+    reps = _grouped(docs_df, labels0, partitions).mapInArrow(_rep_task(config), "doc long, rep boolean")
+    reps = reps.persist(StorageLevel.MEMORY_AND_DISK)
+    common = _boilerplate(docs_df, reps, config)
+    more = pairs.unionByName(_rep_pairs(docs_df, reps, common, config, partitions))
+    if matched:
+        more = more.filter(F.col("b") >= F.lit(matched))
+    apart = (
+        more.join(labels0.select(F.col("doc").alias("a"), F.col("comp").alias("ca")), "a", "left")
+        .join(labels0.select(F.col("doc").alias("b"), F.col("comp").alias("cb")), "b", "left")
+        .filter(F.coalesce(F.col("ca"), F.col("a")) != F.coalesce(F.col("cb"), F.col("b")))
+        .select("a", "b")
+        .distinct()
+    )
+    edges = first.unionByName(_verified_pairs(docs_df, apart, config, common=common))
+    labels, more_rounds = connected_components(edges)
+    return labels, common, rounds + more_rounds, [reps, first]
+
+
 # ----------------------------------------------------------------------------------------- main
 def distributed_dedup(
     spark: Any,
@@ -795,29 +841,17 @@ def distributed_dedup(
         t1 = time.perf_counter()
         engine_parts = max(parts, -(-(n + matched) // 100_000))
         keys, pairs = _candidate_graph(docs_df, config, engine_parts)
-        # as neardup.match.components.verified_components: the components before boilerplate,
-        # the pass over them for the batch's representatives and boilerplate, the pass's own
-        # pairs and the sketch pairs verified again with it, all links as edges
-        first = keys.unionByName(_verified_pairs(docs_df, pairs, config, fixed=matched)).persist(
-            StorageLevel.MEMORY_AND_DISK
-        )
-        labels0, rounds = connected_components(first)
-        reps = _grouped(docs_df, labels0, engine_parts).mapInArrow(_rep_task(config), "doc long, rep boolean")
-        reps = reps.persist(StorageLevel.MEMORY_AND_DISK)
-        common = _boilerplate(docs_df, reps, config)
-        more = pairs.unionByName(_rep_pairs(docs_df, reps, common, config, engine_parts))
-        if matched:
-            more = more.filter(F.col("b") >= F.lit(matched))
-        apart = (
-            more.join(labels0.select(F.col("doc").alias("a"), F.col("comp").alias("ca")), "a", "left")
-            .join(labels0.select(F.col("doc").alias("b"), F.col("comp").alias("cb")), "b", "left")
-            .filter(F.coalesce(F.col("ca"), F.col("a")) != F.coalesce(F.col("cb"), F.col("b")))
-            .select("a", "b")
-            .distinct()
-        )
-        edges = first.unionByName(_verified_pairs(docs_df, apart, config, common=common))
-        labels, more_rounds = connected_components(edges)
-        rounds += more_rounds
+        labels, rounds = connected_components(keys.unionByName(pairs))
+        labels = labels.persist(StorageLevel.MEMORY_AND_DISK)
+        largest = _largest_component(labels, n + matched)
+        common = None
+        held: list[Any] = [labels]
+        if largest > config.match.max_component:
+            labels, common, more_rounds, more_held = _verified_labels(
+                docs_df, keys, pairs, config, engine_parts, matched
+            )
+            rounds += more_rounds
+            held += more_held
         secs["components"] = time.perf_counter() - t1
 
         t2 = time.perf_counter()
@@ -852,8 +886,8 @@ def distributed_dedup(
             index_documents = write_merge(spark, corpus, kept_df, kept_n, config)
             secs["merge"] = time.perf_counter() - t4
         lines.unpersist()
-        reps.unpersist()
-        first.unpersist()
+        for frame in held:
+            frame.unpersist()
         docs_df.unpersist()
         batch_df.unpersist()
     n_indexed = sum(int(r["n"]) for r in counts if r["indexed"])
