@@ -45,7 +45,7 @@ from neardup.exceptions import ConfigError, FormatError, InputError, StoreError
 from neardup.fingerprint.hashing import get_hash64
 from neardup.fingerprint.nshash import DEFAULT_MIN_SENTENCE_CHARS, longest_sentences
 from neardup.match import MatchConfig, Signatures, exact_key, page_signatures
-from neardup.match.dates import day_number, reads_dates
+from neardup.match.dates import day_date, day_number, reads_dates
 from neardup.stores import KeyValueStore
 from neardup.stores.base import Closeable
 from neardup.stores.durability import DEFAULT_DURABILITY, Durability, check_durability
@@ -575,6 +575,7 @@ class ContentSeen(Closeable):
                 "fingerprint": f"{int(sig.simhash[0]):016x}",
                 "layout": f"{int(sig.layout[0]):016x}" if sig.has_layout[0] else None,
                 "added": doc.ts,
+                "date": day_date(int(sig.day[0])) if sig.day.shape[0] else None,
             }
 
     def duplicates(self, doc_id: int | str) -> dict[str, Any]:

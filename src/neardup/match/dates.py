@@ -25,7 +25,7 @@ import numpy.typing as npt
 
 from neardup.match.config import MatchConfig
 
-__all__ = ["NO_DAY", "day_number", "days_of", "reads_dates"]
+__all__ = ["NO_DAY", "day_date", "day_number", "days_of", "reads_dates"]
 
 #: the day number of a record without a readable date
 NO_DAY = int(np.iinfo(np.int32).min)
@@ -34,6 +34,18 @@ _EPOCH = _dt.date(1970, 1, 1).toordinal()
 _SEPARATED = re.compile(r"\s*(\d{4})\s*[-/.年]\s*(\d{1,2})\s*[-/.月]\s*(\d{1,2})(?!\d)")
 _COMPACT = re.compile(r"\s*(\d{4})(\d{2})(\d{2})(?!\d)")
 _UNIX = re.compile(r"\s*(\d{10}|\d{13})(?:\.\d*)?\s*")
+
+
+def day_date(day: int) -> str | None:
+    """The ISO date of a day number, None for ``NO_DAY`` (or a day no calendar date holds).
+
+    >>> day_date(day_number("2024-03-05")), day_date(NO_DAY)
+    ('2024-03-05', None)
+    """
+    try:
+        return _dt.date.fromordinal(day + _EPOCH).isoformat()
+    except (ValueError, OverflowError):
+        return None
 
 
 def day_number(value: Any) -> int:

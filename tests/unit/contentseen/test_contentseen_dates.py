@@ -109,3 +109,14 @@ def test_fleet_members_decide_with_the_days_of_each_others_entries() -> None:
     assert a.check("https://a.example/2024", text=EDITED + "记者报道。", date="2024-03-02").kind == "near"
     a.close()
     b.close()
+
+
+def test_document_and_duplicates_show_each_pages_date_after_a_reopen(tmp_path: Path) -> None:
+    with ContentSeen(tmp_path / "s") as cs:
+        first = cs.check("https://a.example/1", text=NOTICE, date="2023-03-01")
+        copy = cs.check("https://b.example/1", text=NOTICE)
+        assert cs.document(first.doc_id)["date"] == "2023-03-01"  # type: ignore[index]
+    with ContentSeen(tmp_path / "s") as cs:
+        group = cs.duplicates(copy.doc_id)
+        assert group["date"] is None
+        assert [d["date"] for d in group["duplicates"]] == ["2023-03-01"]
