@@ -750,7 +750,6 @@ def _verified_labels(
     from pyspark import StorageLevel
 
     F = _functions()
-    pairs = pairs.persist(StorageLevel.MEMORY_AND_DISK)  # read by both rounds of verification
     first = keys.unionByName(_verified_pairs(docs_df, pairs, config, fixed=matched)).persist(
         StorageLevel.MEMORY_AND_DISK
     )
@@ -770,7 +769,7 @@ def _verified_labels(
     )
     edges = first.unionByName(_verified_pairs(docs_df, apart, config, common=common))
     labels, more_rounds = connected_components(edges)
-    return labels, common, rounds + more_rounds, [reps, first, pairs]
+    return labels, common, rounds + more_rounds, [reps, first]
 
 
 # ----------------------------------------------------------------------------------------- main
