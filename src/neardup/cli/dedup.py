@@ -103,6 +103,14 @@ ENGINE_FLAGS: dict[str, Flag] = {
         "candidate source, off by default; not the decision).",
         type=int,
     ),
+    "match.max_component": Flag(
+        ("--max-component",),
+        "A batch whose largest candidate component holds more documents is cut along verified "
+        "pairs (with the batch's boilerplate), so one pass, or one Spark task, holds less; below "
+        "it the components are the candidate graph's (docs/scaling.md).",
+        type=int,
+        metavar="DOCS",
+    ),
     "workers": Flag(
         ("--workers", "-j"), "Processes for main-text extraction of HTML records (0: every core)."
     ),

@@ -630,6 +630,16 @@ static inline int64_t posting_slot(const uint32_t *pv, int64_t size, uint32_t v)
     return i;
 }
 
+static inline int64_t sorted_index_u32(const uint32_t *a, int64_t n, uint32_t v) {
+    int64_t lo = 0, hi = n;
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if (a[mid] < v) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < n && a[lo] == v ? lo : -1;
+}
+
 static inline int is_common(const uint32_t *pv, const int32_t *pc, int64_t size, int64_t max_posting, uint32_t v) {
     if (size == 0) return 0;
     int64_t i = posting_slot(pv, size, v);
@@ -1781,24 +1791,45 @@ static PyObject *py_set_threads(PyObject *self, PyObject *args) {
 static PyObject *py_run_components(PyObject *self, PyObject *args) {
     (void)self;
     long long fixed, k, posted, min_shared, max_posting, layout_distance, max_conflicts, agree_min, member_checks;
-    PyObject *ptro, *rowso, *rep, *nxt, *checked, *sup, *sig, *day, *eptr, *extra, *th, *res;
-    if (!PyArg_ParseTuple(args, "OOLOOOOOOOOLLLLLOLLLO", &ptro, &rowso, &fixed, &rep, &nxt, &checked, &sup, &sig,
+    PyObject *ptro, *rowso, *rep, *nxt, *checked, *sup, *sig, *day, *eptr, *extra, *th, *res, *commono = NULL,
+             *fromo = NULL, *ordero = NULL;
+    if (!PyArg_ParseTuple(args, "OOLOOOOOOOOLLLLLOLLLO|OOO", &ptro, &rowso, &fixed, &rep, &nxt, &checked, &sup, &sig,
                           &day, &eptr, &extra, &k, &posted, &min_shared, &max_posting, &layout_distance, &th, &max_conflicts,
-                          &agree_min, &member_checks, &res))
+                          &agree_min, &member_checks, &res, &commono, &fromo, &ordero))
         return NULL;
     Held h = {.n = 0};
     Sig S;
     Res R;
     Rule rule;
     Links L;
-    Arr PT, RW, P, X;
+    Arr PT, RW, P, X, CM = {0}, CF = {0}, CO = {0};
     int64_t longest_extra = 0, longest;
     if (parse_sig(&h, sig, &S) < 0 || parse_res(&h, res, S.n, &R) < 0 ||
         parse_links(&h, rep, nxt, checked, sup, S.n, &L) < 0 ||
         parse_rule(&h, th, day, S.n, k, layout_distance, max_conflicts, agree_min, max_posting, &S, &rule) < 0 ||
         get_arr(&h, ptro, &PT, 0, 'i', 8, 1, "ptr") < 0 || get_arr(&h, rowso, &RW, 0, 'i', 8, 1, "rows") < 0 ||
-        parse_extra(&h, eptr, extra, S.n + 1, S.n, &P, &X, &longest_extra) < 0)
+        parse_extra(&h, eptr, extra, S.n + 1, S.n, &P, &X, &longest_extra) < 0 ||
+        (commono != NULL && commono != Py_None &&
+         (get_arr(&h, commono, &CM, 0, 'u', 4, 1, "common") < 0 || fromo == NULL ||
+          get_arr(&h, fromo, &CF, 0, 'i', 8, 1, "common_from") < 0)) ||
+        (ordero != NULL && ordero != Py_None && get_arr(&h, ordero, &CO, 0, 'i', 8, 1, "order") < 0))
         goto fail;
+    /* the rows' places in the batch, which common_from counts in (default: the rows themselves) */
+    const int64_t *order = ordero != NULL && ordero != Py_None && CO.len ? (const int64_t *)CO.p : NULL;
+    if (order != NULL && CO.len != S.n) {
+        PyErr_SetString(PyExc_ValueError, "order must hold one place per signature row");
+        goto fail;
+    }
+    /* the batch's boilerplate values (sorted) and, per value, the row after which it is boilerplate
+       over the batch: a component's table marks it common from there on */
+    const uint32_t *common = commono != NULL && commono != Py_None ? (const uint32_t *)CM.p : NULL;
+    const int64_t *common_from = common != NULL ? (const int64_t *)CF.p : NULL;
+    int64_t n_common = common != NULL ? CM.len : 0;
+    if (common != NULL && CF.len != CM.len) {
+        PyErr_SetString(PyExc_ValueError, "common_from must hold one row per common value");
+        goto fail;
+    }
+    uint64_t *seed = NULL; /* a component's seeds: (row after which, value), sorted */
     if (posted < 0) {
         PyErr_SetString(PyExc_ValueError, "posted must be at least 0");
         goto fail;
@@ -1841,7 +1872,24 @@ static PyObject *py_run_components(PyObject *self, PyObject *args) {
     for (int64_t c = 0; c + 1 < PT.len && !bad; c++) {
         int64_t a = ptr[c], b = ptr[c + 1];
         int64_t m = b - a;
-        int64_t slots = (int64_t)((double)(m * posted) / 0.8) + 1;
+        int64_t seeds = 0;
+        if (n_common) {
+            uint64_t *grown = realloc(seed, (size_t)(m * S.kc > 0 ? m * S.kc : 1) * 8);
+            if (!grown) {
+                bad = 2;
+                break;
+            }
+            seed = grown;
+            for (int64_t t = a; t < b; t++)
+                for (int64_t q = 0; q < S.kc; q++) {
+                    uint32_t v = S.sketch[rows[t] * S.kc + q];
+                    if (v == EMPTY32) break;
+                    int64_t at = sorted_index_u32(common, n_common, v);
+                    if (at >= 0) seed[seeds++] = ((uint64_t)(common_from[at] + 1) << 32) | v;
+                }
+            sort_u64(seed, seeds);
+        }
+        int64_t slots = (int64_t)((double)(m * posted + seeds) / 0.8) + 1;
         if (slots < 64) slots = 64;
         int64_t keys = (int64_t)((double)m / 0.8) + 1;
         if (keys < 16) keys = 16;
@@ -1867,8 +1915,23 @@ static PyObject *py_run_components(PyObject *self, PyObject *args) {
             for (int64_t i = 0; i < slots; i++) T.ph[i] = -1;
             for (int64_t i = 0; i < keys; i++) T.xr[i] = T.cr[i] = -1;
             int64_t meta[5] = {0, 0, 0, 0, 0};
+            int64_t next = 0;
             for (int64_t t = a; t < b; t++) {
                 int64_t j = rows[t];
+                /* the values boilerplate over the batch before row j: common from now on */
+                int64_t place = order != NULL ? order[j] : j;
+                for (; next < seeds && (int64_t)(seed[next] >> 32) <= place; next++) {
+                    uint32_t v = (uint32_t)(seed[next] & 0xFFFFFFFFu);
+                    int64_t i = posting_slot(T.pv, slots, v);
+                    if (T.pv[i] != v) {
+                        T.pv[i] = v;
+                        T.pf[i] = (int32_t)j;
+                        T.ph[i] = -1;
+                        T.pc[i] = 0;
+                        meta[0]++;
+                    }
+                    if (T.pc[i] <= max_posting) T.pc[i] = (int32_t)(max_posting + 1);
+                }
                 int64_t v = document(j, j, j < fixed, 1, &L, &S, &T, meta, ex + ep[j], ep[j + 1] - ep[j], &rule,
                                      posted, min_shared, member_checks, &C, out_f, out_i, &R, &W);
                 if (v < 0) {
@@ -1888,6 +1951,7 @@ static PyObject *py_run_components(PyObject *self, PyObject *args) {
     if (C.P.helper) helper_stop(&helper, &W);
     if (W.err && !bad) bad = 3;
     Py_END_ALLOW_THREADS;
+    free(seed);
     cand_free(&C);
     int err = W.err;
     work_free(&W);
@@ -2311,6 +2375,173 @@ static PyObject *py_value_pairs(PyObject *self, PyObject *args) {
     return Py_BuildValue("LL", (long long)k, (long long)hk);
 }
 
+
+/* components._kinds_serial: the kind of each pair todo[q] of (ra, rb) from its two documents
+ * alone, the batch's boilerplate (pv, pc) left out as it stands at row at[t] (max_posting = -at[t]);
+ * the sketches first, the texts (full) only when the sketches call the pair near, partial or layout */
+static PyObject *py_pair_kinds(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *todoo, *rao, *rbo, *ato, *sig, *textso, *tho, *pvo, *pco, *outo;
+    long long k, layout_distance, max_conflicts, agree_min;
+    int full;
+    if (!PyArg_ParseTuple(args, "OOOOOOLLOLLOOpO", &todoo, &rao, &rbo, &ato, &sig, &textso, &k, &layout_distance,
+                          &tho, &max_conflicts, &agree_min, &pvo, &pco, &full, &outo))
+        return NULL;
+    Held h = {.n = 0};
+    Sig S;
+    Arr TD, RA, RB, AT, TX, TH, PV, PC, OUT;
+    if (parse_sig(&h, sig, &S) < 0 || get_arr(&h, todoo, &TD, 0, 'i', 8, 1, "todo") < 0 ||
+        get_arr(&h, rao, &RA, 0, 'i', 8, 1, "ra") < 0 || get_arr(&h, rbo, &RB, 0, 'i', 8, 1, "rb") < 0 ||
+        get_arr(&h, ato, &AT, 0, 'i', 8, 1, "at") < 0 || get_arr(&h, textso, &TX, 0, 'b', 1, 1, "texts") < 0 ||
+        get_arr(&h, tho, &TH, 0, 'f', 8, 1, "th") < 0 || get_arr(&h, pvo, &PV, 0, 'u', 4, 1, "pv") < 0 ||
+        get_arr(&h, pco, &PC, 0, 'i', 4, 1, "pc") < 0 || get_arr(&h, outo, &OUT, 1, 'i', 1, 1, "out") < 0) {
+        release(&h);
+        return NULL;
+    }
+    const int64_t *todo = (const int64_t *)TD.p, *ra = (const int64_t *)RA.p, *rb = (const int64_t *)RB.p,
+                  *at = (const int64_t *)AT.p;
+    const uint8_t *texts = (const uint8_t *)TX.p;
+    int bad = TH.len < N_TH || PV.len != PC.len || RA.len != RB.len || AT.len != RA.len || OUT.len < TD.len ||
+              TX.len < S.n || k < 1 || k > S.kc;
+    for (int64_t q = 0; q < TD.len && !bad; q++) {
+        int64_t t = todo[q];
+        if (t < 0 || t >= RA.len || ra[t] < 0 || ra[t] >= S.n || rb[t] < 0 || rb[t] >= S.n) bad = 1;
+    }
+    if (bad) {
+        release(&h);
+        PyErr_SetString(PyExc_ValueError, "pair_kinds: pairs, rows, texts, th or out out of shape");
+        return NULL;
+    }
+    if (check_profiles(&S, S.n) < 0) {
+        release(&h);
+        return NULL;
+    }
+    const double *th = (const double *)TH.p;
+    int8_t *out = (int8_t *)OUT.p;
+    Work W;
+    if (work_init(&W, 16) < 0) {
+        release(&h);
+        return PyErr_NoMemory();
+    }
+    int64_t ev[EVIDENCE_SIZE];
+    Py_BEGIN_ALLOW_THREADS;
+    for (int64_t q = 0; q < TD.len; q++) {
+        int64_t t = todo[q], j = rb[t], x = ra[t], mp = -at[t];
+        int exact_eq = S.exact[j] == S.exact[x];
+        int content_eq = S.content[j] == S.content[x] && S.tokens[j] > 0;
+        int same_layout = S.has_layout[j] && S.has_layout[x] &&
+                          (int64_t)popcount64(S.layout[j] ^ S.layout[x]) <= layout_distance;
+        int64_t un, bo, ca_n, cb_n, c = 0, a = 0;
+        double sj = 0.0, ca = 0.0, cb = 0.0;
+        overlap(S.sketch + j * S.kc, S.sketch + x * S.kc, k, (const uint32_t *)PV.p, (const int32_t *)PC.p, PV.len,
+                mp, &un, &bo, &ca_n, &cb_n);
+        if (un) {
+            sj = (double)bo / (double)un;
+            ca = ca_n ? (double)bo / (double)ca_n : 0.0;
+            cb = cb_n ? (double)bo / (double)cb_n : 0.0;
+            numbers(S.numbers + j * S.mc, S.numbers + x * S.mc, S.mc, &c, &a);
+        }
+        int kd = decide(exact_eq, content_eq, sj, ca, cb, c, a, same_layout, th[0], th[1], th[2], th[3],
+                        texts[j] && texts[x] ? ((int64_t)1 << 30) : max_conflicts, th[4], th[5], agree_min);
+        if (full && kd != UNIQUE && kd != EXACT && kd != CONTENT) {
+            Verdict r = verify_pair(S.sketch + j * S.kc, S.numbers + j * S.mc, S.prof + S.pp[j], S.pp[j + 1] - S.pp[j],
+                                    S.sketch + x * S.kc, S.numbers + x * S.mc, S.prof + S.pp[x],
+                                    S.pp[x + 1] - S.pp[x], S.mc, exact_eq, content_eq, same_layout, k,
+                                    (const uint32_t *)PV.p, (const int32_t *)PC.p, PV.len, mp, th, max_conflicts,
+                                    agree_min, ev, &W);
+            kd = r.kind;
+        }
+        out[q] = (int8_t)kd;
+    }
+    Py_END_ALLOW_THREADS;
+    int err = W.err;
+    work_free(&W);
+    release(&h);
+    if (err) return PyErr_NoMemory();
+    Py_RETURN_NONE;
+}
+
+
+static int64_t uf_find(int64_t *parent, int64_t x) {
+    int64_t r = x;
+    while (parent[r] != r) r = parent[r];
+    while (parent[x] != r) {
+        int64_t up = parent[x];
+        parent[x] = r;
+        x = up;
+    }
+    return r;
+}
+
+/* components._apart: into out, the pairs s..e-1 of (na, nb) whose nodes the forest does not
+ * connect yet; returns how many */
+static PyObject *py_apart(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *po, *nao, *nbo, *outo;
+    long long s0, e0;
+    if (!PyArg_ParseTuple(args, "OOOLLO", &po, &nao, &nbo, &s0, &e0, &outo)) return NULL;
+    Held h = {.n = 0};
+    Arr P, NA, NB, OUT;
+    if (get_arr(&h, po, &P, 1, 'i', 8, 1, "parent") < 0 || get_arr(&h, nao, &NA, 0, 'i', 8, 1, "na") < 0 ||
+        get_arr(&h, nbo, &NB, 0, 'i', 8, 1, "nb") < 0 || get_arr(&h, outo, &OUT, 1, 'i', 8, 1, "out") < 0) {
+        release(&h);
+        return NULL;
+    }
+    int64_t *parent = (int64_t *)P.p, *out = (int64_t *)OUT.p;
+    const int64_t *na = (const int64_t *)NA.p, *nb = (const int64_t *)NB.p;
+    int bad = s0 < 0 || e0 < s0 || e0 > NA.len || NA.len != NB.len || OUT.len < e0 - s0;
+    for (int64_t t = s0; t < e0 && !bad; t++)
+        if (na[t] < 0 || na[t] >= P.len || nb[t] < 0 || nb[t] >= P.len) bad = 1;
+    if (bad) {
+        release(&h);
+        PyErr_SetString(PyExc_ValueError, "apart: pairs outside the forest or out of range");
+        return NULL;
+    }
+    int64_t m = 0;
+    for (int64_t t = s0; t < e0; t++)
+        if (uf_find(parent, na[t]) != uf_find(parent, nb[t])) out[m++] = t;
+    release(&h);
+    return PyLong_FromLongLong(m);
+}
+
+/* components._join: the pairs todo whose kind is not unique joined in the forest and marked linked */
+static PyObject *py_join(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *po, *nao, *nbo, *todoo, *kindso, *linkedo;
+    if (!PyArg_ParseTuple(args, "OOOOOO", &po, &nao, &nbo, &todoo, &kindso, &linkedo)) return NULL;
+    Held h = {.n = 0};
+    Arr P, NA, NB, TD, KD, LK;
+    if (get_arr(&h, po, &P, 1, 'i', 8, 1, "parent") < 0 || get_arr(&h, nao, &NA, 0, 'i', 8, 1, "na") < 0 ||
+        get_arr(&h, nbo, &NB, 0, 'i', 8, 1, "nb") < 0 || get_arr(&h, todoo, &TD, 0, 'i', 8, 1, "todo") < 0 ||
+        get_arr(&h, kindso, &KD, 0, 'i', 1, 1, "kinds") < 0 || get_arr(&h, linkedo, &LK, 1, 'b', 1, 1, "linked") < 0) {
+        release(&h);
+        return NULL;
+    }
+    int64_t *parent = (int64_t *)P.p;
+    const int64_t *na = (const int64_t *)NA.p, *nb = (const int64_t *)NB.p, *todo = (const int64_t *)TD.p;
+    const int8_t *kinds = (const int8_t *)KD.p;
+    uint8_t *linked = (uint8_t *)LK.p;
+    int bad = KD.len < TD.len || NA.len != NB.len || LK.len < NA.len;
+    for (int64_t q = 0; q < TD.len && !bad; q++) {
+        int64_t t = todo[q];
+        if (t < 0 || t >= NA.len || na[t] < 0 || na[t] >= P.len || nb[t] < 0 || nb[t] >= P.len) bad = 1;
+    }
+    if (bad) {
+        release(&h);
+        PyErr_SetString(PyExc_ValueError, "join: pairs outside the forest or out of range");
+        return NULL;
+    }
+    for (int64_t q = 0; q < TD.len; q++) {
+        if (kinds[q] == UNIQUE) continue;
+        int64_t t = todo[q];
+        int64_t x = uf_find(parent, na[t]), y = uf_find(parent, nb[t]);
+        if (x != y) parent[x > y ? x : y] = x < y ? x : y;
+        linked[t] = 1;
+    }
+    release(&h);
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef methods[] = {
     {"run", py_run, METH_VARARGS, "The engine's pass over rows j0..j1-1 (engine._run); returns pairs verified."},
     {"run_components", py_run_components, METH_VARARGS,
@@ -2327,6 +2558,9 @@ static PyMethodDef methods[] = {
     {"occasions_apart", py_occasions_apart, METH_VARARGS, "The kind of a pair once the records' dates are read."},
     {"verify_pair", py_verify_pair, METH_VARARGS,
      "The kind of a pair and its evidence: (kind, similarity, containments, conflicts, agreeing); text evidence into ev."},
+    {"apart", py_apart, METH_VARARGS, "components._apart: the pairs s..e-1 not connected yet, into out; returns how many."},
+    {"join", py_join, METH_VARARGS, "components._join: link the pairs whose kind is not unique."},
+    {"pair_kinds", py_pair_kinds, METH_VARARGS, "components._kinds_serial: each pair's kind from its two documents alone."},
     {"value_pairs", py_value_pairs, METH_VARARGS,
      "components.value_pairs: counts (pairs, hot) without out/hot arrays, fills them with."},
     {NULL, NULL, 0, NULL}};

@@ -1,36 +1,56 @@
-"""A batch as connected components of its candidate graph, each run through the engine on its own.
+"""A batch as connected components of its candidate graph, each run through the engine on its own;
+past ``max_component`` documents in the largest, the components of its verified candidate graph.
 
 The engine's pass (``neardup.match.engine``) compares a document only with documents it can reach
-through **candidate edges**: the first holder of its exact key or content key, the representatives
+through **candidate pairs**: the first holder of its exact key or content key, the representatives
 that posted at least ``min_shared`` of its sketch values, and then those representatives' cluster
-members. So a batch splits into the connected components of the graph whose edges are
+members. The candidate pairs of a batch are
 
-- two documents with the same exact key, or the same content key (texts with tokens);
+- two documents with the same exact key, or the same content key (texts with tokens): these link
+  as they are (the same page, the same text);
 - ``(a, b)``, ``a`` before ``b``, when ``b``'s sketch holds at least ``min_shared`` of the values
   ``a`` posts (its ``posted`` smallest), counting only values that are not **hot**.
 
 A value is **hot** when more than ``hot_posting`` documents of the batch post it (a site's
-footer, a programme's lead line in a large crawl): it links nothing, so it cannot glue a corpus
-into one component. For a value that is not hot, only its first ``link_posters`` posters (in
-document order) are paired with its holders: copies of one article reposted thousands of times are
-linked to the article's first copies, not each to each, so the pairs stay linear in the batch
-(at most ``link_posters`` x ``sketch_size`` a document), and the first copies are the ones that
-represent the article's cluster in the pass. ``hot_posting`` is high (10,000) because the count is
-of documents, not of clusters: an article reposted more often than that would lose the sketch
-links between its copies (its exact and content keys still link them).
+footer, a programme's lead line in a large crawl): it links nothing. For a value that is not hot,
+only its first ``link_posters`` posters (in document order) are paired with its holders: copies of
+one article reposted thousands of times are linked to the article's first copies, not each to
+each, so the pairs stay linear in the batch (at most ``link_posters`` x ``sketch_size`` a
+document).
 
-Each component is then run through the unchanged sequential pass, documents in batch order, with
-tables of its own (``neardup.match.engine.run_components``); its boilerplate rule (a value posted
-by more than ``max_posting`` representatives) counts the component's representatives, and a value
-common to many documents of the batch puts them in one component anyway (they share it), where
-it becomes boilerplate as in one pass over the batch. A document alone in its component has no
-candidate: the pass would answer ``unique`` with no partner, so it does not run. The same
-components come out of one process (the C kernel ``kernels.value_pairs``, numba without it) and out of Spark's executors
-(``neardup.integrations.spark.plan``): a component is named by its smallest document.
+The components of that graph (``batch_components``: every pair an edge) are what the pass runs
+on while the largest holds at most ``MatchConfig.max_component`` documents (50,000 by default);
+their boilerplate rule counts each component's representatives. A corpus whose documents quote
+each other chains into one large component (zh-xwlb: 15,309 of 19,541), which bounds one Spark
+task's memory; past the setting the batch is cut along verified pairs instead
+(``verified_components``, below), at the price of judging the pairs twice and one more pass.
 
-Measured on the real corpora (docs/spark.md): the answer is the one-pass answer on zh-xwlb and
-en-20news but for a handful of documents; the largest component, though, holds most of a corpus
-whose documents quote each other (real partial relations chain), and it bounds one task's memory.
+A sketch pair is then **verified** from the two documents alone (``link_pairs``: the engine's
+``verify_pair``, the sketches first and the texts when the sketches call the pair near, partial or
+layout), and only a pair whose kind is not ``unique`` is an edge: stock phrases that share three
+sketch values no longer chain a corpus into one component (zh-xwlb's largest component: 15,309 of
+19,541 documents unverified, 213 verified). A pair whose documents are already connected is not
+verified (it changes no component).
+
+The pass counts **boilerplate** (a value posted by more than ``max_posting`` representatives) over
+everything before the document, in one pass over the batch. So that each component's pass sees
+what one pass over the batch sees (``verified_components``): the components before boilerplate
+are run through the pass for their representatives; a value posted by more than ``max_posting``
+of them is the batch's boilerplate from the row after its ``max_posting + 1``-th poster
+(``batch_boilerplate``); the pairs the pass itself would look at (``rep_pairs``) and the sketch
+pairs are verified again with that boilerplate left out as it stands at the later document; and
+each component's tables mark those values boilerplate from that row on
+(``run_components(..., common=...)``). On zh-xwlb, en-20news, en-bbc and zh-rmrb-xwlb-2020 the
+answer is one pass's but for one keep/remove verdict (the representatives that date a value can
+differ from one pass's).
+
+Each component is run through the sequential pass, documents in batch order, with tables of its
+own (``neardup.match.engine.run_components``). A document alone in its component has no candidate
+the pass would report or merge: it is ``unique``, and the pass does not run. Whatever a row names
+(the cluster, the partner, ``related_to``) is in the same component, and every step is a function
+of the documents alone, so one process (here) and Spark's executors
+(``neardup.integrations.spark.plan``, the same kernels) give the same rows: a component is named
+by its smallest document.
 
 >>> from neardup.match.signature import signatures
 >>> sigs = signatures(["今天北京天气晴朗，适合出门散步。", "今天北京天气晴朗，适合出门散步！", "完全不同的另一篇文章内容。"])
@@ -41,26 +61,39 @@ whose documents quote each other (real partial relations chain), and it bounds o
 
 from __future__ import annotations
 
+import dataclasses
+from typing import Any
+
 import numpy as np
 import numpy.typing as npt
 
 from neardup.index.kernels import union_find_labels as union_find  # per node, its component's smallest node
 from neardup.match import kernels
-from neardup.match._numba_lazy import njit
-from neardup.match.cluster import Clusters
+from neardup.match._numba_lazy import later, njit
+from neardup.match.cluster import Clusters, thresholds
 from neardup.match.config import MatchConfig
 from neardup.match.engine import run_components
 from neardup.match.signature import EMPTY32, Signatures
+from neardup.match.verify import CONTENT, EXACT, UNIQUE, decide, pair_evidence, popcount, verify_pair
+
+prange = later("numba", "prange")  # numba's parallel range, resolved when the kernels compile
 
 __all__ = [
+    "batch_boilerplate",
     "batch_components",
+    "boilerplate_table",
+    "candidate_pairs",
     "component_rows",
     "count_pairs",
     "counted_pairs",
     "key_edges",
+    "largest_component",
+    "link_pairs",
     "match_components",
+    "pair_rule",
     "union_find",
     "value_pairs",
+    "verified_components",
 ]
 
 I64 = npt.NDArray[np.int64]
@@ -222,20 +255,425 @@ def sketch_edges(sketch: U32, config: MatchConfig) -> tuple[I64, I64, U32]:
     return (pairs >> np.uint64(32)).astype(np.int64), (pairs & np.uint64(0xFFFFFFFF)).astype(np.int64), hot
 
 
+# ------------------------------------------------------------------------- verified candidate pairs
+Rule = tuple[Any, ...]
+
+
+def pair_rule(config: MatchConfig, common: tuple[U32, I64] | None = None) -> Rule:
+    """What the pair kernels take of a config: sketch size, layout distance, the decision
+    thresholds, number conflicts allowed, agreeing numbers, and the batch's boilerplate
+    (``common``: values and the row after which each is boilerplate, ``batch_boilerplate``) as a
+    posting table (``boilerplate_table``)."""
+    values, after = (_NO_VALUES, _EMPTY) if common is None else common
+    pv, pc = boilerplate_table(values, after)
+    return (
+        config.sketch_size,
+        config.layout_distance,
+        thresholds(config),
+        config.max_number_conflicts,
+        config.agree_min,
+        pv,
+        pc,
+    )
+
+
+_NO_VALUES = np.empty(0, np.uint32)
+
+
+def boilerplate_table(values: U32, after: I64) -> tuple[U32, npt.NDArray[np.int32]]:
+    """A posting table (``neardup.match.tables``) of the batch's boilerplate for the pair kernels:
+    each value with the count ``-after``, so that checking a pair at row ``j`` with ``max_posting
+    = -j`` leaves out the values that are boilerplate before ``j`` (``after < j``), as the pass
+    over the batch does. Empty (nothing common) for no values."""
+    if values.shape[0] == 0:
+        return np.empty(0, np.uint32), np.empty(0, np.int32)
+    size = max(64, int(values.shape[0] / 0.8) + 1)
+    pv = np.full(size, EMPTY32, np.uint32)
+    pc = np.zeros(size, np.int32)
+    for v, c in zip(values.tolist(), (-np.asarray(after, np.int64)).tolist(), strict=True):
+        # the posting table's slot (``neardup.match.tables.posting_slot``): Lemire's reduction of
+        # a multiplicative hash, then linear probing
+        i = ((((v * 0x9E3779B97F4A7C15) & 0xFFFFFFFFFFFFFFFF) >> 32) * size) >> 32
+        while pv[i] != EMPTY32 and pv[i] != v:
+            i = i + 1 if i + 1 < size else 0
+        pv[i] = v
+        pc[i] = c
+    return pv, pc
+
+
+def batch_boilerplate(sketch: U32, reps: npt.NDArray[np.bool_], config: MatchConfig) -> tuple[U32, I64]:
+    """The batch's **boilerplate**: the values posted (among a document's ``posted`` smallest) by
+    more than ``max_posting`` representatives (``reps``, per document), sorted, and per value the
+    representative that posted it the ``max_posting + 1``-th time in batch order: one pass over the
+    batch counts the value boilerplate for every document after that one.
+
+    >>> cfg = MatchConfig(max_posting=2, posted=2, min_shared=1)
+    >>> sk = np.array([[5, 9], [5, 9], [5, 8], [5, 7]], np.uint32)
+    >>> v, after = batch_boilerplate(sk, np.array([True, False, True, True]), cfg)
+    >>> v.tolist(), after.tolist()
+    ([5], [3])
+    """
+    posted = min(config.posted, sketch.shape[1])
+    rows = np.flatnonzero(reps).astype(np.uint64)
+    vals = sketch[rows, :posted].ravel()
+    docs = np.repeat(rows, posted)
+    take = vals != EMPTY32
+    key = np.unique((vals[take].astype(np.uint64) << np.uint64(32)) | docs[take])
+    v = (key >> np.uint64(32)).astype(np.uint32)
+    starts = np.flatnonzero(np.concatenate(([True], v[1:] != v[:-1]))) if v.size else _EMPTY
+    counts = np.diff(np.append(starts, v.shape[0]))
+    hit = starts[counts > config.max_posting]
+    return v[hit], (key[hit + config.max_posting] & np.uint64(0xFFFFFFFF)).astype(np.int64)
+
+
+@njit(cache=True, nogil=True)
+def _sketch_kind(j: int, x: int, at: int, sig: Any, texts: np.ndarray, rule: Rule) -> int:  # pragma: no cover
+    """The kind the sketches give document ``j`` against ``x`` (``decide`` on ``pair_evidence``,
+    as ``verify_pair`` computes it before reading the texts; no value counts as boilerplate).
+    ``texts[r]``: row r has a text profile. Needs no profiles: Spark's first look at a pair."""
+    exact, content, _, size, tokens, sketch, numbers, layout, has_layout = sig[:9]
+    k, layout_distance, th, max_conflicts, agree_min, pv, pc = rule
+    max_posting = -at  # the batch's boilerplate before row ``at`` (``boilerplate_table``)
+    same_layout = bool(
+        has_layout[j] and has_layout[x] and int(popcount(layout[j] ^ layout[x])) <= layout_distance
+    )
+    s, ca, cb, c, a = pair_evidence(
+        sketch[j], numbers[j], size[j], sketch[x], numbers[x], size[x], k, pv, pc, max_posting
+    )
+    return int(
+        decide(
+            exact[j] == exact[x],
+            content[j] == content[x] and tokens[j] > 0,
+            s,
+            ca,
+            cb,
+            c,
+            a,
+            same_layout,
+            th[0],
+            th[1],
+            th[2],
+            th[3],
+            1 << 30 if texts[j] and texts[x] else max_conflicts,
+            th[4],
+            th[5],
+            agree_min,
+        )
+    )
+
+
+@njit(cache=True, nogil=True)
+def _pair_kind(j: int, x: int, at: int, sig: Any, texts: np.ndarray, rule: Rule) -> int:  # pragma: no cover
+    """The kind of document ``j`` against ``x`` from the two documents alone: the engine's
+    ``verify_pair`` with no value counted as boilerplate, the texts read only when the sketches
+    call the pair near, partial or layout (``_sketch_kind`` first, so a pair the sketches call
+    unique is unique wherever it is verified, with or without the profiles at hand)."""
+    kd = _sketch_kind(j, x, at, sig, texts, rule)
+    if kd in (UNIQUE, EXACT, CONTENT):
+        return kd
+    exact, content, _, size, tokens, sketch, numbers, layout, has_layout, pp, prof = sig
+    k, layout_distance, th, max_conflicts, agree_min, pv, pc = rule
+    max_posting = -at  # the batch's boilerplate before row ``at`` (``boilerplate_table``)
+    same_layout = bool(
+        has_layout[j] and has_layout[x] and int(popcount(layout[j] ^ layout[x])) <= layout_distance
+    )
+    return int(
+        verify_pair(
+            sketch[j],
+            numbers[j],
+            size[j],
+            prof[pp[j] : pp[j + 1]],
+            sketch[x],
+            numbers[x],
+            size[x],
+            prof[pp[x] : pp[x + 1]],
+            exact[j] == exact[x],
+            content[j] == content[x] and tokens[j] > 0,
+            same_layout,
+            k,
+            pv,
+            pc,
+            max_posting,
+            th,
+            max_conflicts,
+            agree_min,
+        )[0]
+    )
+
+
+# every core for one process; one thread per Spark task. Two functions, not one factory: numba's
+# cache keys a function by its name and source (as in neardup.match.signature).
+@njit(cache=True, nogil=True, parallel=True)
+def _kinds_parallel(
+    todo: np.ndarray,
+    ra: np.ndarray,
+    rb: np.ndarray,
+    at: np.ndarray,
+    sig: Any,
+    texts: np.ndarray,
+    rule: Rule,
+    full: bool,
+) -> np.ndarray:  # pragma: no cover
+    out = np.empty(todo.shape[0], np.int8)
+    for q in prange(todo.shape[0]):
+        t = todo[q]
+        if full:
+            out[q] = _pair_kind(rb[t], ra[t], at[t], sig, texts, rule)
+        else:
+            out[q] = _sketch_kind(rb[t], ra[t], at[t], sig, texts, rule)
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _kinds_serial(
+    todo: np.ndarray,
+    ra: np.ndarray,
+    rb: np.ndarray,
+    at: np.ndarray,
+    sig: Any,
+    texts: np.ndarray,
+    rule: Rule,
+    full: bool,
+) -> np.ndarray:  # pragma: no cover
+    out = np.empty(todo.shape[0], np.int8)
+    for q in range(todo.shape[0]):
+        t = todo[q]
+        if full:
+            out[q] = _pair_kind(rb[t], ra[t], at[t], sig, texts, rule)
+        else:
+            out[q] = _sketch_kind(rb[t], ra[t], at[t], sig, texts, rule)
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _find(parent: np.ndarray, x: int) -> int:  # pragma: no cover
+    r = x
+    while parent[r] != r:
+        r = parent[r]
+    while parent[x] != r:
+        parent[x], x = r, parent[x]
+    return r
+
+
+@njit(cache=True, nogil=True)
+def _apart(
+    parent: np.ndarray, na: np.ndarray, nb: np.ndarray, s: int, e: int
+) -> np.ndarray:  # pragma: no cover
+    """The pairs s..e-1 whose nodes are not connected yet."""
+    out = np.empty(e - s, np.int64)
+    m = 0
+    for t in range(s, e):
+        if _find(parent, na[t]) != _find(parent, nb[t]):
+            out[m] = t
+            m += 1
+    return out[:m]
+
+
+@njit(cache=True, nogil=True)
+def _join(
+    parent: np.ndarray,
+    na: np.ndarray,
+    nb: np.ndarray,
+    todo: np.ndarray,
+    kinds: np.ndarray,
+    linked: np.ndarray,
+) -> None:  # pragma: no cover
+    for q in range(todo.shape[0]):
+        if kinds[q] != UNIQUE:
+            t = todo[q]
+            x, y = _find(parent, na[t]), _find(parent, nb[t])
+            if x != y:
+                parent[max(x, y)] = min(x, y)
+            linked[t] = True
+
+
+def link_pairs(
+    sigs: Signatures,
+    pairs: tuple[I64, I64],
+    config: MatchConfig,
+    *,
+    nodes: tuple[I64, I64] | None = None,
+    parent: I64 | None = None,
+    texts: npt.NDArray[np.bool_] | None = None,
+    full: bool = True,
+    common: tuple[U32, I64] | None = None,
+    at: I64 | None = None,
+    parallel: bool = True,
+    block: int = 1 << 16,
+) -> tuple[npt.NDArray[np.bool_], int]:
+    """Which candidate pairs ``(a, b)`` (rows of ``sigs``, ``a`` the earlier document) link their
+    documents: those whose kind (``_pair_kind``; ``full=False``: the sketches' kind alone, no
+    profiles needed) is not unique. Pairs go in blocks; a pair whose documents are already
+    connected (by the pairs linked before it, or by ``parent``: a union-find forest over the
+    nodes, updated) is not verified, which changes no component. ``nodes``: the pairs' documents as
+    union-find nodes when they are not the rows (Spark's tasks hold one row per pair and side).
+    ``texts``: per row, whether it has a text profile (default: from ``sigs``). ``common``: the
+    batch's boilerplate (``batch_boilerplate``), left out of a pair checked at row ``at`` (per
+    pair; default: ``b``) when it is boilerplate before that row, as in the pass over the batch.
+    Returns the linked pairs and how many pairs were verified."""
+    ra, rb = (np.ascontiguousarray(x, np.int64) for x in pairs)
+    na, nb = (ra, rb) if nodes is None else (np.ascontiguousarray(x, np.int64) for x in nodes)
+    if parent is None:
+        size = int(max(na.max(initial=-1), nb.max(initial=-1))) + 1
+        parent = np.arange(size, dtype=np.int64)
+    if texts is None:
+        texts = np.diff(sigs.prof_ptr) > 0
+    sig = sigs.columns()
+    rule = pair_rule(config, common)
+    when = rb if at is None else np.ascontiguousarray(at, np.int64)
+    # the C kernel where built (one thread); numba otherwise (every core unless ``parallel=False``)
+    kinds_of = (
+        kernels.pair_kinds if kernels.BACKEND == "c" else _kinds_parallel if parallel else _kinds_serial
+    )
+    linked = np.zeros(ra.shape[0], np.bool_)
+    verified = 0
+    with np.errstate(over="ignore"):
+        for s in range(0, ra.shape[0], block):
+            todo = kernels.apart(parent, na, nb, s, min(ra.shape[0], s + block))
+            if todo.size == 0:
+                continue
+            kinds = kinds_of(todo, ra, rb, when, sig, np.ascontiguousarray(texts, np.bool_), rule, full)
+            kernels.join(parent, na, nb, todo, kinds, linked)
+            verified += int(todo.size)
+    return linked, verified
+
+
+def candidate_pairs(
+    sigs: Signatures, config: MatchConfig, extra: tuple[I64, I64] | None = None
+) -> tuple[tuple[I64, I64], tuple[I64, I64], U32]:
+    """The candidate graph's key edges (each holder of an exact or content key and the key's first
+    holder: the same page or text, linked without reading), its sketch pairs (plus ``extra``, e.g.
+    SimHash neighbours; ``a`` before ``b``), and the hot values."""
+    ka = [key_edges(sigs.exact), key_edges(sigs.content, sigs.tokens > 0)]
+    sa, sb, hot = sketch_edges(sigs.sketch, config)
+    if extra is not None:
+        sa = np.concatenate([sa, np.asarray(extra[0], np.int64)])
+        sb = np.concatenate([sb, np.asarray(extra[1], np.int64)])
+    keys = (
+        np.concatenate([p[0] for p in ka]).astype(np.int64),
+        np.concatenate([p[1] for p in ka]).astype(np.int64),
+    )
+    return keys, (sa, sb), hot
+
+
+def rep_pairs(
+    sketch: U32, reps: npt.NDArray[np.bool_], common: tuple[U32, I64], config: MatchConfig
+) -> tuple[I64, I64]:
+    """The sketch pairs the pass over the batch looks at, given its representatives (``reps``)
+    and boilerplate (``common``, ``batch_boilerplate``): ``(a, b)`` when ``b`` holds at least
+    ``min_shared`` values that ``a``, a representative, posted among the first ``max_posting + 1``
+    representatives posting them, before the value is boilerplate. (``sketch_edges`` pairs a
+    value's first ``link_posters`` documents: copies that joined a cluster may take those places.)"""
+    n, k = sketch.shape
+    if n == 0:
+        return _EMPTY, _EMPTY
+    flat = sketch.ravel()
+    docs = np.repeat(np.arange(n, dtype=np.int64), k)
+    poster = np.tile(np.arange(k) < config.posted, n) & np.repeat(np.asarray(reps, np.bool_), k)
+    keep = flat != EMPTY32
+    values, after = common
+    if values.size:
+        at = np.searchsorted(values, flat)
+        hit = at < values.size
+        hit[hit] &= values[at[hit]] == flat[hit]
+        keep &= ~hit | (docs <= np.where(hit, after[np.minimum(at, values.size - 1)], 0))
+    keys = (flat[keep].astype(np.uint64) << np.uint64(32)) | docs[keep].astype(np.uint64)
+    keys[~poster[keep]] |= np.uint64(1 << 31)
+    keys.sort()
+    low = (keys & np.uint64(0xFFFFFFFF)).astype(np.int64)
+    wide = dataclasses.replace(config, hot_posting=10**9, link_posters=config.max_posting + 1)
+    pairs, counts, _ = counted_pairs(
+        (keys >> np.uint64(32)).astype(np.uint32), low & 0x7FFFFFFF, low < (1 << 31), wide
+    )
+    pairs = pairs[counts >= config.min_shared]
+    return (pairs >> np.uint64(32)).astype(np.int64), (pairs & np.uint64(0xFFFFFFFF)).astype(np.int64)
+
+
+def first_components(
+    sigs: Signatures,
+    config: MatchConfig,
+    extra: tuple[I64, I64] | None = None,
+    *,
+    fixed: int = 0,
+    parallel: bool = True,
+) -> tuple[I64, tuple[I64, I64], tuple[I64, I64], U32]:
+    """The components of the verified candidate graph before boilerplate: key edges and the
+    sketch pairs whose kind from the two documents alone is not unique (``link_pairs``).
+    Returns per document its component, the key edges, the sketch pairs (``a`` before ``b``; a
+    pair of two of the first ``fixed`` rows, representatives already, is left out: the pass never
+    checks one against another) and the hot values."""
+    n = len(sigs)
+    (ka, kb), (sa, sb), hot = candidate_pairs(sigs, config, extra)
+    take = sb >= fixed
+    sa, sb = sa[take], sb[take]
+    order = np.lexsort((sb, sa))  # a poster's pairs together: its copies link early, then skip
+    sa, sb = sa[order], sb[order]
+    parent = union_find(n, ka, kb).astype(np.int64)
+    linked, _ = link_pairs(sigs, (sa, sb), config, parent=parent, parallel=parallel)
+    labels = union_find(n, np.concatenate([ka, sa[linked]]), np.concatenate([kb, sb[linked]]))
+    return labels, (ka, kb), (sa, sb), hot
+
+
+def verified_components(
+    sigs: Signatures,
+    config: MatchConfig,
+    extra: tuple[I64, I64] | None = None,
+    *,
+    fixed: int = 0,
+    parallel: bool = True,
+) -> tuple[I64, U32, tuple[U32, I64]]:
+    """Per document, its verified component (the component's smallest document); the hot values; the
+    batch's boilerplate (``batch_boilerplate``: values, and the row after which each is).
+
+    Three steps, each a function of the documents alone: the components before boilerplate
+    (``first_components``); the pass over them (``run_components``), whose representatives give
+    the batch's boilerplate as one pass over the batch counts it; the sketch pairs not connected
+    yet verified again with that boilerplate left out (a stock phrase may hide that two texts
+    share a passage), their links added. ``extra``: more candidate pairs (e.g. SimHash
+    neighbours), as edges; ``fixed``: the first rows are representatives already (a corpus)."""
+    n = len(sigs)
+    first, _, (sa, sb), hot = first_components(sigs, config, extra, fixed=fixed, parallel=parallel)
+    ptr, rows = component_rows(first)
+    reps = run_components(sigs, config, ptr, rows, fixed=fixed, extra=_extra_csr(n, extra))["rep"]
+    is_rep = reps == np.arange(n)
+    common = batch_boilerplate(sigs.sketch, is_rep, config)
+    ra, rb = rep_pairs(sigs.sketch, is_rep, common, config)
+    take = rb >= fixed
+    pa, pb = np.concatenate([sa, ra[take]]), np.concatenate([sb, rb[take]])
+    parent = first.astype(np.int64)
+    again, _ = link_pairs(sigs, (pa, pb), config, parent=parent, common=common, parallel=parallel)
+    return (
+        union_find(n, np.concatenate([first, pa[again]]), np.concatenate([np.arange(n), pb[again]])),
+        hot,
+        common,
+    )
+
+
 def batch_components(
     sigs: Signatures, config: MatchConfig, extra: tuple[I64, I64] | None = None
 ) -> tuple[I64, U32]:
-    """Per document, its component (the component's smallest document), and the hot values.
-    ``extra``: more edges (e.g. SimHash neighbours)."""
+    """Per document, its component of the candidate graph (the component's smallest document:
+    every key edge and sketch pair an edge, nothing verified), and the hot values. ``extra``: more
+    edges (e.g. SimHash neighbours)."""
     n = len(sigs)
-    parts = [key_edges(sigs.exact), key_edges(sigs.content, sigs.tokens > 0)]
-    sa, sb, hot = sketch_edges(sigs.sketch, config)
-    parts.append((sa, sb))
-    if extra is not None:
-        parts.append(extra)
-    a = np.concatenate([p[0] for p in parts]).astype(np.int64)
-    b = np.concatenate([p[1] for p in parts]).astype(np.int64)
-    return union_find(n, a, b), hot
+    (ka, kb), (sa, sb), hot = candidate_pairs(sigs, config, extra)
+    return union_find(n, np.concatenate([ka, sa]), np.concatenate([kb, sb])), hot
+
+
+def largest_component(labels: I64) -> int:
+    """The number of documents in the largest component (0 for no documents)."""
+    return int(np.bincount(labels).max(initial=0)) if labels.size else 0
+
+
+def _extra_csr(n: int, extra: tuple[I64, I64] | None) -> tuple[I64, I64] | None:
+    """SimHash candidate pairs (a before b) as the pass takes them: per document, its earlier ones."""
+    if extra is None:
+        return None
+    a, b = extra
+    order = np.lexsort((a, b))
+    cnt = np.zeros(n + 1, np.int64)
+    np.add.at(cnt, b + 1, 1)
+    return np.cumsum(cnt), a[order]
 
 
 def component_rows(labels: I64) -> tuple[I64, I64]:
@@ -258,17 +696,17 @@ def match_components(
     fixed: int = 0,
     extra: tuple[I64, I64] | None = None,
 ) -> Clusters:
-    """Candidates, verification and clusters of one batch, component by component (the first
-    ``fixed`` rows are representatives already: a corpus's documents). ``extra``: SimHash
-    candidate pairs (a before b), which are edges too."""
+    """Candidates, verification and clusters of one batch, component by component. The
+    components are the candidate graph's (``batch_components``) while the largest holds at most
+    ``max_component`` documents; past that, the verified components with the batch's boilerplate
+    (``verified_components``), counted as over the batch. The first ``fixed`` rows are
+    representatives already (a corpus's documents); ``extra``: SimHash candidate pairs (a before
+    b), which are edges too."""
     cfg = config or MatchConfig()
     labels, _ = batch_components(sigs, cfg, extra)
+    common = None
+    if largest_component(labels) > cfg.max_component:
+        labels, _, common = verified_components(sigs, cfg, extra, fixed=fixed)
     ptr, rows = component_rows(labels)
-    csr = None
-    if extra is not None:
-        a, b = extra
-        order = np.lexsort((a, b))
-        cnt = np.zeros(len(sigs) + 1, np.int64)
-        np.add.at(cnt, b + 1, 1)
-        csr = (np.cumsum(cnt), a[order])
-    return Clusters.from_run(run_components(sigs, cfg, ptr, rows, fixed=fixed, extra=csr))
+    csr = _extra_csr(len(sigs), extra)
+    return Clusters.from_run(run_components(sigs, cfg, ptr, rows, fixed=fixed, extra=csr, common=common))

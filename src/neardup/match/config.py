@@ -69,6 +69,9 @@ class MatchConfig:
     # are linked to its holders
     hot_posting: int = 10_000
     link_posters: int = 8
+    # a candidate component larger than this (documents) is cut along verified pairs, with the
+    # batch's boilerplate counted over the batch, so that one pass holds less (components.py)
+    max_component: int = 50_000
     layout_distance: int = 6  # layout signatures this close: the same template
     # the one knob: what "duplicate" means for the job (news: the same story, so another occasion or
     # subject on one template is another story; corpus: the same text, templates included), and
@@ -138,6 +141,7 @@ class MatchConfig:
         rng("max_posting", 2, 10**9)
         rng("hot_posting", 1, 10**9)
         rng("link_posters", 1, 10**6)
+        rng("max_component", 1, 2**31)
         rng("layout_distance", 0, 32)
         rng("profile_tokens", 0, 1 << 24)
         rng("adds_share", 0.0, 1.0)

@@ -282,10 +282,15 @@ def _run_components(
     agree_min: int,
     member_checks: int,
     res: tuple[np.ndarray, ...],
+    common: np.ndarray,
+    common_from: np.ndarray,
+    order: np.ndarray,
 ) -> int:  # pragma: no cover
     """The pass once per component: component c is ``rows[ptr[c]:ptr[c + 1]]`` (ascending), run
-    with tables of its own, sized to it. Rows below ``fixed`` are representatives already (a
-    corpus). Outputs are indexed by row."""
+    with tables of its own, sized to it. ``common`` (sorted: the batch's boilerplate values) is
+    boilerplate in them after row ``common_from[i]``, as over the batch (rows counted by their
+    place in the batch, ``order``; empty: the rows themselves). Rows below ``fixed`` are
+    representatives already (a corpus). Outputs are indexed by row."""
     rule = (k, layout_distance, th, max_conflicts, agree_min, max_posting, day)
     out_f = np.zeros(3, np.float64)
     out_i = np.zeros(9, np.int64)
@@ -294,7 +299,20 @@ def _run_components(
     for c in range(ptr.shape[0] - 1):
         a, b = ptr[c], ptr[c + 1]
         m = b - a
-        slots = max(64, int(m * posted / 0.8) + 1)
+        seed = np.empty(m * k if common.shape[0] else 0, np.uint64)
+        seeds = 0
+        if common.shape[0]:
+            for t in range(a, b):
+                for q in range(k):
+                    v = sig[5][rows[t], q]
+                    if v == _EMPTY32:
+                        break
+                    s = np.searchsorted(common, v)
+                    if s < common.shape[0] and common[s] == v:
+                        seed[seeds] = (np.uint64(common_from[s] + 1) << np.uint64(32)) | np.uint64(v)
+                        seeds += 1
+        seed = np.sort(seed[:seeds])
+        slots = max(64, int((m * posted + seeds) / 0.8) + 1)
         keys = max(16, int(m / 0.8) + 1)
         pv = np.full(slots, _EMPTY32, np.uint32)
         pc = np.zeros(slots, np.int32)
@@ -308,8 +326,23 @@ def _run_components(
         cr = np.full(keys, -1, np.int64)
         tab = (xk, xr, ck, cr, pv, pc, pf, ph, er, en)
         meta = np.zeros(5, np.int64)
+        nxt_seed = 0
         for t in range(a, b):
             j = rows[t]
+            # the values boilerplate over the batch before row j: common from now on
+            place = order[j] if order.shape[0] else j
+            while nxt_seed < seeds and np.int64(seed[nxt_seed] >> np.uint64(32)) <= place:
+                v = np.uint32(seed[nxt_seed] & np.uint64(0xFFFFFFFF))
+                nxt_seed += 1
+                i = posting_slot(pv, v)
+                if pv[i] != v:
+                    pv[i] = v
+                    pf[i] = j
+                    ph[i] = -1
+                    pc[i] = 0
+                    meta[SLOTS] += 1
+                if pc[i] <= max_posting:
+                    pc[i] = max_posting + 1
             verified += _document(
                 j,
                 j,
@@ -373,10 +406,14 @@ def run_components(
     *,
     fixed: int = 0,
     extra: tuple[I64, I64] | None = None,
+    common: tuple[npt.NDArray[np.uint32], I64] | None = None,
+    order: I64 | None = None,
 ) -> dict[str, np.ndarray]:
     """The engine's pass once per component (``rows[ptr[c]:ptr[c + 1]]``, ascending rows of
     ``sigs``), each with tables of its own: its boilerplate rule counts the component's
-    representatives. Rows in no component are left ``unique`` with no partner, which is what the
+    representatives, and ``common`` (the batch's boilerplate: sorted values and, per value, the
+    row after which it is boilerplate over the batch; ``neardup.match.components.batch_boilerplate``)
+    is boilerplate after its row (rows counted by ``order``, their places in the batch, when given). Rows in no component are left ``unique`` with no partner, which is what the
     pass answers for a document without candidates. Rows below ``fixed`` are representatives
     already. Returns what ``EngineState.run`` returns, indexed by row."""
     cfg = config
@@ -412,10 +449,20 @@ def run_components(
             cfg.agree_min,
             cfg.member_checks,
             _results(out),
+            *_common(common),
+            np.ascontiguousarray(np.empty(0, np.int64) if order is None else order, np.int64),
         )
     out["rep"] = rep
     out["verified"] = np.array([verified])
     return out
+
+
+def _common(common: tuple[npt.NDArray[np.uint32], I64] | None) -> tuple[np.ndarray, np.ndarray]:
+    if common is None:
+        return np.empty(0, np.uint32), np.empty(0, np.int64)
+    values, rows = (np.asarray(common[0], np.uint32), np.asarray(common[1], np.int64))
+    order = np.argsort(values, kind="stable")
+    return np.ascontiguousarray(values[order]), np.ascontiguousarray(rows[order])
 
 
 def _capacity(used: int) -> int:

@@ -36,8 +36,11 @@ except ImportError:  # built without a C compiler: the numba kernels run
 
 __all__ = [
     "BACKEND",
+    "apart",
     "decide_text",
+    "join",
     "occasions_apart",
+    "pair_kinds",
     "record",
     "rehash_keys",
     "rehash_postings",
@@ -122,6 +125,51 @@ def run_components(*args: Any) -> int:
         a[7], a[8] = _columns(a[7]), np.ascontiguousarray(a[8], np.int32)
         return int(_c.run_components(*a))
     return int(_nb("engine")._run_components(*args))
+
+
+def pair_kinds(
+    todo: I64, ra: I64, rb: I64, at: I64, sig: tuple[Any, ...], texts: Any, rule: tuple[Any, ...], full: bool
+) -> npt.NDArray[np.int8]:
+    """``components._kinds_serial``: the kind of each pair ``todo`` of ``(ra, rb)`` from its two
+    documents alone (``rule``: ``components.pair_rule``)."""
+    if _c is None:
+        return np.asarray(_nb("components")._kinds_serial(todo, ra, rb, at, sig, texts, rule, full))
+    k, layout_distance, th, max_conflicts, agree_min, pv, pc = rule
+    out = np.empty(todo.shape[0], np.int8)
+    _c.pair_kinds(
+        np.ascontiguousarray(todo, np.int64),
+        np.ascontiguousarray(ra, np.int64),
+        np.ascontiguousarray(rb, np.int64),
+        np.ascontiguousarray(at, np.int64),
+        _columns(sig),
+        np.ascontiguousarray(texts, np.bool_),
+        int(k),
+        int(layout_distance),
+        np.ascontiguousarray(th, np.float64),
+        int(max_conflicts),
+        int(agree_min),
+        pv,
+        pc,
+        bool(full),
+        out,
+    )
+    return out
+
+
+def apart(parent: I64, na: I64, nb: I64, s: int, e: int) -> I64:
+    """``components._apart``: the pairs s..e-1 whose nodes the forest ``parent`` does not connect."""
+    if _c is None:
+        return np.asarray(_nb("components")._apart(parent, na, nb, s, e))
+    out = np.empty(max(0, e - s), np.int64)
+    return out[: _c.apart(parent, na, nb, s, e, out)]
+
+
+def join(parent: I64, na: I64, nb: I64, todo: I64, kinds: npt.NDArray[np.int8], linked: Any) -> None:
+    """``components._join``: the pairs ``todo`` whose kind is not unique joined and marked linked."""
+    if _c is None:
+        _nb("components")._join(parent, na, nb, todo, kinds, linked)
+        return
+    _c.join(parent, na, nb, np.ascontiguousarray(todo, np.int64), kinds, linked)
 
 
 def record(

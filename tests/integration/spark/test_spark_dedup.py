@@ -14,6 +14,11 @@ import pytest
 from click.testing import CliRunner
 
 from neardup.cli.main import cli
+from neardup.dedup.config import DedupConfig
+from neardup.dedup.fingerprints import fingerprint_records
+from neardup.io import iter_records
+from neardup.match import MatchConfig
+from neardup.match.components import batch_components, largest_component, verified_components
 
 pytestmark = [
     pytest.mark.spark,
@@ -119,6 +124,34 @@ def test_spark_dedup_writes_the_lines_of_neardup_dedup_at_any_partition_count(
     assert any("evidence" in r for r in rows) and any("related_to" in r for r in rows)
     if "suffix" in options:
         assert any(r["id"].endswith("#2") for r in rows)
+
+
+@pytest.mark.timeout(1200)  # the verified plan: two rounds of pair checks and components, one more pass
+@pytest.mark.parametrize("partitions", ["1", "3"])
+def test_spark_dedup_cuts_a_large_component_along_verified_pairs_as_neardup_dedup_does(
+    spark: Any,
+    tmp_path: Path,
+    labelled: tuple[list[dict[str, Any]], list[dict[str, Any]]],
+    partitions: str,
+) -> None:
+    """Past ``--max-component`` both sides cut the candidate graph's components along verified
+    pairs with the batch's boilerplate (a closing line on every story glues them otherwise) and
+    write the same bytes at any partition count."""
+    docs, _ = labelled
+    stock = " 以上就是今天新闻的全部内容，感谢收看，再见。"
+    docs = [
+        {**d, "text": d["text"] + stock} if i % 3 == 0 and d.get("text") else d for i, d in enumerate(docs)
+    ]
+    inputs = [write_jsonl(tmp_path / "a.jsonl", docs)]
+    sigs = fingerprint_records(iter_records([Path(inputs[0])]), DedupConfig(workers=1)).sigs
+    labels, _ = batch_components(sigs, MatchConfig())
+    assert largest_component(labels) > 2 * largest_component(verified_components(sigs, MatchConfig())[0]) > 4
+    rows = [
+        json.loads(line)
+        for line in both(inputs, tmp_path, "--max-component", "2", "--partitions", partitions)
+    ]
+    assert len(rows) == len(docs)
+    assert {"unique", "first", "exact", "near", "partial"} <= {r["kind"] for r in rows}
 
 
 def test_spark_dedup_refuses_a_repeated_id_with_the_message_of_neardup_dedup(
@@ -293,14 +326,21 @@ def test_spark_corpus_candidates_are_the_pairs_neardup_dedup_finds(
 
 
 @pytest.mark.timeout(1500)
-@pytest.mark.parametrize("partitions", ["1", "3"])
+@pytest.mark.parametrize(
+    ("options", "partitions"),
+    [((), "1"), ((), "3"), (("--max-component", "2"), "3")],
+    ids=["1", "3", "verified-cut-3"],
+)
 def test_spark_dedup_against_an_index_writes_the_lines_of_neardup_dedup_at_any_partition_count(
-    spark: Any, tmp_path: Path, corpus_and_batch: tuple[Path, str], partitions: str
+    spark: Any, tmp_path: Path, corpus_and_batch: tuple[Path, str], options: tuple[str, ...], partitions: str
 ) -> None:
     idx, batch = corpus_and_batch
     shutil.copytree(idx, tmp_path / "idx-spark")
     pair = (idx, tmp_path / "idx-spark")
-    rows = [json.loads(line) for line in both([batch], tmp_path, "--partitions", partitions, against=pair)]
+    rows = [
+        json.loads(line)
+        for line in both([batch], tmp_path, *options, "--partitions", partitions, against=pair)
+    ]
     assert any(r["kind"] == "indexed" for r in rows) and any(r["duplicate_of"] for r in rows)
     strip = ("created", "updated")
     headers = [

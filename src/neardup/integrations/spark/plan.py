@@ -2,7 +2,8 @@
 
 The answer is the one ``neardup dedup`` gives (``neardup.match.components``): the batch split into
 the connected components of its candidate graph, each component through the engine's sequential
-pass. Every stage runs in the executors; the driver sees counts, one row per input split, and a
+pass; when the largest component holds more than ``max_component`` documents, the components of the
+verified candidate graph with the batch's boilerplate (``_verified_labels``), decided the same way. Every stage runs in the executors; the driver sees counts, one row per input split, and a
 checksum per round of the components' algorithm.
 
 1. **sign**: ``job.signature_df`` (read, parse, sign in one pass), kept by Spark (memory and disk)
@@ -23,7 +24,11 @@ checksum per round of the components' algorithm.
    of them make an edge); exact and content keys link each holder to the first holder (a window).
 4. **components**: the alternating large-star / small-star rounds of Kiveris et al. (2014) on the
    edge DataFrame, checkpointed each round, until a round changes nothing (the driver compares the
-   edge count and an xor of edge hashes). A component is named by its smallest document.
+   edge count and an xor of edge hashes). A component is named by its smallest document. The
+   largest component's size (one count by component) is compared with ``max_component``; past
+   it, the sketch pairs are verified in the executors (``_verified_pairs``), the pass over their
+   components gives the representatives and the batch's boilerplate, the pass's own pairs and the
+   pairs between components are verified again with it, and the rounds run on those edges.
 5. **engine**: documents partitioned by component, in document order within it; each task runs
    ``run_components`` (the kernel of ``neardup dedup``) over many components, then the keep rule
    and the output rows (``DedupResult.rows``) of those documents.
@@ -265,8 +270,9 @@ def _edge_task(min_shared: int) -> Any:
     return task
 
 
-def _candidate_graph(docs_df: Any, config: DedupConfig, partitions: int) -> Any:
-    """The candidate graph's edges (a < b) as a DataFrame."""
+def _candidate_graph(docs_df: Any, config: DedupConfig, partitions: int) -> tuple[Any, Any]:
+    """The candidate graph as two DataFrames of pairs (a < b): key edges (the same page or text:
+    they link as they are) and sketch pairs (to be verified)."""
     F = _functions()
     from pyspark.sql import Window
 
@@ -293,7 +299,100 @@ def _candidate_graph(docs_df: Any, config: DedupConfig, partitions: int) -> Any:
                 F.col("a") < F.col("b")
             )
         )
-    return sketch.unionByName(keys[0]).unionByName(keys[1])
+    return keys[0].unionByName(keys[1]), sketch
+
+
+#: what the sketches' look at a pair needs of each document (no text profile: the bulk of a row)
+GATE_COLUMNS = ("exact", "content", "simhash", "layout", "has_layout", "size", "tokens", "sketch", "numbers")
+
+
+def _verify_task(config: DedupConfig, full: bool, common: tuple[Any, Any] | None = None) -> Any:
+    """mapInArrow over candidate pairs joined with both documents' columns (``a_*``, ``b_*``): the
+    pairs that link (``neardup.match.components.link_pairs``, one thread: a task is a core).
+    ``full=False``: the sketches' kind alone, from ``GATE_COLUMNS`` and a ``texts`` flag a side;
+    ``full=True``: the kind the texts give, profiles included. ``common``: the batch's boilerplate
+    (``batch_boilerplate``), left out of a pair as it stands at the pair's later document."""
+    cfg = config.match
+    widths = (cfg.sketch_size, max(cfg.max_numbers, 1))
+    cols = (*GATE_COLUMNS, "profile") if full else GATE_COLUMNS
+
+    def task(batches: Iterator[Any]) -> Iterator[Any]:
+        import pyarrow as pa
+
+        from neardup.match.components import link_pairs
+        from neardup.match.signature import Signatures
+
+        held = [rb for rb in batches if rb.num_rows]
+        if not held:
+            return
+        t = pa.Table.from_batches(held).combine_chunks()
+        a = t.column("a").to_numpy()
+        b = t.column("b").to_numpy()
+        order = np.lexsort((b, a))
+        t = t.take(pa.array(order))
+        a, b = a[order], b[order]
+        m = t.num_rows
+        sides = [signatures_of(pa.table({c: t.column(f"{s}_{c}") for c in cols}), widths) for s in ("a", "b")]
+        sigs = Signatures.concat(sides)
+        texts = None
+        if not full:
+            texts = np.concatenate(
+                [t.column(f"{s}_texts").to_numpy(zero_copy_only=False) for s in ("a", "b")]
+            )
+        rows = np.arange(m, dtype=np.int64)
+        if full:
+            # a pair whose documents the task's linked pairs already connect need not be read
+            _, inv = np.unique(np.concatenate([a, b]), return_inverse=True)
+            ends = (inv[:m].astype(np.int64), inv[m:].astype(np.int64))
+        else:
+            # the sketches' look skips nothing: a pair they pass may still be unique once the texts
+            # are read, so it connects nothing yet
+            ends = (rows, rows + m)
+        linked, _ = link_pairs(
+            sigs,
+            (rows, rows + m),
+            cfg,
+            nodes=ends,
+            parent=np.arange(2 * m, dtype=np.int64),
+            texts=texts,
+            full=full,
+            common=common,
+            at=b,
+            parallel=False,
+        )
+        yield pa.RecordBatch.from_arrays([pa.array(a[linked]), pa.array(b[linked])], names=["a", "b"])
+
+    return task
+
+
+def _verified_pairs(
+    docs_df: Any, pairs: Any, config: DedupConfig, *, fixed: int = 0, common: tuple[Any, Any] | None = None
+) -> Any:
+    """The candidate pairs (a, b) that link their documents, verified in the executors: first the
+    sketches' kind (each side's ``GATE_COLUMNS``, about 0.8 KB a document), then, for the pairs the
+    sketches do not call unique, the kind the texts give (profiles joined only for those). A pair
+    of two of the first ``fixed`` documents (matched corpus documents, representatives already)
+    is not verified: the pass never checks one against another. ``common``: the batch's boilerplate
+    (``neardup.match.components.batch_boilerplate``), left out as ``link_pairs`` leaves it out."""
+    F = _functions()
+    if fixed:
+        pairs = pairs.filter(F.col("b") >= F.lit(fixed))
+
+    def side(s: str, cols: tuple[str, ...], texts: bool) -> Any:
+        extra = [(F.size("profile") > 0).alias(f"{s}_texts")] if texts else []
+        return docs_df.select(F.col("doc").alias(s), *[F.col(c).alias(f"{s}_{c}") for c in cols], *extra)
+
+    gate = (
+        pairs.join(side("a", GATE_COLUMNS, True), "a")
+        .join(side("b", GATE_COLUMNS, True), "b")
+        .mapInArrow(_verify_task(config, full=False, common=common), "a long, b long")
+    )
+    full = (*GATE_COLUMNS, "profile")
+    return (
+        gate.join(side("a", full, False), "a")
+        .join(side("b", full, False), "b")
+        .mapInArrow(_verify_task(config, full=True, common=common), "a long, b long")
+    )
 
 
 def _forest_task(batches: Iterator[Any]) -> Iterator[Any]:
@@ -364,6 +463,88 @@ def connected_components(edges: Any, max_rounds: int = 200) -> tuple[Any, int]:
     return e.select(F.col("x").alias("doc"), F.col("y").alias("comp")), rounds
 
 
+def _grouped(docs_df: Any, labels: Any, partitions: int) -> Any:
+    """The documents with their component (``comp``; a document in no edge is its own),
+    partitioned by component and sorted by (component, document): the engine tasks' input."""
+    F = _functions()
+    return (
+        docs_df.join(labels, "doc", "left")
+        .withColumn("comp", F.coalesce(F.col("comp"), F.col("doc")))
+        .repartition(partitions, "comp")
+        .sortWithinPartitions("comp", "doc")
+    )
+
+
+def _posted_values(docs_df: Any, config: DedupConfig, every: bool) -> Any:
+    """(v, doc, posted) rows of the documents' sketches: values as signed ints, ``posted`` for a
+    document's ``posted`` smallest; ``every=False``: the posted ones only."""
+    F = _functions()
+    rows = (
+        docs_df.select("doc", F.posexplode("sketch").alias("pos", "v"))
+        .filter(F.col("v") != -1)  # EMPTY32 as a signed int
+        .select("v", "doc", (F.col("pos") < config.match.posted).alias("posted"))
+    )
+    return rows if every else rows.filter(F.col("posted"))
+
+
+def _boilerplate(docs_df: Any, reps: Any, config: DedupConfig) -> tuple[Any, Any]:
+    """The batch's boilerplate (``neardup.match.components.batch_boilerplate``) from the
+    representatives (``reps``: doc, rep): the values posted by more than ``max_posting`` of them,
+    sorted, and per value its ``max_posting + 1``-th poster (one row per value on the driver)."""
+    F = _functions()
+    from pyspark.sql import Window
+
+    mp = config.match.max_posting
+    posted = _posted_values(docs_df.join(reps.filter(F.col("rep")).select("doc"), "doc"), config, False)
+    w = Window.partitionBy("v").orderBy("doc")
+    rows = (
+        posted.select("v", "doc", F.dense_rank().over(w).alias("r"))
+        .filter(F.col("r") == mp + 1)
+        .select("v", "doc")
+        .distinct()
+        .collect()
+    )
+    values = np.array([r["v"] for r in rows], np.int64).astype(np.int32).view(np.uint32)
+    after = np.array([r["doc"] for r in rows], np.int64)
+    order = np.argsort(values, kind="stable")
+    return values[order], after[order]
+
+
+def _rep_pairs(docs_df: Any, reps: Any, common: tuple[Any, Any], config: DedupConfig, partitions: int) -> Any:
+    """``neardup.match.components.rep_pairs`` in the executors: the pairs (a, b) where ``a`` is a
+    representative among the first ``max_posting + 1`` posting at least ``min_shared`` of ``b``'s
+    values, before each is boilerplate."""
+    import dataclasses
+
+    spark_session = docs_df.sparkSession
+    F = _functions()
+    cfg = config.match
+    wide = dataclasses.replace(
+        config, match=dataclasses.replace(cfg, hot_posting=10**9, link_posters=cfg.max_posting + 1)
+    )
+    values, after = common
+    rows = (
+        _posted_values(docs_df, config, True)
+        .join(reps, "doc")
+        .withColumn("posted", F.col("posted") & F.col("rep"))
+    )
+    if values.size:
+        bp = spark_session.createDataFrame(
+            [(int(v), int(d)) for v, d in zip(values.view(np.int32).tolist(), after.tolist(), strict=True)],
+            "v int, after long",
+        )
+        rows = rows.join(F.broadcast(bp), "v", "left").filter(
+            F.col("after").isNull() | (F.col("doc") <= F.col("after"))
+        )
+    return (
+        rows.select("v", "doc", "posted")
+        .repartition(partitions, "v")
+        .mapInArrow(_graph_task(wide), GRAPH_SCHEMA)
+        .repartition(partitions, "p")
+        .mapInArrow(_edge_task(cfg.min_shared), "a long, b long")
+    )
+
+
 # -------------------------------------------------------------------------------------- against
 def _with_corpus(spark: Any, corpus: Any, docs_df: Any, config: DedupConfig) -> tuple[Any, int]:
     """The plan's documents with the batch's matched corpus documents ahead of them: the corpus
@@ -398,39 +579,71 @@ def _with_corpus(spark: Any, corpus: Any, docs_df: Any, config: DedupConfig) -> 
 
 
 # --------------------------------------------------------------------------------------- engine
-def _engine_task(config: DedupConfig, fmt: str, verified: Any) -> Any:
-    """mapInArrow over documents partitioned by component, sorted by (component, document): the
-    engine's pass per component, the keep rule and the output rows."""
+def _component_run(
+    table: Any, config: DedupConfig, common: tuple[Any, Any] | None
+) -> tuple[Any, Any, Any, int]:
+    """The engine's pass over the components of a task's table (rows sorted by component, then
+    document): the table (matched corpus documents first), its signatures, the pass's results
+    and the number of corpus rows. ``common``: the batch's boilerplate, counted by document."""
+    import pyarrow as pa
+
     cfg = config.match
-    struct = _evidence_type() if fmt == "parquet" else None
     widths = (cfg.sketch_size, max(cfg.max_numbers, 1))
+    n = table.num_rows
+    comp = table.column("comp").to_numpy()
+    n_fixed = 0
+    if "fixed" in table.schema.names:
+        # matched corpus documents (representatives already) go first, as dedup_fingerprints
+        # puts them ahead of the batch; each component's rows stay ascending
+        fixed = table.column("fixed").to_numpy(zero_copy_only=False).astype(np.bool_)
+        n_fixed = int(fixed.sum())
+        if n_fixed:
+            perm = np.r_[np.flatnonzero(fixed), np.flatnonzero(~fixed)]
+            table, comp = table.take(pa.array(perm)), comp[perm]
+    sigs = signatures_of(table, widths)
+    order = np.lexsort((np.arange(n), comp))
+    sc = comp[order]
+    starts = np.flatnonzero(np.r_[True, sc[1:] != sc[:-1]])
+    sizes = np.diff(np.r_[starts, n])
+    multi = sizes > 1
+    ptr = np.r_[0, np.cumsum(sizes[multi])].astype(np.int64)
+    rows = order[np.repeat(multi, sizes)].astype(np.int64)
+    if reads_dates(cfg):
+        # the batch's dates, and the matched corpus rows' days as the index stores them
+        sigs.day = days_of(table.column("order").to_pylist(), n)
+    docs = table.column("doc").to_numpy().astype(np.int64)
+    out = run_components(sigs, cfg, ptr, rows, fixed=n_fixed, common=common, order=docs)
+    return table, sigs, out, n_fixed
+
+
+def _rep_task(config: DedupConfig) -> Any:
+    """mapInArrow over documents partitioned by component, sorted by (component, document): per
+    document, whether the pass over its component (no boilerplate given) keeps it a representative."""
 
     def process(table: Any) -> Any:
         import pyarrow as pa
 
+        table, _, out, _ = _component_run(table, config, None)
+        docs = table.column("doc").to_numpy().astype(np.int64)
+        return pa.RecordBatch.from_arrays(
+            [pa.array(docs), pa.array(out["rep"] == np.arange(table.num_rows))], names=["doc", "rep"]
+        )
+
+    return _by_components(process)
+
+
+def _engine_task(config: DedupConfig, fmt: str, verified: Any, common: tuple[Any, Any] | None = None) -> Any:
+    """mapInArrow over documents partitioned by component, sorted by (component, document): the
+    engine's pass per component (``common``: the batch's boilerplate), the keep rule and the
+    output rows."""
+    cfg = config.match
+    struct = _evidence_type() if fmt == "parquet" else None
+
+    def process(table: Any) -> Any:
+        import pyarrow as pa
+
+        table, sigs, out, n_fixed = _component_run(table, config, common)
         n = table.num_rows
-        comp = table.column("comp").to_numpy()
-        n_fixed = 0
-        if "fixed" in table.schema.names:
-            # matched corpus documents (representatives already) go first, as dedup_fingerprints
-            # puts them ahead of the batch; each component's rows stay ascending
-            fixed = table.column("fixed").to_numpy(zero_copy_only=False).astype(np.bool_)
-            n_fixed = int(fixed.sum())
-            if n_fixed:
-                perm = np.r_[np.flatnonzero(fixed), np.flatnonzero(~fixed)]
-                table, comp = table.take(pa.array(perm)), comp[perm]
-        sigs = signatures_of(table, widths)
-        order = np.lexsort((np.arange(n), comp))
-        sc = comp[order]
-        starts = np.flatnonzero(np.r_[True, sc[1:] != sc[:-1]])
-        sizes = np.diff(np.r_[starts, n])
-        multi = sizes > 1
-        ptr = np.r_[0, np.cumsum(sizes[multi])].astype(np.int64)
-        rows = order[np.repeat(multi, sizes)].astype(np.int64)
-        if reads_dates(cfg):
-            # the batch's dates, and the matched corpus rows' days as the index stores them
-            sigs.day = days_of(table.column("order").to_pylist(), n)
-        out = run_components(sigs, cfg, ptr, rows, fixed=n_fixed)
         verified.add(int(out["verified"][0]))
         clusters = Clusters.from_run(out)
         ids = [str(i) for i in table.column("id").to_pylist()]
@@ -469,6 +682,13 @@ def _engine_task(config: DedupConfig, fmt: str, verified: Any) -> Any:
         return pa.RecordBatch.from_arrays(
             [doc, value, kind, keep, *extra], names=["doc", "value", "kind", "keep", *extra_names]
         )
+
+    return _by_components(process)
+
+
+def _by_components(process: Any) -> Any:
+    """A mapInArrow task running ``process`` on tables of whole components (rows sorted by
+    component), at least ``ENGINE_BATCH`` rows each but for the last."""
 
     def task(batches: Iterator[Any]) -> Iterator[Any]:
         import pyarrow as pa
@@ -509,6 +729,47 @@ def _evidence(struct: Any, values: list[dict[str, Any] | None]) -> Any:
                 f"evidence fields {sorted(set(e) - known)} have no Parquet type in neardup.formats.row_schema"
             )
     return pa.array(values, struct)
+
+
+def _largest_component(labels: Any, n: int) -> int:
+    """The number of documents in the candidate graph's largest component (``labels``: doc, comp
+    for the documents on an edge; a document on none is a component of one)."""
+    F = _functions()
+    row = labels.filter(F.col("doc") != F.col("comp")).groupBy("comp").count().agg(F.max("count")).first()
+    return int(row[0]) + 1 if row is not None and row[0] is not None else min(n, 1)
+
+
+def _verified_labels(
+    docs_df: Any, keys: Any, pairs: Any, config: DedupConfig, partitions: int, matched: int
+) -> tuple[Any, tuple[Any, Any], int, list[Any]]:
+    """``neardup.match.components.verified_components`` in the executors: the components before
+    boilerplate (key edges and the sketch pairs verified from the two documents), the pass over
+    them for the batch's representatives and boilerplate, the pass's own pairs and the sketch
+    pairs between those components verified again with it. Returns (doc, comp) rows, the
+    boilerplate, the rounds of the components' algorithm and the frames held (to unpersist)."""
+    from pyspark import StorageLevel
+
+    F = _functions()
+    first = keys.unionByName(_verified_pairs(docs_df, pairs, config, fixed=matched)).persist(
+        StorageLevel.MEMORY_AND_DISK
+    )
+    labels0, rounds = connected_components(first)
+    reps = _grouped(docs_df, labels0, partitions).mapInArrow(_rep_task(config), "doc long, rep boolean")
+    reps = reps.persist(StorageLevel.MEMORY_AND_DISK)
+    common = _boilerplate(docs_df, reps, config)
+    more = pairs.unionByName(_rep_pairs(docs_df, reps, common, config, partitions))
+    if matched:
+        more = more.filter(F.col("b") >= F.lit(matched))
+    apart = (
+        more.join(labels0.select(F.col("doc").alias("a"), F.col("comp").alias("ca")), "a", "left")
+        .join(labels0.select(F.col("doc").alias("b"), F.col("comp").alias("cb")), "b", "left")
+        .filter(F.coalesce(F.col("ca"), F.col("a")) != F.coalesce(F.col("cb"), F.col("b")))
+        .select("a", "b")
+        .distinct()
+    )
+    edges = first.unionByName(_verified_pairs(docs_df, apart, config, common=common))
+    labels, more_rounds = connected_components(edges)
+    return labels, common, rounds + more_rounds, [reps, first]
 
 
 # ----------------------------------------------------------------------------------------- main
@@ -579,20 +840,25 @@ def distributed_dedup(
 
         t1 = time.perf_counter()
         engine_parts = max(parts, -(-(n + matched) // 100_000))
-        edges = _candidate_graph(docs_df, config, engine_parts)
-        labels, rounds = connected_components(edges)
+        keys, pairs = _candidate_graph(docs_df, config, engine_parts)
+        labels, rounds = connected_components(keys.unionByName(pairs))
+        labels = labels.persist(StorageLevel.MEMORY_AND_DISK)
+        largest = _largest_component(labels, n + matched)
+        common = None
+        held: list[Any] = [labels]
+        if largest > config.match.max_component:
+            labels, common, more_rounds, more_held = _verified_labels(
+                docs_df, keys, pairs, config, engine_parts, matched
+            )
+            rounds += more_rounds
+            held += more_held
         secs["components"] = time.perf_counter() - t1
 
         t2 = time.perf_counter()
         verified = spark.sparkContext.accumulator(0)
-        grouped = (
-            docs_df.join(labels, "doc", "left")
-            .withColumn("comp", F.coalesce(F.col("comp"), F.col("doc")))
-            .repartition(engine_parts, "comp")
-            .sortWithinPartitions("comp", "doc")
-        )
+        grouped = _grouped(docs_df, labels, engine_parts)
         schema = _parquet_schema() if kind == "parquet" else LINE_SCHEMA
-        lines = grouped.mapInArrow(_engine_task(config, kind, verified), schema).persist(
+        lines = grouped.mapInArrow(_engine_task(config, kind, verified, common), schema).persist(
             StorageLevel.MEMORY_AND_DISK
         )
         code = "kind_code" if kind == "parquet" else "kind"
@@ -620,6 +886,8 @@ def distributed_dedup(
             index_documents = write_merge(spark, corpus, kept_df, kept_n, config)
             secs["merge"] = time.perf_counter() - t4
         lines.unpersist()
+        for frame in held:
+            frame.unpersist()
         docs_df.unpersist()
         batch_df.unpersist()
     n_indexed = sum(int(r["n"]) for r in counts if r["indexed"])
