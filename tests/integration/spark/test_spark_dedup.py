@@ -4,6 +4,7 @@ corpus index, and with ``--merge`` (the merged index then reads the same on both
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 from pathlib import Path
@@ -19,6 +20,14 @@ from neardup.dedup.fingerprints import fingerprint_records
 from neardup.io import iter_records
 from neardup.match import MatchConfig
 from neardup.match.components import batch_components, largest_component, verified_components
+
+# The verified cut in Spark (a batch whose largest candidate component passes --max-component) runs
+# its components' rounds twice more; on a loaded 2-core machine a round's localCheckpoint has failed
+# (docs/spark.md, limits), so these runs are opt-in: NEARDUP_SPARK_VERIFIED=1.
+verified_cut = pytest.mark.skipif(
+    not os.environ.get("NEARDUP_SPARK_VERIFIED"),
+    reason="the Spark verified cut is opt-in (NEARDUP_SPARK_VERIFIED=1): see docs/spark.md, limits",
+)
 
 pytestmark = [
     pytest.mark.spark,
@@ -126,6 +135,7 @@ def test_spark_dedup_writes_the_lines_of_neardup_dedup_at_any_partition_count(
         assert any(r["id"].endswith("#2") for r in rows)
 
 
+@verified_cut
 @pytest.mark.timeout(1200)  # the verified plan: two rounds of pair checks and components, one more pass
 @pytest.mark.parametrize("partitions", ["1", "3"])
 def test_spark_dedup_cuts_a_large_component_along_verified_pairs_as_neardup_dedup_does(
@@ -328,7 +338,7 @@ def test_spark_corpus_candidates_are_the_pairs_neardup_dedup_finds(
 @pytest.mark.timeout(1500)
 @pytest.mark.parametrize(
     ("options", "partitions"),
-    [((), "1"), ((), "3"), (("--max-component", "2"), "3")],
+    [((), "1"), ((), "3"), pytest.param(("--max-component", "2"), "3", marks=verified_cut)],
     ids=["1", "3", "verified-cut-3"],
 )
 def test_spark_dedup_against_an_index_writes_the_lines_of_neardup_dedup_at_any_partition_count(
