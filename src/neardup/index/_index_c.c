@@ -1186,7 +1186,7 @@ static int resolve_all(Cands *C, int64_t k, const Tables *X, const Known *Kn, co
             /* the bucket the candidate 8 ahead reads: its rows of hi and lo */
             int64_t b8 = (int64_t)(S[x + 8].kb >> rs);
             int64_t a8 = offat(X, 0, b8), e8 = offat(X, 0, b8 + 1);
-            if (e8 - a8 > 64) e8 = a8 + 64;
+            if (e8 - a8 > 256) e8 = a8 + 256;
             for (int64_t r = a8; r < e8; r += 16) __builtin_prefetch(X->hi + r, 0, 3);
             if (has_lo)
                 for (int64_t r = a8; r < e8; r += 64 / lsz) __builtin_prefetch(X->lo->p + r * lsz, 0, 3);
