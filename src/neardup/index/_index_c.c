@@ -12,6 +12,10 @@
  * The hot kernels are compiled twice on x86-64 Linux with GCC (for x86-64-v3 and for the baseline),
  * the loader picking the one the CPU runs: the 16-entry filter of the query scan then uses AVX2 and
  * POPCNT where the CPU has them.
+ *
+ * The batch query visits queries and candidates in a more cache-friendly order than its numba twin
+ * (coarser sort keys, candidates sorted by directory bucket and carrying their query): the same
+ * matches, reported in another order, which is not part of a query kernel's contract.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
