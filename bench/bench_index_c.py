@@ -236,10 +236,13 @@ def render(rows, args, cmd, when, mach, loads) -> str:  # type: ignore[no-untype
         "",
         f"`{cmd}` — {when}; {mach}; load average (1/5/15 min) during the runs: {'; '.join(loads)}.",
         "Medians of the runs with (min-max); every run a new process with an empty `NUMBA_CACHE_DIR`.",
-        "",
-        "| kernels | first `HammingIndex.query` | `add_many` 100k | `import neardup` | numba imported |",
-        "|---|---|---|---|---|",
     ]
+    if any(k.startswith("fq-") for k in rows):
+        out += [
+            "",
+            "| kernels | first `HammingIndex.query` | `add_many` 100k | `import neardup` | numba imported |",
+            "|---|---|---|---|---|",
+        ]
     for tag in ("c", "numba"):
         rs = rows.get(f"fq-{tag}")
         if not rs:
@@ -249,11 +252,12 @@ def render(rows, args, cmd, when, mach, loads) -> str:  # type: ignore[no-untype
             f"{_spread([r['add_many'] for r in rs], '.3f')} s | {_spread([r['import'] for r in rs], '.2f')} s | "
             f"{'yes' if any(r['numba'] for r in rs) else 'no'} |"
         )
-    out += [
-        "",
-        "| kernels | `neardup urls canonical` (1,000 URLs) | `neardup urls check` (1,000 URLs, memory://) |",
-        "|---|---|---|",
-    ]
+    if any(k.startswith("urls-") for k in rows):
+        out += [
+            "",
+            "| kernels | `neardup urls canonical` (1,000 URLs) | `neardup urls check` (1,000 URLs, memory://) |",
+            "|---|---|---|",
+        ]
     for tag in ("c", "numba"):
         rs = rows.get(f"urls-{tag}")
         if rs:

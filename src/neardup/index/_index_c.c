@@ -1302,7 +1302,21 @@ static inline __attribute__((always_inline)) int64_t query_residual_body(
             uint32_t ph = (uint32_t)Ph;
             uint64_t base = (Pv >> rs) << rs;
             while (i < e) {
-                if (i + 16 <= X->n) {
+                if (e - i > 16 && i + 32 <= X->n) {
+                    /* 32 entries a step while the run is long */
+#if HAVE_AVX2_PATH
+                    uint32_t m = avx2 ? within16_avx2(row + i, ph, k32) | (within16_avx2(row + i + 16, ph, k32) << 16)
+                                      : within16(row + i, ph, k32) | (within16(row + i + 16, ph, k32) << 16);
+#else
+                    uint32_t m = within16(row + i, ph, k32) | (within16(row + i + 16, ph, k32) << 16);
+#endif
+                    if (e - i < 32) m &= (((uint32_t)1) << (e - i)) - 1;
+                    if (m == 0) {
+                        i += 32;
+                        continue;
+                    }
+                    i += __builtin_ctz(m);
+                } else if (i + 16 <= X->n) {
 #if HAVE_AVX2_PATH
                     uint32_t m = avx2 ? within16_avx2(row + i, ph, k32) : within16(row + i, ph, k32);
 #else
