@@ -1,6 +1,6 @@
 """The index and URL kernels in C: cold start with an empty kernel cache, and the 10M index targets.
 
-    python bench/bench_index_c.py [--runs 5] [--n 10000000] [--numba] [--no-write]
+    python bench/bench_index_c.py [--runs 5] [--n 10000000] [--numba] [--no-write] [--against DIR]
 
 Every measurement runs in a new process with its own empty ``NUMBA_CACHE_DIR``, from this
 checkout's ``src``:
@@ -12,8 +12,12 @@ checkout's ``src``:
 - **index 10M**: ``add_many`` of N = 10M uniformly random fingerprints (design auto: 4 tables, k = 3),
   then 200,000 queries (indexed fingerprints with 1..3 bits flipped) in one ``query_many``; build
   wall time, queries per second (wall and CPU), RSS growth per fingerprint (VmRSS after the build
-  minus before, the input arrays already resident), and recall on 40 queries against brute force.
+  minus before, the input arrays already resident), recall on 40 queries against brute force, and
+  the per-call ``HammingIndex.query`` (CPU time per call over 20,000 of the queries).
   Targets: >= 1M q/s, build <= 2 s, <= 24 B/fp, in every run.
+
+``--against DIR`` also runs the 10M measurement, alternated run by run, with another checkout's
+``src`` (e.g. ``/work/main``: an A/B of two versions of the library under the same load).
 
 ``--numba`` also runs each once with the C extensions hidden (what an install without a C compiler
 gets, before ``neardup warmup``: numba compiles during the run).
@@ -92,16 +96,21 @@ w0, c0 = time.perf_counter(), time.process_time()
 res = idx.query_many(q)
 qw, qc = time.perf_counter() - w0, time.process_time() - c0
 recall, beyond = check(fps, q, 40, group(res[0], res[1], 40))
-print(json.dumps({{"build": build, "build_cpu": build_cpu, "qps_wall": q.shape[0] / qw, "qps_cpu": q.shape[0] / qc, "rss_fp": rss,
+one = q[:20_000].tolist()
+c0 = time.process_time()
+for x in one:
+    idx.query(x)
+query_us = (time.process_time() - c0) / len(one) * 1e6
+print(json.dumps({{"query_us": query_us, "build": build, "build_cpu": build_cpu, "qps_wall": q.shape[0] / qw, "qps_cpu": q.shape[0] / qc, "rss_fp": rss,
                   "recall": recall, "beyond": beyond, "tables": idx.design.n_tables, "backend": kernels.BACKEND}}))
 """
 
 
-def _env(cache: str) -> dict[str, str]:
+def _env(cache: str, src: Path | None = None) -> dict[str, str]:
     env = {
         **os.environ,
         "NUMBA_CACHE_DIR": cache,
-        "PYTHONPATH": f"{ROOT / 'src'}{os.pathsep}{ROOT / 'bench'}",
+        "PYTHONPATH": f"{src or ROOT / 'src'}{os.pathsep}{ROOT / 'bench'}",
     }
     for name in ("NUMBA_DISABLE_JIT", "NEARDUP_JIT"):
         env.pop(name, None)
@@ -109,14 +118,19 @@ def _env(cache: str) -> dict[str, str]:
 
 
 def _py(
-    code: str, tmp: str, numba: bool, stdin: str | None = None, args: list[str] | None = None
+    code: str,
+    tmp: str,
+    numba: bool,
+    stdin: str | None = None,
+    args: list[str] | None = None,
+    src: Path | None = None,
 ) -> tuple[float, str]:
     cache = tempfile.mkdtemp(dir=tmp, prefix="numba-")
     prog = (HIDE_C if numba else "") + code
     t0 = time.perf_counter()
     res = subprocess.run(
         [sys.executable, "-c", prog, *(args or [])],
-        env=_env(cache),
+        env=_env(cache, src),
         input=stdin,
         capture_output=True,
         text=True,
@@ -150,8 +164,8 @@ def urls_cli(tmp: str, numba: bool) -> dict[str, float]:
     return {"canonical": w1, "check": w2}
 
 
-def ten_m(tmp: str, n: int, numba: bool) -> dict[str, float]:
-    _, out = _py(TEN_M.format(n=n, bench=str(ROOT / "bench")), tmp, numba)
+def ten_m(tmp: str, n: int, numba: bool, src: Path | None = None) -> dict[str, float]:
+    _, out = _py(TEN_M.format(n=n, bench=str(ROOT / "bench")), tmp, numba, src=src)
     return json.loads(out.strip().splitlines()[-1])  # type: ignore[no-any-return]
 
 
@@ -169,8 +183,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--n", type=int, default=10_000_000)
     ap.add_argument("--numba", action="store_true", help="also run with the C extensions hidden")
     ap.add_argument("--skip-10m", action="store_true")
+    ap.add_argument("--only-10m", action="store_true", help="skip the cold-start and CLI measurements")
     ap.add_argument("--no-write", action="store_true")
     ap.add_argument("--save", help="also write the raw rows (JSON) here")
+    ap.add_argument("--against", help="another checkout whose src runs the 10M measurement, alternated")
     args = ap.parse_args(argv)
     cmd = "python bench/bench_index_c.py " + " ".join(argv if argv is not None else sys.argv[1:])
     when = dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
@@ -181,21 +197,25 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="bench-index-c-") as tmp:
         for nb in backends:
             tag = "numba" if nb else "c"
-            for _ in range(args.runs if not nb else 1):
+            for _ in range(0 if args.only_10m else args.runs if not nb else 1):
                 r = first_query(tmp, nb)
                 rows.setdefault(f"fq-{tag}", []).append(r)
                 print(tag, "first query", r, flush=True)
-            for _ in range(args.runs if not nb else 1):
+            for _ in range(0 if args.only_10m else args.runs if not nb else 1):
                 r = urls_cli(tmp, nb)
                 rows.setdefault(f"urls-{tag}", []).append(r)
                 print(tag, "urls", r, flush=True)
             loads.append(load())
             if not args.skip_10m:
-                for _ in range(args.runs if not nb else 1):
-                    r = ten_m(tmp, args.n, nb)
-                    rows.setdefault(f"10m-{tag}", []).append(r)
-                    print(tag, "10M", r, flush=True)
-                    loads.append(load())
+                for i in range(args.runs if not nb else 1):
+                    plan: list[tuple[str, Path | None]] = [(tag, None)]
+                    if args.against and not nb:  # alternate which checkout goes first
+                        plan = [(tag, None), ("against", Path(args.against) / "src")][:: -1 if i % 2 else 1]
+                    for tg, src in plan:
+                        r = ten_m(tmp, args.n, nb, src)
+                        rows.setdefault(f"10m-{tg}", []).append(r)
+                        print(tg, "10M", r, flush=True)
+                        loads.append(load())
     if args.save:
         Path(args.save).write_text(
             json.dumps({"rows": rows, "loads": loads, "when": when, "cmd": cmd}), encoding="utf-8"
@@ -216,10 +236,13 @@ def render(rows, args, cmd, when, mach, loads) -> str:  # type: ignore[no-untype
         "",
         f"`{cmd}` — {when}; {mach}; load average (1/5/15 min) during the runs: {'; '.join(loads)}.",
         "Medians of the runs with (min-max); every run a new process with an empty `NUMBA_CACHE_DIR`.",
-        "",
-        "| kernels | first `HammingIndex.query` | `add_many` 100k | `import neardup` | numba imported |",
-        "|---|---|---|---|---|",
     ]
+    if any(k.startswith("fq-") for k in rows):
+        out += [
+            "",
+            "| kernels | first `HammingIndex.query` | `add_many` 100k | `import neardup` | numba imported |",
+            "|---|---|---|---|---|",
+        ]
     for tag in ("c", "numba"):
         rs = rows.get(f"fq-{tag}")
         if not rs:
@@ -229,11 +252,12 @@ def render(rows, args, cmd, when, mach, loads) -> str:  # type: ignore[no-untype
             f"{_spread([r['add_many'] for r in rs], '.3f')} s | {_spread([r['import'] for r in rs], '.2f')} s | "
             f"{'yes' if any(r['numba'] for r in rs) else 'no'} |"
         )
-    out += [
-        "",
-        "| kernels | `neardup urls canonical` (1,000 URLs) | `neardup urls check` (1,000 URLs, memory://) |",
-        "|---|---|---|",
-    ]
+    if any(k.startswith("urls-") for k in rows):
+        out += [
+            "",
+            "| kernels | `neardup urls canonical` (1,000 URLs) | `neardup urls check` (1,000 URLs, memory://) |",
+            "|---|---|---|",
+        ]
     for tag in ("c", "numba"):
         rs = rows.get(f"urls-{tag}")
         if rs:
@@ -246,19 +270,22 @@ def render(rows, args, cmd, when, mach, loads) -> str:  # type: ignore[no-untype
             "",
             f"Index of N = {args.n:,} random fingerprints, k = 3, design auto, 200,000 queries in one batch:",
             "",
-            "| kernels | build (wall) | build (CPU, 2 threads) | queries/s (wall) | queries/s (CPU) | RSS growth / fp | recall | runs |",
-            "|---|---|---|---|---|---|---|---|",
+            "| kernels | build (wall) | build (CPU, 2 threads) | queries/s (wall) | queries/s (CPU) "
+            "| RSS growth / fp | recall | `query` per call (CPU) | runs |",
+            "|---|---|---|---|---|---|---|---|---|",
         ]
-        for tag in ("c", "numba"):
+        for tag in ("c", "numba", "against"):
             rs = rows.get(f"10m-{tag}")
             if rs:
+                name = f"c, `{args.against}`" if tag == "against" else tag
                 out.append(
-                    f"| {tag} | {_spread([r['build'] for r in rs], '.2f')} s | "
+                    f"| {name} | {_spread([r['build'] for r in rs], '.2f')} s | "
                     f"{_spread([r.get('build_cpu', float('nan')) for r in rs], '.2f')} s | "
                     f"{_spread([r['qps_wall'] / 1e6 for r in rs], '.2f')}M | "
                     f"{_spread([r['qps_cpu'] / 1e6 for r in rs], '.2f')}M | "
                     f"{_spread([r['rss_fp'] for r in rs], '.1f')} B | "
-                    f"{min(r['recall'] for r in rs):.3f} | {len(rs)} |"
+                    f"{min(r['recall'] for r in rs):.3f} | "
+                    f"{_spread([r.get('query_us', float('nan')) for r in rs], '.1f')} us | {len(rs)} |"
                 )
     out += [
         "",

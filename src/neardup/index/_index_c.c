@@ -12,6 +12,10 @@
  * The hot kernels are compiled twice on x86-64 Linux with GCC (for x86-64-v3 and for the baseline),
  * the loader picking the one the CPU runs: the 16-entry filter of the query scan then uses AVX2 and
  * POPCNT where the CPU has them.
+ *
+ * The batch query visits queries and candidates in a more cache-friendly order than its numba twin
+ * (coarser sort keys, candidates sorted by directory bucket and carrying their query): the same
+ * matches, reported in another order, which is not part of a query kernel's contract.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -1007,11 +1011,39 @@ typedef struct {
     int64_t n;
     const Arr *lo;
     const Arr *off; /* (T, nb + 1) */
+    const int32_t *off32; /* the directory when it is int32 (read without a type switch), else NULL */
     int64_t offc;
     int64_t bits, pbits, lobits;
 } Tables;
 
-static inline int64_t offat(const Tables *X, int64_t t, int64_t b) { return ld(X->off, t * X->offc + b); }
+static inline int64_t offat(const Tables *X, int64_t t, int64_t b) {
+    int64_t i = t * X->offc + b;
+    if (X->off32) return X->off32[i];
+    return ld(X->off, i);
+}
+
+/* first row r of [l, e) with (row[r] >> s) >= key, or (with upper) > key; the rows are sorted.
+ * Branch-free halving: the comparisons are data dependent, so mispredicted branches would cost
+ * more than the few extra loads */
+static inline int64_t bound32(const uint32_t *row, int64_t l, int64_t e, int64_t s, uint64_t key, int upper) {
+    int64_t len = e - l;
+    if (len <= 0) return l;
+    const uint32_t *base = row + l;
+    if (upper) {
+        while (len > 1) {
+            int64_t half = len >> 1;
+            base = (((uint64_t)base[half - 1] >> s) <= key) ? base + half : base;
+            len -= half;
+        }
+        return (base - row) + ((((uint64_t)base[0] >> s) <= key) ? 1 : 0);
+    }
+    while (len > 1) {
+        int64_t half = len >> 1;
+        base = (((uint64_t)base[half - 1] >> s) < key) ? base + half : base;
+        len -= half;
+    }
+    return (base - row) + ((((uint64_t)base[0] >> s) < key) ? 1 : 0);
+}
 
 /* rows of table t whose leading `lead` bits equal those of x: [*a, *e), bucket returned */
 static inline int64_t run_of(const Tables *X, int64_t t, uint64_t x, int64_t lead, int64_t *a, int64_t *e) {
@@ -1026,25 +1058,9 @@ static inline int64_t run_of(const Tables *X, int64_t t, uint64_t x, int64_t lea
             uint64_t hmask = (((uint64_t)1) << hibits) - 1;
             uint64_t key = ((x >> X->lobits) & hmask) >> s;
             const uint32_t *row = X->hi + t * X->n;
-            int64_t l = lo_, r = end;
-            while (l < r) {
-                int64_t mid = (l + r) >> 1;
-                if (((uint64_t)row[mid] >> s) < key)
-                    l = mid + 1;
-                else
-                    r = mid;
-            }
-            int64_t start = l;
-            r = end;
-            while (l < r) {
-                int64_t mid = (l + r) >> 1;
-                if (((uint64_t)row[mid] >> s) <= key)
-                    l = mid + 1;
-                else
-                    r = mid;
-            }
+            int64_t start = bound32(row, lo_, end, s, key, 0);
+            end = bound32(row, start, end, s, key, 1);
             lo_ = start;
-            end = l;
         }
         *a = lo_;
         *e = end;
@@ -1095,24 +1111,30 @@ __attribute__((target("avx2,popcnt"))) static inline uint32_t within16_avx2(cons
 }
 #endif
 
+/* a candidate: the fingerprint bits an entry of table t knows (kb), the query (q) and its number and
+ * table (qt = number * 256 + t; a design has at most 128 tables) */
 typedef struct {
-    int64_t *qt; /* (cap, 2) */
-    uint64_t *k;
+    uint64_t kb, q;
+    int64_t qt;
+} Cand;
+
+typedef struct {
+    Cand *c;
     int64_t n, cap;
 } Cands;
 
 static int cands_reserve(Cands *C, int64_t need) {
     if (need <= C->cap) return 0;
     int64_t cap = C->cap * 2 > need ? C->cap * 2 : need;
-    int64_t *qt = (int64_t *)realloc(C->qt, (size_t)cap * 2 * sizeof(int64_t));
-    if (!qt) return -1;
-    C->qt = qt;
-    uint64_t *k = (uint64_t *)realloc(C->k, (size_t)cap * sizeof(uint64_t));
-    if (!k) return -1;
-    C->k = k;
+    Cand *c = (Cand *)realloc(C->c, (size_t)cap * sizeof(Cand));
+    if (!c) return -1;
+    C->c = c;
     C->cap = cap;
     return 0;
 }
+
+/* candidates are flushed (resolved) once this many are queued, bounding their memory */
+#define CANDS_MAX (1 << 20)
 
 typedef struct {
     const uint64_t *kmask;
@@ -1120,22 +1142,61 @@ typedef struct {
     const int64_t *kblocks;
 } Known;
 
-static int resolve_all(const uint64_t *qfps, Cands *C, int64_t k, const Tables *X, const Known *Kn, const Blocks *B,
-                       const uint8_t *dead, int has_dead, const Outs *O, int64_t *n) {
+/* Report, per candidate (query, table t, known bits kb), the rows of table 0 that agree with its
+ * known bits and are its match. Candidates are visited in table 0's directory order (a counting
+ * sort by bucket for many, a merge sort by kb for few), so their lookups in table 0 stream in
+ * address order; the bucket of the candidate 8 ahead is prefetched. */
+static int resolve_all(Cands *C, int64_t k, const Tables *X, const Known *Kn, const Blocks *B, const uint8_t *dead,
+                       int has_dead, const Outs *O, int64_t *n) {
     int64_t nc = C->n;
     if (nc == 0) return 0;
-    int64_t *idx = (int64_t *)malloc((size_t)nc * 2 * sizeof(int64_t));
-    if (!idx) return -1;
-    for (int64_t j = 0; j < nc; j++) idx[j] = j;
-    Keys K = {C->k, NULL};
-    merge_sort_idx(idx, idx + nc, nc, &K);
     int64_t rs = X->bits - X->pbits;
+    Cand *S = (Cand *)malloc((size_t)nc * sizeof(Cand));
+    if (!S) return -1;
+    if (nc * 8 >= X->offc) {
+        int64_t *cnt = (int64_t *)calloc((size_t)X->offc, sizeof(int64_t));
+        if (!cnt) {
+            free(S);
+            return -1;
+        }
+        for (int64_t j = 0; j < nc; j++) cnt[(C->c[j].kb >> rs) + 1]++;
+        for (int64_t b = 0; b + 1 < X->offc; b++) cnt[b + 1] += cnt[b];
+        for (int64_t j = 0; j < nc; j++) S[cnt[C->c[j].kb >> rs]++] = C->c[j];
+        free(cnt);
+    } else {
+        int64_t *idx = (int64_t *)malloc((size_t)nc * 2 * sizeof(int64_t));
+        uint64_t *key = (uint64_t *)malloc((size_t)nc * sizeof(uint64_t));
+        if (!idx || !key) {
+            free(idx);
+            free(key);
+            free(S);
+            return -1;
+        }
+        for (int64_t j = 0; j < nc; j++) {
+            idx[j] = j;
+            key[j] = C->c[j].kb;
+        }
+        Keys K = {key, NULL};
+        merge_sort_idx(idx, idx + nc, nc, &K);
+        for (int64_t j = 0; j < nc; j++) S[j] = C->c[idx[j]];
+        free(idx);
+        free(key);
+    }
     uint64_t kk = (uint64_t)k;
     int has_lo = X->lo->len > 0;
+    int lsz = X->lo->code >> 3;
     for (int64_t x = 0; x < nc; x++) {
-        int64_t j = idx[x];
-        int64_t qi = C->qt[2 * j], t = C->qt[2 * j + 1];
-        uint64_t q = qfps[qi], kb = C->k[j];
+        if (x + 8 < nc) {
+            /* the bucket the candidate 8 ahead reads: its rows of hi and lo */
+            int64_t b8 = (int64_t)(S[x + 8].kb >> rs);
+            int64_t a8 = offat(X, 0, b8), e8 = offat(X, 0, b8 + 1);
+            if (e8 - a8 > 256) e8 = a8 + 256;
+            for (int64_t r = a8; r < e8; r += 16) __builtin_prefetch(X->hi + r, 0, 3);
+            if (has_lo)
+                for (int64_t r = a8; r < e8; r += 64 / lsz) __builtin_prefetch(X->lo->p + r * lsz, 0, 3);
+        }
+        int64_t qi = S[x].qt >> 8, t = S[x].qt & 255;
+        uint64_t q = S[x].q, kb = S[x].kb;
         int64_t a, e;
         int64_t b = run_of(X, 0, kb, Kn->klead[t], &a, &e);
         for (int64_t r = a; r < e; r++) {
@@ -1148,11 +1209,29 @@ static int resolve_all(const uint64_t *qfps, Cands *C, int64_t k, const Tables *
                 *n = emit(O, *n, qi, r, (int64_t)d);
         }
     }
-    free(idx);
+    free(S);
     C->n = 0;
     return 0;
 }
 
+#ifndef PF_AHEAD
+#define PF_AHEAD 8
+#endif
+
+/* a query permuted for the table being scanned, and its number */
+typedef struct {
+    uint64_t p;
+    int64_t qi;
+} QP;
+
+/* One table at a time. A large batch visits the table in directory order: the permuted queries
+ * are counting-sorted by bucket into (value, number) pairs, so the runs scanned come in address
+ * order (the table streams from memory) and the queries themselves are read sequentially; the
+ * bucket of the query 8 ahead is prefetched. A run is skipped 16 entries at a time (one vector
+ * compare) while none is within k on its 32 known bits. Table 0's permutation is the identity, so
+ * its entries are compared with the permuted query itself; an entry of another table knows its
+ * fingerprint's bits through the inverse permutation, which maps entry XOR query to the
+ * fingerprints' XOR (the blocks it knows equal tell whether an earlier table reports the pair). */
 static inline __attribute__((always_inline)) int64_t query_residual_body(
     const uint64_t *qfps, int64_t nq, int64_t k, const Tables *X, int64_t T, const int64_t *keybits, const Known *Kn,
     const Perm *P, const Blocks *B, const uint8_t *dead, int has_dead, const Outs *O, int avx2) {
@@ -1163,38 +1242,81 @@ static inline __attribute__((always_inline)) int64_t query_residual_body(
     uint64_t kk = (uint64_t)k;
     uint32_t k32 = (uint32_t)k;
     int has_lo = X->lo->len > 0;
-    int64_t nbk = X->offc - 1;
     int sweep = nq * 8 >= X->offc;
-    uint64_t *Pq = (uint64_t *)malloc(((size_t)nq + 1) * sizeof(uint64_t));
-    int64_t *order = (int64_t *)malloc(((size_t)nq + 1) * sizeof(int64_t));
-    int64_t *cnt = sweep ? (int64_t *)malloc(((size_t)X->offc) * sizeof(int64_t)) : NULL;
-    Cands C = {NULL, NULL, 0, 0};
-    if (!Pq || !order || (sweep && !cnt) || cands_reserve(&C, nq > (1 << 16) ? nq : (1 << 16)) < 0) goto oom;
-    for (int64_t qi = 0; qi < nq; qi++) order[qi] = qi;
+    /* the sort keys on at most 12 leading bits: its counters stay in the L1 cache, and the runs
+     * of a 12-bit group (16 buckets at 10M, ~10 KB of a table) stay in the L2 cache meanwhile */
+    int64_t sbits = X->pbits < 12 ? X->pbits : 12;
+    int64_t ss = X->bits - sbits;
+    int64_t ncnt = ((int64_t)1 << sbits) + 1;
+    int lsz = X->lo->code >> 3;
+    QP *S = (QP *)malloc(((size_t)nq + 1) * sizeof(QP));
+    uint64_t *Pq = sweep ? (uint64_t *)malloc(((size_t)nq + 1) * sizeof(uint64_t)) : NULL;
+    int64_t *cnt = sweep ? (int64_t *)malloc(((size_t)ncnt) * sizeof(int64_t)) : NULL;
+    Cands C = {NULL, 0, 0};
+    int64_t cap0 = 2 * nq < 1024 ? 1024 : (2 * nq > CANDS_MAX ? CANDS_MAX : 2 * nq);
+    if (!S || (sweep && (!Pq || !cnt)) || cands_reserve(&C, cap0) < 0) goto oom;
     for (int64_t t = 0; t < T; t++) {
-        for (int64_t qi = 0; qi < nq; qi++) Pq[qi] = t > 0 ? FWD(P, qfps[qi], t) : qfps[qi];
         if (sweep) {
-            memset(cnt, 0, (size_t)X->offc * sizeof(int64_t));
-            for (int64_t qi = 0; qi < nq; qi++) cnt[(Pq[qi] >> rs) + 1]++;
-            for (int64_t b = 0; b < nbk; b++) cnt[b + 1] += cnt[b];
-            for (int64_t qi = 0; qi < nq; qi++) order[cnt[Pq[qi] >> rs]++] = qi;
+            memset(cnt, 0, (size_t)ncnt * sizeof(int64_t));
+            for (int64_t qi = 0; qi < nq; qi++) {
+                uint64_t p = t > 0 ? FWD(P, qfps[qi], t) : qfps[qi];
+                Pq[qi] = p;
+                cnt[(p >> ss) + 1]++;
+            }
+            for (int64_t b = 0; b + 1 < ncnt; b++) cnt[b + 1] += cnt[b];
+            for (int64_t qi = 0; qi < nq; qi++) {
+                uint64_t p = Pq[qi];
+                int64_t at = cnt[p >> ss]++;
+                S[at].p = p;
+                S[at].qi = qi;
+            }
+        } else {
+            for (int64_t qi = 0; qi < nq; qi++) {
+                S[qi].p = t > 0 ? FWD(P, qfps[qi], t) : qfps[qi];
+                S[qi].qi = qi;
+            }
         }
         const uint32_t *row = X->hi + t * X->n;
         for (int64_t jq = 0; jq < nq; jq++) {
-            if (jq + 4 < nq) __builtin_prefetch(row + offat(X, t, (int64_t)(Pq[order[jq + 4]] >> rs)), 0, 3);
-            int64_t qi = order[jq];
-            uint64_t Pv = Pq[qi], q = qfps[qi];
+            if (jq + PF_AHEAD < nq) {
+                /* the run the query PF_AHEAD places on scans (its first 256 entries), and for table
+                 * 0 the low bits its surviving entries read */
+                int64_t b8 = (int64_t)(S[jq + PF_AHEAD].p >> rs);
+                int64_t a8 = offat(X, t, b8), e8 = offat(X, t, b8 + 1);
+                if (e8 - a8 > 256) e8 = a8 + 256;
+                for (int64_t r = a8; r < e8; r += 16) __builtin_prefetch(row + r, 0, 3);
+                if (t == 0 && has_lo)
+                    for (int64_t r = a8; r < e8; r += 64 / lsz) __builtin_prefetch(X->lo->p + r * lsz, 0, 3);
+            }
+            uint64_t Pv = S[jq].p;
+            int64_t qi = S[jq].qi;
             int64_t i, e;
             run_of(X, t, Pv, keybits[t], &i, &e);
             if (C.n + (e - i) > C.cap) {
-                if (resolve_all(qfps, &C, k, X, Kn, B, dead, has_dead, O, &n) < 0) goto oom;
-                if (cands_reserve(&C, e - i) < 0) goto oom;
+                if (C.cap >= CANDS_MAX) {
+                    if (resolve_all(&C, k, X, Kn, B, dead, has_dead, O, &n) < 0) goto oom;
+                }
+                if (cands_reserve(&C, C.n + (e - i)) < 0) goto oom;
             }
             uint64_t Ph = (Pv >> ls) & hmask;
             uint32_t ph = (uint32_t)Ph;
             uint64_t base = (Pv >> rs) << rs;
             while (i < e) {
-                if (i + 16 <= X->n) {
+                if (e - i > 16 && i + 32 <= X->n) {
+                    /* 32 entries a step while the run is long */
+#if HAVE_AVX2_PATH
+                    uint32_t m = avx2 ? within16_avx2(row + i, ph, k32) | (within16_avx2(row + i + 16, ph, k32) << 16)
+                                      : within16(row + i, ph, k32) | (within16(row + i + 16, ph, k32) << 16);
+#else
+                    uint32_t m = within16(row + i, ph, k32) | (within16(row + i + 16, ph, k32) << 16);
+#endif
+                    if (e - i < 32) m &= (((uint32_t)1) << (e - i)) - 1;
+                    if (m == 0) {
+                        i += 32;
+                        continue;
+                    }
+                    i += __builtin_ctz(m);
+                } else if (i + 16 <= X->n) {
 #if HAVE_AVX2_PATH
                     uint32_t m = avx2 ? within16_avx2(row + i, ph, k32) : within16(row + i, ph, k32);
 #else
@@ -1211,21 +1333,21 @@ static inline __attribute__((always_inline)) int64_t query_residual_body(
                     continue;
                 }
                 uint64_t hv = row[i];
+                uint64_t ent = base | (hv << ls);
                 if (t == 0) {
-                    uint64_t v = base | (hv << ls);
+                    uint64_t v = ent;
                     if (has_lo) v |= (uint64_t)ld(X->lo, i);
-                    uint64_t d = popcount64(v ^ q);
-                    if (d <= kk && B->first[equal_blocks(v ^ q, B)] == 0 && !(has_dead && dead[i]))
+                    uint64_t d = popcount64(v ^ Pv);
+                    if (d <= kk && B->first[equal_blocks(v ^ Pv, B)] == 0 && !(has_dead && dead[i]))
                         n = emit(O, n, qi, i, (int64_t)d);
                     i++;
                     continue;
                 }
-                uint64_t kb = INV(P, base | (hv << ls), t);
-                int64_t f = B->first[equal_blocks(kb ^ q, B) & Kn->kblocks[t]];
+                int64_t f = B->first[equal_blocks(INV(P, ent ^ Pv, t), B) & Kn->kblocks[t]];
                 if (f < 0 || f >= t) {
-                    C.qt[2 * C.n] = qi;
-                    C.qt[2 * C.n + 1] = t;
-                    C.k[C.n] = kb;
+                    C.c[C.n].kb = INV(P, ent, t);
+                    C.c[C.n].q = INV(P, Pv, t);
+                    C.c[C.n].qt = qi * 256 + t;
                     C.n++;
                 }
                 i++;
@@ -1233,19 +1355,17 @@ static inline __attribute__((always_inline)) int64_t query_residual_body(
             }
         }
     }
-    if (resolve_all(qfps, &C, k, X, Kn, B, dead, has_dead, O, &n) < 0) goto oom;
+    if (resolve_all(&C, k, X, Kn, B, dead, has_dead, O, &n) < 0) goto oom;
+    free(S);
     free(Pq);
-    free(order);
     free(cnt);
-    free(C.qt);
-    free(C.k);
+    free(C.c);
     return n;
 oom:
+    free(S);
     free(Pq);
-    free(order);
     free(cnt);
-    free(C.qt);
-    free(C.k);
+    free(C.c);
     return -1;
 }
 
@@ -1298,7 +1418,8 @@ static PyObject *py_query_residual(PyObject *self, PyObject *args) {
         return NULL;
     }
     int64_t T = hi.rows;
-    Tables X = {(const uint32_t *)hi.p, hi.cols, &lo, &off, off.cols, bits, pbits, lobits};
+    Tables X = {(const uint32_t *)hi.p, hi.cols, &lo, &off, off.code == I32 ? (const int32_t *)off.p : NULL,
+                off.cols, bits, pbits, lobits};
     if (off.rows < T || off.cols != ((Py_ssize_t)1 << pbits) + 1 || kb.len < T || km.len < T || kl.len < T ||
         kbl.len < T || (lo.len > 0 && lo.len < hi.cols) || (dead.len > 0 && dead.len < hi.cols) || P.nb < 1) {
         release(&h);

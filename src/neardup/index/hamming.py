@@ -260,8 +260,24 @@ class HammingIndex:
 
     def query(self, fp: int, max_distance: int | None = None) -> list[tuple[int, int]]:
         """Every (id, distance) within ``max_distance`` of ``fp``, nearest first (then by id)."""
-        _, ids, d = self.query_many(as_fingerprints([fp], self.bits), max_distance)
-        return list(zip(ids.tolist(), d.tolist(), strict=False))
+        k = self._k(max_distance)
+        if type(fp) is int and 0 <= fp < (1 << self.bits):
+            q = np.array([fp], dtype=np.uint64)
+        else:
+            q = as_fingerprints([fp], self.bits)
+        # the few matches of one query are ordered here, as query_many orders them (stable sort
+        # by distance, then id)
+        hits: list[tuple[int, int]] = []
+        for s in self._segments:
+            _, rows, d = s.query(q, k)
+            if rows.shape[0]:
+                hits.extend(zip(d.tolist(), np.asarray(s.ids)[rows].tolist(), strict=True))
+        if self._buf_ids.shape[0]:
+            _, rows, d = grow_call(K.query_brute, (q, k, self._buf_fps), (np.int64,) * 3, 1)
+            if rows.shape[0]:
+                hits.extend(zip(d.tolist(), self._buf_ids[rows].tolist(), strict=True))
+        hits.sort()
+        return [(i, d) for d, i in hits]
 
     def query_many(self, fps: Any, max_distance: int | None = None) -> tuple[I64, I64, I64]:
         """For a batch of fingerprints: (query index, id, distance) arrays, every match within k.

@@ -169,6 +169,8 @@ def query_residual(
     n = 0
     rs = np.uint64(bits - pbits)
     P = np.empty(nq, dtype=np.uint64)
+    SP = np.empty(nq, dtype=np.uint64)
+    SQ = np.empty(nq, dtype=np.uint64)
     order = np.arange(nq)
     sweep = nq * 8 >= off.shape[1]
     cnt = np.empty(off.shape[1] if sweep else 0, dtype=np.int64)
@@ -181,17 +183,21 @@ def query_residual(
             P[qi] = permute1(qfps[qi], src, dst, msk, t) if t > 0 else qfps[qi]
         if sweep:
             _order_by_bucket(P, rs, cnt, order)
+        # the queries gathered in visiting order: the scan then reads them sequentially
         for j in range(nq):
-            if j + 4 < nq:
-                prefetch2(hi, t, np.int64(off[t, np.int64(P[order[j + 4]] >> rs)]))
+            SP[j] = P[order[j]]
+            SQ[j] = qfps[order[j]]
+        for j in range(nq):
+            if j + 8 < nq:
+                prefetch2(hi, t, np.int64(off[t, np.int64(SP[j + 8] >> rs)]))
             qi = order[j]
-            a, e, _ = _run(hi, off, t, P[qi], keybits[t], bits, pbits, lobits)
+            a, e, _ = _run(hi, off, t, SP[j], keybits[t], bits, pbits, lobits)
             if nc + (e - a) > cand_k.shape[0]:
                 n = _resolve_all(qfps, cand_qt, cand_k, nc, k, tables, geo, known, blocks, dead, outs, n)
                 nc = 0
             scan = (qi, t, a, e, k)
             n, nc = _scan(
-                scan, qfps[qi], P[qi], tables, geo, known[2], perm, blocks, dead, outs, n, cand_qt, cand_k, nc
+                scan, SQ[j], SP[j], tables, geo, known[2], perm, blocks, dead, outs, n, cand_qt, cand_k, nc
             )
     return _resolve_all(qfps, cand_qt, cand_k, nc, k, tables, geo, known, blocks, dead, outs, n)
 

@@ -149,3 +149,26 @@ def test_index_large_batches_match_small_batches():
     )
     assert all(np.array_equal(a, b) for a, b in zip(big, small, strict=True))
     assert len(big[0]) >= 5000
+
+
+@pytest.mark.parametrize("bits", [64, 32])
+def test_query_gives_query_many_results_in_the_same_order(bits):
+    """The per-call query (its own short path) equals query_many over segments, the buffer,
+    duplicate fingerprints, repeated ids and every input form, nearest first then by id."""
+    rng = np.random.default_rng(5)
+    top = 2**bits
+    base = rng.integers(0, top, 4000, dtype=np.uint64)
+    fps = np.concatenate([base, base[:40], base[:40] ^ np.uint64(3)])
+    idx = HammingIndex(bits=bits, max_distance=3, buffer_size=64)
+    idx.add_many(np.arange(fps.size)[::-1].copy(), fps)  # a segment; ids descend along the rows
+    idx.add_many(np.arange(5000, 5010), base[:10] ^ np.uint64(1))  # stays in the buffer
+    idx.add_many(np.array([7, 7]), base[:2])  # the same id twice
+    idx.remove(int(fps.size - 1 - 5))
+    queries = [int(x) for x in base[:60] ^ np.uint64(4)] + [int(base[0]), np.uint64(base[1]), 0]
+    if bits == 64:
+        queries.append(-1)
+    for x in queries:
+        _, ids, d = idx.query_many([x])
+        assert idx.query(x) == list(zip(ids.tolist(), d.tolist(), strict=True))
+        assert idx.query(x, 1) == [(i, dd) for i, dd in idx.query(x) if dd <= 1]
+    assert any(len(idx.query(int(x))) > 2 for x in base[:40])
