@@ -151,63 +151,75 @@ static inline uint64_t popcount64(uint64_t x) {
 #define SMALL_QUICKSORT 15
 #define MAX_STACK 100
 
-/* R = argsort(A) as numba's np.argsort (kind "quicksort") computes it */
-static void argsort_u64(const uint64_t *A, int64_t n, int64_t *R) {
-    for (int64_t i = 0; i < n; i++) R[i] = i;
-    if (n < 2) return;
-    int64_t slo[MAX_STACK], shi[MAX_STACK];
-    slo[0] = 0;
-    shi[0] = n - 1;
-    int64_t sp = 1;
-    while (sp > 0) {
-        sp--;
-        int64_t low = slo[sp], high = shi[sp];
-        while (high - low >= SMALL_QUICKSORT) {
-            /* partition */
-            int64_t mid = (low + high) >> 1, t;
-            if (A[R[mid]] < A[R[low]]) { t = R[low]; R[low] = R[mid]; R[mid] = t; }
-            if (A[R[high]] < A[R[mid]]) { t = R[high]; R[high] = R[mid]; R[mid] = t; }
-            if (A[R[mid]] < A[R[low]]) { t = R[low]; R[low] = R[mid]; R[mid] = t; }
-            uint64_t pivot = A[R[mid]];
-            t = R[high]; R[high] = R[mid]; R[mid] = t;
-            int64_t i = low, j = high - 1;
-            for (;;) {
-                while (i < high && A[R[i]] < pivot) i++;
-                while (j >= low && pivot < A[R[j]]) j--;
-                if (i >= j) break;
-                t = R[i]; R[i] = R[j]; R[j] = t;
-                i++;
-                j--;
-            }
-            t = R[i]; R[i] = R[high]; R[high] = t;
-            if (high - i > i - low) {
-                if (high > i) {
-                    slo[sp] = i + 1;
-                    shi[sp] = high;
-                    sp++;
+/* R = argsort(A) as numba's np.argsort (kind "quicksort") computes it. The sort moves (value, index)
+ * pairs in KV (n entries of scratch) rather than indices into A: the same comparisons and swaps as
+ * numba's index sort, so the same permutation, without a random read of A per comparison. */
+typedef struct {
+    uint64_t v;
+    int64_t i;
+} KV;
+
+static void argsort_kv(const uint64_t *A, int64_t n, int64_t *R, KV *K) {
+    for (int64_t i = 0; i < n; i++) {
+        K[i].v = A[i];
+        K[i].i = i;
+    }
+    if (n >= 2) {
+        int64_t slo[MAX_STACK], shi[MAX_STACK];
+        slo[0] = 0;
+        shi[0] = n - 1;
+        int64_t sp = 1;
+        while (sp > 0) {
+            sp--;
+            int64_t low = slo[sp], high = shi[sp];
+            while (high - low >= SMALL_QUICKSORT) {
+                /* partition */
+                int64_t mid = (low + high) >> 1;
+                KV t;
+                if (K[mid].v < K[low].v) { t = K[low]; K[low] = K[mid]; K[mid] = t; }
+                if (K[high].v < K[mid].v) { t = K[high]; K[high] = K[mid]; K[mid] = t; }
+                if (K[mid].v < K[low].v) { t = K[low]; K[low] = K[mid]; K[mid] = t; }
+                uint64_t pivot = K[mid].v;
+                t = K[high]; K[high] = K[mid]; K[mid] = t;
+                int64_t i = low, j = high - 1;
+                for (;;) {
+                    while (i < high && K[i].v < pivot) i++;
+                    while (j >= low && pivot < K[j].v) j--;
+                    if (i >= j) break;
+                    t = K[i]; K[i] = K[j]; K[j] = t;
+                    i++;
+                    j--;
                 }
-                high = i - 1;
-            } else {
-                if (i > low) {
-                    slo[sp] = low;
-                    shi[sp] = i - 1;
-                    sp++;
+                t = K[i]; K[i] = K[high]; K[high] = t;
+                if (high - i > i - low) {
+                    if (high > i) {
+                        slo[sp] = i + 1;
+                        shi[sp] = high;
+                        sp++;
+                    }
+                    high = i - 1;
+                } else {
+                    if (i > low) {
+                        slo[sp] = low;
+                        shi[sp] = i - 1;
+                        sp++;
+                    }
+                    low = i + 1;
                 }
-                low = i + 1;
             }
-        }
-        /* insertion sort of [low, high] */
-        for (int64_t i = low + 1; i <= high; i++) {
-            int64_t k = R[i];
-            uint64_t v = A[k];
-            int64_t j = i;
-            while (j > low && v < A[R[j - 1]]) {
-                R[j] = R[j - 1];
-                j--;
+            /* insertion sort of [low, high] */
+            for (int64_t i = low + 1; i <= high; i++) {
+                KV k = K[i];
+                int64_t j = i;
+                while (j > low && k.v < K[j - 1].v) {
+                    K[j] = K[j - 1];
+                    j--;
+                }
+                K[j] = k;
             }
-            R[j] = k;
         }
     }
+    for (int64_t i = 0; i < n; i++) R[i] = K[i].i;
 }
 
 /* an ascending sort of values (where equal values are alike, any correct sort gives numba's) */
@@ -283,6 +295,7 @@ typedef struct {
     int err;     /* 1: a profile pointer outside the profiles, 2: out of memory */
     uint64_t *wa, *wb, *sa, *sb, *keys, *bkeys, *pairs, *swaps;
     int64_t *oa, *ob, *runs, *swap_units, *order;
+    KV *kv; /* argsort_kv's scratch */
     uint8_t *cov_a, *cov_b, *ones;
     uint32_t *occ;
     /* wa, oa and sa hold the windows of the profile at a_p (a_n tokens, a_w wide): a document
@@ -298,7 +311,8 @@ typedef struct {
 static void work_free(Work *w) {
     free(w->wa); free(w->wb); free(w->sa); free(w->sb); free(w->keys); free(w->bkeys); free(w->pairs);
     free(w->swaps); free(w->oa); free(w->ob); free(w->runs); free(w->swap_units); free(w->cov_a);
-    free(w->cov_b); free(w->ones); free(w->occ); free(w->order); free(w->akeys);
+    free(w->cov_b); free(w->ones); free(w->occ); free(w->order); free(w->akeys); free(w->kv);
+    w->kv = NULL;
     w->wa = w->wb = w->sa = w->sb = w->keys = w->bkeys = w->pairs = w->swaps = NULL;
     w->oa = w->ob = w->runs = w->swap_units = w->order = NULL;
     w->akeys = NULL;
@@ -321,8 +335,8 @@ static int work_reserve(Work *w, int64_t cap) {
     w->keys = malloc(c * 8); w->bkeys = malloc(c * 8); w->pairs = malloc(c * 8); w->swaps = malloc(c * 8);
     w->oa = malloc(c * 8); w->ob = malloc(c * 8); w->runs = malloc(c * 8); w->swap_units = malloc(c * 8);
     w->cov_a = malloc(c); w->cov_b = malloc(c); w->ones = malloc(c); w->occ = malloc(c * 4);
-    w->order = malloc(c * 8); w->akeys = malloc(c * 8);
-    if (!w->akeys || !w->wa || !w->wb || !w->sa || !w->sb || !w->keys || !w->bkeys || !w->pairs || !w->swaps || !w->oa ||
+    w->order = malloc(c * 8); w->akeys = malloc(c * 8); w->kv = malloc(c * sizeof(KV));
+    if (!w->kv || !w->akeys || !w->wa || !w->wb || !w->sa || !w->sb || !w->keys || !w->bkeys || !w->pairs || !w->swaps || !w->oa ||
         !w->ob || !w->runs || !w->swap_units || !w->cov_a || !w->cov_b || !w->ones || !w->occ || !w->order) {
         work_free(w);
         w->err = 2;
@@ -353,15 +367,35 @@ static void windows(const uint32_t *p, int64_t np_, int64_t w, uint64_t *out) {
     }
 }
 
-/* per token of a: covered by a window also in b (sorted b windows ``sb``) */
-static void cover(const uint64_t *wa, int64_t nwa, const uint64_t *sb, int64_t nsb, int64_t n, int64_t w,
-                  uint8_t *cov) {
-    memset(cov, 0, (size_t)n);
-    for (int64_t s = 0; s < nwa; s++) {
-        int64_t i = search_u64(sb, nsb, wa[s]);
-        if (i < nsb && sb[i] == wa[s])
-            for (int64_t t = s; t < s + w && t < n; t++) cov[t] = 1;
+/* per token of a and of b: covered by a window the other text also holds. One merge of the two
+ * sorted window lists (sa with its order oa, sb with ob) marks the start of every shared window,
+ * then a sweep spreads each start over the w tokens of its window. */
+static void spread(uint8_t *cov, int64_t n, int64_t w) {
+    int64_t last = -w; /* the start of the last shared window met */
+    for (int64_t t = 0; t < n; t++) {
+        if (cov[t]) last = t;
+        cov[t] = t - last < w;
     }
+}
+
+static void cover(const uint64_t *sa, const int64_t *oa, int64_t nwa, const uint64_t *sb, const int64_t *ob,
+                  int64_t nwb, int64_t na, int64_t nb, int64_t w, uint8_t *cov_a, uint8_t *cov_b) {
+    memset(cov_a, 0, (size_t)na);
+    memset(cov_b, 0, (size_t)nb);
+    int64_t i = 0, k = 0;
+    while (i < nwa && k < nwb) {
+        if (sa[i] < sb[k]) {
+            i++;
+        } else if (sb[k] < sa[i]) {
+            k++;
+        } else {
+            uint64_t v = sa[i];
+            while (i < nwa && sa[i] == v) cov_a[oa[i++]] = 1;
+            while (k < nwb && sb[k] == v) cov_b[ob[k++]] = 1;
+        }
+    }
+    spread(cov_a, na, w);
+    spread(cov_b, nb, w);
 }
 
 static int64_t lead(const uint32_t *a, int64_t na, const uint8_t *cov) {
@@ -511,7 +545,7 @@ static void text_evidence(const uint32_t *a, int64_t na, const uint32_t *b, int6
     int64_t *oa = W->oa, *ob = W->ob;
     if (W->a_p != a || W->a_n != na || W->a_w != w) {
         windows(a, na, w, wa);
-        argsort_u64(wa, nwa, oa);
+        argsort_kv(wa, nwa, oa, W->kv);
         for (int64_t i = 0; i < nwa; i++) sa[i] = wa[oa[i]];
         W->a_p = a;
         W->a_n = na;
@@ -519,11 +553,10 @@ static void text_evidence(const uint32_t *a, int64_t na, const uint32_t *b, int6
         W->a_keys = 0;
     }
     windows(b, nb, w, wb);
-    argsort_u64(wb, nwb, ob);
+    argsort_kv(wb, nwb, ob, W->kv);
     for (int64_t i = 0; i < nwb; i++) sb[i] = wb[ob[i]];
     uint8_t *cov_a = W->cov_a, *cov_b = W->cov_b;
-    cover(wa, nwa, sb, nwb, na, w, cov_a);
-    cover(wb, nwb, sa, nwa, nb, w, cov_b);
+    cover(sa, oa, nwa, sb, ob, nwb, na, nb, w, cov_a, cov_b);
     walk(a, na, cov_a, &out[0], &out[4], &out[9], &out[13], &out[15]);
     walk(b, nb, cov_b, &out[1], NULL, &out[10], &out[14], &out[16]);
     out[8] = (own_occasion(a, na, cov_a, b, nb, W->occ) && own_occasion(b, nb, cov_b, a, na, W->occ)) ? 1 : 0;
@@ -584,7 +617,7 @@ static void text_evidence(const uint32_t *a, int64_t na, const uint32_t *b, int6
     out[6] = ra < rb ? ra : rb;
     if (n_swaps > 1) {
         int64_t *order = W->order;
-        argsort_u64(W->swaps, n_swaps, order);
+        argsort_kv(W->swaps, n_swaps, order, W->kv);
         for (int64_t x = 0; x < n_swaps; x++) {
             int64_t o = order[x];
             if ((x > 0 && W->swaps[order[x - 1]] == W->swaps[o]) ||
