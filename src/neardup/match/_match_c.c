@@ -306,6 +306,12 @@ typedef struct {
     uint64_t *akeys;
     int64_t a_nk;
     int a_keys;
+    /* the same for the second profile: wb, ob and sb hold the windows of the profile at b_p (b_n
+     * tokens, b_w wide), and bkeys[0..b_nk) its sorted terms once b_keys is set, so pairs that share
+     * their second document (rows grouped by partner) make them once */
+    const uint32_t *b_p;
+    int64_t b_n, b_w, b_nk;
+    int b_keys;
 } Work;
 
 static void work_free(Work *w) {
@@ -318,6 +324,8 @@ static void work_free(Work *w) {
     w->akeys = NULL;
     w->a_p = NULL;
     w->a_keys = 0;
+    w->b_p = NULL;
+    w->b_keys = 0;
     w->cov_a = w->cov_b = w->ones = NULL;
     w->occ = NULL;
     w->cap = 0;
@@ -450,7 +458,8 @@ static int64_t terms(const uint32_t *p, int64_t n, const uint8_t *mask, int want
     return m;
 }
 
-/* b_is_cached: b is the profile at w->a_p, whose sorted terms are kept in w->akeys once made */
+/* b_is_cached: b is the profile at w->a_p, whose sorted terms are kept in w->akeys once made;
+ * otherwise b is the profile at w->b_p, whose sorted terms are kept in w->bkeys */
 static int64_t repeated(const uint32_t *a, int64_t na, const uint8_t *cov_a, const uint32_t *b, int64_t nb,
                         int b_is_cached, Work *w) {
     int64_t nk = terms(a, na, cov_a, 0, w->keys, w->runs);
@@ -466,9 +475,13 @@ static int64_t repeated(const uint32_t *a, int64_t na, const uint8_t *cov_a, con
         bk = w->akeys;
         nbk = w->a_nk;
     } else {
-        nbk = terms(b, nb, w->ones, 1, w->bkeys, NULL);
-        sort_u64(w->bkeys, nbk);
+        if (!w->b_keys) {
+            w->b_nk = terms(b, nb, w->ones, 1, w->bkeys, NULL);
+            sort_u64(w->bkeys, w->b_nk);
+            w->b_keys = 1;
+        }
         bk = w->bkeys;
+        nbk = w->b_nk;
     }
     int64_t m = 0;
     for (int64_t t = 0; t < nk; t++) {
@@ -552,9 +565,15 @@ static void text_evidence(const uint32_t *a, int64_t na, const uint32_t *b, int6
         W->a_w = w;
         W->a_keys = 0;
     }
-    windows(b, nb, w, wb);
-    argsort_kv(wb, nwb, ob, W->kv);
-    for (int64_t i = 0; i < nwb; i++) sb[i] = wb[ob[i]];
+    if (W->b_p != b || W->b_n != nb || W->b_w != w) {
+        windows(b, nb, w, wb);
+        argsort_kv(wb, nwb, ob, W->kv);
+        for (int64_t i = 0; i < nwb; i++) sb[i] = wb[ob[i]];
+        W->b_p = b;
+        W->b_n = nb;
+        W->b_w = w;
+        W->b_keys = 0;
+    }
     uint8_t *cov_a = W->cov_a, *cov_b = W->cov_b;
     cover(sa, oa, nwa, sb, ob, nwb, na, nb, w, cov_a, cov_b);
     walk(a, na, cov_a, &out[0], &out[4], &out[9], &out[13], &out[15]);
@@ -2166,6 +2185,7 @@ static PyObject *py_text_evidence(PyObject *self, PyObject *args) {
  * up to two threads (the GIL released): what neardup dedup's output rows report of each stored pair */
 typedef struct {
     const int64_t *ptr, *a, *b;
+    const int64_t *order; /* the rows by partner (b), so a partner's windows are made once a thread */
     const uint32_t *prof;
     int64_t w_cjk, w_latin, lo, hi, step, n_prof;
     int64_t *out;
@@ -2179,7 +2199,8 @@ static void *ev_rows_run(void *arg) {
         E->err = 1;
         return NULL;
     }
-    for (int64_t i = E->lo; i < E->hi; i += E->step) {
+    for (int64_t at = E->lo; at < E->hi; at += E->step) {
+        int64_t i = E->order[at];
         int64_t x = E->a[i], y = E->b[i];
         int64_t *o = E->out + i * EVIDENCE_SIZE;
         if (x < 0 || y < 0 || x >= E->n_prof || y >= E->n_prof) {
@@ -2225,22 +2246,43 @@ static PyObject *py_text_evidence_rows(PyObject *self, PyObject *args) {
         }
     }
     int nt = threads > 1 && A.len >= 64 ? 2 : 1;
+    const int64_t *ra = (const int64_t *)A.p, *rb = (const int64_t *)B.p;
+    /* rows in partner order (then row order): key partner * 2^32 + row, the rows below 2^32 */
+    int64_t n = A.len;
+    uint64_t *keys = malloc((size_t)(n > 0 ? n : 1) * 8);
+    int64_t *order = malloc((size_t)(n > 0 ? n : 1) * 8);
+    if (!keys || !order) {
+        free(keys);
+        free(order);
+        release(&h);
+        return PyErr_NoMemory();
+    }
+    int by_partner = n < ((int64_t)1 << 32);
+    for (int64_t i = 0; i < n; i++) {
+        uint64_t p = rb[i] >= 0 && rb[i] < n_prof ? (uint64_t)rb[i] : 0;
+        keys[i] = by_partner ? (p << 32) | (uint64_t)i : (uint64_t)i;
+    }
+    sort_u64(keys, n);
+    for (int64_t i = 0; i < n; i++) order[i] = (int64_t)(keys[i] & (by_partner ? 0xFFFFFFFFull : ~0ull));
+    free(keys);
+    /* two threads take the two halves of the ordered rows; a partner's rows may straddle the cut */
     EvRows E[2];
     for (int t = 0; t < nt; t++)
-        E[t] = (EvRows){ptr, (const int64_t *)A.p, (const int64_t *)B.p, (const uint32_t *)PR.p, w_cjk, w_latin,
-                        t, A.len, nt, n_prof, (int64_t *)O.p, 0};
+        E[t] = (EvRows){ptr, ra, rb, order, (const uint32_t *)PR.p, w_cjk, w_latin,
+                        t * n / nt, (t + 1) * n / nt, 1, n_prof, (int64_t *)O.p, 0};
     int err = 0;
     Py_BEGIN_ALLOW_THREADS;
     pthread_t th;
     int started = nt > 1 && pthread_create(&th, NULL, ev_rows_run, &E[1]) == 0;
     if (nt > 1 && !started) { /* no second thread: this one takes every row */
-        E[0].step = 1;
+        E[0].hi = n;
         nt = 1;
     }
     ev_rows_run(&E[0]);
     if (started) pthread_join(th, NULL);
     for (int t = 0; t < nt; t++) err |= E[t].err;
     Py_END_ALLOW_THREADS;
+    free(order);
     release(&h);
     if (err) return PyErr_NoMemory();
     Py_RETURN_NONE;
