@@ -1840,6 +1840,154 @@ static PyObject *py_set_threads(PyObject *self, PyObject *args) {
     return PyLong_FromLong(old);
 }
 
+/* the context of run_components' pass, shared (read-only, or written at the component's own rows)
+ * by the threads that take its components */
+typedef struct {
+    const Sig *S;
+    Res *R;
+    const Rule *rule;
+    Links *L;
+    const int64_t *ptr, *rows, *order, *common_from, *ep, *ex;
+    const uint32_t *common;
+    int64_t fixed, posted, min_shared, member_checks, max_posting, n_common;
+} PassCtx;
+
+/* component c of the pass with tables of its own: 0, or 1 when a table is full, 2 when out of
+ * memory, 3 on a work-space error (W->err); *seedp: a buffer for the component's seeds, grown here */
+static int pass_component(int64_t c, const PassCtx *X, Work *W, Cand *C, uint64_t **seedp, int64_t *verified) {
+    const Sig *S = X->S;
+    Res *R = X->R;
+    const Rule *rule = X->rule;
+    Links *L = X->L;
+    const int64_t *ptr = X->ptr, *rows = X->rows, *order = X->order, *common_from = X->common_from;
+    const int64_t *ep = X->ep, *ex = X->ex;
+    const uint32_t *common = X->common;
+    int64_t fixed = X->fixed, posted = X->posted, min_shared = X->min_shared, member_checks = X->member_checks;
+    int64_t max_posting = X->max_posting, n_common = X->n_common;
+    uint64_t *seed = *seedp;
+    int bad = 0;
+    double out_f[3] = {0.0, 0.0, 0.0};
+    int64_t out_i[9] = {0};
+    int64_t a = ptr[c], b = ptr[c + 1];
+    int64_t m = b - a;
+    int64_t seeds = 0;
+    if (n_common) {
+        uint64_t *grown = realloc(*seedp, (size_t)(m * S->kc > 0 ? m * S->kc : 1) * 8);
+        if (!grown) return 2;
+        *seedp = grown;
+        seed = grown;
+        for (int64_t t = a; t < b; t++)
+            for (int64_t q = 0; q < S->kc; q++) {
+                uint32_t v = S->sketch[rows[t] * S->kc + q];
+                if (v == EMPTY32) break;
+                int64_t at = sorted_index_u32(common, n_common, v);
+                if (at >= 0) seed[seeds++] = ((uint64_t)(common_from[at] + 1) << 32) | v;
+            }
+        sort_u64(seed, seeds);
+    }
+    int64_t slots = (int64_t)((double)(m * posted + seeds) / 0.8) + 1;
+    if (slots < 64) slots = 64;
+    int64_t keys = (int64_t)((double)m / 0.8) + 1;
+    if (keys < 16) keys = 16;
+    int64_t entries = m * posted > 1 ? m * posted : 1;
+    Tab T;
+    T.np = slots;
+    T.nx = T.nc = keys;
+    T.ne = entries;
+    T.pv = malloc((size_t)slots * 4);
+    T.pc = calloc((size_t)slots, 4);
+    T.pf = calloc((size_t)slots, 4);
+    T.ph = malloc((size_t)slots * 4);
+    T.er = calloc((size_t)entries, 4);
+    T.en = calloc((size_t)entries, 4);
+    T.xk = calloc((size_t)keys, 8);
+    T.xr = malloc((size_t)keys * 8);
+    T.ck = calloc((size_t)keys, 8);
+    T.cr = malloc((size_t)keys * 8);
+    if (!T.pv || !T.pc || !T.pf || !T.ph || !T.er || !T.en || !T.xk || !T.xr || !T.ck || !T.cr) {
+        bad = 2;
+    } else {
+        memset(T.pv, 0xFF, (size_t)slots * 4);
+        for (int64_t i = 0; i < slots; i++) T.ph[i] = -1;
+        for (int64_t i = 0; i < keys; i++) T.xr[i] = T.cr[i] = -1;
+        int64_t meta[5] = {0, 0, 0, 0, 0};
+        int64_t next = 0;
+        for (int64_t t = a; t < b; t++) {
+            int64_t j = rows[t];
+            /* the values boilerplate over the batch before row j: common from now on */
+            int64_t place = order != NULL ? order[j] : j;
+            for (; next < seeds && (int64_t)(seed[next] >> 32) <= place; next++) {
+                uint32_t v = (uint32_t)(seed[next] & 0xFFFFFFFFu);
+                int64_t i = posting_slot(T.pv, slots, v);
+                if (T.pv[i] != v) {
+                    T.pv[i] = v;
+                    T.pf[i] = (int32_t)j;
+                    T.ph[i] = -1;
+                    T.pc[i] = 0;
+                    meta[0]++;
+                }
+                if (T.pc[i] <= max_posting) T.pc[i] = (int32_t)(max_posting + 1);
+            }
+            int64_t v = document(j, j, j < fixed, 1, L, S, &T, meta, ex + ep[j], ep[j + 1] - ep[j], rule,
+                                 posted, min_shared, member_checks, C, out_f, out_i, R, W);
+            if (v < 0) {
+                bad = 1;
+                break;
+            }
+            if (W->err) {
+                bad = 3;
+                break;
+            }
+            *verified += v;
+        }
+    }
+    free(T.pv); free(T.pc); free(T.pf); free(T.ph); free(T.er); free(T.en);
+    free(T.xk); free(T.xr); free(T.ck); free(T.cr);
+    return bad;
+}
+
+/* one thread's share of the pass: the components list[i] for the indices i it takes from *next
+ * (shared), with a work space and candidate buffers of its own */
+typedef struct {
+    const PassCtx *X;
+    const int64_t *list;
+    int64_t nlist, *next, longest, k, max_posting, longest_extra, verified;
+    int *stop, bad, werr;
+} PassShare;
+
+static void *pass_share(void *arg) {
+    PassShare *Q = (PassShare *)arg;
+    Work W;
+    Cand C;
+    uint64_t *seed = NULL;
+    if (work_init(&W, Q->longest) < 0) {
+        Q->bad = 2;
+    } else if (cand_init(&C, Q->k, Q->max_posting, Q->longest_extra) < 0) {
+        work_free(&W);
+        Q->bad = 2;
+    }
+    if (Q->bad) {
+        __atomic_store_n(Q->stop, 1, __ATOMIC_SEQ_CST);
+        return NULL;
+    }
+    for (;;) {
+        if (__atomic_load_n(Q->stop, __ATOMIC_SEQ_CST)) break;
+        int64_t i = __atomic_fetch_add(Q->next, 1, __ATOMIC_SEQ_CST);
+        if (i >= Q->nlist) break;
+        int bad = pass_component(Q->list[i], Q->X, &W, &C, &seed, &Q->verified);
+        if (bad) {
+            Q->bad = bad;
+            __atomic_store_n(Q->stop, 1, __ATOMIC_SEQ_CST);
+            break;
+        }
+    }
+    Q->werr = W.err;
+    free(seed);
+    cand_free(&C);
+    work_free(&W);
+    return NULL;
+}
+
 static PyObject *py_run_components(PyObject *self, PyObject *args) {
     (void)self;
     long long fixed, k, posted, min_shared, max_posting, layout_distance, max_conflicts, agree_min, member_checks;
@@ -1916,93 +2064,61 @@ static PyObject *py_run_components(PyObject *self, PyObject *args) {
     }
     int64_t verified = 0, bad = 0;
     const int64_t *ep = (const int64_t *)P.p, *ex = (const int64_t *)X.p;
+    PassCtx ctx = {&S, &R, &rule, &L, ptr, rows, order, common_from, ep, ex, common,
+                   fixed, posted, min_shared, member_checks, max_posting, n_common};
+    int64_t n_comp = PT.len > 0 ? PT.len - 1 : 0;
+    /* Components are independent (tables of their own; a document's candidates, members and
+     * results are rows of its component), so on two threads the pass takes them in any order and
+     * answers alike. A component of an eighth of the rows or more runs first, on this thread with
+     * the helper taking text stages; the rest go to two threads that each take the next one left.
+     * SimHash candidates (extra) may name rows of other components: with them, one thread. */
+    int64_t total = ptr[n_comp] - ptr[0];
+    int64_t *small = malloc((size_t)(n_comp > 0 ? n_comp : 1) * 8);
+    if (!small) {
+        cand_free(&C);
+        work_free(&W);
+        release(&h);
+        return PyErr_NoMemory();
+    }
+    int64_t n_small = 0;
+    int share = pass_threads > 1 && X.len == 0 && HAVE_HELPER;
     Helper helper;
     Py_BEGIN_ALLOW_THREADS;
     if (pass_threads > 1 && helper_start(&helper, longest) == 0) C.P.helper = &helper;
-    double out_f[3] = {0.0, 0.0, 0.0};
-    int64_t out_i[9] = {0};
-    for (int64_t c = 0; c + 1 < PT.len && !bad; c++) {
-        int64_t a = ptr[c], b = ptr[c + 1];
-        int64_t m = b - a;
-        int64_t seeds = 0;
-        if (n_common) {
-            uint64_t *grown = realloc(seed, (size_t)(m * S.kc > 0 ? m * S.kc : 1) * 8);
-            if (!grown) {
-                bad = 2;
-                break;
-            }
-            seed = grown;
-            for (int64_t t = a; t < b; t++)
-                for (int64_t q = 0; q < S.kc; q++) {
-                    uint32_t v = S.sketch[rows[t] * S.kc + q];
-                    if (v == EMPTY32) break;
-                    int64_t at = sorted_index_u32(common, n_common, v);
-                    if (at >= 0) seed[seeds++] = ((uint64_t)(common_from[at] + 1) << 32) | v;
-                }
-            sort_u64(seed, seeds);
+    for (int64_t c = 0; c < n_comp && !bad; c++) {
+        int64_t m = ptr[c + 1] - ptr[c];
+        if (share && !(m >= 512 && 8 * m >= total)) {
+            small[n_small++] = c;
+            continue;
         }
-        int64_t slots = (int64_t)((double)(m * posted + seeds) / 0.8) + 1;
-        if (slots < 64) slots = 64;
-        int64_t keys = (int64_t)((double)m / 0.8) + 1;
-        if (keys < 16) keys = 16;
-        int64_t entries = m * posted > 1 ? m * posted : 1;
-        Tab T;
-        T.np = slots;
-        T.nx = T.nc = keys;
-        T.ne = entries;
-        T.pv = malloc((size_t)slots * 4);
-        T.pc = calloc((size_t)slots, 4);
-        T.pf = calloc((size_t)slots, 4);
-        T.ph = malloc((size_t)slots * 4);
-        T.er = calloc((size_t)entries, 4);
-        T.en = calloc((size_t)entries, 4);
-        T.xk = calloc((size_t)keys, 8);
-        T.xr = malloc((size_t)keys * 8);
-        T.ck = calloc((size_t)keys, 8);
-        T.cr = malloc((size_t)keys * 8);
-        if (!T.pv || !T.pc || !T.pf || !T.ph || !T.er || !T.en || !T.xk || !T.xr || !T.ck || !T.cr) {
-            bad = 2;
-        } else {
-            memset(T.pv, 0xFF, (size_t)slots * 4);
-            for (int64_t i = 0; i < slots; i++) T.ph[i] = -1;
-            for (int64_t i = 0; i < keys; i++) T.xr[i] = T.cr[i] = -1;
-            int64_t meta[5] = {0, 0, 0, 0, 0};
-            int64_t next = 0;
-            for (int64_t t = a; t < b; t++) {
-                int64_t j = rows[t];
-                /* the values boilerplate over the batch before row j: common from now on */
-                int64_t place = order != NULL ? order[j] : j;
-                for (; next < seeds && (int64_t)(seed[next] >> 32) <= place; next++) {
-                    uint32_t v = (uint32_t)(seed[next] & 0xFFFFFFFFu);
-                    int64_t i = posting_slot(T.pv, slots, v);
-                    if (T.pv[i] != v) {
-                        T.pv[i] = v;
-                        T.pf[i] = (int32_t)j;
-                        T.ph[i] = -1;
-                        T.pc[i] = 0;
-                        meta[0]++;
-                    }
-                    if (T.pc[i] <= max_posting) T.pc[i] = (int32_t)(max_posting + 1);
-                }
-                int64_t v = document(j, j, j < fixed, 1, &L, &S, &T, meta, ex + ep[j], ep[j + 1] - ep[j], &rule,
-                                     posted, min_shared, member_checks, &C, out_f, out_i, &R, &W);
-                if (v < 0) {
-                    bad = 1;
-                    break;
-                }
-                if (W.err) {
-                    bad = 3;
-                    break;
-                }
-                verified += v;
-            }
-        }
-        free(T.pv); free(T.pc); free(T.pf); free(T.ph); free(T.er); free(T.en);
-        free(T.xk); free(T.xr); free(T.ck); free(T.cr);
+        bad = pass_component(c, &ctx, &W, &C, &seed, &verified);
     }
-    if (C.P.helper) helper_stop(&helper, &W);
+    if (C.P.helper) {
+        helper_stop(&helper, &W);
+        C.P.helper = NULL;
+    }
+#if HAVE_HELPER
+    if (!bad && n_small) {
+        int64_t next = 0;
+        int stop = 0;
+        PassShare Q[2];
+        for (int t = 0; t < 2; t++)
+            Q[t] = (PassShare){&ctx, small, n_small, &next, longest, k, max_posting, longest_extra, 0, &stop, 0, 0};
+        pthread_t th;
+        int started = pthread_create(&th, NULL, pass_share, &Q[1]) == 0;
+        /* this thread's share with its own buffers (W and C stay as the first phase left them) */
+        pass_share(&Q[0]);
+        if (started) pthread_join(th, NULL);
+        for (int t = 0; t < 2; t++) {
+            verified += Q[t].verified;
+            if (Q[t].werr && !W.err) W.err = Q[t].werr;
+            if (Q[t].bad && !bad) bad = Q[t].bad;
+        }
+    }
+#endif
     if (W.err && !bad) bad = 3;
     Py_END_ALLOW_THREADS;
+    free(small);
     free(seed);
     cand_free(&C);
     int err = W.err;
