@@ -2141,6 +2141,25 @@ static PyObject *py_run_components(PyObject *self, PyObject *args) {
         helper_stop(&helper, &W);
         C.P.helper = NULL;
     }
+    /* the largest first (then in component order), so the last ones taken are short */
+    if (n_small > 1 && !bad) {
+        uint64_t *key = malloc((size_t)n_small * 8);
+        if (key) {
+            for (int64_t i = 0; i < n_small; i++) {
+                int64_t m = ptr[small[i] + 1] - ptr[small[i]];
+                uint64_t room = m < 0xFFFFFFFFll ? (uint64_t)(0xFFFFFFFFll - m) : 0;
+                key[i] = (room << 32) | (uint64_t)i;
+            }
+            sort_u64(key, n_small);
+            int64_t *by_size = malloc((size_t)n_small * 8);
+            if (by_size) {
+                for (int64_t i = 0; i < n_small; i++) by_size[i] = small[key[i] & 0xFFFFFFFFu];
+                memcpy(small, by_size, (size_t)n_small * 8);
+                free(by_size);
+            }
+            free(key);
+        }
+    }
 #if HAVE_HELPER
     if (!bad && n_small) {
         int64_t next = 0;
