@@ -111,7 +111,12 @@ def decision_rows(result: Any) -> Iterator[dict[str, Any]]:
         if todo.size:
             with np.errstate(over="ignore"):  # hash arithmetic wraps around on purpose
                 evs = text_evidence_rows(
-                    sigs.prof_ptr, sigs.prof, todo + lo, partner[todo], cfg.text_window_cjk, cfg.text_window_latin
+                    sigs.prof_ptr,
+                    sigs.prof,
+                    todo + lo,
+                    partner[todo],
+                    cfg.text_window_cjk,
+                    cfg.text_window_latin,
                 )[:, _ROW_FIELDS].tolist()
         flags = has.tolist()
         k = 0

@@ -10,8 +10,7 @@ from typing import Any
 import pytest
 from dedup_synth import article, near_copy
 
-from neardup.dedup import DedupConfig, dedup_fingerprints, fingerprint_records
-from neardup.dedup import local, rethreshold
+from neardup.dedup import DedupConfig, dedup_fingerprints, fingerprint_records, local, rethreshold
 from neardup.dedup.rethreshold import decision_rows
 from neardup.io import Record
 from neardup.match.kernels import text_evidence
@@ -41,11 +40,19 @@ def _reference(result: Any) -> list[dict[str, Any]]:
         if p >= 0:
             ev = {"against": row["evidence"]["against"], **c.evidence(node, sigs, cfg).to_dict()}
             if "adds" in ev:
-                t = text_evidence(sigs.profile(node), sigs.profile(p), cfg.text_window_cjk, cfg.text_window_latin)
+                t = text_evidence(
+                    sigs.profile(node), sigs.profile(p), cfg.text_window_cjk, cfg.text_window_latin
+                )
                 t = [int(x) for x in t]
                 ev.update(
-                    chars=[t[2], t[3]], quoted=[t[9], t[10]], occasion=bool(t[8]), leads=[t[11], t[12]],
-                    blocks=[t[13], t[14]], pieces=[t[15], t[16]], alike=t[17], substitutions=t[5],
+                    chars=[t[2], t[3]],
+                    quoted=[t[9], t[10]],
+                    occasion=bool(t[8]),
+                    leads=[t[11], t[12]],
+                    blocks=[t[13], t[14]],
+                    pieces=[t[15], t[16]],
+                    alike=t[17],
+                    substitutions=t[5],
                     substituted=[t[18], t[19]],
                 )
             row["evidence"] = ev
@@ -54,7 +61,9 @@ def _reference(result: Any) -> list[dict[str, Any]]:
 
 
 @pytest.mark.parametrize("block", [1, 3, 1 << 17])
-def test_rows_equal_the_evidence_dataclass_and_each_pair_alone(block: int, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_rows_equal_the_evidence_dataclass_and_each_pair_alone(
+    block: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
     result = _result()
     monkeypatch.setattr(rethreshold, "_ROWS_AT_ONCE", block)
     monkeypatch.setattr(local, "_ROW_BLOCK", max(1, block // 2))

@@ -71,8 +71,12 @@ def test_text_evidence_of_long_profiles_with_repeated_windows_is_numbas() -> Non
     nb_text = kernels._nb("text")
     for i in range(len(texts)):
         for j in range(len(texts)):
-            got = kernels.text_evidence(sigs.profile(i), sigs.profile(j), cfg.text_window_cjk, cfg.text_window_latin)
-            want = nb_text.text_evidence(sigs.profile(i), sigs.profile(j), cfg.text_window_cjk, cfg.text_window_latin)
+            got = kernels.text_evidence(
+                sigs.profile(i), sigs.profile(j), cfg.text_window_cjk, cfg.text_window_latin
+            )
+            want = nb_text.text_evidence(
+                sigs.profile(i), sigs.profile(j), cfg.text_window_cjk, cfg.text_window_latin
+            )
             assert got.tolist() == np.asarray(want).tolist(), (i, j)
 
 
@@ -85,7 +89,9 @@ def test_rows_grouped_by_partner_equal_each_pair_alone() -> None:
     n = len(texts)
     a = np.array([rng.randrange(n) for _ in range(300)], np.int64)
     b = np.array([rng.choice((0, 5, 10, 7)) for _ in range(300)], np.int64)  # partners shared by many rows
-    got = kernels.text_evidence_rows(sigs.prof_ptr, sigs.prof, a, b, cfg.text_window_cjk, cfg.text_window_latin)
+    got = kernels.text_evidence_rows(
+        sigs.prof_ptr, sigs.prof, a, b, cfg.text_window_cjk, cfg.text_window_latin
+    )
     for i in range(a.size):
         want = kernels.text_evidence(
             sigs.profile(int(a[i])), sigs.profile(int(b[i])), cfg.text_window_cjk, cfg.text_window_latin
