@@ -1990,6 +1990,7 @@ static int pass_component(int64_t c, const PassCtx *X, Work *W, Cand *C, uint64_
     return bad;
 }
 
+#if HAVE_HELPER
 /* one thread's share of the pass: the components list[i] for the indices i it takes from *next
  * (shared), with a work space and candidate buffers of its own */
 typedef struct {
@@ -2031,6 +2032,7 @@ static void *pass_share(void *arg) {
     work_free(&W);
     return NULL;
 }
+#endif
 
 static PyObject *py_run_components(PyObject *self, PyObject *args) {
     (void)self;
