@@ -123,6 +123,12 @@ def main() -> None:
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--work", default=tempfile.gettempdir(), help="Where the 10x set and outputs go.")
     ap.add_argument("--write", action="store_true", help="Write the table into docs/benchmarks.md.")
+    ap.add_argument(
+        "--also-src",
+        default=None,
+        help="Another neardup source tree (its src/ folder, extensions built) run as 'neardup@other' in the "
+        "same round robin: before and after a change in one run.",
+    )
     args = ap.parse_args()
     if not XWLB.exists():
         sys.exit(f"corpus not found: {XWLB}")
@@ -136,13 +142,18 @@ def main() -> None:
         "| set | tool | wall s (median of runs) | runs | peak RSS MB | docs not their own cluster | vs rensa |",
         "|---|---|---|---|---|---|---|",
     ]
-    tools = ("neardup", "rensa", "gaoya")
+    tools: tuple[str, ...] = ("neardup", "rensa", "gaoya")
+    if args.also_src:
+        tools = ("neardup", "neardup@other", "rensa", "gaoya")
     for name, path in sets:
         res: dict[str, tuple[float, list[float], float, str]] = {}
         cmds: dict[str, list[str]] = {}
         outs = {tool: work / f"neardup-bench-{tool}.jsonl" for tool in tools}
+        envs: dict[str, dict[str, str] | None] = dict.fromkeys(tools)
         for tool in tools:
-            if tool == "neardup":
+            if tool == "neardup@other":
+                envs[tool] = {**os.environ, "PYTHONPATH": str(Path(args.also_src).resolve())}
+            if tool.startswith("neardup"):
                 cmds[tool] = [
                     sys.executable,
                     "-m",
@@ -160,13 +171,13 @@ def main() -> None:
         # round robin: each repeat runs every tool once, so a change of load falls on all of them
         for _ in range(args.repeats):
             for tool in tools:
-                wall, r, last[tool] = timed(cmds[tool])
+                wall, r, last[tool] = timed(cmds[tool], envs[tool])
                 walls[tool].append(wall)
                 peak[tool] = max(peak[tool], r)
                 print(name, tool, f"{wall:.2f} s", f"{r:.0f} MB", flush=True)
         for tool in tools:
             line = last[tool]
-            if tool == "neardup":
+            if tool.startswith("neardup"):
                 line = str(sum('"duplicate_of":null' not in ln for ln in outs[tool].read_text().splitlines()))
             res[tool] = (statistics.median(walls[tool]), walls[tool], peak[tool], line)
             print(name, tool, res[tool], flush=True)

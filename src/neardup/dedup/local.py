@@ -41,6 +41,7 @@ I64 = npt.NDArray[np.int64]
 _EMPTY = np.empty(0, np.int64)
 _MERGING = (EXACT, CONTENT, NEAR, CONTAINED)
 _RELATED = (PARTIAL, LAYOUT, TEMPLATE)
+_ROW_BLOCK = 1 << 16  # rows whose evidence columns are made Python values at once
 
 
 @dataclass
@@ -87,7 +88,22 @@ class DedupResult:
         has_members = np.zeros(len(names), np.bool_)
         has_members[rep[rep != np.arange(len(names))]] = True
         members = has_members.tolist()
+        reps = rep.tolist()
+        has_layout = np.asarray(sigs.has_layout)
+        layout = np.asarray(sigs.layout)
+        layout_distance = self.config.layout_distance
+        lo = hi = p
         for node in range(p, len(names)):
+            if node >= hi:
+                # the evidence columns of the next block of rows as Python values (the fields of
+                # Evidence.to_dict, rounded alike), a block at a time to bound their memory
+                lo, hi = node, min(node + _ROW_BLOCK, len(names))
+                similarity = c.similarity[lo:hi].tolist()
+                containment = c.containment[lo:hi].tolist()
+                conflicts = c.conflicts[lo:hi].tolist()
+                aligned = c.aligned[lo:hi].tolist()
+                hamming = c.hamming[lo:hi].tolist()
+                text = c.text[lo:hi].tolist() if c.text is not None else None
             k = kinds[node]
             keeper = kept[node]
             row: dict[str, Any] = {"id": names[node], "cluster": names[keeper]}
@@ -97,7 +113,7 @@ class DedupResult:
                     MATCH_KINDS[k]
                     if k in _RELATED
                     else "supersedes"  # a fuller copy that contains the cluster's first document
-                    if k == CONTAINED and keeper != rep[node]
+                    if k == CONTAINED and keeper != reps[node]
                     else "first"
                     if members[node] or k in _MERGING
                     else "unique"
@@ -109,12 +125,30 @@ class DedupResult:
             if keeper < p and names[keeper] == names[node]:
                 # the corpus already holds this very document (a batch run again after --merge)
                 row["kind"] = "indexed"
+            q = partner[node]
             if k in _RELATED:
-                row["related_to"] = names[partner[node]]
-            if partner[node] >= 0:
-                row["distance"] = int(c.hamming[node])
-                ev = c.evidence(node, sigs, self.config)
-                row["evidence"] = {"against": names[partner[node]], **ev.to_dict()}
+                row["related_to"] = names[q]
+            if q >= 0:
+                b = node - lo
+                row["distance"] = hamming[b]
+                # Evidence.to_dict of Clusters.evidence(node), built without the dataclass
+                ca, cb = containment[b]
+                ev: dict[str, Any] = {
+                    "against": names[q],
+                    "similarity": round(similarity[b], 3),
+                    "containment": [round(ca, 3), round(cb, 3)],
+                    "number_conflicts": conflicts[b],
+                    "numbers_aligned": aligned[b],
+                    "hamming": hamming[b],
+                }
+                if has_layout[node] and has_layout[q]:
+                    ev["same_layout"] = (int(layout[node]) ^ int(layout[q])).bit_count() <= layout_distance
+                if text is not None and text[b][0] >= 0:
+                    t = text[b]
+                    ev["adds"] = [t[0], t[1]]
+                    ev["passage"] = t[2]
+                    ev["repeated"] = t[3]
+                row["evidence"] = ev
             else:
                 row["distance"] = None
             yield row

@@ -93,50 +93,56 @@ def decision_rows(result: Any) -> Iterator[dict[str, Any]]:
     c = result.clusters
     sigs = result.sigs if result.sigs is not None else result.fps.sigs
     cfg = result.config
-    # rows in chunks: the chunk's pairs are read in one call (C, two threads), then yielded
-    chunk: list[tuple[dict[str, Any], int, int]] = []
-    for node, row in enumerate(result.rows(), start=result.n_prefix):
-        chunk.append((row, node, int(c.partner[node])))
-        if len(chunk) >= _ROWS_AT_ONCE:
-            yield from _with_text_evidence(chunk, sigs, cfg)
-            chunk = []
-    yield from _with_text_evidence(chunk, sigs, cfg)
+    rows = result.rows()
+    start, end = result.n_prefix, result.n_prefix + len(result)
+    # the pairs of a block of rows are read in one call (C, two threads, a partner's windows made
+    # once a thread), then the block's rows are yielded: a row has text evidence ("adds") exactly
+    # when it has a partner and the engine read the pair's text
+    for lo in range(start, end, _ROWS_AT_ONCE):
+        hi = min(lo + _ROWS_AT_ONCE, end)
+        partner = np.asarray(c.partner[lo:hi], np.int64)
+        has = partner >= 0
+        if c.text is not None:
+            has &= np.asarray(c.text[lo:hi, 0]) >= 0
+        else:
+            has[:] = False
+        todo = np.flatnonzero(has)
+        evs: list[list[int]] = []
+        if todo.size:
+            with np.errstate(over="ignore"):  # hash arithmetic wraps around on purpose
+                evs = text_evidence_rows(
+                    sigs.prof_ptr,
+                    sigs.prof,
+                    todo + lo,
+                    partner[todo],
+                    cfg.text_window_cjk,
+                    cfg.text_window_latin,
+                )[:, _ROW_FIELDS].tolist()
+        flags = has.tolist()
+        k = 0
+        for i in range(hi - lo):
+            row = next(rows)
+            if flags[i]:
+                t = evs[k]
+                k += 1
+                ev = row["evidence"]
+                ev["chars"] = [t[0], t[1]]
+                ev["quoted"] = [t[2], t[3]]
+                ev["occasion"] = bool(t[4])
+                ev["leads"] = [t[5], t[6]]
+                ev["blocks"] = [t[7], t[8]]
+                ev["pieces"] = [t[9], t[10]]
+                ev["alike"] = t[11]
+                ev["substitutions"] = t[12]
+                ev["substituted"] = [t[13], t[14]]
+            yield row
 
 
-_ROWS_AT_ONCE = 4096
-
-
-def _with_text_evidence(
-    chunk: list[tuple[dict[str, Any], int, int]], sigs: Any, cfg: Any
-) -> Iterator[dict[str, Any]]:
-    todo = [
-        i
-        for i, (row, _, p) in enumerate(chunk)
-        if p >= 0 and row.get("evidence") is not None and "adds" in row["evidence"]
-    ]
-    if todo:
-        with np.errstate(over="ignore"):  # hash arithmetic wraps around on purpose
-            evs = text_evidence_rows(
-                sigs.prof_ptr,
-                sigs.prof,
-                [chunk[i][1] for i in todo],
-                [chunk[i][2] for i in todo],
-                cfg.text_window_cjk,
-                cfg.text_window_latin,
-            )
-        for i, t in zip(todo, evs.tolist(), strict=True):
-            ev = chunk[i][0]["evidence"]
-            ev["chars"] = [t[2], t[3]]
-            ev["quoted"] = [t[9], t[10]]
-            ev["occasion"] = bool(t[8])
-            ev["leads"] = [t[11], t[12]]
-            ev["blocks"] = [t[13], t[14]]
-            ev["pieces"] = [t[15], t[16]]
-            ev["alike"] = t[17]
-            ev["substitutions"] = t[5]
-            ev["substituted"] = [t[18], t[19]]
-    for row, _, _ in chunk:
-        yield row
+#: rows whose text evidence is read in one call (at most 160 bytes a row of int64 evidence)
+_ROWS_AT_ONCE = 1 << 17
+#: the columns of text.text_evidence the rows report, in the order decision_rows reads them:
+#: chars, quoted, occasion, leads, blocks, pieces, alike, substitutions, substituted
+_ROW_FIELDS = [2, 3, 9, 10, 8, 11, 12, 13, 14, 15, 16, 17, 5, 18, 19]
 
 
 def parse_strictness(spec: str) -> list[float]:

@@ -151,63 +151,75 @@ static inline uint64_t popcount64(uint64_t x) {
 #define SMALL_QUICKSORT 15
 #define MAX_STACK 100
 
-/* R = argsort(A) as numba's np.argsort (kind "quicksort") computes it */
-static void argsort_u64(const uint64_t *A, int64_t n, int64_t *R) {
-    for (int64_t i = 0; i < n; i++) R[i] = i;
-    if (n < 2) return;
-    int64_t slo[MAX_STACK], shi[MAX_STACK];
-    slo[0] = 0;
-    shi[0] = n - 1;
-    int64_t sp = 1;
-    while (sp > 0) {
-        sp--;
-        int64_t low = slo[sp], high = shi[sp];
-        while (high - low >= SMALL_QUICKSORT) {
-            /* partition */
-            int64_t mid = (low + high) >> 1, t;
-            if (A[R[mid]] < A[R[low]]) { t = R[low]; R[low] = R[mid]; R[mid] = t; }
-            if (A[R[high]] < A[R[mid]]) { t = R[high]; R[high] = R[mid]; R[mid] = t; }
-            if (A[R[mid]] < A[R[low]]) { t = R[low]; R[low] = R[mid]; R[mid] = t; }
-            uint64_t pivot = A[R[mid]];
-            t = R[high]; R[high] = R[mid]; R[mid] = t;
-            int64_t i = low, j = high - 1;
-            for (;;) {
-                while (i < high && A[R[i]] < pivot) i++;
-                while (j >= low && pivot < A[R[j]]) j--;
-                if (i >= j) break;
-                t = R[i]; R[i] = R[j]; R[j] = t;
-                i++;
-                j--;
-            }
-            t = R[i]; R[i] = R[high]; R[high] = t;
-            if (high - i > i - low) {
-                if (high > i) {
-                    slo[sp] = i + 1;
-                    shi[sp] = high;
-                    sp++;
+/* R = argsort(A) as numba's np.argsort (kind "quicksort") computes it. The sort moves (value, index)
+ * pairs in KV (n entries of scratch) rather than indices into A: the same comparisons and swaps as
+ * numba's index sort, so the same permutation, without a random read of A per comparison. */
+typedef struct {
+    uint64_t v;
+    int64_t i;
+} KV;
+
+static void argsort_kv(const uint64_t *A, int64_t n, int64_t *R, KV *K) {
+    for (int64_t i = 0; i < n; i++) {
+        K[i].v = A[i];
+        K[i].i = i;
+    }
+    if (n >= 2) {
+        int64_t slo[MAX_STACK], shi[MAX_STACK];
+        slo[0] = 0;
+        shi[0] = n - 1;
+        int64_t sp = 1;
+        while (sp > 0) {
+            sp--;
+            int64_t low = slo[sp], high = shi[sp];
+            while (high - low >= SMALL_QUICKSORT) {
+                /* partition */
+                int64_t mid = (low + high) >> 1;
+                KV t;
+                if (K[mid].v < K[low].v) { t = K[low]; K[low] = K[mid]; K[mid] = t; }
+                if (K[high].v < K[mid].v) { t = K[high]; K[high] = K[mid]; K[mid] = t; }
+                if (K[mid].v < K[low].v) { t = K[low]; K[low] = K[mid]; K[mid] = t; }
+                uint64_t pivot = K[mid].v;
+                t = K[high]; K[high] = K[mid]; K[mid] = t;
+                int64_t i = low, j = high - 1;
+                for (;;) {
+                    while (i < high && K[i].v < pivot) i++;
+                    while (j >= low && pivot < K[j].v) j--;
+                    if (i >= j) break;
+                    t = K[i]; K[i] = K[j]; K[j] = t;
+                    i++;
+                    j--;
                 }
-                high = i - 1;
-            } else {
-                if (i > low) {
-                    slo[sp] = low;
-                    shi[sp] = i - 1;
-                    sp++;
+                t = K[i]; K[i] = K[high]; K[high] = t;
+                if (high - i > i - low) {
+                    if (high > i) {
+                        slo[sp] = i + 1;
+                        shi[sp] = high;
+                        sp++;
+                    }
+                    high = i - 1;
+                } else {
+                    if (i > low) {
+                        slo[sp] = low;
+                        shi[sp] = i - 1;
+                        sp++;
+                    }
+                    low = i + 1;
                 }
-                low = i + 1;
             }
-        }
-        /* insertion sort of [low, high] */
-        for (int64_t i = low + 1; i <= high; i++) {
-            int64_t k = R[i];
-            uint64_t v = A[k];
-            int64_t j = i;
-            while (j > low && v < A[R[j - 1]]) {
-                R[j] = R[j - 1];
-                j--;
+            /* insertion sort of [low, high] */
+            for (int64_t i = low + 1; i <= high; i++) {
+                KV k = K[i];
+                int64_t j = i;
+                while (j > low && k.v < K[j - 1].v) {
+                    K[j] = K[j - 1];
+                    j--;
+                }
+                K[j] = k;
             }
-            R[j] = k;
         }
     }
+    for (int64_t i = 0; i < n; i++) R[i] = K[i].i;
 }
 
 /* an ascending sort of values (where equal values are alike, any correct sort gives numba's) */
@@ -259,8 +271,52 @@ static void argsort_u64(const uint64_t *A, int64_t n, int64_t *R) {
         }                                                                                              \
     }
 
-DEFINE_VSORT(sort_u64, uint64_t)
+DEFINE_VSORT(qsort_u64, uint64_t)
 DEFINE_VSORT(sort_i64, int64_t)
+
+/* an ascending sort of n 64-bit values: least significant digit radix sort (8 bits a pass, passes
+ * whose digit is the same in every value skipped) for 256 values or more (below 2^32), else the quicksort; as a
+ * sort of values alone, every correct sort gives the same array */
+static void sort_u64(uint64_t *v, int64_t n) {
+    if (n < 256 || n >= ((int64_t)1 << 32)) {
+        qsort_u64(v, n);
+        return;
+    }
+    uint64_t *tmp = malloc((size_t)n * sizeof(uint64_t));
+    uint32_t(*count)[256] = calloc(8, sizeof(*count));
+    if (!tmp || !count) {
+        free(tmp);
+        free(count);
+        qsort_u64(v, n);
+        return;
+    }
+    for (int64_t i = 0; i < n; i++) {
+        uint64_t x = v[i];
+        for (int d = 0; d < 8; d++) count[d][(x >> (8 * d)) & 0xFF]++;
+    }
+    uint64_t *src = v, *dst = tmp;
+    for (int d = 0; d < 8; d++) {
+        uint32_t *c = count[d];
+        if (c[(src[0] >> (8 * d)) & 0xFF] == (uint32_t)n) continue; /* one digit value: nothing moves */
+        uint32_t sum = 0;
+        for (int b = 0; b < 256; b++) {
+            uint32_t t = c[b];
+            c[b] = sum;
+            sum += t;
+        }
+        for (int64_t i = 0; i < n; i++) {
+            uint64_t x = src[i];
+            dst[c[(x >> (8 * d)) & 0xFF]++] = x;
+        }
+        uint64_t *t = src;
+        src = dst;
+        dst = t;
+    }
+    if (src != v) memcpy(v, src, (size_t)n * sizeof(uint64_t));
+    free(tmp);
+    free(count);
+}
+
 
 /* the first index i with s[i] >= x (np.searchsorted, side "left") */
 static inline int64_t search_u64(const uint64_t *s, int64_t n, uint64_t x) {
@@ -283,6 +339,7 @@ typedef struct {
     int err;     /* 1: a profile pointer outside the profiles, 2: out of memory */
     uint64_t *wa, *wb, *sa, *sb, *keys, *bkeys, *pairs, *swaps;
     int64_t *oa, *ob, *runs, *swap_units, *order;
+    KV *kv; /* argsort_kv's scratch */
     uint8_t *cov_a, *cov_b, *ones;
     uint32_t *occ;
     /* wa, oa and sa hold the windows of the profile at a_p (a_n tokens, a_w wide): a document
@@ -293,17 +350,26 @@ typedef struct {
     uint64_t *akeys;
     int64_t a_nk;
     int a_keys;
+    /* the same for the second profile: wb, ob and sb hold the windows of the profile at b_p (b_n
+     * tokens, b_w wide), and bkeys[0..b_nk) its sorted terms once b_keys is set, so pairs that share
+     * their second document (rows grouped by partner) make them once */
+    const uint32_t *b_p;
+    int64_t b_n, b_w, b_nk;
+    int b_keys;
 } Work;
 
 static void work_free(Work *w) {
     free(w->wa); free(w->wb); free(w->sa); free(w->sb); free(w->keys); free(w->bkeys); free(w->pairs);
     free(w->swaps); free(w->oa); free(w->ob); free(w->runs); free(w->swap_units); free(w->cov_a);
-    free(w->cov_b); free(w->ones); free(w->occ); free(w->order); free(w->akeys);
+    free(w->cov_b); free(w->ones); free(w->occ); free(w->order); free(w->akeys); free(w->kv);
+    w->kv = NULL;
     w->wa = w->wb = w->sa = w->sb = w->keys = w->bkeys = w->pairs = w->swaps = NULL;
     w->oa = w->ob = w->runs = w->swap_units = w->order = NULL;
     w->akeys = NULL;
     w->a_p = NULL;
     w->a_keys = 0;
+    w->b_p = NULL;
+    w->b_keys = 0;
     w->cov_a = w->cov_b = w->ones = NULL;
     w->occ = NULL;
     w->cap = 0;
@@ -321,8 +387,8 @@ static int work_reserve(Work *w, int64_t cap) {
     w->keys = malloc(c * 8); w->bkeys = malloc(c * 8); w->pairs = malloc(c * 8); w->swaps = malloc(c * 8);
     w->oa = malloc(c * 8); w->ob = malloc(c * 8); w->runs = malloc(c * 8); w->swap_units = malloc(c * 8);
     w->cov_a = malloc(c); w->cov_b = malloc(c); w->ones = malloc(c); w->occ = malloc(c * 4);
-    w->order = malloc(c * 8); w->akeys = malloc(c * 8);
-    if (!w->akeys || !w->wa || !w->wb || !w->sa || !w->sb || !w->keys || !w->bkeys || !w->pairs || !w->swaps || !w->oa ||
+    w->order = malloc(c * 8); w->akeys = malloc(c * 8); w->kv = malloc(c * sizeof(KV));
+    if (!w->kv || !w->akeys || !w->wa || !w->wb || !w->sa || !w->sb || !w->keys || !w->bkeys || !w->pairs || !w->swaps || !w->oa ||
         !w->ob || !w->runs || !w->swap_units || !w->cov_a || !w->cov_b || !w->ones || !w->occ || !w->order) {
         work_free(w);
         w->err = 2;
@@ -353,15 +419,35 @@ static void windows(const uint32_t *p, int64_t np_, int64_t w, uint64_t *out) {
     }
 }
 
-/* per token of a: covered by a window also in b (sorted b windows ``sb``) */
-static void cover(const uint64_t *wa, int64_t nwa, const uint64_t *sb, int64_t nsb, int64_t n, int64_t w,
-                  uint8_t *cov) {
-    memset(cov, 0, (size_t)n);
-    for (int64_t s = 0; s < nwa; s++) {
-        int64_t i = search_u64(sb, nsb, wa[s]);
-        if (i < nsb && sb[i] == wa[s])
-            for (int64_t t = s; t < s + w && t < n; t++) cov[t] = 1;
+/* per token of a and of b: covered by a window the other text also holds. One merge of the two
+ * sorted window lists (sa with its order oa, sb with ob) marks the start of every shared window,
+ * then a sweep spreads each start over the w tokens of its window. */
+static void spread(uint8_t *cov, int64_t n, int64_t w) {
+    int64_t last = -w; /* the start of the last shared window met */
+    for (int64_t t = 0; t < n; t++) {
+        if (cov[t]) last = t;
+        cov[t] = t - last < w;
     }
+}
+
+static void cover(const uint64_t *sa, const int64_t *oa, int64_t nwa, const uint64_t *sb, const int64_t *ob,
+                  int64_t nwb, int64_t na, int64_t nb, int64_t w, uint8_t *cov_a, uint8_t *cov_b) {
+    memset(cov_a, 0, (size_t)na);
+    memset(cov_b, 0, (size_t)nb);
+    int64_t i = 0, k = 0;
+    while (i < nwa && k < nwb) {
+        if (sa[i] < sb[k]) {
+            i++;
+        } else if (sb[k] < sa[i]) {
+            k++;
+        } else {
+            uint64_t v = sa[i];
+            while (i < nwa && sa[i] == v) cov_a[oa[i++]] = 1;
+            while (k < nwb && sb[k] == v) cov_b[ob[k++]] = 1;
+        }
+    }
+    spread(cov_a, na, w);
+    spread(cov_b, nb, w);
 }
 
 static int64_t lead(const uint32_t *a, int64_t na, const uint8_t *cov) {
@@ -416,7 +502,8 @@ static int64_t terms(const uint32_t *p, int64_t n, const uint8_t *mask, int want
     return m;
 }
 
-/* b_is_cached: b is the profile at w->a_p, whose sorted terms are kept in w->akeys once made */
+/* b_is_cached: b is the profile at w->a_p, whose sorted terms are kept in w->akeys once made;
+ * otherwise b is the profile at w->b_p, whose sorted terms are kept in w->bkeys */
 static int64_t repeated(const uint32_t *a, int64_t na, const uint8_t *cov_a, const uint32_t *b, int64_t nb,
                         int b_is_cached, Work *w) {
     int64_t nk = terms(a, na, cov_a, 0, w->keys, w->runs);
@@ -432,9 +519,13 @@ static int64_t repeated(const uint32_t *a, int64_t na, const uint8_t *cov_a, con
         bk = w->akeys;
         nbk = w->a_nk;
     } else {
-        nbk = terms(b, nb, w->ones, 1, w->bkeys, NULL);
-        sort_u64(w->bkeys, nbk);
+        if (!w->b_keys) {
+            w->b_nk = terms(b, nb, w->ones, 1, w->bkeys, NULL);
+            sort_u64(w->bkeys, w->b_nk);
+            w->b_keys = 1;
+        }
         bk = w->bkeys;
+        nbk = w->b_nk;
     }
     int64_t m = 0;
     for (int64_t t = 0; t < nk; t++) {
@@ -511,19 +602,24 @@ static void text_evidence(const uint32_t *a, int64_t na, const uint32_t *b, int6
     int64_t *oa = W->oa, *ob = W->ob;
     if (W->a_p != a || W->a_n != na || W->a_w != w) {
         windows(a, na, w, wa);
-        argsort_u64(wa, nwa, oa);
+        argsort_kv(wa, nwa, oa, W->kv);
         for (int64_t i = 0; i < nwa; i++) sa[i] = wa[oa[i]];
         W->a_p = a;
         W->a_n = na;
         W->a_w = w;
         W->a_keys = 0;
     }
-    windows(b, nb, w, wb);
-    argsort_u64(wb, nwb, ob);
-    for (int64_t i = 0; i < nwb; i++) sb[i] = wb[ob[i]];
+    if (W->b_p != b || W->b_n != nb || W->b_w != w) {
+        windows(b, nb, w, wb);
+        argsort_kv(wb, nwb, ob, W->kv);
+        for (int64_t i = 0; i < nwb; i++) sb[i] = wb[ob[i]];
+        W->b_p = b;
+        W->b_n = nb;
+        W->b_w = w;
+        W->b_keys = 0;
+    }
     uint8_t *cov_a = W->cov_a, *cov_b = W->cov_b;
-    cover(wa, nwa, sb, nwb, na, w, cov_a);
-    cover(wb, nwb, sa, nwa, nb, w, cov_b);
+    cover(sa, oa, nwa, sb, ob, nwb, na, nb, w, cov_a, cov_b);
     walk(a, na, cov_a, &out[0], &out[4], &out[9], &out[13], &out[15]);
     walk(b, nb, cov_b, &out[1], NULL, &out[10], &out[14], &out[16]);
     out[8] = (own_occasion(a, na, cov_a, b, nb, W->occ) && own_occasion(b, nb, cov_b, a, na, W->occ)) ? 1 : 0;
@@ -584,7 +680,7 @@ static void text_evidence(const uint32_t *a, int64_t na, const uint32_t *b, int6
     out[6] = ra < rb ? ra : rb;
     if (n_swaps > 1) {
         int64_t *order = W->order;
-        argsort_u64(W->swaps, n_swaps, order);
+        argsort_kv(W->swaps, n_swaps, order, W->kv);
         for (int64_t x = 0; x < n_swaps; x++) {
             int64_t o = order[x];
             if ((x > 0 && W->swaps[order[x - 1]] == W->swaps[o]) ||
@@ -1788,6 +1884,156 @@ static PyObject *py_set_threads(PyObject *self, PyObject *args) {
     return PyLong_FromLong(old);
 }
 
+/* the context of run_components' pass, shared (read-only, or written at the component's own rows)
+ * by the threads that take its components */
+typedef struct {
+    const Sig *S;
+    Res *R;
+    const Rule *rule;
+    Links *L;
+    const int64_t *ptr, *rows, *order, *common_from, *ep, *ex;
+    const uint32_t *common;
+    int64_t fixed, posted, min_shared, member_checks, max_posting, n_common;
+} PassCtx;
+
+/* component c of the pass with tables of its own: 0, or 1 when a table is full, 2 when out of
+ * memory, 3 on a work-space error (W->err); *seedp: a buffer for the component's seeds, grown here */
+static int pass_component(int64_t c, const PassCtx *X, Work *W, Cand *C, uint64_t **seedp, int64_t *verified) {
+    const Sig *S = X->S;
+    Res *R = X->R;
+    const Rule *rule = X->rule;
+    Links *L = X->L;
+    const int64_t *ptr = X->ptr, *rows = X->rows, *order = X->order, *common_from = X->common_from;
+    const int64_t *ep = X->ep, *ex = X->ex;
+    const uint32_t *common = X->common;
+    int64_t fixed = X->fixed, posted = X->posted, min_shared = X->min_shared, member_checks = X->member_checks;
+    int64_t max_posting = X->max_posting, n_common = X->n_common;
+    uint64_t *seed = *seedp;
+    int bad = 0;
+    double out_f[3] = {0.0, 0.0, 0.0};
+    int64_t out_i[9] = {0};
+    int64_t a = ptr[c], b = ptr[c + 1];
+    int64_t m = b - a;
+    int64_t seeds = 0;
+    if (n_common) {
+        uint64_t *grown = realloc(*seedp, (size_t)(m * S->kc > 0 ? m * S->kc : 1) * 8);
+        if (!grown) return 2;
+        *seedp = grown;
+        seed = grown;
+        for (int64_t t = a; t < b; t++)
+            for (int64_t q = 0; q < S->kc; q++) {
+                uint32_t v = S->sketch[rows[t] * S->kc + q];
+                if (v == EMPTY32) break;
+                int64_t at = sorted_index_u32(common, n_common, v);
+                if (at >= 0) seed[seeds++] = ((uint64_t)(common_from[at] + 1) << 32) | v;
+            }
+        sort_u64(seed, seeds);
+    }
+    int64_t slots = (int64_t)((double)(m * posted + seeds) / 0.8) + 1;
+    if (slots < 64) slots = 64;
+    int64_t keys = (int64_t)((double)m / 0.8) + 1;
+    if (keys < 16) keys = 16;
+    int64_t entries = m * posted > 1 ? m * posted : 1;
+    Tab T;
+    T.np = slots;
+    T.nx = T.nc = keys;
+    T.ne = entries;
+    T.pv = malloc((size_t)slots * 4);
+    T.pc = calloc((size_t)slots, 4);
+    T.pf = calloc((size_t)slots, 4);
+    T.ph = malloc((size_t)slots * 4);
+    T.er = calloc((size_t)entries, 4);
+    T.en = calloc((size_t)entries, 4);
+    T.xk = calloc((size_t)keys, 8);
+    T.xr = malloc((size_t)keys * 8);
+    T.ck = calloc((size_t)keys, 8);
+    T.cr = malloc((size_t)keys * 8);
+    if (!T.pv || !T.pc || !T.pf || !T.ph || !T.er || !T.en || !T.xk || !T.xr || !T.ck || !T.cr) {
+        bad = 2;
+    } else {
+        memset(T.pv, 0xFF, (size_t)slots * 4);
+        for (int64_t i = 0; i < slots; i++) T.ph[i] = -1;
+        for (int64_t i = 0; i < keys; i++) T.xr[i] = T.cr[i] = -1;
+        int64_t meta[5] = {0, 0, 0, 0, 0};
+        int64_t next = 0;
+        for (int64_t t = a; t < b; t++) {
+            int64_t j = rows[t];
+            /* the values boilerplate over the batch before row j: common from now on */
+            int64_t place = order != NULL ? order[j] : j;
+            for (; next < seeds && (int64_t)(seed[next] >> 32) <= place; next++) {
+                uint32_t v = (uint32_t)(seed[next] & 0xFFFFFFFFu);
+                int64_t i = posting_slot(T.pv, slots, v);
+                if (T.pv[i] != v) {
+                    T.pv[i] = v;
+                    T.pf[i] = (int32_t)j;
+                    T.ph[i] = -1;
+                    T.pc[i] = 0;
+                    meta[0]++;
+                }
+                if (T.pc[i] <= max_posting) T.pc[i] = (int32_t)(max_posting + 1);
+            }
+            int64_t v = document(j, j, j < fixed, 1, L, S, &T, meta, ex + ep[j], ep[j + 1] - ep[j], rule,
+                                 posted, min_shared, member_checks, C, out_f, out_i, R, W);
+            if (v < 0) {
+                bad = 1;
+                break;
+            }
+            if (W->err) {
+                bad = 3;
+                break;
+            }
+            *verified += v;
+        }
+    }
+    free(T.pv); free(T.pc); free(T.pf); free(T.ph); free(T.er); free(T.en);
+    free(T.xk); free(T.xr); free(T.ck); free(T.cr);
+    return bad;
+}
+
+#if HAVE_HELPER
+/* one thread's share of the pass: the components list[i] for the indices i it takes from *next
+ * (shared), with a work space and candidate buffers of its own */
+typedef struct {
+    const PassCtx *X;
+    const int64_t *list;
+    int64_t nlist, *next, longest, k, max_posting, longest_extra, verified;
+    int *stop, bad, werr;
+} PassShare;
+
+static void *pass_share(void *arg) {
+    PassShare *Q = (PassShare *)arg;
+    Work W;
+    Cand C;
+    uint64_t *seed = NULL;
+    if (work_init(&W, Q->longest) < 0) {
+        Q->bad = 2;
+    } else if (cand_init(&C, Q->k, Q->max_posting, Q->longest_extra) < 0) {
+        work_free(&W);
+        Q->bad = 2;
+    }
+    if (Q->bad) {
+        __atomic_store_n(Q->stop, 1, __ATOMIC_SEQ_CST);
+        return NULL;
+    }
+    for (;;) {
+        if (__atomic_load_n(Q->stop, __ATOMIC_SEQ_CST)) break;
+        int64_t i = __atomic_fetch_add(Q->next, 1, __ATOMIC_SEQ_CST);
+        if (i >= Q->nlist) break;
+        int bad = pass_component(Q->list[i], Q->X, &W, &C, &seed, &Q->verified);
+        if (bad) {
+            Q->bad = bad;
+            __atomic_store_n(Q->stop, 1, __ATOMIC_SEQ_CST);
+            break;
+        }
+    }
+    Q->werr = W.err;
+    free(seed);
+    cand_free(&C);
+    work_free(&W);
+    return NULL;
+}
+#endif
+
 static PyObject *py_run_components(PyObject *self, PyObject *args) {
     (void)self;
     long long fixed, k, posted, min_shared, max_posting, layout_distance, max_conflicts, agree_min, member_checks;
@@ -1864,93 +2110,80 @@ static PyObject *py_run_components(PyObject *self, PyObject *args) {
     }
     int64_t verified = 0, bad = 0;
     const int64_t *ep = (const int64_t *)P.p, *ex = (const int64_t *)X.p;
+    PassCtx ctx = {&S, &R, &rule, &L, ptr, rows, order, common_from, ep, ex, common,
+                   fixed, posted, min_shared, member_checks, max_posting, n_common};
+    int64_t n_comp = PT.len > 0 ? PT.len - 1 : 0;
+    /* Components are independent (tables of their own; a document's candidates, members and
+     * results are rows of its component), so on two threads the pass takes them in any order and
+     * answers alike. A component of an eighth of the rows or more runs first, on this thread with
+     * the helper taking text stages; the rest go to two threads that each take the next one left.
+     * SimHash candidates (extra) may name rows of other components: with them, one thread. */
+    int64_t total = ptr[n_comp] - ptr[0];
+    int64_t *small = malloc((size_t)(n_comp > 0 ? n_comp : 1) * 8);
+    if (!small) {
+        cand_free(&C);
+        work_free(&W);
+        release(&h);
+        return PyErr_NoMemory();
+    }
+    int64_t n_small = 0;
+    int share = pass_threads > 1 && X.len == 0 && HAVE_HELPER;
     Helper helper;
     Py_BEGIN_ALLOW_THREADS;
     if (pass_threads > 1 && helper_start(&helper, longest) == 0) C.P.helper = &helper;
-    double out_f[3] = {0.0, 0.0, 0.0};
-    int64_t out_i[9] = {0};
-    for (int64_t c = 0; c + 1 < PT.len && !bad; c++) {
-        int64_t a = ptr[c], b = ptr[c + 1];
-        int64_t m = b - a;
-        int64_t seeds = 0;
-        if (n_common) {
-            uint64_t *grown = realloc(seed, (size_t)(m * S.kc > 0 ? m * S.kc : 1) * 8);
-            if (!grown) {
-                bad = 2;
-                break;
-            }
-            seed = grown;
-            for (int64_t t = a; t < b; t++)
-                for (int64_t q = 0; q < S.kc; q++) {
-                    uint32_t v = S.sketch[rows[t] * S.kc + q];
-                    if (v == EMPTY32) break;
-                    int64_t at = sorted_index_u32(common, n_common, v);
-                    if (at >= 0) seed[seeds++] = ((uint64_t)(common_from[at] + 1) << 32) | v;
-                }
-            sort_u64(seed, seeds);
+    for (int64_t c = 0; c < n_comp && !bad; c++) {
+        int64_t m = ptr[c + 1] - ptr[c];
+        if (share && !(m >= 512 && 8 * m >= total)) {
+            small[n_small++] = c;
+            continue;
         }
-        int64_t slots = (int64_t)((double)(m * posted + seeds) / 0.8) + 1;
-        if (slots < 64) slots = 64;
-        int64_t keys = (int64_t)((double)m / 0.8) + 1;
-        if (keys < 16) keys = 16;
-        int64_t entries = m * posted > 1 ? m * posted : 1;
-        Tab T;
-        T.np = slots;
-        T.nx = T.nc = keys;
-        T.ne = entries;
-        T.pv = malloc((size_t)slots * 4);
-        T.pc = calloc((size_t)slots, 4);
-        T.pf = calloc((size_t)slots, 4);
-        T.ph = malloc((size_t)slots * 4);
-        T.er = calloc((size_t)entries, 4);
-        T.en = calloc((size_t)entries, 4);
-        T.xk = calloc((size_t)keys, 8);
-        T.xr = malloc((size_t)keys * 8);
-        T.ck = calloc((size_t)keys, 8);
-        T.cr = malloc((size_t)keys * 8);
-        if (!T.pv || !T.pc || !T.pf || !T.ph || !T.er || !T.en || !T.xk || !T.xr || !T.ck || !T.cr) {
-            bad = 2;
-        } else {
-            memset(T.pv, 0xFF, (size_t)slots * 4);
-            for (int64_t i = 0; i < slots; i++) T.ph[i] = -1;
-            for (int64_t i = 0; i < keys; i++) T.xr[i] = T.cr[i] = -1;
-            int64_t meta[5] = {0, 0, 0, 0, 0};
-            int64_t next = 0;
-            for (int64_t t = a; t < b; t++) {
-                int64_t j = rows[t];
-                /* the values boilerplate over the batch before row j: common from now on */
-                int64_t place = order != NULL ? order[j] : j;
-                for (; next < seeds && (int64_t)(seed[next] >> 32) <= place; next++) {
-                    uint32_t v = (uint32_t)(seed[next] & 0xFFFFFFFFu);
-                    int64_t i = posting_slot(T.pv, slots, v);
-                    if (T.pv[i] != v) {
-                        T.pv[i] = v;
-                        T.pf[i] = (int32_t)j;
-                        T.ph[i] = -1;
-                        T.pc[i] = 0;
-                        meta[0]++;
-                    }
-                    if (T.pc[i] <= max_posting) T.pc[i] = (int32_t)(max_posting + 1);
-                }
-                int64_t v = document(j, j, j < fixed, 1, &L, &S, &T, meta, ex + ep[j], ep[j + 1] - ep[j], &rule,
-                                     posted, min_shared, member_checks, &C, out_f, out_i, &R, &W);
-                if (v < 0) {
-                    bad = 1;
-                    break;
-                }
-                if (W.err) {
-                    bad = 3;
-                    break;
-                }
-                verified += v;
-            }
-        }
-        free(T.pv); free(T.pc); free(T.pf); free(T.ph); free(T.er); free(T.en);
-        free(T.xk); free(T.xr); free(T.ck); free(T.cr);
+        bad = pass_component(c, &ctx, &W, &C, &seed, &verified);
     }
-    if (C.P.helper) helper_stop(&helper, &W);
+    if (C.P.helper) {
+        helper_stop(&helper, &W);
+        C.P.helper = NULL;
+    }
+    /* the largest first (then in component order), so the last ones taken are short */
+    if (n_small > 1 && !bad) {
+        uint64_t *key = malloc((size_t)n_small * 8);
+        if (key) {
+            for (int64_t i = 0; i < n_small; i++) {
+                int64_t m = ptr[small[i] + 1] - ptr[small[i]];
+                uint64_t room = m < 0xFFFFFFFFll ? (uint64_t)(0xFFFFFFFFll - m) : 0;
+                key[i] = (room << 32) | (uint64_t)i;
+            }
+            sort_u64(key, n_small);
+            int64_t *by_size = malloc((size_t)n_small * 8);
+            if (by_size) {
+                for (int64_t i = 0; i < n_small; i++) by_size[i] = small[key[i] & 0xFFFFFFFFu];
+                memcpy(small, by_size, (size_t)n_small * 8);
+                free(by_size);
+            }
+            free(key);
+        }
+    }
+#if HAVE_HELPER
+    if (!bad && n_small) {
+        int64_t next = 0;
+        int stop = 0;
+        PassShare Q[2];
+        for (int t = 0; t < 2; t++)
+            Q[t] = (PassShare){&ctx, small, n_small, &next, longest, k, max_posting, longest_extra, 0, &stop, 0, 0};
+        pthread_t th;
+        int started = pthread_create(&th, NULL, pass_share, &Q[1]) == 0;
+        /* this thread's share with its own buffers (W and C stay as the first phase left them) */
+        pass_share(&Q[0]);
+        if (started) pthread_join(th, NULL);
+        for (int t = 0; t < 2; t++) {
+            verified += Q[t].verified;
+            if (Q[t].werr && !W.err) W.err = Q[t].werr;
+            if (Q[t].bad && !bad) bad = Q[t].bad;
+        }
+    }
+#endif
     if (W.err && !bad) bad = 3;
     Py_END_ALLOW_THREADS;
+    free(small);
     free(seed);
     cand_free(&C);
     int err = W.err;
@@ -2133,6 +2366,7 @@ static PyObject *py_text_evidence(PyObject *self, PyObject *args) {
  * up to two threads (the GIL released): what neardup dedup's output rows report of each stored pair */
 typedef struct {
     const int64_t *ptr, *a, *b;
+    const int64_t *order; /* the rows by partner (b), so a partner's windows are made once a thread */
     const uint32_t *prof;
     int64_t w_cjk, w_latin, lo, hi, step, n_prof;
     int64_t *out;
@@ -2146,7 +2380,8 @@ static void *ev_rows_run(void *arg) {
         E->err = 1;
         return NULL;
     }
-    for (int64_t i = E->lo; i < E->hi; i += E->step) {
+    for (int64_t at = E->lo; at < E->hi; at += E->step) {
+        int64_t i = E->order[at];
         int64_t x = E->a[i], y = E->b[i];
         int64_t *o = E->out + i * EVIDENCE_SIZE;
         if (x < 0 || y < 0 || x >= E->n_prof || y >= E->n_prof) {
@@ -2192,22 +2427,43 @@ static PyObject *py_text_evidence_rows(PyObject *self, PyObject *args) {
         }
     }
     int nt = threads > 1 && A.len >= 64 ? 2 : 1;
+    const int64_t *ra = (const int64_t *)A.p, *rb = (const int64_t *)B.p;
+    /* rows in partner order (then row order): key partner * 2^32 + row, the rows below 2^32 */
+    int64_t n = A.len;
+    uint64_t *keys = malloc((size_t)(n > 0 ? n : 1) * 8);
+    int64_t *order = malloc((size_t)(n > 0 ? n : 1) * 8);
+    if (!keys || !order) {
+        free(keys);
+        free(order);
+        release(&h);
+        return PyErr_NoMemory();
+    }
+    int by_partner = n < ((int64_t)1 << 32);
+    for (int64_t i = 0; i < n; i++) {
+        uint64_t p = rb[i] >= 0 && rb[i] < n_prof ? (uint64_t)rb[i] : 0;
+        keys[i] = by_partner ? (p << 32) | (uint64_t)i : (uint64_t)i;
+    }
+    sort_u64(keys, n);
+    for (int64_t i = 0; i < n; i++) order[i] = (int64_t)(keys[i] & (by_partner ? 0xFFFFFFFFull : ~0ull));
+    free(keys);
+    /* two threads take the two halves of the ordered rows; a partner's rows may straddle the cut */
     EvRows E[2];
     for (int t = 0; t < nt; t++)
-        E[t] = (EvRows){ptr, (const int64_t *)A.p, (const int64_t *)B.p, (const uint32_t *)PR.p, w_cjk, w_latin,
-                        t, A.len, nt, n_prof, (int64_t *)O.p, 0};
+        E[t] = (EvRows){ptr, ra, rb, order, (const uint32_t *)PR.p, w_cjk, w_latin,
+                        t * n / nt, (t + 1) * n / nt, 1, n_prof, (int64_t *)O.p, 0};
     int err = 0;
     Py_BEGIN_ALLOW_THREADS;
     pthread_t th;
     int started = nt > 1 && pthread_create(&th, NULL, ev_rows_run, &E[1]) == 0;
     if (nt > 1 && !started) { /* no second thread: this one takes every row */
-        E[0].step = 1;
+        E[0].hi = n;
         nt = 1;
     }
     ev_rows_run(&E[0]);
     if (started) pthread_join(th, NULL);
     for (int t = 0; t < nt; t++) err |= E[t].err;
     Py_END_ALLOW_THREADS;
+    free(order);
     release(&h);
     if (err) return PyErr_NoMemory();
     Py_RETURN_NONE;
