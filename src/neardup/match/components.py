@@ -97,6 +97,7 @@ __all__ = [
     "sketch_edges",
     "union_find",
     "value_pairs",
+    "value_rows",
     "verified_components",
 ]
 
@@ -248,7 +249,7 @@ def _merge_counts(ps: list[U64], ns: list[I64]) -> tuple[list[U64], list[I64]]:
 
 
 # the pairs a part may hold at once, at least (``shared_pairs``); past it, a quarter of the rows
-MIN_PART_PAIRS = 1 << 22
+MIN_PART_PAIRS = 1 << 20
 
 
 def pair_bounds(
@@ -341,27 +342,60 @@ def _sorted_rows(keys: U64) -> tuple[U32, I64, npt.NDArray[np.bool_]]:
     return values, keys.view(np.int64), posted
 
 
+def value_rows(
+    sketch: U32,
+    posted: int,
+    reps: npt.NDArray[np.bool_] | None = None,
+    common: tuple[U32, I64] | None = None,
+    step: int = 1 << 15,
+) -> tuple[U32, I64, npt.NDArray[np.bool_]]:
+    """A batch's sketch values as (value, document, posted?) rows sorted by value, then posters
+    before holders, then document: one 64-bit key a value (``value << 32 | not posted << 31 |
+    document``, fewer than 2^31 documents), built ``step`` documents at a time into one array and
+    sorted in place, then turned into the rows in place (``_sorted_rows``): 13 B a row held.
+    A document posts its first ``posted`` values (and only when ``reps[d]``, if given); with
+    ``common`` (``batch_boilerplate``), a value is left out of the documents after the row it
+    became boilerplate at."""
+    n, k = sketch.shape
+    col = np.arange(k) < posted
+
+    def keep(s: int, e: int) -> npt.NDArray[np.bool_]:
+        blk = sketch[s:e]
+        out: npt.NDArray[np.bool_] = np.not_equal(blk, EMPTY32)
+        if common is not None and common[0].size:
+            values, after = common
+            at = np.searchsorted(values, blk)
+            hit = at < values.size
+            hit[hit] &= values[at[hit]] == blk[hit]
+            row = np.arange(s, e, dtype=np.int64)[:, None]
+            out &= ~hit | (row <= np.where(hit, after[np.minimum(at, values.size - 1)], 0))
+        return out
+
+    blocks = [(s, min(n, s + step)) for s in range(0, n, step)]
+    keys = np.empty(sum(int(np.count_nonzero(keep(s, e))) for s, e in blocks), np.uint64)
+    at = 0
+    for s, e in blocks:
+        blk = sketch[s:e].astype(np.uint64)
+        blk <<= np.uint64(32)
+        blk |= np.arange(s, e, dtype=np.uint64)[:, None]
+        poster = np.broadcast_to(col, blk.shape) if reps is None else col & reps[s:e, None]
+        blk[~poster] |= np.uint64(1 << 31)
+        got = blk[keep(s, e)]
+        keys[at : at + got.shape[0]] = got
+        at += got.shape[0]
+    keys.sort()
+    return _sorted_rows(keys)
+
+
 def sketch_edges(
     sketch: U32, config: MatchConfig, *, budget: int | None = None, parts: int | None = None
 ) -> tuple[I64, I64, U32]:
     """Sketch edges (a before b) and the hot values of a batch (fewer than 2^31 documents);
     ``budget``: pairs held at once, or ``parts``: ranges of the later document (``shared_pairs``)."""
-    n, k = sketch.shape
+    n = sketch.shape[0]
     if n == 0:
         return _EMPTY, _EMPTY, np.empty(0, np.uint32)
-    # one 64-bit key a sketch value: value, then "not posted" (so a value's posters come first, in
-    # document order), then the document; sorted in place
-    flat = sketch.ravel()
-    valid = flat != EMPTY32
-    keys = flat.astype(np.uint64)
-    keys <<= np.uint64(32)
-    keys |= np.repeat(np.arange(n, dtype=np.uint64), k)
-    keys[np.tile(np.arange(k) >= config.posted, n)] |= np.uint64(1 << 31)
-    keys = keys[valid]
-    del valid
-    keys.sort()
-    values, docs, posted = _sorted_rows(keys)
-    del keys
+    values, docs, posted = value_rows(sketch, config.posted)
     pairs, hot = shared_pairs(values, docs, posted, config, n, budget=budget, parts=parts)
     del values, docs, posted
     return (pairs >> np.uint64(32)).astype(np.int64), (pairs & np.uint64(0xFFFFFFFF)).astype(np.int64), hot
@@ -676,26 +710,10 @@ def rep_pairs(
     ``min_shared`` values that ``a``, a representative, posted among the first ``max_posting + 1``
     representatives posting them, before the value is boilerplate. (``sketch_edges`` pairs a
     value's first ``link_posters`` documents: copies that joined a cluster may take those places.)"""
-    n, k = sketch.shape
+    n = sketch.shape[0]
     if n == 0:
         return _EMPTY, _EMPTY
-    flat = sketch.ravel()
-    docs = np.repeat(np.arange(n, dtype=np.int64), k)
-    poster = np.tile(np.arange(k) < config.posted, n) & np.repeat(np.asarray(reps, np.bool_), k)
-    keep = flat != EMPTY32
-    values, after = common
-    if values.size:
-        at = np.searchsorted(values, flat)
-        hit = at < values.size
-        hit[hit] &= values[at[hit]] == flat[hit]
-        keep &= ~hit | (docs <= np.where(hit, after[np.minimum(at, values.size - 1)], 0))
-        del at, hit
-    keys = (flat[keep].astype(np.uint64) << np.uint64(32)) | docs[keep].astype(np.uint64)
-    keys[~poster[keep]] |= np.uint64(1 << 31)
-    del flat, docs, poster, keep
-    keys.sort()
-    values, docs, posted = _sorted_rows(keys)
-    del keys
+    values, docs, posted = value_rows(sketch, config.posted, np.asarray(reps, np.bool_), common)
     wide = dataclasses.replace(config, hot_posting=10**9, link_posters=config.max_posting + 1)
     pairs, _ = shared_pairs(values, docs, posted, wide, n)
     return (pairs >> np.uint64(32)).astype(np.int64), (pairs & np.uint64(0xFFFFFFFF)).astype(np.int64)
