@@ -68,6 +68,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from neardup._memory import release_free_memory
 from neardup.index.kernels import union_find_labels as union_find  # per node, its component's smallest node
 from neardup.match import kernels
 from neardup.match._numba_lazy import later, njit
@@ -327,6 +328,7 @@ def shared_pairs(
         del p, c
         if r == 0:
             hot = h
+        release_free_memory()  # the range's merges leave holes in the C heap: hand them back
     pairs = np.concatenate(kept) if kept else np.empty(0, np.uint64)
     pairs.sort()
     return pairs, hot
