@@ -336,8 +336,11 @@ def shared_pairs(
 
 def _sorted_rows(keys: U64) -> tuple[U32, I64, npt.NDArray[np.bool_]]:
     """(value, document, posted?) rows from sorted keys ``value << 32 | not posted << 31 |
-    document``: the keys' memory becomes the documents' in place (13 B a row held, not 29)."""
-    values = (keys >> np.uint64(32)).astype(np.uint32)
+    document``: the keys' memory becomes the documents' in place (13 B a row held, not 29); the
+    values are shifted out a block at a time (no 8 B a row temporary)."""
+    values = np.empty(keys.shape[0], np.uint32)
+    for s in range(0, keys.shape[0], 1 << 20):
+        values[s : s + (1 << 20)] = keys[s : s + (1 << 20)] >> np.uint64(32)
     keys &= np.uint64(0xFFFFFFFF)
     posted = keys < np.uint64(1 << 31)
     keys &= np.uint64(0x7FFFFFFF)
