@@ -1,0 +1,96 @@
+"""The candidate graph's sketch pairs counted in ranges of the later document
+(``components.shared_pairs``) are the pairs counted all at once: on a real sample, for any number
+of ranges the memory budget gives, the edges and hot values are identical arrays."""
+
+from __future__ import annotations
+
+import dataclasses
+import gzip
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from neardup.match.components import _sorted_rows, pair_bounds, rep_pairs, shared_pairs, sketch_edges
+from neardup.match.config import MatchConfig
+from neardup.match.signature import EMPTY32, Signatures, signatures
+
+
+def _sample(data_dir: Path, name: str, limit: int) -> Signatures:
+    with gzip.open(data_dir / name, "rt", encoding="utf-8") as f:
+        texts = [json.loads(line)["text"] for _, line in zip(range(limit), f, strict=False)]
+    return signatures(texts)
+
+
+@pytest.fixture(scope="module")
+def xwlb(data_dir: Path) -> Signatures:
+    return _sample(data_dir, "zh-xwlb.jsonl.gz", 3000)
+
+
+def _rows(sketch: np.ndarray, config: MatchConfig) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    n, k = sketch.shape
+    keys = sketch.ravel().astype(np.uint64) << np.uint64(32)
+    keys |= np.repeat(np.arange(n, dtype=np.uint64), k)
+    keys[np.tile(np.arange(k) >= config.posted, n)] |= np.uint64(1 << 31)
+    keys = keys[sketch.ravel() != EMPTY32]
+    keys.sort()
+    return _sorted_rows(keys)
+
+
+def _same(a: tuple[np.ndarray, ...], b: tuple[np.ndarray, ...]) -> bool:
+    return len(a) == len(b) and all(np.array_equal(x, y) for x, y in zip(a, b, strict=True))
+
+
+@pytest.mark.parametrize("hot_posting", [10_000, 4])
+def test_the_graph_in_parts_is_the_graph_in_one(xwlb: Signatures, hot_posting: int) -> None:
+    cfg = MatchConfig(hot_posting=hot_posting)
+    whole = sketch_edges(xwlb.sketch, cfg, parts=1)
+    assert whole[0].size > 1000  # the sample's documents quote each other
+    assert (whole[2].size > 0) == (hot_posting == 4)
+    values, docs, posted = _rows(xwlb.sketch, cfg)
+    total = pair_bounds(values, docs, posted, cfg, len(xwlb)).sum()
+    assert total > 10 * whole[0].size
+    for budget in (int(total // 3), int(total // 17), 5_000, None):
+        got = sketch_edges(xwlb.sketch, cfg, budget=budget)
+        assert _same(got, whole), budget
+    for parts in (2, 7):
+        got = sketch_edges(xwlb.sketch, cfg, parts=parts)
+        assert _same(got, whole), parts
+    # more ranges than documents: the empty ranges count nothing
+    head = sketch_edges(xwlb.sketch[:300], cfg, parts=1)
+    got = sketch_edges(xwlb.sketch[:300], cfg, parts=310)
+    assert head[0].size > 10 and _same(got, head)
+
+
+def test_the_pass_pairs_in_parts_are_the_pairs_in_one(xwlb: Signatures) -> None:
+    """``rep_pairs``'s wide counting (every poster up to ``max_posting + 1``, no hot value)."""
+    cfg = MatchConfig()
+    wide = dataclasses.replace(cfg, hot_posting=10**9, link_posters=cfg.max_posting + 1)
+    values, docs, posted = _rows(xwlb.sketch, wide)
+    whole, _ = shared_pairs(values, docs, posted, wide, len(xwlb), parts=1)
+    for budget in (50_000, 3_000):
+        got, _ = shared_pairs(values, docs, posted, wide, len(xwlb), budget=budget)
+        assert np.array_equal(got, whole)
+    reps = np.ones(len(xwlb), np.bool_)
+    common = (np.empty(0, np.uint32), np.empty(0, np.int64))
+    ra, rb = rep_pairs(xwlb.sketch, reps, common, cfg)
+    assert np.array_equal((ra.astype(np.uint64) << np.uint64(32)) | rb.astype(np.uint64), whole)
+
+
+def test_pair_bounds_bound_each_later_documents_pairs(xwlb: Signatures) -> None:
+    cfg = MatchConfig()
+    values, docs, posted = _rows(xwlb.sketch, cfg)
+    bound = pair_bounds(values, docs, posted, cfg, len(xwlb), chunk=1000)
+    assert np.array_equal(bound, pair_bounds(values, docs, posted, cfg, len(xwlb)))
+    p, _ = shared_pairs(values, docs, posted, dataclasses.replace(cfg, min_shared=1), len(xwlb), parts=1)
+    seen = np.bincount((p & np.uint64(0xFFFFFFFF)).astype(np.int64), minlength=len(xwlb))
+    assert (seen <= bound).all()
+
+
+def test_an_empty_batch_has_no_edges() -> None:
+    a, b, hot = sketch_edges(np.empty((0, 128), np.uint32), MatchConfig(), budget=1)
+    assert a.size == b.size == hot.size == 0
+    values, docs, posted = np.empty(0, np.uint32), np.empty(0, np.int64), np.empty(0, np.bool_)
+    pairs, hot = shared_pairs(values, docs, posted, MatchConfig(), 0, budget=1)
+    assert pairs.size == hot.size == 0
