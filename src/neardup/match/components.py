@@ -19,7 +19,7 @@ each, so the pairs stay linear in the batch (at most ``link_posters`` x ``sketch
 document).
 
 The components of that graph (``batch_components``: every pair an edge) are what the pass runs
-on while the largest holds at most ``MatchConfig.max_component`` documents (50,000 by default);
+on while the largest holds at most ``MatchConfig.max_component`` documents (200,000 by default);
 their boilerplate rule counts each component's representatives. A corpus whose documents quote
 each other chains into one large component (zh-xwlb: 15,309 of 19,541), which bounds one Spark
 task's memory; past the setting the batch is cut along verified pairs instead

@@ -70,8 +70,9 @@ class MatchConfig:
     hot_posting: int = 10_000
     link_posters: int = 8
     # a candidate component larger than this (documents) is cut along verified pairs, with the
-    # batch's boilerplate counted over the batch, so that one pass holds less (components.py)
-    max_component: int = 50_000
+    # batch's boilerplate counted over the batch, so that one pass holds less (components.py);
+    # 200,000 documents of state is about 520 MB, and the cut doubles a run's time where it engages
+    max_component: int = 200_000
     layout_distance: int = 6  # layout signatures this close: the same template
     # the one knob: what "duplicate" means for the job (news: the same story, so another occasion or
     # subject on one template is another story; corpus: the same text, templates included), and
