@@ -52,6 +52,8 @@ enum { SLOTS, ENTRIES, XKEYS, CKEYS, STAMPS };
 #define T_HASH 0x0FFFFFFFu
 #define T_P 0x9E3779B97F4A7C15ull
 #define T_SHORT 16
+#define T_ALIGN 64
+#define T_GAP 2
 
 /* ---------------------------------------------------------------------------------------------- */
 /* arrays                                                                                          */
@@ -409,6 +411,77 @@ static void cover(const uint64_t *sa, const int64_t *oa, int64_t nwa, const uint
     spread(cov_b, nb, w);
 }
 
+/* Two facing uncovered runs that are one text with single tokens changed, dropped or added (typos
+ * or look-alike characters too close together for a window to cover the text between them): their
+ * tokens in common, in order, are covered, so that only the changed tokens are left uncovered, as
+ * short substitutions. Every gap of a longest common subsequence must hold at most T_GAP tokens on
+ * each side, and the tokens in common must be at least twice the tokens the longer run does not
+ * share (a sentence reworded, or a name and a date replaced, leave too little in common). Runs
+ * longer than T_ALIGN tokens are left as they are. */
+static void align_run(const uint32_t *a, int64_t t, int64_t e, uint8_t *cov_a, const uint32_t *b, int64_t q,
+                      int64_t f, uint8_t *cov_b) {
+    int64_t la = e - t, lb = f - q;
+    if (la < 2 || lb < 2 || la > T_ALIGN || lb > T_ALIGN) return;
+    uint8_t L[T_ALIGN + 1][T_ALIGN + 1];
+    const uint32_t M = T_HASH | T_CJK;
+    for (int64_t i = 0; i <= la; i++) L[i][0] = 0;
+    for (int64_t j = 0; j <= lb; j++) L[0][j] = 0;
+    for (int64_t i = 1; i <= la; i++)
+        for (int64_t j = 1; j <= lb; j++)
+            L[i][j] = (a[t + i - 1] & M) == (b[q + j - 1] & M) ? (uint8_t)(L[i - 1][j - 1] + 1)
+                      : (L[i - 1][j] >= L[i][j - 1] ? L[i - 1][j] : L[i][j - 1]);
+    int64_t matched = L[la][lb];
+    if (matched < 2 * ((la > lb ? la : lb) - matched)) return;
+    for (int pass = 0; pass < 2; pass++) {
+        int64_t i = la, j = lb, ga = 0, gb = 0;
+        while (i > 0 || j > 0) {
+            if (i > 0 && j > 0 && (a[t + i - 1] & M) == (b[q + j - 1] & M)) {
+                if (pass) {
+                    cov_a[t + i - 1] = 1;
+                    cov_b[q + j - 1] = 1;
+                } else if (ga > T_GAP || gb > T_GAP) {
+                    return;
+                }
+                ga = gb = 0;
+                i--;
+                j--;
+            } else if (i > 0 && (j == 0 || L[i - 1][j] >= L[i][j - 1])) {
+                ga++;
+                i--;
+            } else {
+                gb++;
+                j--;
+            }
+        }
+        if (!pass && (ga > T_GAP || gb > T_GAP)) return;
+    }
+}
+
+/* align_run over each uncovered run of a that follows a shared window, facing an uncovered run of b
+ * right after the same window (both ending before a shared token, or both at the texts' ends) */
+static void align_runs(const uint32_t *a, int64_t na, const uint64_t *wa, uint8_t *cov_a, const uint32_t *b,
+                       int64_t nb, const uint64_t *sb, const int64_t *ob, int64_t nwb, uint8_t *cov_b, int64_t w) {
+    int64_t t = w;
+    while (t < na) {
+        if (cov_a[t] || !cov_a[t - 1]) {
+            t++;
+            continue;
+        }
+        int64_t e = t;
+        while (e < na && !cov_a[e]) e++;
+        int64_t i = search_u64(sb, nwb, wa[t - w]);
+        if (i < nwb && sb[i] == wa[t - w]) {
+            int64_t q = ob[i] + w;
+            if (q < nb && !cov_b[q]) {
+                int64_t f = q;
+                while (f < nb && !cov_b[f]) f++;
+                if ((e < na) == (f < nb)) align_run(a, t, e, cov_a, b, q, f, cov_b);
+            }
+        }
+        t = e;
+    }
+}
+
 static int64_t lead(const uint32_t *a, int64_t na, const uint8_t *cov) {
     int64_t n = 0;
     for (int64_t t = 0; t < na; t++) {
@@ -579,6 +652,7 @@ static void text_evidence(const uint32_t *a, int64_t na, const uint32_t *b, int6
     }
     uint8_t *cov_a = W->cov_a, *cov_b = W->cov_b;
     cover(sa, oa, nwa, sb, ob, nwb, na, nb, w, cov_a, cov_b);
+    align_runs(a, na, wa, cov_a, b, nb, sb, ob, nwb, cov_b, w);
     walk(a, na, cov_a, &out[0], &out[4], &out[9], &out[13], &out[15]);
     walk(b, nb, cov_b, &out[1], NULL, &out[10], &out[14], &out[16]);
     out[8] = (own_occasion(a, na, cov_a, b, nb, W->occ) && own_occasion(b, nb, cov_b, a, na, W->occ)) ? 1 : 0;

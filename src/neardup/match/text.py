@@ -9,8 +9,11 @@ hash, in text order: ``Signatures.profile``) and measures:
   words otherwise: the n-grams a reader's eye matches, and the measure of
   ``../shared/tools/new_material.py``). A typo leaves its neighbours covered, so scattered single
   edits add almost nothing, while a reply's own paragraphs, a commentary's argument or a dropped
-  paragraph add all their text. Counted in characters: a CJK token is one, another token (a word,
-  a number) counts ``LATIN_UNITS``;
+  paragraph add all their text. Typos closer together than a window leave a run uncovered on both
+  sides: two such facing runs that are one text with single tokens (or pairs) changed, dropped or
+  added are aligned (a longest common subsequence), and their tokens in common count as covered.
+  Counted in characters: a CJK token is one, another token (a word, a number) counts
+  ``LATIN_UNITS``;
 - **passage**: the longest run of covered text, the shared passage a "partial" report points to;
 - **substitutions**: an uncovered run in one text that sits between the same two shared windows
   as an uncovered run in the other (one span replaced by another, not added or dropped), counted
@@ -96,6 +99,97 @@ def _cover(
         if i < sb.shape[0] and sb[i] == wa[s]:
             cov[s : s + w] = True
     return cov
+
+
+#: facing runs longer than this (tokens) are not aligned; a gap of an alignment holds at most _GAP
+_ALIGN = 64
+_GAP = 2
+
+
+@njit(cache=True, nogil=True)
+def _align_run(
+    a: np.ndarray, t: int, e: int, cov_a: np.ndarray, b: np.ndarray, q: int, f: int, cov_b: np.ndarray
+) -> None:  # pragma: no cover
+    """Two facing uncovered runs that are one text with single tokens changed, dropped or added
+    (typos or look-alike characters too close together for a window to cover the text between
+    them): their tokens in common, in order, are covered, so only the changed tokens are left, as
+    short substitutions. Every gap of the longest common subsequence holds at most ``_GAP`` tokens
+    on each side, and the tokens in common are at least twice those the longer run does not share
+    (a sentence reworded, or a name and a date replaced, leave too little in common)."""
+    la = e - t
+    lb = f - q
+    if la < 2 or lb < 2 or la > _ALIGN or lb > _ALIGN:
+        return
+    m = _HASH | _CJK
+    L = np.zeros((la + 1, lb + 1), np.int64)
+    for i in range(1, la + 1):
+        for j in range(1, lb + 1):
+            if (a[t + i - 1] & m) == (b[q + j - 1] & m):
+                L[i, j] = L[i - 1, j - 1] + 1
+            else:
+                L[i, j] = max(L[i - 1, j], L[i, j - 1])
+    matched = L[la, lb]
+    if matched < 2 * (max(la, lb) - matched):
+        return
+    for mark in range(2):
+        i = la
+        j = lb
+        ga = 0
+        gb = 0
+        while i > 0 or j > 0:
+            if i > 0 and j > 0 and (a[t + i - 1] & m) == (b[q + j - 1] & m):
+                if mark:
+                    cov_a[t + i - 1] = True
+                    cov_b[q + j - 1] = True
+                elif ga > _GAP or gb > _GAP:
+                    return
+                ga = 0
+                gb = 0
+                i -= 1
+                j -= 1
+            elif i > 0 and (j == 0 or L[i - 1, j] >= L[i, j - 1]):
+                ga += 1
+                i -= 1
+            else:
+                gb += 1
+                j -= 1
+        if not mark and (ga > _GAP or gb > _GAP):
+            return
+
+
+@njit(cache=True, nogil=True)
+def _align_runs(
+    a: np.ndarray,
+    wa: np.ndarray,
+    cov_a: np.ndarray,
+    b: np.ndarray,
+    sb: np.ndarray,
+    ob: np.ndarray,
+    cov_b: np.ndarray,
+    w: int,
+) -> None:  # pragma: no cover
+    """``_align_run`` over each uncovered run of a after a shared window, facing an uncovered run of
+    b right after the same window (both ending before a shared token, or both at the texts' ends)."""
+    na = a.shape[0]
+    nb = b.shape[0]
+    t = w
+    while t < na:
+        if cov_a[t] or not cov_a[t - 1]:
+            t += 1
+            continue
+        e = t
+        while e < na and not cov_a[e]:
+            e += 1
+        i = np.searchsorted(sb, wa[t - w])
+        if i < sb.shape[0] and sb[i] == wa[t - w]:
+            q = ob[i] + w
+            if q < nb and not cov_b[q]:
+                f = q
+                while f < nb and not cov_b[f]:
+                    f += 1
+                if (e < na) == (f < nb):
+                    _align_run(a, t, e, cov_a, b, q, f, cov_b)
+        t = e
 
 
 @njit(cache=True, nogil=True)
@@ -249,6 +343,8 @@ def text_evidence(a: np.ndarray, b: np.ndarray, w_cjk: int, w_latin: int) -> np.
     ob = np.argsort(wb)
     cov_a = _cover(wa, ob, wb, na, w)
     cov_b = _cover(wb, oa, wa, nb, w)
+    sb = wb[ob]
+    _align_runs(a, wa, cov_a, b, sb, ob, cov_b, w)
     out[0], out[4], out[9], out[13], out[15] = _walk(a, cov_a)
     out[1], _, out[10], out[14], out[16] = _walk(b, cov_b)
     out[8] = 1 if _own_occasion(a, cov_a, b) and _own_occasion(b, cov_b, a) else 0
@@ -256,7 +352,6 @@ def text_evidence(a: np.ndarray, b: np.ndarray, w_cjk: int, w_latin: int) -> np.
     out[12] = _lead(b, cov_b)
     # substitutions: an uncovered run of a right after a shared window, facing an uncovered run of
     # b right after the same window
-    sb = wb[ob]
     swaps = np.empty(na, np.uint64)
     swap_units = np.empty(na, np.int64)
     n_swaps = 0

@@ -138,3 +138,33 @@ def test_two_replies_quoting_one_message_are_two_documents_not_one_removed_for_t
     assert not ev.is_duplicate
     # the same reply posted twice (both quote the message, own text alike) is still one document
     assert compare_texts(short, short.replace("everyone here", "everyone")).kind in ("near", "content")
+
+
+def test_typos_too_close_for_a_window_are_aligned_and_a_reworded_sentence_is_not() -> None:
+    from neardup.match.signature import signatures
+    from neardup.match.text import text_evidence
+
+    # clusters of five changed characters in sixteen (two of them side by side): no window of
+    # eight covers the text between them, so each cluster leaves a run uncovered on both sides
+    text = NOTICE + OWN
+    chars = list(text)
+    look_alikes = "己已巳戊戌戍末未土士日曰"
+    changed = 0
+    for n, p in enumerate(range(12, len(chars) - 12, 40)):
+        for q in (p, p + 4, p + 5, p + 10, p + 15):
+            chars[q] = look_alikes[(3 * n + q) % len(look_alikes)]
+            changed += 1
+    repost = "".join(chars)
+    s = signatures([text, repost])
+    ev = text_evidence(s.profile(0), s.profile(1), 8, 4)
+    # only the changed characters are left uncovered (a few more where the path of the
+    # alignment is not unique), not the runs around them
+    assert ev[1] <= changed + 10 and ev[0] <= changed + 10
+    assert compare_texts(text, repost).kind == "near"
+    # a sentence said another way shares few characters in order with the original: its own text
+    reworded = text.replace(
+        "气象部门提醒市民及时添衣保暖，农业设施做好防风加固，", "专家建议大家注意防寒，种植户要检查大棚是否牢固，"
+    )
+    s = signatures([text, reworded])
+    ev = text_evidence(s.profile(0), s.profile(1), 8, 4)
+    assert ev[1] >= 20
