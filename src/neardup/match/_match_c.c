@@ -37,7 +37,7 @@
 #define EMPTY64 0xFFFFFFFFFFFFFFFFull
 #define EVIDENCE_SIZE 20
 #define LATIN_UNITS 5
-#define N_TH 25
+#define N_TH 27
 #define NO_DAY INT32_MIN
 #define MAXBUF 48
 
@@ -941,6 +941,15 @@ static inline int contained(int64_t ux, int64_t tx, int64_t uy, int64_t ty, doub
            (double)uy <= contained_share * (double)tx;
 }
 
+/* verify._scattered_in: x shares at least ``shared`` with y and adds only short runs (none longer than
+ * ``run``: a site's lines, a link to another article, a changed title) and little in all, and y adds
+ * a passage of its own and more than x by a passage: x is y with lines added, y its fuller copy */
+static inline int scattered_in(int64_t ux, int64_t tx, int64_t bx, int64_t uy, int64_t by, double share, double slack,
+                               double cap, double passage_min, double contained_share, double run, double shared) {
+    return run > 0 && (double)(tx - ux) >= shared && (double)bx <= run && (double)ux <= fmin2(share * (double)tx + slack, cap) &&
+           (double)by >= passage_min && (double)uy >= (double)ux + passage_min && (double)uy <= contained_share * (double)tx;
+}
+
 static inline int quotes(const int64_t *ev, int a_fuller, const double *th) {
     int64_t block = a_fuller ? ev[13] : ev[14];
     int64_t pieces = a_fuller ? ev[15] : ev[16];
@@ -979,7 +988,11 @@ static int decide_text(int kd, const int64_t *ev, int same_layout, const double 
         merge = NEAR;
         template = template || (occasion > 0 && th[18] > 0);
     } else if (contained(ua, ta, ub, tb, loose_share, adds_slack, adds_cap, margin, contained_share, passage_min) ||
-               contained(ub, tb, ua, ta, loose_share, adds_slack, adds_cap, margin, contained_share, passage_min)) {
+               contained(ub, tb, ua, ta, loose_share, adds_slack, adds_cap, margin, contained_share, passage_min) ||
+               scattered_in(ua, ta, ev[13], ub, ev[14], loose_share, adds_slack, adds_cap, passage_min, contained_share,
+                            th[25], th[26]) ||
+               scattered_in(ub, tb, ev[14], ua, ev[13], loose_share, adds_slack, adds_cap, passage_min, contained_share,
+                            th[25], th[26])) {
         merge = CONTAINED;
         template = template || (occasion > 0 && th[18] > 0 && imax2(ev[0], ev[1]) <= 3 * imin2(ev[0], ev[1]) + 100);
         if (th[18] > 0 && quotes(ev, ev[0] >= ev[1], th)) merge = UNIQUE;

@@ -93,6 +93,10 @@ class MatchConfig:
     contained_adds_share: float = 0.25  # what a contained copy may add (an intro line, a dateline)
     adds_cap: int = 150  # ... in characters at most (what a removal may cost a reader)
     fuller_margin: float = 2.0  # the fuller copy adds this many times more than the contained one
+    # ... or the contained copy shares scattered_shared characters and adds only runs this short (a
+    # site's lines, links, a title; 0: off), and the fuller a passage and more than it by a passage
+    scattered_run: int = 30
+    scattered_shared: int = 150
     contained_share: float | None = None
     passage_min: int = 50
     shared_min: int = 40  # text both sides share, at the least, to be one document
@@ -150,6 +154,8 @@ class MatchConfig:
         rng("contained_adds_share", 0.0, 1.0)
         rng("adds_cap", 0, 10**9)
         rng("fuller_margin", 0.0, 10**6)
+        rng("scattered_run", 0, 10**9)
+        rng("scattered_shared", 0, 10**9)
         if self.contained_share is not None:
             rng("contained_share", 0.0, 10**6)
         rng("passage_min", 0, 10**9)

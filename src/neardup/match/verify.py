@@ -244,6 +244,36 @@ def _contained(
 
 
 @njit(cache=True, nogil=True)
+def _scattered_in(
+    ux: int,
+    tx: int,
+    bx: int,
+    uy: int,
+    by: int,
+    share: float,
+    slack: float,
+    cap: float,
+    passage_min: float,
+    contained_share: float,
+    run: float,
+    shared: float,
+) -> bool:  # pragma: no cover
+    """x shares at least ``shared`` with y and adds only short runs (none longer than ``run``: a
+    site's lines, a link to another article, a changed title) and little in all, and y adds a passage
+    of its own and more than x by a passage: x is y with lines added, y its fuller copy (a cut copy
+    that gained a site's lines; a short notice told again in a longer report is not one)."""
+    return (
+        run > 0
+        and tx - ux >= shared
+        and bx <= run
+        and ux <= min(share * tx + slack, cap)
+        and by >= passage_min
+        and uy >= ux + passage_min
+        and uy <= contained_share * tx
+    )
+
+
+@njit(cache=True, nogil=True)
 def _quotes(ev: np.ndarray, a_fuller: bool, th: np.ndarray) -> bool:  # pragma: no cover
     """The fuller text quotes the other as a block or two and adds a block of its own; a fuller
     text that starts with the shared one (after a headline of at most ``quote_lead`` characters)
@@ -269,7 +299,11 @@ def decide_text(kd: int, ev: np.ndarray, same_layout: bool, th: np.ndarray) -> i
       of the longer text, when both are short);
     - one adds little (``contained_adds_share`` of it, at most ``adds_cap`` characters: a cut,
       abridged or excerpted copy, an intro line) and the other adds ``fuller_margin`` times more
-      (up to ``contained_share`` of the first, when set): ``contained``, the fuller kept;
+      (up to ``contained_share`` of the first, when set): ``contained``, the fuller kept; or the
+      first shares ``scattered_shared`` characters at least and adds only short runs (none longer
+      than ``scattered_run``: a site's lines, links to other articles, a changed title), and the
+      other adds a passage of its own and more than the first by ``passage_min``: a cut copy that
+      gained a site's lines is ``contained`` too;
     - neither when one side sets most of what they share on quoted lines and the other does not
       (a reply and the message it quotes); when both do (two replies to one message), each text
       is what it writes: the shares above are of its text less what it quotes;
@@ -317,9 +351,40 @@ def decide_text(kd: int, ev: np.ndarray, same_layout: bool, th: np.ndarray) -> i
         # another year, date or edition on both sides of texts that otherwise agree: the next
         # occasion told on one template (a fuller copy's own dates say nothing of the kind)
         template = template or (occasion > 0 and th[18] > 0)
-    elif _contained(
-        ua, ta, ub, tb, loose_share, adds_slack, adds_cap, margin, contained_share, passage_min
-    ) or _contained(ub, tb, ua, ta, loose_share, adds_slack, adds_cap, margin, contained_share, passage_min):
+    elif (
+        _contained(ua, ta, ub, tb, loose_share, adds_slack, adds_cap, margin, contained_share, passage_min)
+        or _contained(ub, tb, ua, ta, loose_share, adds_slack, adds_cap, margin, contained_share, passage_min)
+        or (
+            _scattered_in(
+                ua,
+                ta,
+                ev[13],
+                ub,
+                ev[14],
+                loose_share,
+                adds_slack,
+                adds_cap,
+                passage_min,
+                contained_share,
+                th[25],
+                th[26],
+            )
+            or _scattered_in(
+                ub,
+                tb,
+                ev[14],
+                ua,
+                ev[13],
+                loose_share,
+                adds_slack,
+                adds_cap,
+                passage_min,
+                contained_share,
+                th[25],
+                th[26],
+            )
+        )
+    ):
         merge = CONTAINED
         # two short notices of one series (another day's title and date): the fuller adds little
         # more than the other, and each names an occasion the other lacks
@@ -439,6 +504,8 @@ def thresholds(cfg: MatchConfig) -> npt.NDArray[np.float64]:
             cfg.quote_lead,
             cfg.scattered_edits if cfg.scattered_edits > 0 else 1 << 30,
             cfg.occasion_days if news else 0,
+            cfg.scattered_run * f,
+            cfg.scattered_shared,
         ],
         np.float64,
     )

@@ -163,8 +163,30 @@ def test_typos_too_close_for_a_window_are_aligned_and_a_reworded_sentence_is_not
     assert compare_texts(text, repost).kind == "near"
     # a sentence said another way shares few characters in order with the original: its own text
     reworded = text.replace(
-        "气象部门提醒市民及时添衣保暖，农业设施做好防风加固，", "专家建议大家注意防寒，种植户要检查大棚是否牢固，"
+        "气象部门提醒市民及时添衣保暖，农业设施做好防风加固，",
+        "专家建议大家注意防寒，种植户要检查大棚是否牢固，",
     )
     s = signatures([text, reworded])
     ev = text_evidence(s.profile(0), s.profile(1), 8, 4)
     assert ev[1] >= 20
+
+
+def test_a_cut_copy_that_gained_a_sites_lines_is_contained_and_a_short_notice_is_not() -> None:
+    full = NOTICE + OWN
+    cut = (
+        "来源：滨海日报\n"
+        + NOTICE
+        + "\n点击关注，获取更多权威资讯。\n"
+        + OWN[:100]
+        + "\n推荐阅读：城市供暖全面启动\n（责任编辑：王敏）"
+    )
+    # the copy adds only short lines, the full text a passage: the full text is kept
+    assert compare_texts(full, cut).kind == "contained"
+    # the same lines counted as text of the copy's own: both add something, a partial copy
+    assert compare_texts(full, cut, MatchConfig(scattered_run=0)).kind == "partial"
+    # a short notice told again inside a longer report (two sentences of its own) shares too
+    # little to be its copy: related, unless the rule is asked to read such short texts too
+    notice = NOTICE[:50] + "届时请广大市民留意最新天气预报。" + NOTICE[50:] + "本报将持续关注此次寒潮动态。"
+    report = NOTICE + OWN[:95]
+    assert compare_texts(report, notice).kind == "partial"
+    assert compare_texts(report, notice, MatchConfig(scattered_shared=0)).kind == "contained"

@@ -10,7 +10,6 @@ from neardup.match.kernels import text_evidence, text_evidence_rows
 from neardup.match.signature import signatures
 from neardup_testing import corpus_texts
 
-
 BASES = (
     "市气象台今天发布寒潮蓝色预警，预计明天夜间起全市气温将下降八到十度，最低气温降至零下五度左右。"
     "气象部门提醒市民及时添衣保暖，农业设施做好防风加固，出行注意交通安全，老人和儿童尽量减少外出。"
