@@ -177,6 +177,8 @@ ENGINE_EXCLUDED: dict[str, str] = {
             "match.contained_adds_share",
             "match.adds_cap",
             "match.fuller_margin",
+            "match.scattered_run",
+            "match.scattered_shared",
             "match.contained_share",
             "match.passage_min",
             "match.shared_min",

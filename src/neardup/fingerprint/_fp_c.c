@@ -850,16 +850,45 @@ typedef struct {
 
 typedef struct {
     uint64_t *toks, *wins, *facts;
-    uint8_t *cjks, *quoted;
+    uint8_t *cjks, *quoted, *marked;
     int8_t *numeric;
 } SigScratch;
+
+/* text inside the outermost pair of quotation marks (“” 「」 『』, nested pairs inside) that holds at
+ * least QUOTE_MARKED code points is quoted text, as a line quoted with ">" is: a commentary quoting a
+ * notice. A paragraph that opens with a mark inside an open quotation continues it (Chinese
+ * typesetting opens every paragraph of a long quotation and closes only the last). */
+#define QUOTE_MARKED 30
+static inline int quote_open(uint32_t cp) { return cp == 0x201C || cp == 0x300C || cp == 0x300E; }
+static inline int quote_close(uint32_t cp) { return cp == 0x201D || cp == 0x300D || cp == 0x300F; }
+
+static void quote_marks(const uint32_t *cps, int64_t lo, int64_t hi, uint8_t *marked) {
+    memset(marked, 0, (size_t)(hi - lo + 1));
+    int64_t depth = 0, start = 0;
+    int line_start = 1;
+    for (int64_t i = lo; i < hi; i++) {
+        uint32_t cp = cps[i];
+        if (quote_open(cp)) {
+            if (depth == 0) {
+                start = i;
+                depth = 1;
+            } else if (!line_start) {
+                depth++;
+            }
+        } else if (quote_close(cp) && depth > 0) {
+            if (--depth == 0 && i - start - 1 >= QUOTE_MARKED) memset(marked + (start + 1 - lo), 1, (size_t)(i - start - 1));
+        }
+        line_start = cp == 10 || (line_start && (cp == 32 || cp == 9 || cp == 0x3000));
+    }
+}
 
 static void sign_one(const uint32_t *cps, int64_t lo, int64_t hi, const uint32_t *table, int64_t n, int64_t k,
                      int64_t m, int64_t d, const SigOut *o, SigScratch *s) {
     uint64_t *toks = s->toks;
-    uint8_t *cjks = s->cjks, *quoted = s->quoted;
+    uint8_t *cjks = s->cjks, *quoted = s->quoted, *marked = s->marked;
     int8_t *numeric = s->numeric;
     int64_t base = lo + d;
+    quote_marks(cps, lo, hi, marked);
     /* tokens: one per CJK character, one per run of other letters and digits */
     int64_t nt = 0;
     uint64_t h = FNV0;
@@ -880,7 +909,7 @@ static void sign_one(const uint32_t *cps, int64_t lo, int64_t hi, const uint32_t
                 h = FNV0;
                 in_run = 1;
                 digits = 1;
-                run_quote = in_quote;
+                run_quote = in_quote || marked[i - lo];
             }
             h = (h ^ (uint64_t)cp) * FNV;
             if (cp < 48 || cp > 57) digits = 0;
@@ -898,7 +927,7 @@ static void sign_one(const uint32_t *cps, int64_t lo, int64_t hi, const uint32_t
             toks[nt] = smix((uint64_t)cp + SP);
             numeric[nt] = is_cjk_numeral(cp) ? 2 : 0;
             cjks[nt] = 1;
-            quoted[nt] = (uint8_t)in_quote;
+            quoted[nt] = (uint8_t)(in_quote || marked[i - lo]);
             nt++;
         }
     }
@@ -1027,16 +1056,17 @@ static PyObject *py_signature_range(PyObject *self, PyObject *args) {
     s.facts = malloc(sizeof(uint64_t) * 2 * cap);
     s.cjks = malloc(cap);
     s.quoted = malloc(cap);
+    s.marked = malloc(cap);
     s.numeric = malloc(cap);
-    if (!s.toks || !s.wins || !s.facts || !s.cjks || !s.quoted || !s.numeric) {
-        free(s.toks), free(s.wins), free(s.facts), free(s.cjks), free(s.quoted), free(s.numeric);
+    if (!s.toks || !s.wins || !s.facts || !s.cjks || !s.quoted || !s.marked || !s.numeric) {
+        free(s.toks), free(s.wins), free(s.facts), free(s.cjks), free(s.quoted), free(s.marked), free(s.numeric);
         release(&b);
         return PyErr_NoMemory();
     }
     Py_BEGIN_ALLOW_THREADS;
     for (int64_t d = d0; d < d1; d++) sign_one(cps, offsets[d], offsets[d + 1], table, n, k, m, d, &o, &s);
     Py_END_ALLOW_THREADS;
-    free(s.toks), free(s.wins), free(s.facts), free(s.cjks), free(s.quoted), free(s.numeric);
+    free(s.toks), free(s.wins), free(s.facts), free(s.cjks), free(s.quoted), free(s.marked), free(s.numeric);
     release(&b);
     Py_RETURN_NONE;
 }

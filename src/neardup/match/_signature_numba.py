@@ -72,6 +72,46 @@ def _is_occasion_unit(tok: np.uint64) -> bool:  # pragma: no cover - 年 月 日
     )
 
 
+#: the outermost quotation marks' text of at least this many code points is quoted (_quote_marks)
+_QUOTE_MARKED = 30
+
+
+@njit(cache=True, inline="always")
+def _quote_open(cp: int) -> bool:  # pragma: no cover - “ 「 『
+    return cp == 0x201C or cp == 0x300C or cp == 0x300E
+
+
+@njit(cache=True, inline="always")
+def _quote_close(cp: int) -> bool:  # pragma: no cover - ” 」 』
+    return cp == 0x201D or cp == 0x300D or cp == 0x300F
+
+
+@njit(cache=True, nogil=True)
+def _quote_marks(cps: np.ndarray, lo: int, hi: int) -> np.ndarray:  # pragma: no cover
+    """Per code point of ``lo:hi`` (plus one): inside the outermost pair of quotation marks (nested
+    pairs inside) that holds at least ``_QUOTE_MARKED`` code points, quoted text as a line quoted
+    with ">" is (a commentary quoting a notice). A paragraph that opens with a mark inside an open
+    quotation continues it (Chinese typesetting opens every paragraph of a long quotation)."""
+    marked = np.zeros(hi - lo + 1, np.bool_)
+    depth = 0
+    start = 0
+    line_start = True
+    for i in range(lo, hi):
+        cp = int(cps[i])
+        if _quote_open(cp):
+            if depth == 0:
+                start = i
+                depth = 1
+            elif not line_start:
+                depth += 1
+        elif _quote_close(cp) and depth > 0:
+            depth -= 1
+            if depth == 0 and i - start - 1 >= _QUOTE_MARKED:
+                marked[start + 1 - lo : i - lo] = True
+        line_start = cp == 10 or (line_start and (cp == 32 or cp == 9 or cp == 0x3000))
+    return marked
+
+
 @njit(cache=True, nogil=True)
 def _one(
     cps: np.ndarray,
@@ -92,6 +132,7 @@ def _one(
     cjks = np.zeros(hi - lo + 1, np.bool_)
     numeric = np.zeros(hi - lo + 1, np.int8)  # 1: digits, 2: a Chinese numeral
     quoted = np.zeros(hi - lo + 1, np.bool_)  # on a line quoted with ">", "|" or "#" (mail, forums)
+    marked = _quote_marks(cps, lo, hi)  # ... or inside long quotation marks
     # tokens: one per CJK character, one per run of other letters and digits
     nt = 0
     h = _FNV0
@@ -116,7 +157,7 @@ def _one(
                 h = _FNV0
                 in_run = True
                 digits = True
-                run_quote = in_quote
+                run_quote = in_quote or marked[i - lo]
             h = (h ^ np.uint64(cp)) * _FNV
             if cp < 48 or cp > 57:
                 digits = False
@@ -131,7 +172,7 @@ def _one(
             toks[nt] = _mix(np.uint64(cp) + _P)
             numeric[nt] = 2 if _is_cjk_numeral(cp) else 0
             cjks[nt] = True
-            quoted[nt] = in_quote
+            quoted[nt] = in_quote or marked[i - lo]
             nt += 1
     ntok[d] = nt
     # the text profile: each token's hash (28 bits), whether it is a CJK character (the top bit),

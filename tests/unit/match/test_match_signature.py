@@ -92,3 +92,20 @@ def test_config_checks_name_the_field_and_the_range() -> None:
     with pytest.raises(ConfigError, match="min_shared"):
         MatchConfig(min_shared=100)
     assert MatchConfig.from_dict(MatchConfig(keep="newest").to_dict()) == MatchConfig(keep="newest")
+
+
+def test_long_quotations_in_marks_are_quoted_like_quoted_lines() -> None:
+    from neardup.match.text import _QUOTED
+
+    def flags(text: str) -> list[bool]:
+        return [bool(v & _QUOTED) for v in signatures([text]).profile(0)]
+
+    quote = "今年全市新增就业岗位十二万个，城镇调查失业率保持在百分之五以内，居民收入稳步增长。"
+    n = len(signatures([quote]).profile(0))
+    lead = "评论员文章指出："
+    got = flags(lead + "“" + quote + "”这说明“稳就业”的政策见效了。")
+    # the long quotation is quoted, the text around it and a short term in marks are not
+    assert got[7 : 7 + n] == [True] * n and not any(got[:7]) and not any(got[7 + n :])
+    # nested marks stay inside the outer quotation; an unclosed one marks nothing
+    assert sum(flags("他说：“" + quote + "「稳就业」" + quote + "”")) == 2 * n + 3
+    assert not any(flags("他说：“" + quote))

@@ -30,7 +30,23 @@ def _random_texts(k: int, seed: int) -> list[str]:
     return ["".join(rng.choices(_ALPHABET, k=rng.randint(0, 150))) for _ in range(k)]
 
 
-TEXTS = _random_texts(1_500, seed=25) + corpus_texts(400)
+def _quoting_texts(k: int, seed: int) -> list[str]:
+    """Texts with quotation marks around runs of 20-60 characters, some nested, some left open,
+    some opening a paragraph inside a quotation."""
+    rng = random.Random(seed)
+    plain = [c for c in _ALPHABET if c not in "\n"]
+    marks = ["“", "”", "「", "」", "『", "』", "\n“"]
+    out = []
+    for _ in range(k):
+        parts = []
+        for _ in range(rng.randint(1, 6)):
+            parts.append("".join(rng.choices(plain, k=rng.randint(0, 60))))
+            parts.append(rng.choice(marks))
+        out.append("".join(parts))
+    return out
+
+
+TEXTS = _random_texts(1_500, seed=25) + _quoting_texts(500, seed=26) + corpus_texts(400)
 
 
 @pytest.mark.parametrize(("n", "k", "m"), [(5, 128, 16), (3, 16, 0), (1, 4, 2), (9, 0, 1)])
