@@ -854,6 +854,53 @@ typedef struct {
     int8_t *numeric;
 } SigScratch;
 
+/* British and American spellings read as one word (colour/color, organise/organize, analyse/analyze,
+ * centre/center, catalogue/catalog, travelled/traveled, defence/defense, programme/program): a word
+ * of lowercase ASCII letters ending in a rule's core and one of its endings, after a stem of at
+ * least the rule's length, is read with the core replaced. The stems keep short words out (four,
+ * hours, rise, crises, selling): the rules were checked not to map one common word onto another.
+ * signature._SPELLING lists the same rules for the numba kernel. */
+typedef struct {
+    const char *core, *repl;
+    int stem;
+    const char *ends[17];
+} SpellRule;
+static const SpellRule SPELL[] = {
+    {"our", "or", 3, {"", "s", "y", "ed", "ing", "ful", "ite", "ites", "able", "ably", "er", "ers", "hood", "hoods", "al", "less", NULL}},
+    {"is", "iz", 4, {"e", "es", "ed", "ing", "ation", "ations", "er", "ers", NULL}},
+    {"ys", "yz", 3, {"e", "es", "ed", "ing", "er", "ers", NULL}},
+    {"tred", "tered", 3, {"", NULL}},
+    {"tre", "ter", 3, {"", "s", NULL}},
+    {"bre", "ber", 3, {"", "s", NULL}},
+    {"ogue", "og", 3, {"", "s", NULL}},
+    {"ell", "el", 3, {"ed", "ing", "er", "ers", NULL}},
+    {"programme", "program", 0, {"", "s", NULL}},
+    {"jewellery", "jewelry", 0, {"", NULL}},
+    {"defence", "defense", 0, {"", "s", NULL}},
+    {"offence", "offense", 0, {"", "s", NULL}},
+    {"pretence", "pretense", 0, {"", "s", NULL}},
+    {"licence", "license", 0, {"", "s", NULL}},
+};
+#define WORD_MAX 32
+
+/* the word w[0..n) rewritten in place by the first rule that applies: its new length, or -1 */
+static int fold_spelling(char *w, int n) {
+    for (size_t r = 0; r < sizeof(SPELL) / sizeof(SPELL[0]); r++) {
+        int lc = (int)strlen(SPELL[r].core);
+        for (int e = 0; SPELL[r].ends[e]; e++) {
+            const char *end = SPELL[r].ends[e];
+            int le = (int)strlen(end), stem = n - lc - le;
+            if (stem < SPELL[r].stem || stem < 0) continue;
+            if (memcmp(w + stem, SPELL[r].core, (size_t)lc) || memcmp(w + stem + lc, end, (size_t)le)) continue;
+            int lr = (int)strlen(SPELL[r].repl);
+            memmove(w + stem + lr, w + stem + lc, (size_t)le);
+            memcpy(w + stem, SPELL[r].repl, (size_t)lr);
+            return stem + lr + le;
+        }
+    }
+    return -1;
+}
+
 /* text inside the outermost pair of quotation marks (“” 「」 『』, nested pairs inside) that holds at
  * least QUOTE_MARKED code points is quoted text, as a line quoted with ">" is: a commentary quoting a
  * notice. A paragraph that opens with a mark inside an open quotation continues it (Chinese
@@ -892,7 +939,8 @@ static void sign_one(const uint32_t *cps, int64_t lo, int64_t hi, const uint32_t
     /* tokens: one per CJK character, one per run of other letters and digits */
     int64_t nt = 0;
     uint64_t h = FNV0;
-    int in_run = 0, digits = 1, line_start = 1, in_quote = 0, run_quote = 0;
+    int in_run = 0, digits = 1, line_start = 1, in_quote = 0, run_quote = 0, wl = 0;
+    char word[WORD_MAX + 8];
     for (int64_t i = lo; i <= hi; i++) {
         int64_t cp = i < hi ? (int64_t)cps[i] : 32;
         if (cp == 10) {
@@ -910,12 +958,24 @@ static void sign_one(const uint32_t *cps, int64_t lo, int64_t hi, const uint32_t
                 in_run = 1;
                 digits = 1;
                 run_quote = in_quote || marked[i - lo];
+                wl = 0;
             }
             h = (h ^ (uint64_t)cp) * FNV;
             if (cp < 48 || cp > 57) digits = 0;
+            if (wl >= 0) {
+                if (cp >= 97 && cp <= 122 && wl < WORD_MAX)
+                    word[wl++] = (char)cp;
+                else
+                    wl = -1;
+            }
             continue;
         }
         if (in_run) {
+            int f = wl >= 5 ? fold_spelling(word, wl) : -1;
+            if (f >= 0) {
+                h = FNV0;
+                for (int x = 0; x < f; x++) h = (h ^ (uint64_t)(unsigned char)word[x]) * FNV;
+            }
             toks[nt] = smix(h);
             numeric[nt] = digits ? 1 : 0;
             cjks[nt] = 0;

@@ -72,6 +72,99 @@ def _is_occasion_unit(tok: np.uint64) -> bool:  # pragma: no cover - 年 月 日
     )
 
 
+#: British and American spellings read as one word: (core, replacement, shortest stem, endings), the
+#: rules of ``_fp_c.c``'s SPELL in its order (see there)
+SPELLING: tuple[tuple[str, str, int, tuple[str, ...]], ...] = (
+    (
+        "our",
+        "or",
+        3,
+        (
+            "",
+            "s",
+            "y",
+            "ed",
+            "ing",
+            "ful",
+            "ite",
+            "ites",
+            "able",
+            "ably",
+            "er",
+            "ers",
+            "hood",
+            "hoods",
+            "al",
+            "less",
+        ),
+    ),
+    ("is", "iz", 4, ("e", "es", "ed", "ing", "ation", "ations", "er", "ers")),
+    ("ys", "yz", 3, ("e", "es", "ed", "ing", "er", "ers")),
+    ("tred", "tered", 3, ("",)),
+    ("tre", "ter", 3, ("", "s")),
+    ("bre", "ber", 3, ("", "s")),
+    ("ogue", "og", 3, ("", "s")),
+    ("ell", "el", 3, ("ed", "ing", "er", "ers")),
+    ("programme", "program", 0, ("", "s")),
+    ("jewellery", "jewelry", 0, ("",)),
+    ("defence", "defense", 0, ("", "s")),
+    ("offence", "offense", 0, ("", "s")),
+    ("pretence", "pretense", 0, ("", "s")),
+    ("licence", "license", 0, ("", "s")),
+)
+_WORD_MAX = 32
+
+
+def _spelling_table() -> tuple[np.ndarray, np.ndarray]:
+    """SPELLING as arrays: the characters, and per (rule, ending) in order the offsets and lengths
+    of its core, replacement and ending, and its shortest stem."""
+    chars: list[int] = []
+    rows: list[list[int]] = []
+
+    def put(text: str) -> tuple[int, int]:
+        chars.extend(text.encode("ascii"))
+        return len(chars) - len(text), len(text)
+
+    for core, repl, stem, ends in SPELLING:
+        for end in ends:
+            rows.append([*put(core), *put(repl), stem, *put(end)])
+    return np.array(chars, np.uint8), np.array(rows, np.int64)
+
+
+_SPELL_CHARS, _SPELL_ROWS = _spelling_table()
+
+
+@njit(cache=True, nogil=True)
+def _fold_spelling(w: np.ndarray, n: int) -> int:  # pragma: no cover
+    """The word ``w[:n]`` rewritten in place by the first rule that applies: its new length, or -1."""
+    chars = _SPELL_CHARS
+    rows = _SPELL_ROWS
+    for r in range(rows.shape[0]):
+        co, cl, ro, rl, st, eo, el = rows[r]
+        stem = n - cl - el
+        if stem < st or stem < 0:
+            continue
+        ok = True
+        for x in range(cl):
+            if w[stem + x] != chars[co + x]:
+                ok = False
+                break
+        for x in range(el):
+            if not ok:
+                break
+            if w[stem + cl + x] != chars[eo + x]:
+                ok = False
+        if not ok:
+            continue
+        tail = w[stem + cl : stem + cl + el].copy()
+        for x in range(rl):
+            w[stem + x] = chars[ro + x]
+        for x in range(el):
+            w[stem + rl + x] = tail[x]
+        return stem + rl + el
+    return -1
+
+
 #: the outermost quotation marks' text of at least this many code points is quoted (_quote_marks)
 _QUOTE_MARKED = 30
 
@@ -141,6 +234,8 @@ def _one(
     line_start = True
     in_quote = False
     run_quote = False
+    word = np.empty(_WORD_MAX + 8, np.uint8)
+    wl = 0
     for i in range(lo, hi + 1):
         cp = int(cps[i]) if i < hi else 32
         if cp == 10:
@@ -158,11 +253,23 @@ def _one(
                 in_run = True
                 digits = True
                 run_quote = in_quote or marked[i - lo]
+                wl = 0
             h = (h ^ np.uint64(cp)) * _FNV
             if cp < 48 or cp > 57:
                 digits = False
+            if wl >= 0:
+                if 97 <= cp <= 122 and wl < _WORD_MAX:
+                    word[wl] = cp
+                    wl += 1
+                else:
+                    wl = -1
             continue
         if in_run:
+            f = _fold_spelling(word, wl) if wl >= 5 else -1
+            if f >= 0:
+                h = _FNV0
+                for x in range(f):
+                    h = (h ^ np.uint64(word[x])) * _FNV
             toks[nt] = _mix(h)
             numeric[nt] = 1 if digits else 0
             quoted[nt] = run_quote

@@ -109,3 +109,20 @@ def test_long_quotations_in_marks_are_quoted_like_quoted_lines() -> None:
     # nested marks stay inside the outer quotation; an unclosed one marks nothing
     assert sum(flags("他说：“" + quote + "「稳就业」" + quote + "”")) == 2 * n + 3
     assert not any(flags("他说：“" + quote))
+
+
+def test_british_and_american_spellings_are_one_word_and_other_words_stay_apart() -> None:
+    def tokens(text: str) -> list[int]:
+        return [int(v) for v in signatures([text]).profile(0)]
+
+    for uk, us in [
+        ("colourful neighbourhood", "colorful neighborhood"),
+        ("organisations realised", "organizations realized"),
+        ("analysed the centre", "analyzed the center"),
+        ("centred catalogue", "centered catalog"),
+        ("travelled programmes", "traveled programs"),
+        ("defence licence", "defense license"),
+    ]:
+        assert tokens(uk) == tokens(us), (uk, us)
+    for a, b in [("four", "for"), ("hours", "hors"), ("rise", "rize"), ("selling", "seling")]:
+        assert tokens(a) != tokens(b), (a, b)

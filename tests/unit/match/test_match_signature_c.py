@@ -46,7 +46,21 @@ def _quoting_texts(k: int, seed: int) -> list[str]:
     return out
 
 
-TEXTS = _random_texts(1_500, seed=25) + _quoting_texts(500, seed=26) + corpus_texts(400)
+_WORDS = ["colour", "colours", "coloured", "colourful", "favourite", "honourable", "neighbourhood", "behavioural", "savoury", "four", "hours", "your", "flours", "devoured", "organise", "organised", "organisations", "realising", "criticiser", "analyse", "analysed", "analyses", "paralysing", "rise", "crises", "promise", "surprising", "centre", "centres", "centred", "centered", "metre", "fibre", "timbre", "genre", "catalogue", "dialogues", "rogue", "travelled", "traveller", "cancelled", "modelling", "selling", "spelling", "programme", "programmes", "programmed", "jewellery", "defence", "offences", "licence", "pretence", "licenced", "ORGANISE", "Colour", "organisationsorganisationsorganisation", "color", "organize", "center", "catalog", "traveled", "defense", "program"]
+
+
+def _spelling_texts(k: int, seed: int) -> list[str]:
+    """British and American spellings, near misses the rules leave alone, words too long to fold."""
+    rng = random.Random(seed)
+    return [" ".join(rng.choices(_WORDS, k=rng.randint(1, 30))) for _ in range(k)]
+
+
+TEXTS = (
+    _random_texts(1_500, seed=25)
+    + _quoting_texts(500, seed=26)
+    + _spelling_texts(300, seed=27)
+    + corpus_texts(400)
+)
 
 
 @pytest.mark.parametrize(("n", "k", "m"), [(5, 128, 16), (3, 16, 0), (1, 4, 2), (9, 0, 1)])
