@@ -661,6 +661,7 @@ static void text_evidence(const uint32_t *a, int64_t na, const uint32_t *b, int6
     /* substitutions: an uncovered run of a right after a shared window, facing an uncovered run of b
      * right after the same window */
     int64_t n_swaps = 0;
+    int occ_replaced = 0;
     int64_t t = w;
     while (t < na) {
         if (cov_a[t] || !cov_a[t - 1]) {
@@ -683,6 +684,10 @@ static void text_evidence(const uint32_t *a, int64_t na, const uint32_t *b, int6
                     f++;
                 }
                 if (f < nb && ua <= T_SHORT && ub <= T_SHORT) {
+                    int oa = 0, ob_ = 0;
+                    for (int64_t x = t; x < e; x++) oa |= (a[x] & T_OCCASION) != 0;
+                    for (int64_t x = q; x < f; x++) ob_ |= (b[x] & T_OCCASION) != 0;
+                    occ_replaced |= oa && ob_;
                     out[5] += 1;
                     out[18] += ua;
                     out[19] += ub;
@@ -708,6 +713,7 @@ static void text_evidence(const uint32_t *a, int64_t na, const uint32_t *b, int6
         }
         t = e;
     }
+    if (out[8] && occ_replaced) out[8] = 2;
     int64_t ra = repeated(a, na, cov_a, b, nb, 0, W);
     int64_t rb = repeated(b, nb, cov_b, a, na, 1, W);
     out[6] = ra < rb ? ra : rb;
@@ -994,7 +1000,8 @@ static int decide_text(int kd, const int64_t *ev, int same_layout, const double 
                scattered_in(ub, tb, ev[14], ua, ev[13], loose_share, adds_slack, adds_cap, passage_min, contained_share,
                             th[25], th[26])) {
         merge = CONTAINED;
-        template = template || (occasion > 0 && th[18] > 0 && imax2(ev[0], ev[1]) <= 3 * imin2(ev[0], ev[1]) + 100);
+        template = template || (occasion > 0 && th[18] > 0 &&
+                                (occasion > 1 || imax2(ev[0], ev[1]) <= 3 * imin2(ev[0], ev[1]) + 100));
         if (th[18] > 0 && quotes(ev, ev[0] >= ev[1], th)) merge = UNIQUE;
     }
     if (merge != UNIQUE) {

@@ -20,7 +20,8 @@ hash, in text order: ``Signatures.profile``) and measures:
   when short (a name, a number, a date, an edition's language);
 - **occasion**: both texts hold a year, a date or an edition / session number the other never holds
   (digits before 年 月 日 号 届 次 期, or after 第): the next year's ceremony, the fourth meeting
-  after the third, another day's figures;
+  after the third, another day's figures; 2 when one such number also replaces the other in place
+  (a short substitution of an occasion number on both sides: 第59次 -> 第61次);
 - **quoted**: shared text that one side sets on quoted lines (``>``, ``|`` or ``#`` first, as
   mail and forums quote): a reply quoting its parent, not a copy of it;
 - **blocks**: the longest uncovered run of each text (its largest block of its own) and the
@@ -355,6 +356,7 @@ def text_evidence(a: np.ndarray, b: np.ndarray, w_cjk: int, w_latin: int) -> np.
     swaps = np.empty(na, np.uint64)
     swap_units = np.empty(na, np.int64)
     n_swaps = 0
+    occ_replaced = False
     t = w
     while t < na:
         if cov_a[t] or not cov_a[t - 1]:
@@ -377,6 +379,13 @@ def text_evidence(a: np.ndarray, b: np.ndarray, w_cjk: int, w_latin: int) -> np.
                     ub += _units(b[f])
                     f += 1
                 if f < nb and ua <= _SHORT and ub <= _SHORT:
+                    occ_a = False
+                    occ_b = False
+                    for x in range(t, e):
+                        occ_a = occ_a or (a[x] & _OCCASION) != 0
+                    for x in range(q, f):
+                        occ_b = occ_b or (b[x] & _OCCASION) != 0
+                    occ_replaced = occ_replaced or (occ_a and occ_b)
                     out[5] += 1
                     out[18] += ua
                     out[19] += ub
@@ -397,6 +406,8 @@ def text_evidence(a: np.ndarray, b: np.ndarray, w_cjk: int, w_latin: int) -> np.
                         swap_units[n_swaps] = ua + ub
                         n_swaps += 1
         t = e
+    if out[8] and occ_replaced:
+        out[8] = 2
     out[6] = min(_repeated(a, cov_a, b), _repeated(b, cov_b, a))
     if n_swaps > 1:
         order = np.argsort(swaps[:n_swaps])

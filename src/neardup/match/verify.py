@@ -386,10 +386,12 @@ def decide_text(kd: int, ev: np.ndarray, same_layout: bool, th: np.ndarray) -> i
         )
     ):
         merge = CONTAINED
-        # two short notices of one series (another day's title and date): the fuller adds little
-        # more than the other, and each names an occasion the other lacks
+        # two notices of one series (another day's title and date): each names an occasion the
+        # other lacks, and one replaces the other's in place (the 61st meeting for the 59th) or the
+        # fuller adds little more than the other (a paper's fuller copy dates what a broadcast
+        # does not: its own dates alone say nothing)
         template = template or (
-            occasion > 0 and th[18] > 0 and max(ev[0], ev[1]) <= 3 * min(ev[0], ev[1]) + 100
+            occasion > 0 and th[18] > 0 and (occasion > 1 or max(ev[0], ev[1]) <= 3 * min(ev[0], ev[1]) + 100)
         )
         if th[18] > 0 and _quotes(ev, ev[0] >= ev[1], th):
             merge = UNIQUE

@@ -190,3 +190,31 @@ def test_a_cut_copy_that_gained_a_sites_lines_is_contained_and_a_short_notice_is
     report = NOTICE + OWN[:95]
     assert compare_texts(report, notice).kind == "partial"
     assert compare_texts(report, notice, MatchConfig(scattered_shared=0)).kind == "contained"
+
+
+def test_the_next_meeting_of_a_series_is_another_occasion_however_much_its_notice_adds() -> None:
+    short = (
+        "市人大常委会第五十九次主任会议2日上午在市政府会议中心举行。王明主任主持会议。会议决定，"
+        "市人大常委会第二十次会议2月4日在本市举行。主任会议建议，常委会第二十次会议审议代表资格审查"
+        "委员会关于个别代表的代表资格的报告。主任会议上，常委会秘书长李华就常委会第二十次会议议程草案"
+        "和日程安排作了汇报，代表资格审查委员会负责人就有关议题作了汇报。"
+    )
+    fuller = (
+        short.replace("第五十九次", "第六十一次")
+        .replace("2日上午", "10日上午")
+        .replace("第二十次", "第二十一次")
+        .replace("2月4日", "2月25日至26日")
+        .replace(
+            "审议代表资格审查",
+            "审议社会救助条例草案，审议市政府关于提请审议城市供水条例修正草案的议案、关于提请审议"
+            "消防救援条例草案的议案，审议常委会工作报告稿，审议主任会议关于提请审议市人大第四次会议"
+            "议程草案的议案，审议常委会关于法规清理工作情况和有关法规处理意见的报告稿，审议代表资格审查",
+        )
+    )
+    cfg = MatchConfig(report_templates=True)
+    assert compare_texts(fuller, short, cfg).kind == "template"
+    # read as text alone (the corpus profile), the short notice is contained in the fuller one
+    assert compare_texts(fuller, short, MatchConfig(profile="corpus")).kind == "contained"
+    # a fuller copy's own dateline is no other occasion: the broadcast's abridgment stays contained
+    paper = "本报北京2月10日电 " + fuller + "会议还研究了其他事项。常委会副主任张强、刘伟出席会议。"
+    assert compare_texts(paper, fuller).kind in ("near", "contained")
