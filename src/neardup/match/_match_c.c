@@ -2616,11 +2616,31 @@ static PyObject *py_verify_pair(PyObject *self, PyObject *args) {
  * then document. Called twice: without outputs it counts (pairs, hot values); with them it writes
  * the pairs a << 32 | b (a among the first link_posters posters of a value, b a later holder) and
  * the hot values (posted by more than hot_posting documents). */
+/* sort_u64(a): a contiguous writable uint64 array sorted in place (the radix sort of _radix_sort.h),
+ * without the GIL */
+static PyObject *py_sort_u64(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *ao;
+    if (!PyArg_ParseTuple(args, "O", &ao)) return NULL;
+    Held h = {.n = 0};
+    Arr A;
+    if (get_arr(&h, ao, &A, 1, 'u', 8, 1, "a") < 0) {
+        release(&h);
+        return NULL;
+    }
+    Py_BEGIN_ALLOW_THREADS;
+    sort_u64((uint64_t *)A.p, A.len);
+    Py_END_ALLOW_THREADS;
+    release(&h);
+    Py_RETURN_NONE;
+}
+
 static PyObject *py_value_pairs(PyObject *self, PyObject *args) {
     (void)self;
     PyObject *vo, *dox, *po, *oo = Py_None, *ho = Py_None;
-    long long hot_posting, link_posters;
-    if (!PyArg_ParseTuple(args, "OOOLL|OO", &vo, &dox, &po, &hot_posting, &link_posters, &oo, &ho)) return NULL;
+    long long hot_posting, link_posters, lo = 0, hi = (long long)1 << 62;
+    if (!PyArg_ParseTuple(args, "OOOLL|OOLL", &vo, &dox, &po, &hot_posting, &link_posters, &oo, &ho, &lo, &hi))
+        return NULL;
     if (link_posters < 1 || link_posters > (1 << 20))
         return PyErr_Format(PyExc_ValueError, "link_posters must be between 1 and 1048576, got %lld", link_posters);
     int fill = oo != Py_None;
@@ -2664,11 +2684,13 @@ static PyObject *py_value_pairs(PyObject *self, PyObject *args) {
                 ((uint32_t *)H.p)[hk++] = values[i];
             }
         } else if (!fill) {
-            total += (p < link_posters ? p : link_posters) * (j - i);
+            int64_t in_span = 0;
+            for (int64_t b = i; b < j; b++) in_span += docs[b] >= lo && docs[b] < hi;
+            total += (p < link_posters ? p : link_posters) * in_span;
         } else {
             for (int64_t b = i; b < j; b++)
                 for (int64_t q = 0; q < f; q++)
-                    if (first[q] < docs[b]) {
+                    if (first[q] < docs[b] && docs[b] >= lo && docs[b] < hi) {
                         if (k >= cap) { overflow = 1; break; }
                         ((uint64_t *)O.p)[k++] = ((uint64_t)first[q] << 32) | (uint64_t)docs[b];
                     }
@@ -2870,6 +2892,7 @@ static PyMethodDef methods[] = {
     {"apart", py_apart, METH_VARARGS, "components._apart: the pairs s..e-1 not connected yet, into out; returns how many."},
     {"join", py_join, METH_VARARGS, "components._join: link the pairs whose kind is not unique."},
     {"pair_kinds", py_pair_kinds, METH_VARARGS, "components._kinds_serial: each pair's kind from its two documents alone."},
+    {"sort_u64", py_sort_u64, METH_VARARGS, "Sort a contiguous uint64 array in place (radix sort, without the GIL)."},
     {"value_pairs", py_value_pairs, METH_VARARGS,
      "components.value_pairs: counts (pairs, hot) without out/hot arrays, fills them with."},
     {NULL, NULL, 0, NULL}};

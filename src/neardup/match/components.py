@@ -167,10 +167,10 @@ def value_pairs(
 
 
 def count_pairs(packed: U64) -> tuple[U64, I64]:
-    """The distinct packed pairs and how many times each occurs."""
+    """The distinct packed pairs and how many times each occurs (``packed`` is sorted in place)."""
     if packed.shape[0] == 0:
         return np.empty(0, np.uint64), _EMPTY
-    packed = np.sort(packed)
+    kernels.sort_u64(packed)
     new = np.concatenate(([True], packed[1:] != packed[:-1]))
     starts = np.flatnonzero(new)
     counts = np.diff(np.append(starts, packed.shape[0])).astype(np.int64)
@@ -215,12 +215,8 @@ def counted_pairs(
         j = i + chunk
         j = n if j >= n else int(np.searchsorted(values, values[j - 1], side="right"))  # whole values
         packed, hot = kernels.value_pairs(
-            values[i:j], docs[i:j], posted[i:j], config.hot_posting, config.link_posters
+            values[i:j], docs[i:j], posted[i:j], config.hot_posting, config.link_posters, span
         )
-        if span is not None:
-            b = packed & np.uint64(0xFFFFFFFF)
-            packed = packed[(b >= np.uint64(span[0])) & (b < np.uint64(span[1]))]
-            del b
         p, c = count_pairs(packed)
         del packed
         parts_p.append(p)
@@ -330,7 +326,7 @@ def shared_pairs(
             hot = h
         release_free_memory()  # the range's merges leave holes in the C heap: hand them back
     pairs = np.concatenate(kept) if kept else np.empty(0, np.uint64)
-    pairs.sort()
+    kernels.sort_u64(pairs)
     return pairs, hot
 
 
@@ -388,7 +384,7 @@ def value_rows(
         got = blk[keep(s, e)]
         keys[at : at + got.shape[0]] = got
         at += got.shape[0]
-    keys.sort()
+    kernels.sort_u64(keys)
     return _sorted_rows(keys)
 
 

@@ -47,6 +47,7 @@ __all__ = [
     "run",
     "run_components",
     "set_threads",
+    "sort_u64",
     "text_evidence",
     "text_evidence_rows",
     "value_pairs",
@@ -367,20 +368,44 @@ def verify_pair(
     return kd, s, ca, cb, c, a, ev
 
 
+def sort_u64(a: npt.NDArray[np.uint64]) -> None:
+    """Sort a uint64 array in place: the C radix sort (several times numpy's sort on the pairs
+    and keys the candidate graph sorts), numpy's when the extension is not built.
+
+    >>> a = np.array([3, 1, 2], np.uint64); sort_u64(a); a.tolist()
+    [1, 2, 3]
+    """
+    if _c is not None and a.dtype == np.uint64 and a.flags.c_contiguous and a.flags.writeable:
+        _c.sort_u64(a)
+    else:
+        a.sort()
+
+
 def value_pairs(
-    values: Any, docs: Any, posted: Any, hot_posting: int, link_posters: int
+    values: Any,
+    docs: Any,
+    posted: Any,
+    hot_posting: int,
+    link_posters: int,
+    span: tuple[int, int] | None = None,
 ) -> tuple[npt.NDArray[np.uint64], npt.NDArray[np.uint32]]:
     """``components.value_pairs``: the packed sketch-edge pairs and the hot values of (value,
-    document, posted?) rows sorted by value, then document."""
+    document, posted?) rows sorted by value, then document; ``span``: only the pairs whose later
+    document is in ``[lo, hi)``."""
     if _c is None:
-        return _nb("components").value_pairs(values, docs, posted, hot_posting, link_posters)  # type: ignore[no-any-return]
+        out, hot = _nb("components").value_pairs(values, docs, posted, hot_posting, link_posters)
+        if span is not None:
+            b = out & np.uint64(0xFFFFFFFF)
+            out = out[(b >= np.uint64(span[0])) & (b < np.uint64(span[1]))]
+        return out, hot
     v = np.ascontiguousarray(values, np.uint32)
     d = np.ascontiguousarray(docs, np.int64)
     p = np.ascontiguousarray(posted, np.bool_)
-    total, n_hot = _c.value_pairs(v, d, p, int(hot_posting), int(link_posters))
+    lo, hi = span if span is not None else (0, 1 << 62)
+    total, n_hot = _c.value_pairs(v, d, p, int(hot_posting), int(link_posters), None, None, lo, hi)
     out = np.empty(total, np.uint64)
     hot = np.empty(n_hot, np.uint32)
-    k, h = _c.value_pairs(v, d, p, int(hot_posting), int(link_posters), out, hot)
+    k, h = _c.value_pairs(v, d, p, int(hot_posting), int(link_posters), out, hot, lo, hi)
     return out[:k], hot[:h]
 
 
