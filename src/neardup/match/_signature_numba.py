@@ -161,7 +161,7 @@ def _fold_spelling(w: np.ndarray, n: int) -> int:  # pragma: no cover
             w[stem + x] = chars[ro + x]
         for x in range(el):
             w[stem + rl + x] = tail[x]
-        return stem + rl + el
+        return int(stem + rl + el)
     return -1
 
 
@@ -265,10 +265,10 @@ def _one(
                     wl = -1
             continue
         if in_run:
-            f = _fold_spelling(word, wl) if wl >= 5 else -1
-            if f >= 0:
+            folded = _fold_spelling(word, wl) if wl >= 5 else -1
+            if folded >= 0:
                 h = _FNV0
-                for x in range(f):
+                for x in range(folded):
                     h = (h ^ np.uint64(word[x])) * _FNV
             toks[nt] = _mix(h)
             numeric[nt] = 1 if digits else 0
