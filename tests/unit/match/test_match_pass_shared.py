@@ -5,33 +5,17 @@ long profiles, numba's quicksort order for window ties) give the numba kernel's 
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
 
 import numpy as np
 import pytest
 from dedup_synth import article
 from test_match_engine import _copies
+from test_match_pass_threads import _pass
 
 from neardup.match import MatchConfig, kernels, signatures
-from neardup.match.components import batch_components, component_rows
-from neardup.match.engine import run_components
+from neardup.match.components import batch_components
 
 pytestmark = pytest.mark.skipif(kernels.BACKEND != "c", reason="the shared components are the C pass's")
-
-
-@pytest.fixture
-def restore_threads() -> Iterator[None]:
-    yield
-    kernels.set_threads()
-
-
-def _pass(texts: list[str], threads: int) -> dict[str, np.ndarray]:
-    cfg = MatchConfig()
-    sigs = signatures(texts, cfg)
-    labels, _ = batch_components(sigs, cfg)
-    ptr, rows = component_rows(labels)
-    kernels.set_threads(threads)
-    return run_components(sigs, cfg, ptr, rows)
 
 
 def test_a_large_component_and_many_small_ones_answer_as_on_one_thread(restore_threads: None) -> None:

@@ -4,7 +4,6 @@ threads) answers exactly what it answers on one thread, on the shared corpora an
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
 
 import numpy as np
 import pytest
@@ -18,12 +17,6 @@ from neardup.match.engine import run_components
 from neardup_testing import corpus_texts
 
 pytestmark = pytest.mark.skipif(kernels.BACKEND != "c", reason="the helper thread is in the C pass")
-
-
-@pytest.fixture
-def restore_threads() -> Iterator[None]:
-    yield
-    kernels.set_threads()
 
 
 def _pass(texts: list[str], threads: int) -> dict[str, np.ndarray]:
