@@ -159,6 +159,19 @@ def _align_run(
 
 
 @njit(cache=True, nogil=True)
+def _next_run(cov: np.ndarray, t: int) -> tuple[int, int]:  # pragma: no cover
+    """The first uncovered run from ``t`` on that follows a covered token: (start, end), or
+    (n, n) when there is none."""
+    n = cov.shape[0]
+    while t < n and (cov[t] or not cov[t - 1]):
+        t += 1
+    e = t
+    while e < n and not cov[e]:
+        e += 1
+    return t, e
+
+
+@njit(cache=True, nogil=True)
 def _align_runs(
     a: np.ndarray,
     wa: np.ndarray,
@@ -173,14 +186,8 @@ def _align_runs(
     b right after the same window (both ending before a shared token, or both at the texts' ends)."""
     na = a.shape[0]
     nb = b.shape[0]
-    t = w
+    t, e = _next_run(cov_a, w)
     while t < na:
-        if cov_a[t] or not cov_a[t - 1]:
-            t += 1
-            continue
-        e = t
-        while e < na and not cov_a[e]:
-            e += 1
         i = np.searchsorted(sb, wa[t - w])
         if i < sb.shape[0] and sb[i] == wa[t - w]:
             q = ob[i] + w
@@ -190,7 +197,7 @@ def _align_runs(
                     f += 1
                 if (e < na) == (f < nb):
                     _align_run(a, t, e, cov_a, b, q, f, cov_b)
-        t = e
+        t, e = _next_run(cov_a, e)
 
 
 @njit(cache=True, nogil=True)

@@ -245,23 +245,13 @@ def _contained(
 
 @njit(cache=True, nogil=True)
 def _scattered_in(
-    ux: int,
-    tx: int,
-    bx: int,
-    uy: int,
-    by: int,
-    share: float,
-    slack: float,
-    cap: float,
-    passage_min: float,
-    contained_share: float,
-    run: float,
-    shared: float,
+    ux: int, tx: int, bx: int, uy: int, by: int, rule: tuple[float, ...]
 ) -> bool:  # pragma: no cover
     """x shares at least ``shared`` with y and adds only short runs (none longer than ``run``: a
     site's lines, a link to another article, a changed title) and little in all, and y adds a passage
     of its own and more than x by a passage: x is y with lines added, y its fuller copy (a cut copy
     that gained a site's lines; a short notice told again in a longer report is not one)."""
+    share, slack, cap, passage_min, contained_share, run, shared = rule
     return (
         run > 0
         and tx - ux >= shared
@@ -325,6 +315,7 @@ def decide_text(kd: int, ev: np.ndarray, same_layout: bool, th: np.ndarray) -> i
     repeated, occasion, qa, qb = ev[6], ev[8], ev[9], ev[10]
     adds_share, adds_slack, contained_share, passage_min, repeats, report = th[6:12]
     loose_share, adds_cap, margin = th[15], th[16], th[17]
+    scattered = (loose_share, adds_slack, adds_cap, passage_min, contained_share, th[25], th[26])
     # a subject replaced alike in two places, most of what the closer text differs by
     alike = ev[17] > 0 and 2 * ev[17] >= min(ua, ub)
     # substitutions scattered through a text are edits (typos, look-alike characters): what is
@@ -354,36 +345,8 @@ def decide_text(kd: int, ev: np.ndarray, same_layout: bool, th: np.ndarray) -> i
     elif (
         _contained(ua, ta, ub, tb, loose_share, adds_slack, adds_cap, margin, contained_share, passage_min)
         or _contained(ub, tb, ua, ta, loose_share, adds_slack, adds_cap, margin, contained_share, passage_min)
-        or (
-            _scattered_in(
-                ua,
-                ta,
-                ev[13],
-                ub,
-                ev[14],
-                loose_share,
-                adds_slack,
-                adds_cap,
-                passage_min,
-                contained_share,
-                th[25],
-                th[26],
-            )
-            or _scattered_in(
-                ub,
-                tb,
-                ev[14],
-                ua,
-                ev[13],
-                loose_share,
-                adds_slack,
-                adds_cap,
-                passage_min,
-                contained_share,
-                th[25],
-                th[26],
-            )
-        )
+        or _scattered_in(ua, ta, ev[13], ub, ev[14], scattered)
+        or _scattered_in(ub, tb, ev[14], ua, ev[13], scattered)
     ):
         merge = CONTAINED
         # two notices of one series (another day's title and date): each names an occasion the
