@@ -297,6 +297,7 @@ def compare_cmd(a: str, b: str, as_html: bool | None, as_json: bool, dates: tupl
     from neardup.match import MatchConfig, compare_texts, page_signatures
     from neardup.match.dates import NO_DAY, day_number
     from neardup.match.explain import added_spans, differing_numbers, shared_passage, substitutions
+    from neardup.match.kernels import text_evidence
 
     cfg = MatchConfig()
     for value in dates or ():
@@ -317,6 +318,7 @@ def compare_cmd(a: str, b: str, as_html: bool | None, as_json: bool, dates: tupl
         [(None if html_a else text_a, html_a), (None if html_b else text_b, html_b)], cfg
     )
     only_a, only_b = differing_numbers(main[0], main[1])
+    text_ev = text_evidence(sigs.profile(0), sigs.profile(1), cfg.text_window_cjk, cfg.text_window_latin)
     result = {
         "kind": ev.kind,
         "is_duplicate": ev.is_duplicate,
@@ -329,6 +331,8 @@ def compare_cmd(a: str, b: str, as_html: bool | None, as_json: bool, dates: tupl
             main[1], main[0], window_cjk=cfg.text_window_cjk, window_latin=cfg.text_window_latin
         ),
         "substitutions": [list(x) for x in substitutions(main[0], main[1])],
+        # shared text each sets on quoted lines or inside long quotation marks
+        "quoted": [int(text_ev[9]), int(text_ev[10])],
         "numbers_only_in_a": only_a,
         "numbers_only_in_b": only_b,
         "simhash_a": f"{int(sigs.simhash[0]):016x}",
@@ -370,6 +374,16 @@ def compare_cmd(a: str, b: str, as_html: bool | None, as_json: bool, dates: tupl
         ):
             shown = "  ".join(f"«{s}»" for s in spans[:3]) if spans else "nothing"
             click.echo(f"{name:<14}{n} characters: {shown}")
+    qa, qb = result["quoted"]
+    if qa or qb:
+        shared_a, shared_b = int(text_ev[2] - text_ev[0]), int(text_ev[3] - text_ev[1])
+        why = ""
+        if (2 * qa >= shared_a) != (2 * qb >= shared_b):
+            who = "A" if 2 * qa >= shared_a else "B"
+            why = f": {who} quotes the other (a reply or a commentary), not its copy"
+        click.echo(
+            f"quoted        A {qa}, B {qb} of the characters they share (quoted lines, quotation marks){why}"
+        )
     if result["substitutions"]:
         shown = "  ".join(
             f"«{x}» -> «{y}»" + (f" ({n} places)" if n > 1 else "") for x, y, n in result["substitutions"]

@@ -159,6 +159,13 @@ def test_compare_texts_and_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     assert not res["is_duplicate"] and res["number_conflicts"] >= 1
     # the spans that decided: the subject replaced, and where
     assert ["2023", "2024", 1] in res["substitutions"]
+    # a commentary setting the whole text in quotation marks quotes it: related, and said why
+    comment = "评论员文章指出：“" + ZH + "”这样的比赛让观众看到了青春的力量，也让更多人走进球场。"
+    proc = run_in_process("compare", ZH, comment, "--json", cwd=tmp_path, monkeypatch=monkeypatch)
+    res = json.loads(proc.stdout)
+    assert not res["is_duplicate"] and res["quoted"][0] == 0 and res["quoted"][1] > 0
+    proc = run_in_process("compare", ZH, comment, cwd=tmp_path, monkeypatch=monkeypatch)
+    assert "B quotes the other (a reply or a commentary), not its copy" in proc.stdout
     (tmp_path / "a.txt").write_text(EN, encoding="utf-8")
     proc = run_in_process("compare", "a.txt", EN, cwd=tmp_path, monkeypatch=monkeypatch)
     assert proc.returncode == 0, proc.stderr
