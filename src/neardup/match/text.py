@@ -21,7 +21,9 @@ hash, in text order: ``Signatures.profile``) and measures:
 - **occasion**: both texts hold a year, a date or an edition / session number the other never holds
   (digits before 年 月 日 号 届 次 期, or after 第): the next year's ceremony, the fourth meeting
   after the third, another day's figures; 2 when one such number also replaces the other in place
-  (a short substitution of an occasion number on both sides: 第59次 -> 第61次);
+  (a short substitution of an occasion number on both sides: 第59次 -> 第61次), or when the shorter
+  text announces what the longer reports (a future marker of its own, 将于 将在 将赴 将出席 将访问
+  将对, that the longer never holds: a visit announced, then reported);
 - **quoted**: shared text that one side sets on quoted lines (``>``, ``|`` or ``#`` first, as
   mail and forums quote): a reply quoting its parent, not a copy of it;
 - **blocks**: the longest uncovered run of each text (its largest block of its own) and the
@@ -198,6 +200,27 @@ def _align_runs(
                 if (e < na) == (f < nb):
                     _align_run(a, t, e, cov_a, b, q, f, cov_b)
         t, e = _next_run(cov_a, e)
+
+
+#: the profile's values of 将 and of 于 在 赴 出 访 对 (tests pin them to the signature's hash): an
+#: announcement's "will", as in 将于5月5日至10日对……进行国事访问
+_JIANG = np.uint32(0x86E102B7)
+_FUTURE_FOLLOWERS = np.array(
+    [0x8E47E152, 0x80BF50F3, 0x8BBC72FD, 0x83FF0177, 0x8EEEF0E1, 0x86ACABC9], np.uint32
+)
+
+
+@njit(cache=True, nogil=True)
+def _future_marker(p: np.ndarray, cov: np.ndarray, own_only: bool) -> bool:  # pragma: no cover
+    """A future marker (将于, 将赴, ...) in ``p``, among its uncovered tokens when ``own_only``."""
+    m = _HASH | _CJK
+    for t in range(p.shape[0] - 1):
+        if (p[t] & m) == _JIANG and (not own_only or not cov[t]):
+            nxt = p[t + 1] & m
+            for f in _FUTURE_FOLLOWERS:
+                if nxt == f:
+                    return True
+    return False
 
 
 @njit(cache=True, nogil=True)
@@ -414,6 +437,14 @@ def text_evidence(a: np.ndarray, b: np.ndarray, w_cjk: int, w_latin: int) -> np.
                         n_swaps += 1
         t = e
     if out[8] and occ_replaced:
+        out[8] = 2
+    # the shorter text announces (a future marker of its own) what the longer, which holds none,
+    # reports: two occasions of one event
+    if out[2] <= out[3]:
+        announced = _future_marker(a, cov_a, True) and not _future_marker(b, cov_b, False)
+    else:
+        announced = _future_marker(b, cov_b, True) and not _future_marker(a, cov_a, False)
+    if announced:
         out[8] = 2
     out[6] = min(_repeated(a, cov_a, b), _repeated(b, cov_b, a))
     if n_swaps > 1:

@@ -218,3 +218,26 @@ def test_the_next_meeting_of_a_series_is_another_occasion_however_much_its_notic
     # a fuller copy's own dateline is no other occasion: the broadcast's abridgment stays contained
     paper = "本报北京2月10日电 " + fuller + "会议还研究了其他事项。常委会副主任张强、刘伟出席会议。"
     assert compare_texts(paper, fuller).kind in ("near", "contained")
+
+
+def test_an_announced_visit_is_not_a_copy_of_the_report_of_it() -> None:
+    from neardup.match.signature import signatures
+    from neardup.match.text import _FUTURE_FOLLOWERS, _JIANG, _QUOTED
+
+    # the kernels' values of 将 and its followers are the signature's
+    values = [int(v) & ~_QUOTED & 0x8FFFFFFF for v in signatures(["将于在赴出访对"]).profile(0)]
+    assert values == [int(_JIANG), *(int(f) for f in _FUTURE_FOLLOWERS)]
+    lead = "应东海共和国总统邀请，国家主席王明"
+    visit = "对东海共和国进行国事访问。这是王明首次访问东海共和国，两国将签署经贸、人文等领域合作文件。"
+    announced = lead + "将于5月5日至8日" + visit
+    reported = (
+        "5月5日上午，"
+        + lead
+        + "乘专机离开北京，开始"
+        + visit.replace("将签署", "签署了")
+        + "陪同王明出访的有外交部部长李华等。当地时间5日下午，王明抵达东海共和国首都，受到热烈欢迎。"
+        + "东海共和国总统在机场举行隆重仪式，两国元首举行了会谈，就双边关系和共同关心的问题深入交换意见。"
+    )
+    assert compare_texts(reported, announced, MatchConfig(report_templates=True)).kind == "template"
+    # read as text alone the notice is contained in the report
+    assert compare_texts(reported, announced, MatchConfig(profile="corpus")).kind == "contained"
