@@ -86,7 +86,8 @@ def decision_rows(result: Any) -> Iterator[dict[str, Any]]:
     computed for each stored pair and does not keep: ``chars`` (each text's length, in the text
     evidence's units: a CJK character is 1, another token 5), ``quoted`` (shared text each side
     sets on quoted lines), ``occasion`` (both hold a year, date or edition the other lacks),
-    ``occasion_replaced`` (one such number stands in place of the other's: 第59次 / 第61次),
+    ``occasion_replaced`` (one such number stands in place of the other's, 第59次 / 第61次, or the
+    shorter text announces what the longer reports: 将于 / 将赴 in its own words),
     ``leads`` (each text's own text before the first shared token), ``blocks`` (each text's
     longest run of its own), ``pieces`` (the shared runs each holds), ``alike`` (text of the
     substitutions made alike in two or more places), ``substitutions`` (short spans replaced by
