@@ -5,8 +5,11 @@ A portal that reposts a story puts its own lines around it: where it came from (
 and "read more" links, a title line carrying the site's name (``...｜今日头条``). A reader comparing
 two copies skips them: they are the site's, not the article's. ``strip_credits`` drops such lines
 from the first ``HEAD_LINES`` and the last ``TAIL_LINES`` lines of a text (where sites put them),
-so the match engine measures what each copy adds without them; the text in between is never
-touched, so a line that merely starts like a credit inside an article stays.
+and when those are all credits, the credit lines that run on from that end (a portal's footer of
+copyright, disclaimer, "open the app" and "follow us" lines), so the match engine measures what
+each copy adds without them. In between only reading links are dropped (相关阅读：<another
+article's title>, an embedded mini-program, "……点击阅读全文"): a line that merely starts like a
+credit inside an article stays.
 
 >>> strip_credits("来源：中国新闻网\\n\\n国务院常务会议今天召开。\\n\\n责任编辑：赵磊\\n分享到：微信 微博")
 '\\n国务院常务会议今天召开。\\n'
@@ -34,7 +37,12 @@ _CREDIT = (
     r"(?:(?:本文|文章|消息|新闻|稿件|图片|视频|内容)?来源|稿源|(?:责任|值班|实习)?编辑|责编|审核|校对|作者|记者"
     r"|摄影|通讯员|监制|主编|原标题)[ \t]*[:：]"
     r"|[（(][ \t]*(?:责任编辑|编辑|来源)[ \t]*[:：][^）)\n]*[）)][ \t]*$"
-    r"|分享到|扫一扫|阅读(?:更多|原文|全文)|点击(?:查看|阅读|进入)|【?(?:延伸阅读|相关阅读|推荐阅读|相关新闻|相关链接)】"
+    r"|分享到|扫一扫|阅读(?:更多|原文|全文)|点击(?:查看|阅读|进入|关注)|【?(?:延伸阅读|相关阅读|推荐阅读|相关新闻|相关链接)】"
+    # portals' notices and prompts: copyright and disclaimer lines, "reposted from the web",
+    # "open the app", "follow us", an embedded mini-program, "read the rest" links
+    r"|(?:版权|免责)?声明[ \t]*[:：]|本文(?:转载自|来自)|转载自网络|如有侵权|[（(]?此处已?添加小程序"
+    r"|想了解更多|快来关注|(?i:打开app)|欢迎下载|[.…]+[ \t]*(?:点击)?阅读全文"
+    r"|(?:延伸阅读|相关阅读|推荐阅读)[ \t]*[:：]"
     # English: source and wire credits, comment and advertisement notices, share and follow links
     r"|(?i:(?:source|sources|credit|photo|image|via)[ \t]*:"
     r"|\(?-?[ \t]*(?:additional )?(?:reporting|writing|editing|edited|written|compiled|produced) by\b"
@@ -75,6 +83,18 @@ _PREFIXES = tuple(
         "阅读",
         "点击",
         "【",
+        "版权",
+        "免责",
+        "声明",
+        "转载",
+        "如有",
+        "此处",
+        "想了解",
+        "快来",
+        "打开",
+        "欢迎",
+        "…",
+        ".",
         "延伸阅读",
         "相关阅读",
         "推荐阅读",
@@ -112,6 +132,19 @@ _PREFIXES = tuple(
 _TITLE_SITE = re.compile(r"(?:[｜|]|_| - )[ \t]*[^｜|_\n]{1,16}[ \t\u3000]*$")
 
 
+# a line that only links another article or an app's content: dropped wherever it stands
+_LINK = re.compile(
+    "["
+    + _SPACES
+    + "]*(?:【?(?:延伸阅读|相关阅读|推荐阅读|相关新闻|相关链接)(?:】|[ \t]*[:：])|[（(]?此处已?添加小程序"
+    "|[.…]+[ \t]*(?:点击)?阅读全文)"
+)
+
+
+def _is_link(line: str) -> bool:
+    return len(line) <= _LONGEST and _LINK.match(line) is not None
+
+
 def _is_credit(line: str) -> bool:
     return (
         len(line) <= _LONGEST
@@ -120,8 +153,21 @@ def _is_credit(line: str) -> bool:
     )
 
 
+def _block(lines: list[str], order: range, drop: set[int]) -> None:
+    """Credit lines running on from one end of the text (blank lines between them included): a
+    site's footer of copyright, disclaimer and app lines is longer than the fixed window."""
+    for i in order:
+        line = lines[i]
+        if not line.strip(_SPACES):
+            continue
+        if not _is_credit(line):
+            return
+        drop.add(i)
+
+
 def strip_credits(text: str) -> str:
-    """``text`` without the credit lines among its first and last lines (see the module)."""
+    """``text`` without the credit lines among its first and last lines (see the module), the
+    credit lines running on from either end, and reading links (相关阅读：…) anywhere."""
     last = text.count("\n")  # the index of the last line
     if last == 0:
         return text
@@ -142,6 +188,17 @@ def strip_credits(text: str) -> str:
             candidates.append((i, text[at:end]))
             end = at - 1
     drop = {i for i, line in candidates if _is_credit(line)}
+    head_full = all(i in drop or not line.strip(_SPACES) for i, line in candidates[:HEAD_LINES])
+    tail_full = all(i in drop or not line.strip(_SPACES) for i, line in candidates[HEAD_LINES:])
+    links = "阅读" in text or "小程序" in text
+    if (head_full or tail_full or links) and last >= HEAD_LINES + TAIL_LINES:
+        lines = text.split("\n")
+        if head_full:
+            _block(lines, range(HEAD_LINES, last + 1), drop)
+        if tail_full:
+            _block(lines, range(last - TAIL_LINES, -1, -1), drop)
+        if links:
+            drop.update(i for i, line in enumerate(lines) if _is_link(line))
     # the first line left, when it is a title with the site's name and text follows it
     for i, line in candidates[:HEAD_LINES]:
         if i in drop or not line.strip():

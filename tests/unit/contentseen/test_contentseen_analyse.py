@@ -21,7 +21,7 @@ _page = partial(page, related=RELATED[:4])  # a template with four related links
 def _stream() -> list[dict[str, object]]:
     """Pages that between them give every kind of verdict."""
     _t, body = RIVER
-    near = [body[0].replace("。", "！", 1), *body[1:]]
+    near = [body[0].replace("稳步提升", "持续提升", 1), *body[1:]]
     mixed = [*RIVER[1][:3], *HARVEST[1][3:]]
     return [
         {"url": "https://o.example/river", "html": _page(RIVER)},

@@ -173,12 +173,13 @@ def test_typos_too_close_for_a_window_are_aligned_and_a_reworded_sentence_is_not
 
 def test_a_cut_copy_that_gained_a_sites_lines_is_contained_and_a_short_notice_is_not() -> None:
     full = NOTICE + OWN
+    # lines a site adds that read as no credit line (strip_credits leaves them)
     cut = (
-        "来源：滨海日报\n"
+        "滨海新闻网讯\n"
         + NOTICE
-        + "\n点击关注，获取更多权威资讯。\n"
-        + OWN[:100]
-        + "\n推荐阅读：城市供暖全面启动\n（责任编辑：王敏）"
+        + "\n更多精彩内容尽在滨海新闻网。\n"
+        + OWN[:85]
+        + "\n网友热议：这次寒潮来得真快\n（滨海新闻网综合报道）"
     )
     # the copy adds only short lines, the full text a passage: the full text is kept
     assert compare_texts(full, cut).kind == "contained"

@@ -77,3 +77,23 @@ def test_a_repost_with_a_sites_lines_is_a_near_copy_of_its_source() -> None:
         + "\nReporting by Sam Taylor; editing by Alex Brown\nComments are closed."
     )
     assert compare_texts(BODY_EN, wire, MatchConfig()).kind in ("content", "near")
+
+
+def test_a_portals_footer_longer_than_the_window_and_reading_links_anywhere_are_dropped() -> None:
+    footer = [
+        "想了解更多精彩内容，快来关注我们吧！",
+        "（此处已添加小程序，请到客户端查看）",
+        "本文转载自网络，如有侵权请联系删除。",
+        "版权声明：本网站所刊载信息，不代表本站观点。如转载请注明出处。",
+        "",
+        "打开APP，阅读更多精彩内容",
+        "免责声明：本文仅代表作者观点，与本站无关。",
+    ]
+    paragraphs = BODY_ZH.split("\n")
+    page = "\n".join([paragraphs[0], "相关阅读：另一篇文章的标题", *paragraphs[1:], *footer])
+    assert strip_credits(page).rstrip("\n") == BODY_ZH  # blank lines between are left
+    # a line in the middle that only starts like a credit is the article's
+    body = BODY_ZH + "\n来源：这一行在正文中间。\n" + BODY_ZH
+    assert strip_credits(body + "\n" + "\n".join(footer)).rstrip("\n") == body
+    # so the repost carrying them is the same document
+    assert compare_texts(BODY_ZH, page, MatchConfig()).kind in ("content", "near")
