@@ -1424,7 +1424,10 @@ static int64_t assign_one(int64_t j, int64_t stamp, const int64_t *cands, int64_
                 }
             }
             int merging = merging_kind(kd);
-            if (target != rep[target]) {
+            /* a member (not its cluster's representative) is merged with only when the texts are
+             * the same (exact, content): an identical text cannot chain two stories */
+            int twin = kd == EXACT || kd == CONTENT;
+            if (target != rep[target] && !twin) {
                 if (merging) {
                     kd = fmax2(ca, cb) >= th[3] ? PARTIAL : UNIQUE;
                     if (kd == PARTIAL && same_layout) kd = LAYOUT;
@@ -1435,7 +1438,7 @@ static int64_t assign_one(int64_t j, int64_t stamp, const int64_t *cands, int64_
                 double p = priority(kd, s);
                 if (p <= best_p) continue;
                 best_p = p;
-                rep[j] = target;
+                rep[j] = rep[target];
             } else {
                 if (kd == UNIQUE || best_p > 0.0) continue;
                 double p = fmax2(ca, cb);

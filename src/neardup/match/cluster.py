@@ -245,8 +245,9 @@ def assign_one(
                             break
                     x = nxt[x]
             merging = kd in (EXACT, CONTENT, NEAR, CONTAINED)
-            if target != rep[target]:
-                # not a representative: only a partial or layout relation may be reported
+            if target != rep[target] and kd not in (EXACT, CONTENT):
+                # not a representative: only a partial or layout relation may be reported, unless
+                # the texts are the same (an identical text cannot chain two stories)
                 if merging:
                     kd = PARTIAL if max(ca, cb) >= th[3] else UNIQUE
                     if kd == PARTIAL and same_layout:
@@ -257,7 +258,7 @@ def assign_one(
                 if p <= best_p:
                     continue
                 best_p = p
-                rep[j] = target
+                rep[j] = rep[target]
             else:
                 if kd == UNIQUE or best_p > 0.0:
                     continue
