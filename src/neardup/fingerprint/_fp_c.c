@@ -859,7 +859,7 @@ typedef struct {
  * of lowercase ASCII letters ending in a rule's core and one of its endings, after a stem of at
  * least the rule's length, is read with the core replaced. The stems keep short words out (four,
  * hours, rise, crises, selling): the rules were checked not to map one common word onto another.
- * signature._SPELLING lists the same rules for the numba kernel. */
+ * _signature_numba.SPELLING lists the same rules, in the same order, for the numba kernel. */
 typedef struct {
     const char *core, *repl;
     int stem;
