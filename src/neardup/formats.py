@@ -106,6 +106,7 @@ def row_schema() -> Any:
             ("quoted", pa.list_(pa.int64())),
             ("occasion", pa.bool_()),
             ("occasion_replaced", pa.bool_()),
+            ("reactions", pa.bool_()),
             ("leads", pa.list_(pa.int64())),
             ("blocks", pa.list_(pa.int64())),
             ("pieces", pa.list_(pa.int64())),

@@ -69,6 +69,7 @@ DECISION_FIELDS = (
     "quoted",
     "occasion",
     "occasion_replaced",
+    "reactions",
     "leads",
     "blocks",
     "pieces",
@@ -87,7 +88,8 @@ def decision_rows(result: Any) -> Iterator[dict[str, Any]]:
     evidence's units: a CJK character is 1, another token 5), ``quoted`` (shared text each side
     sets on quoted lines), ``occasion`` (both hold a year, date or edition the other lacks),
     ``occasion_replaced`` (one such number stands in place of the other's, 第59次 / 第61次, or the
-    shorter text announces what the longer reports: 将于 / 将赴 in its own words),
+    shorter text tells another phase of a visit than the longer: 将于 / 离京 in its own words),
+    ``reactions`` (one text is, in its own words, the reactions to what the other reports: 反响),
     ``leads`` (each text's own text before the first shared token), ``blocks`` (each text's
     longest run of its own), ``pieces`` (the shared runs each holds), ``alike`` (text of the
     substitutions made alike in two or more places), ``substitutions`` (short spans replaced by
@@ -131,8 +133,9 @@ def decision_rows(result: Any) -> Iterator[dict[str, Any]]:
                 ev = row["evidence"]
                 ev["chars"] = [t[0], t[1]]
                 ev["quoted"] = [t[2], t[3]]
-                ev["occasion"] = bool(t[4])
-                ev["occasion_replaced"] = t[4] > 1
+                ev["occasion"] = t[4] in (1, 2)
+                ev["occasion_replaced"] = t[4] == 2
+                ev["reactions"] = t[4] == 3
                 ev["leads"] = [t[5], t[6]]
                 ev["blocks"] = [t[7], t[8]]
                 ev["pieces"] = [t[9], t[10]]
@@ -226,7 +229,7 @@ def _ev_array(ev: dict[str, Any]) -> np.ndarray | None:
         out[[0, 1, 2, 3, 9, 10]] = (ua, ub, ta, tb, qa, qb)
         out[4] = int(ev["passage"])
         out[6] = int(ev["repeated"])
-        out[8] = (2 if ev.get("occasion_replaced") else 1) if ev["occasion"] else 0
+        out[8] = 3 if ev.get("reactions") else (2 if ev.get("occasion_replaced") else 1) if ev["occasion"] else 0
         out[[11, 12]] = [int(x) for x in ev["leads"]]
         out[[13, 14]] = [int(x) for x in ev["blocks"]]
         out[[15, 16]] = [int(x) for x in ev["pieces"]]

@@ -482,21 +482,34 @@ static void align_runs(const uint32_t *a, int64_t na, const uint64_t *wa, uint8_
     }
 }
 
-/* 将 followed by 于 在 赴 出 访 对 (the profile's values of those characters): an announcement's
- * "will", as in 将于5月5日至10日对……进行国事访问 */
-#define T_JIANG 0x86e102b7u
-static inline int future_follower(uint32_t v) {
-    return v == 0x8e47e152u || v == 0x80bf50f3u || v == 0x8bbc72fdu || v == 0x83ff0177u || v == 0x8eeef0e1u ||
-           v == 0x86acabc9u;
-}
+/* the two characters of each marker of a phase of a visit (the profile's values, as text.py's
+ * _PHASE_FIRST/_PHASE_SECOND): an announcement's "will" (将于 将在 将赴 将出 将访 将对 将率), a
+ * departure (离开 离京), a return (返抵), an arrival (抵达) */
+static const uint32_t PHASE_FIRST[] = {0x86e102b7u, 0x86e102b7u, 0x86e102b7u, 0x86e102b7u, 0x86e102b7u, 0x86e102b7u,
+                                       0x86e102b7u, 0x876cd050u, 0x876cd050u, 0x84080e4cu, 0x82993956u};
+static const uint32_t PHASE_SECOND[] = {0x8e47e152u, 0x80bf50f3u, 0x8bbc72fdu, 0x83ff0177u, 0x8eeef0e1u, 0x86acabc9u,
+                                        0x8eb23e85u, 0x84571c64u, 0x86653c5au, 0x82993956u, 0x88cbd61eu};
 
-/* a future marker in p (among its uncovered tokens when cov is given) */
-static int future_marker(const uint32_t *p, int64_t n, const uint8_t *cov) {
-    for (int64_t t = 0; t + 1 < n; t++)
-        if ((p[t] & (T_HASH | T_CJK)) == T_JIANG && future_follower(p[t + 1] & (T_HASH | T_CJK)) && (!cov || !cov[t]))
-            return 1;
-    return 0;
+/* the same for the markers of another genre told of one event (text.py's _GENRE_FIRST/_GENRE_SECOND):
+ * the reactions to it (反响) */
+static const uint32_t GENRE_FIRST[] = {0x84e95a48u};
+static const uint32_t GENRE_SECOND[] = {0x8d80933eu};
+
+/* the markers (first[i] second[i]) in p as a bit per marker (among its uncovered tokens when cov is
+ * given) */
+static unsigned markers(const uint32_t *p, int64_t n, const uint8_t *cov, const uint32_t *first,
+                        const uint32_t *second, unsigned n_markers) {
+    unsigned found = 0;
+    for (int64_t t = 0; t + 1 < n; t++) {
+        if (cov && cov[t]) continue;
+        uint32_t x = p[t] & (T_HASH | T_CJK), y = p[t + 1] & (T_HASH | T_CJK);
+        for (unsigned i = 0; i < n_markers; i++)
+            if (x == first[i] && y == second[i]) found |= 1u << i;
+    }
+    return found;
 }
+#define N_PHASE (sizeof PHASE_FIRST / sizeof PHASE_FIRST[0])
+#define N_GENRE (sizeof GENRE_FIRST / sizeof GENRE_FIRST[0])
 
 static int64_t lead(const uint32_t *a, int64_t na, const uint8_t *cov) {
     int64_t n = 0;
@@ -730,12 +743,22 @@ static void text_evidence(const uint32_t *a, int64_t na, const uint32_t *b, int6
         t = e;
     }
     if (out[8] && occ_replaced) out[8] = 2;
-    /* the shorter text announces (a future marker of its own) what the longer, which holds none,
-     * reports: two occasions of one event */
+    /* the shorter text tells another phase of a visit than the longer (a marker of its own that the
+     * longer never holds: 将于 in the notice against at most 将出席 in the arrival report, 离京 in the
+     * departure): two occasions of one event */
     int a_shorter = out[2] <= out[3];
-    if (a_shorter ? future_marker(a, na, cov_a) && !future_marker(b, nb, NULL)
-                  : future_marker(b, nb, cov_b) && !future_marker(a, na, NULL))
+    if (a_shorter ? markers(a, na, cov_a, PHASE_FIRST, PHASE_SECOND, N_PHASE) &
+                        ~markers(b, nb, NULL, PHASE_FIRST, PHASE_SECOND, N_PHASE)
+                  : markers(b, nb, cov_b, PHASE_FIRST, PHASE_SECOND, N_PHASE) &
+                        ~markers(a, na, NULL, PHASE_FIRST, PHASE_SECOND, N_PHASE))
         out[8] = 2;
+    /* either text, in its own words, is the reactions to or a commentary on what the other reports (a
+     * genre marker the other never holds): two documents of one event */
+    if ((markers(a, na, cov_a, GENRE_FIRST, GENRE_SECOND, N_GENRE) &
+         ~markers(b, nb, NULL, GENRE_FIRST, GENRE_SECOND, N_GENRE)) ||
+        (markers(b, nb, cov_b, GENRE_FIRST, GENRE_SECOND, N_GENRE) &
+         ~markers(a, na, NULL, GENRE_FIRST, GENRE_SECOND, N_GENRE)))
+        out[8] = 3;
     int64_t ra = repeated(a, na, cov_a, b, nb, 0, W);
     int64_t rb = repeated(b, nb, cov_b, a, na, 1, W);
     out[6] = ra < rb ? ra : rb;
@@ -990,6 +1013,9 @@ static inline int quotes(const int64_t *ev, int a_fuller, const double *th) {
 static int decide_text(int kd, const int64_t *ev, int same_layout, const double *th) {
     int64_t ua = ev[0], ub = ev[1], ta = ev[2], tb = ev[3], passage = ev[4];
     int64_t rep = ev[6], occasion = ev[8], qa = ev[9], qb = ev[10];
+    /* occasion 3: one text is the reactions to or a commentary on the other (names no occasion) */
+    int genre = occasion == 3;
+    if (genre) occasion = 0;
     double adds_share = th[6], adds_slack = th[7], contained_share = th[8], passage_min = th[9], repeats = th[10],
            report = th[11];
     double loose_share = th[15], adds_cap = th[16], margin = th[17];
@@ -1026,6 +1052,7 @@ static int decide_text(int kd, const int64_t *ev, int same_layout, const double 
                                 (occasion > 1 || imax2(ev[0], ev[1]) <= 3 * imin2(ev[0], ev[1]) + 100));
         if (th[18] > 0 && quotes(ev, ev[0] >= ev[1], th)) merge = UNIQUE;
     }
+    if (genre && th[18] > 0) merge = UNIQUE;
     if (merge != UNIQUE) {
         if (!template) return merge;
         return report > 0 ? TEMPLATE : UNIQUE;

@@ -22,8 +22,8 @@ hash, in text order: ``Signatures.profile``) and measures:
   (digits before 年 月 日 号 届 次 期, or after 第): the next year's ceremony, the fourth meeting
   after the third, another day's figures; 2 when one such number also replaces the other in place
   (a short substitution of an occasion number on both sides: 第59次 -> 第61次), or when the shorter
-  text announces what the longer reports (a future marker of its own, 将于 将在 将赴 将出席 将访问
-  将对, that the longer never holds: a visit announced, then reported);
+  text tells another phase of a visit than the longer (a marker of its own that the longer never
+  holds: 将于 将赴 将出席 将率 in an announcement, 离京 in a departure, 抵达 in an arrival: a visit announced, then reported);
 - **quoted**: shared text that one side sets on quoted lines (``>``, ``|`` or ``#`` first, as
   mail and forums quote): a reply quoting its parent, not a copy of it;
 - **blocks**: the longest uncovered run of each text (its largest block of its own) and the
@@ -202,25 +202,42 @@ def _align_runs(
         t, e = _next_run(cov_a, e)
 
 
-#: the profile's values of 将 and of 于 在 赴 出 访 对 (tests pin them to the signature's hash): an
-#: announcement's "will", as in 将于5月5日至10日对……进行国事访问
-_JIANG = np.uint32(0x86E102B7)
-_FUTURE_FOLLOWERS = np.array(
-    [0x8E47E152, 0x80BF50F3, 0x8BBC72FD, 0x83FF0177, 0x8EEEF0E1, 0x86ACABC9], np.uint32
+#: the profile's values of the two characters of each marker of a phase of a visit (tests pin them
+#: to the signature's hash): an announcement's "will" (将于 将在 将赴 将出 将访 将对 将率, as in
+#: 将于5月5日至10日对……进行国事访问), a departure (离开 离京), a return (返抵), an arrival (抵达)
+_PHASE_FIRST = np.array(
+    [0x86E102B7] * 7 + [0x876CD050, 0x876CD050, 0x84080E4C, 0x82993956], np.uint32
+)
+_PHASE_SECOND = np.array(
+    [0x8E47E152, 0x80BF50F3, 0x8BBC72FD, 0x83FF0177, 0x8EEEF0E1, 0x86ACABC9, 0x8EB23E85]
+    + [0x84571C64, 0x86653C5A, 0x82993956, 0x88CBD61E],
+    np.uint32,
 )
 
 
+#: the same for the markers of another genre told of one event: the reactions to it (反响, as in
+#: 引发热烈反响). A commentary's label (评论员文章, 快评) is no such marker: a broadcast reads the
+#: commentary itself under it
+_GENRE_FIRST = np.array([0x84E95A48], np.uint32)
+_GENRE_SECOND = np.array([0x8D80933E], np.uint32)
+
+
 @njit(cache=True, nogil=True)
-def _future_marker(p: np.ndarray, cov: np.ndarray, own_only: bool) -> bool:  # pragma: no cover
-    """A future marker (将于, 将赴, ...) in ``p``, among its uncovered tokens when ``own_only``."""
+def _markers(
+    p: np.ndarray, cov: np.ndarray, own_only: bool, first: np.ndarray, second: np.ndarray
+) -> int:  # pragma: no cover
+    """The markers (pairs of characters ``first[i]`` ``second[i]``: 将于, 离京, 反响, ...) in ``p``
+    as a bit per marker, among its uncovered tokens when ``own_only``."""
     m = _HASH | _CJK
+    found = 0
     for t in range(p.shape[0] - 1):
-        if (p[t] & m) == _JIANG and (not own_only or not cov[t]):
-            nxt = p[t + 1] & m
-            for f in _FUTURE_FOLLOWERS:
-                if nxt == f:
-                    return True
-    return False
+        if own_only and cov[t]:
+            continue
+        x, y = p[t] & m, p[t + 1] & m
+        for i in range(first.shape[0]):
+            if x == first[i] and y == second[i]:
+                found |= 1 << i
+    return found
 
 
 @njit(cache=True, nogil=True)
@@ -438,14 +455,23 @@ def text_evidence(a: np.ndarray, b: np.ndarray, w_cjk: int, w_latin: int) -> np.
         t = e
     if out[8] and occ_replaced:
         out[8] = 2
-    # the shorter text announces (a future marker of its own) what the longer, which holds none,
-    # reports: two occasions of one event
+    # the shorter text tells another phase of a visit than the longer (a marker of its own that
+    # the longer never holds: 将于 in the notice against at most 将出席 in the arrival report, 离京
+    # in the departure): two occasions of one event
+    pf, ps = _PHASE_FIRST, _PHASE_SECOND
     if out[2] <= out[3]:
-        announced = _future_marker(a, cov_a, True) and not _future_marker(b, cov_b, False)
+        other_phase = _markers(a, cov_a, True, pf, ps) & ~_markers(b, cov_b, False, pf, ps)
     else:
-        announced = _future_marker(b, cov_b, True) and not _future_marker(a, cov_a, False)
-    if announced:
+        other_phase = _markers(b, cov_b, True, pf, ps) & ~_markers(a, cov_a, False, pf, ps)
+    if other_phase:
         out[8] = 2
+    # either text, in its own words, is the reactions to or a commentary on what the other
+    # reports (a genre marker the other never holds): two documents of one event
+    gf, gs = _GENRE_FIRST, _GENRE_SECOND
+    if _markers(a, cov_a, True, gf, gs) & ~_markers(b, cov_b, False, gf, gs) or _markers(
+        b, cov_b, True, gf, gs
+    ) & ~_markers(a, cov_a, False, gf, gs):
+        out[8] = 3
     out[6] = min(_repeated(a, cov_a, b), _repeated(b, cov_b, a))
     if n_swaps > 1:
         order = np.argsort(swaps[:n_swaps])

@@ -309,10 +309,17 @@ def decide_text(kd: int, ev: np.ndarray, same_layout: bool, th: np.ndarray) -> i
       or more, or one span replaced alike in two places that makes at least half of what the
       closer text adds), or whose texts each hold a year, date or edition number the other
       lacks, is ``template``: the same template told of another subject or occasion. It merges
-      nothing and is reported only with ``report_templates``.
+      nothing and is reported only with ``report_templates``;
+    - neither when one text is, in its own words, the reactions to or a commentary on what the
+      other reports (a genre marker, 反响 快评 社论 短评 评论员, that the other never holds): two
+      documents of one event, ``partial`` when they share a passage (the news profile).
     """
     ua, ub, ta, tb, passage = ev[0], ev[1], ev[2], ev[3], ev[4]
     repeated, occasion, qa, qb = ev[6], ev[8], ev[9], ev[10]
+    # occasion 3: one text is the reactions to or a commentary on the other (names no occasion)
+    genre = occasion == 3
+    if genre:
+        occasion = 0
     adds_share, adds_slack, contained_share, passage_min, repeats, report = th[6:12]
     loose_share, adds_cap, margin = th[15], th[16], th[17]
     scattered = (loose_share, adds_slack, adds_cap, passage_min, contained_share, th[25], th[26])
@@ -358,6 +365,8 @@ def decide_text(kd: int, ev: np.ndarray, same_layout: bool, th: np.ndarray) -> i
         )
         if th[18] > 0 and _quotes(ev, ev[0] >= ev[1], th):
             merge = UNIQUE
+    if genre and th[18] > 0:
+        merge = UNIQUE
     if merge != UNIQUE:
         if not template:
             return merge

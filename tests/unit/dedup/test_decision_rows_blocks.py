@@ -47,8 +47,9 @@ def _reference(result: Any) -> list[dict[str, Any]]:
                 ev.update(
                     chars=[t[2], t[3]],
                     quoted=[t[9], t[10]],
-                    occasion=bool(t[8]),
-                    occasion_replaced=t[8] > 1,
+                    occasion=t[8] in (1, 2),
+                    occasion_replaced=t[8] == 2,
+                    reactions=t[8] == 3,
                     leads=[t[11], t[12]],
                     blocks=[t[13], t[14]],
                     pieces=[t[15], t[16]],

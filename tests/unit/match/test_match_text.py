@@ -223,11 +223,12 @@ def test_the_next_meeting_of_a_series_is_another_occasion_however_much_its_notic
 
 def test_an_announced_visit_is_not_a_copy_of_the_report_of_it() -> None:
     from neardup.match.signature import signatures
-    from neardup.match.text import _FUTURE_FOLLOWERS, _JIANG, _QUOTED
+    from neardup.match.text import _PHASE_FIRST, _PHASE_SECOND, _QUOTED
 
-    # the kernels' values of 将 and its followers are the signature's
-    values = [int(v) & ~_QUOTED & 0x8FFFFFFF for v in signatures(["将于在赴出访对"]).profile(0)]
-    assert values == [int(_JIANG), *(int(f) for f in _FUTURE_FOLLOWERS)]
+    # the kernels' values of the phase markers' characters are the signature's
+    markers = ["将于", "将在", "将赴", "将出", "将访", "将对", "将率", "离开", "离京", "返抵", "抵达"]
+    values = [[int(v) & ~_QUOTED & 0x8FFFFFFF for v in signatures([m]).profile(0)] for m in markers]
+    assert values == [[int(f), int(s)] for f, s in zip(_PHASE_FIRST, _PHASE_SECOND, strict=True)]
     lead = "应东海共和国总统邀请，国家主席王明"
     visit = "对东海共和国进行国事访问。这是王明首次访问东海共和国，两国将签署经贸、人文等领域合作文件。"
     announced = lead + "将于5月5日至8日" + visit
@@ -242,3 +243,52 @@ def test_an_announced_visit_is_not_a_copy_of_the_report_of_it() -> None:
     assert compare_texts(reported, announced, MatchConfig(report_templates=True)).kind == "template"
     # read as text alone the notice is contained in the report
     assert compare_texts(reported, announced, MatchConfig(profile="corpus")).kind == "contained"
+    # the arrival report says what the delegation will do next (将出席); the notice's own 将于 is
+    # still another phase
+    arrival = reported.replace("受到热烈欢迎。", "受到热烈欢迎，将出席两国建交50周年庆祝活动。")
+    assert compare_texts(arrival, announced, MatchConfig(report_templates=True)).kind == "template"
+
+
+def test_a_departure_is_not_a_copy_of_the_arrival_report() -> None:
+    lead = "应东海共和国总统邀请，国务院总理王明"
+    trip = (
+        "出席第25次中国－东海国家领导人会议、第25次东海国家与中日韩领导人会议和第17届东海峰会，"
+        "并对东海共和国进行正式访问。外交部部长李华、国家发展改革委主任张强等陪同人员"
+    )
+    departure = "11月8日下午，" + lead + "乘专机离开北京，赴东海共和国" + trip + "同机离京。"
+    arrival = (
+        "当地时间11月8日晚，"
+        + lead
+        + "乘专机抵达东海共和国首都，"
+        + trip
+        + "同机抵达。东海共和国副总理到机场迎接，并为王明举行欢迎仪式。王明表示，中国同东海共和国是好邻居、"
+        + "好朋友、好伙伴，愿同东海方面一道，推动两国全面战略合作伙伴关系不断向前发展。"
+        + "双方还签署了经贸、人文等领域合作文件。"
+    )
+    assert compare_texts(arrival, departure, MatchConfig(report_templates=True)).kind == "template"
+    assert compare_texts(arrival, departure, MatchConfig(profile="corpus")).kind == "contained"
+
+
+def test_the_reactions_to_a_speech_are_not_a_copy_of_its_report() -> None:
+    from neardup.match.signature import signatures
+    from neardup.match.text import _GENRE_FIRST, _GENRE_SECOND, _QUOTED
+
+    values = [int(v) & ~_QUOTED & 0x8FFFFFFF for v in signatures(["反响"]).profile(0)]
+    assert values == [int(_GENRE_FIRST[0]), int(_GENRE_SECOND[0])]
+    speech = (
+        "王明在全国教育大会上发表重要讲话强调，到2035年建成教育强国，是全面推进强国建设的先导任务、坚实基础、"
+        "战略支撑，必须朝着既定目标扎实迈进。王明指出，要坚持把立德树人作为根本任务，健全德智体美劳全面培养"
+        "体系，加快补齐体育、美育、劳动教育短板。"
+    )
+    report = (
+        speech
+        + "王明强调，要以科技发展、国家战略需求为牵引，着眼提高创新能力，优化高等教育布局，完善高校学科设置"
+        "调整机制和人才培养模式，加强基础学科、新兴学科、交叉学科建设和拔尖人才培养。要优化区域教育资源"
+        "配置，推动义务教育优质均衡发展，逐步缩小城乡、区域、校际、群体差距。会议由李华主持，张强作总结讲话。"
+    )
+    reactions = "王明的重要讲话在全国教育工作者中引发热烈反响。" + speech + "大家表示，要认真学习领会讲话精神。"
+    assert compare_texts(report, reactions).kind == "partial"
+    assert compare_texts(report, reactions, MatchConfig(profile="corpus")).kind == "contained"
+    # a report told again with a line of its own, no reactions in it, is the report's copy
+    again = "本台消息：" + speech + "大家表示，要认真学习领会讲话精神。"
+    assert compare_texts(report, again).kind == "contained"
