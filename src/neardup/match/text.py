@@ -205,12 +205,12 @@ def _align_runs(
 #: the profile's values of the two characters of each marker of a phase of a visit (tests pin them
 #: to the signature's hash): an announcement's "will" (将于 将在 将赴 将出 将访 将对 将率, as in
 #: 将于5月5日至10日对……进行国事访问), a departure (离开 离京), a return (返抵), an arrival (抵达)
-_PHASE_FIRST = np.array(
-    [0x86E102B7] * 7 + [0x876CD050, 0x876CD050, 0x84080E4C, 0x82993956], np.uint32
-)
+_PHASE_FIRST = np.array([*[0x86E102B7] * 7, 0x876CD050, 0x876CD050, 0x84080E4C, 0x82993956], np.uint32)
 _PHASE_SECOND = np.array(
-    [0x8E47E152, 0x80BF50F3, 0x8BBC72FD, 0x83FF0177, 0x8EEEF0E1, 0x86ACABC9, 0x8EB23E85]
-    + [0x84571C64, 0x86653C5A, 0x82993956, 0x88CBD61E],
+    [
+        *(0x8E47E152, 0x80BF50F3, 0x8BBC72FD, 0x83FF0177, 0x8EEEF0E1, 0x86ACABC9, 0x8EB23E85),
+        *(0x84571C64, 0x86653C5A, 0x82993956, 0x88CBD61E),
+    ],
     np.uint32,
 )
 

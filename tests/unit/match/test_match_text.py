@@ -286,7 +286,9 @@ def test_the_reactions_to_a_speech_are_not_a_copy_of_its_report() -> None:
         "调整机制和人才培养模式，加强基础学科、新兴学科、交叉学科建设和拔尖人才培养。要优化区域教育资源"
         "配置，推动义务教育优质均衡发展，逐步缩小城乡、区域、校际、群体差距。会议由李华主持，张强作总结讲话。"
     )
-    reactions = "王明的重要讲话在全国教育工作者中引发热烈反响。" + speech + "大家表示，要认真学习领会讲话精神。"
+    reactions = (
+        "王明的重要讲话在全国教育工作者中引发热烈反响。" + speech + "大家表示，要认真学习领会讲话精神。"
+    )
     assert compare_texts(report, reactions).kind == "partial"
     assert compare_texts(report, reactions, MatchConfig(profile="corpus")).kind == "contained"
     # a report told again with a line of its own, no reactions in it, is the report's copy
