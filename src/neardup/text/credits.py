@@ -8,8 +8,8 @@ from the first ``HEAD_LINES`` and the last ``TAIL_LINES`` lines of a text (where
 and when those are all credits, the credit lines that run on from that end (a portal's footer of
 copyright, disclaimer, "open the app" and "follow us" lines), so the match engine measures what
 each copy adds without them. In between only reading links are dropped (相关阅读：<another
-article's title>, an embedded mini-program, "……点击阅读全文"): a line that merely starts like a
-credit inside an article stays.
+article's title>, an embedded mini-program, "……点击阅读全文"), and such a link run on after a
+paragraph's last sentence: a line that merely starts like a credit inside an article stays.
 
 >>> strip_credits("来源：中国新闻网\\n\\n国务院常务会议今天召开。\\n\\n责任编辑：赵磊\\n分享到：微信 微博")
 '\\n国务院常务会议今天召开。\\n'
@@ -141,6 +141,13 @@ _LINK = re.compile(
 )
 
 
+# a reading link run on after a paragraph's last sentence (an extractor that flattens the link into
+# the paragraph): the paragraph ends before it
+_TAIL_LINK = re.compile(
+    r"(?<=[。！？!?”」])[ \t\u3000]*【?(?:延伸阅读|相关阅读|推荐阅读)(?:】|[ \t]*[:：])[^\n]{1,80}$"
+)
+
+
 def _is_link(line: str) -> bool:
     return len(line) <= _LONGEST and _LINK.match(line) is not None
 
@@ -169,8 +176,9 @@ def strip_credits(text: str) -> str:
     """``text`` without the credit lines among its first and last lines (see the module), the
     credit lines running on from either end, and reading links (相关阅读：…) anywhere."""
     last = text.count("\n")  # the index of the last line
-    if last == 0:
-        return text
+    if last == 0:  # one line is the text: at most a link run on after it goes
+        m = _TAIL_LINK.search(text) if "阅读" in text else None
+        return text if m is None else text[: m.start()]
     if last < HEAD_LINES + TAIL_LINES:
         lines = text.split("\n")
         candidates = list(enumerate(lines))
@@ -191,6 +199,7 @@ def strip_credits(text: str) -> str:
     head_full = all(i in drop or not line.strip(_SPACES) for i, line in candidates[:HEAD_LINES])
     tail_full = all(i in drop or not line.strip(_SPACES) for i, line in candidates[HEAD_LINES:])
     links = "阅读" in text or "小程序" in text
+    cut = False
     if (head_full or tail_full or links) and last >= HEAD_LINES + TAIL_LINES:
         lines = text.split("\n")
         if head_full:
@@ -199,6 +208,13 @@ def strip_credits(text: str) -> str:
             _block(lines, range(last - TAIL_LINES, -1, -1), drop)
         if links:
             drop.update(i for i, line in enumerate(lines) if _is_link(line))
+    if links:
+        lines = lines or text.split("\n")
+        for i, line in enumerate(lines):
+            m = _TAIL_LINK.search(line) if i not in drop and "阅读" in line else None
+            if m is not None:
+                lines[i] = line[: m.start()]
+                cut = True
     # the first line left, when it is a title with the site's name and text follows it
     for i, line in candidates[:HEAD_LINES]:
         if i in drop or not line.strip():
@@ -211,7 +227,7 @@ def strip_credits(text: str) -> str:
         ):
             drop.add(i)
         break
-    if not drop:
+    if not drop and not cut:
         return text
     lines = lines or text.split("\n")
     kept = [line for i, line in enumerate(lines) if i not in drop]

@@ -97,3 +97,17 @@ def test_a_portals_footer_longer_than_the_window_and_reading_links_anywhere_are_
     assert strip_credits(body + "\n" + "\n".join(footer)).rstrip("\n") == body
     # so the repost carrying them is the same document
     assert compare_texts(BODY_ZH, page, MatchConfig()).kind in ("content", "near")
+
+
+def test_a_reading_link_run_on_after_a_paragraph_goes_and_a_quoted_one_stays() -> None:
+    paragraphs = BODY_ZH.split("\n")
+    flattened = [paragraphs[0] + "相关阅读：另一篇文章的标题", *paragraphs[1:]]
+    assert strip_credits("\n".join(flattened)) == BODY_ZH
+    assert strip_credits(paragraphs[0] + "【延伸阅读】另一篇文章的标题") == paragraphs[0]
+    # inside a sentence, or inside quotation marks, it is the article's words
+    for line in (
+        "他说相关阅读：材料很多。",
+        "他说：“延伸阅读：不是链接”是一句话。",
+        "相关阅读：一行就是全文",
+    ):
+        assert strip_credits(line) == line
