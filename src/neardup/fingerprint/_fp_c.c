@@ -833,12 +833,20 @@ static inline int is_cjk_numeral(int64_t cp) { /* 〇一二三四五六七八九
 }
 
 static uint64_t OCCASION[8]; /* the tokens of 年 月 日 号 届 次 期 周 and 第, set at import */
-static uint64_t DI;
+static uint64_t DI, SHI;
 
 static inline int is_occasion_unit(uint64_t tok) {
     for (int i = 0; i < 8; i++)
         if (tok == OCCASION[i]) return 1;
     return 0;
+}
+
+/* an occasion unit's kind (OCCASION's order: 周 年 月 日 号 届 次 期): 号 is a day as 日 is, 届 次 期 are
+ * ordinals as 第 is */
+static inline uint64_t occasion_kind(uint64_t tok) {
+    if (tok == OCCASION[4]) return OCCASION[3];
+    if (tok == OCCASION[5] || tok == OCCASION[6] || tok == OCCASION[7]) return DI;
+    return tok;
 }
 
 typedef struct {
@@ -998,11 +1006,14 @@ static void sign_one(const uint32_t *cps, int64_t lo, int64_t hi, const uint32_t
         if (quoted[t]) v |= 0x20000000U;
         if (numeric[t] == 1) {
             v |= 0x10000000U;
+            /* an occasion number is hashed with its unit's kind: an ordinal (届 次 期, or after 第:
+             * 第十四届, 十四届 and a typo's 第十四界 are one number), a year, a month, a day (日 号),
+             * a week; 第一时间 ("at once") names no occasion */
             uint64_t unit = 0;
             if (t + 1 < nt && is_occasion_unit(toks[t + 1]))
-                unit = toks[t + 1];
-            else if (t > 0 && toks[t - 1] == DI)
-                unit = toks[t - 1];
+                unit = occasion_kind(toks[t + 1]);
+            else if (t > 0 && toks[t - 1] == DI && !(t + 1 < nt && toks[t + 1] == SHI))
+                unit = DI;
             if (unit != 0) {
                 v = (v & 0xB0000000U) | (uint32_t)(smix(toks[t] * SP + unit) >> 36);
                 v |= 0x40000000U;
@@ -1748,6 +1759,7 @@ PyMODINIT_FUNC PyInit__fp_c(void) {
     for (int v = 0; v < 256; v++)
         for (int i = 0; i < 8; i++) EXPAND[v][i] = ((v >> i) & 1) ? ~0ULL : 0;
     DI = smix(0x7B2CULL + SP);
+    SHI = smix(0x65F6ULL + SP); /* 时 */
     nad_init();
     en_init();
     return PyModule_Create(&module);

@@ -72,6 +72,17 @@ def _is_occasion_unit(tok: np.uint64) -> bool:  # pragma: no cover - 年 月 日
     )
 
 
+@njit(cache=True, inline="always")
+def _occasion_kind(tok: np.uint64, di: np.uint64) -> Any:  # pragma: no cover
+    """An occasion unit's kind: 号 is a day as 日 is, 届 次 期 are ordinals as 第 (``di``) is."""
+    if tok == _mix(np.uint64(0x53F7) + _P):
+        return _mix(np.uint64(0x65E5) + _P)
+    for ordinal in (0x5C4A, 0x6B21, 0x671F):
+        if tok == _mix(np.uint64(ordinal) + _P):
+            return di
+    return tok
+
+
 #: British and American spellings read as one word: (core, replacement, shortest stem, endings), the
 #: rules of ``_fp_c.c``'s SPELL in its order (see there)
 SPELLING: tuple[tuple[str, str, int, tuple[str, ...]], ...] = (
@@ -284,20 +295,24 @@ def _one(
     ntok[d] = nt
     # the text profile: each token's hash (28 bits), whether it is a CJK character (the top bit),
     # whether it is a number that names an occasion (bit 30: a year, a date, an edition or session
-    # number: digits before 年 月 日 号 届 次 期 周, or after 第), which a template's next story changes,
-    # whether it sits on a quoted line (bit 29), and whether it is a number (bit 28)
+    # number: digits before 年 月 日 号 届 次 期 周, or after 第 but for 第一时间), which a template's
+    # next story changes, whether it sits on a quoted line (bit 29), and whether it is a number (bit 28)
     for t in range(nt):
         v = np.uint32(toks[t] >> np.uint64(36)) | (np.uint32(0x80000000) if cjks[t] else np.uint32(0))
         if quoted[t]:
             v |= np.uint32(0x20000000)
         if numeric[t] == 1:
             v |= np.uint32(0x10000000)
-            # an occasion number is hashed with its unit: the 4 of 4次 is not the 4 of 3月4日
+            # an occasion number is hashed with its unit's kind, so the 4 of 4次 is not the 4 of 3月4日: an ordinal (届 次 期, or after 第: 第十四届, 十四届 and a typo's
+            # 第十四界 are one number), a year, a month, a day (日 号), a week; 第一时间 ("at once")
+            # names no occasion
             unit = np.uint64(0)
+            di = _mix(np.uint64(0x7B2C) + _P)
+            at_once = t + 1 < nt and toks[t + 1] == _mix(np.uint64(0x65F6) + _P)
             if t + 1 < nt and _is_occasion_unit(toks[t + 1]):
-                unit = toks[t + 1]
-            elif t > 0 and toks[t - 1] == _mix(np.uint64(0x7B2C) + _P):
-                unit = toks[t - 1]
+                unit = _occasion_kind(toks[t + 1], di)
+            elif t > 0 and toks[t - 1] == di and not at_once:
+                unit = di
             if unit != 0:
                 v = (v & np.uint32(0xB0000000)) | np.uint32(_mix(toks[t] * _P + unit) >> np.uint64(36))
                 v |= np.uint32(0x40000000)

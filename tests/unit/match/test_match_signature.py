@@ -126,3 +126,20 @@ def test_british_and_american_spellings_are_one_word_and_other_words_stay_apart(
         assert tokens(uk) == tokens(us), (uk, us)
     for a, b in [("four", "for"), ("hours", "hors"), ("rise", "rize"), ("selling", "seling")]:
         assert tokens(a) != tokens(b), (a, b)
+
+
+def test_an_occasion_number_is_read_with_its_units_kind() -> None:
+    def tokens(text: str) -> list[int]:
+        return [int(v) for v in signatures([text]).profile(0)]
+
+    def occasions(text: str) -> int:
+        return sum(1 for v in signatures([text]).profile(0) if int(v) & 0x40000000)
+
+    # an ordinal is one number with 届 次 期 or after 第, and after a typo of its unit
+    ordinal = tokens("第十四届")[1]
+    assert tokens("十四届")[0] == ordinal == tokens("第十四界")[1] == tokens("第十四次")[1]
+    # another kind of unit is another number: the 4 of 四次会议 is not the 4 of 3月4日
+    assert tokens("4次")[0] != tokens("3月4日")[2]
+    assert tokens("3月4日")[2] == tokens("3月4号")[2]
+    # 第一时间 ("at once") names no occasion; 第一次 does
+    assert occasions("第一时间赶到") == 0 and occasions("第一次会议") == 1

@@ -119,10 +119,38 @@ def _spelling_texts(k: int, seed: int) -> list[str]:
     return [" ".join(rng.choices(_WORDS, k=rng.randint(1, 30))) for _ in range(k)]
 
 
+_OCCASION_PARTS = [
+    "第",
+    "十四",
+    "14",
+    "届",
+    "界",
+    "次",
+    "期",
+    "年",
+    "月",
+    "日",
+    "号",
+    "周",
+    "一",
+    "时间",
+    "会议",
+    "3",
+    "2023",
+]
+
+
+def _occasion_texts(k: int, seed: int) -> list[str]:
+    """Ordinals and dates with and without their units (第十四届, 十四届, 第十四界, 第一时间, 3月4号)."""
+    rng = random.Random(seed)
+    return ["".join(rng.choices(_OCCASION_PARTS, k=rng.randint(1, 20))) for _ in range(k)]
+
+
 TEXTS = (
     _random_texts(1_500, seed=25)
     + _quoting_texts(500, seed=26)
     + _spelling_texts(300, seed=27)
+    + _occasion_texts(300, seed=28)
     + corpus_texts(400)
 )
 
