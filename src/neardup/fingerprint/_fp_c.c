@@ -909,20 +909,48 @@ static int fold_spelling(char *w, int n) {
     return -1;
 }
 
-/* text inside the outermost pair of quotation marks (“” 「」 『』, nested pairs inside) that holds at
+/* text inside the outermost pair of quotation marks (“” 「」 『』 "", nested pairs inside) that holds at
  * least QUOTE_MARKED code points is quoted text, as a line quoted with ">" is: a commentary quoting a
  * notice. A paragraph that opens with a mark inside an open quotation continues it (Chinese
  * typesetting opens every paragraph of a long quotation and closes only the last). */
 #define QUOTE_MARKED 30
+/* straight quotes mark speech and titles as well: only a passage of this many code points is quoted */
+#define QUOTE_STRAIGHT 200
 static inline int quote_open(uint32_t cp) { return cp == 0x201C || cp == 0x300C || cp == 0x300E; }
 static inline int quote_close(uint32_t cp) { return cp == 0x201D || cp == 0x300D || cp == 0x300F; }
 
+/* straight double quotes ("), outside curly ones, pair up in turn: one opens, the next closes; a
+ * paragraph that opens with one inside an open quotation continues it (English typesetting opens
+ * every paragraph of a long quotation and closes only the last), and a quotation left open at a
+ * paragraph that does not continue it ends with the paragraph before. */
+static inline void quote_straight(int64_t start, int64_t end, int64_t lo, uint8_t *marked) {
+    if (end - start - 1 >= QUOTE_STRAIGHT) memset(marked + (start + 1 - lo), 1, (size_t)(end - start - 1));
+}
+
 static void quote_marks(const uint32_t *cps, int64_t lo, int64_t hi, uint8_t *marked) {
     memset(marked, 0, (size_t)(hi - lo + 1));
-    int64_t depth = 0, start = 0;
+    int64_t depth = 0, start = 0, straight = -1, para_end = -1;
     int line_start = 1;
     for (int64_t i = lo; i < hi; i++) {
         uint32_t cp = cps[i];
+        int space = cp == 10 || cp == 13 || cp == 32 || cp == 9 || cp == 0x3000;
+        if (straight >= 0 && para_end >= 0 && !space) {
+            if (cp != 0x22) { /* the next paragraph does not continue the quotation */
+                quote_straight(straight, para_end, lo, marked);
+                straight = -1;
+            }
+            para_end = -1;
+        }
+        if (cp == 0x22 && depth == 0) {
+            if (straight < 0)
+                straight = i;
+            else if (!line_start) {
+                quote_straight(straight, i, lo, marked);
+                straight = -1;
+            }
+        } else if (cp == 10 && straight >= 0 && para_end < 0) {
+            para_end = i;
+        }
         if (quote_open(cp)) {
             if (depth == 0) {
                 start = i;
@@ -935,6 +963,7 @@ static void quote_marks(const uint32_t *cps, int64_t lo, int64_t hi, uint8_t *ma
         }
         line_start = cp == 10 || (line_start && (cp == 32 || cp == 9 || cp == 0x3000));
     }
+    if (straight >= 0) quote_straight(straight, para_end >= 0 ? para_end : hi, lo, marked);
 }
 
 static void sign_one(const uint32_t *cps, int64_t lo, int64_t hi, const uint32_t *table, int64_t n, int64_t k,

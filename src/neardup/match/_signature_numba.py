@@ -178,6 +178,8 @@ def _fold_spelling(w: np.ndarray, n: int) -> int:  # pragma: no cover
 
 #: the outermost quotation marks' text of at least this many code points is quoted (_quote_marks)
 _QUOTE_MARKED = 30
+#: straight double quotes mark speech and titles as well: only a passage this long is quoted
+_QUOTE_STRAIGHT = 200
 
 
 @njit(cache=True, inline="always")
@@ -192,16 +194,39 @@ def _quote_close(cp: int) -> bool:  # pragma: no cover - ” 」 』
 
 @njit(cache=True, nogil=True)
 def _quote_marks(cps: np.ndarray, lo: int, hi: int) -> np.ndarray:  # pragma: no cover
-    """Per code point of ``lo:hi`` (plus one): inside the outermost pair of quotation marks (nested
-    pairs inside) that holds at least ``_QUOTE_MARKED`` code points, quoted text as a line quoted
-    with ">" is (a commentary quoting a notice). A paragraph that opens with a mark inside an open
-    quotation continues it (Chinese typesetting opens every paragraph of a long quotation)."""
+    """Per code point of ``lo:hi`` (plus one): inside the outermost pair of quotation marks (“” 「」
+    『』, nested pairs inside) that holds at least ``_QUOTE_MARKED`` code points, or a pair of
+    straight double quotes around ``_QUOTE_STRAIGHT`` or more, quoted text as a line quoted with
+    ">" is (a commentary quoting a notice). A paragraph that opens with a mark inside an open
+    quotation continues it (Chinese and English typesetting open every paragraph of a long
+    quotation)."""
     marked = np.zeros(hi - lo + 1, np.bool_)
     depth = 0
     start = 0
+    # straight double quotes, outside curly ones, pair up in turn; a paragraph opening with one
+    # inside an open quotation continues it (English typesetting), and a quotation left open at a
+    # paragraph that does not continue it ends with the paragraph before
+    straight = -1
+    para_end = -1
     line_start = True
     for i in range(lo, hi):
         cp = int(cps[i])
+        space = cp == 10 or cp == 13 or cp == 32 or cp == 9 or cp == 0x3000
+        if straight >= 0 and para_end >= 0 and not space:
+            if cp != 0x22:
+                if para_end - straight - 1 >= _QUOTE_STRAIGHT:
+                    marked[straight + 1 - lo : para_end - lo] = True
+                straight = -1
+            para_end = -1
+        if cp == 0x22 and depth == 0:
+            if straight < 0:
+                straight = i
+            elif not line_start:
+                if i - straight - 1 >= _QUOTE_STRAIGHT:
+                    marked[straight + 1 - lo : i - lo] = True
+                straight = -1
+        elif cp == 10 and straight >= 0 and para_end < 0:
+            para_end = i
         if _quote_open(cp):
             if depth == 0:
                 start = i
@@ -213,6 +238,10 @@ def _quote_marks(cps: np.ndarray, lo: int, hi: int) -> np.ndarray:  # pragma: no
             if depth == 0 and i - start - 1 >= _QUOTE_MARKED:
                 marked[start + 1 - lo : i - lo] = True
         line_start = cp == 10 or (line_start and (cp == 32 or cp == 9 or cp == 0x3000))
+    if straight >= 0:
+        end = para_end if para_end >= 0 else hi
+        if end - straight - 1 >= _QUOTE_STRAIGHT:
+            marked[straight + 1 - lo : end - lo] = True
     return marked
 
 

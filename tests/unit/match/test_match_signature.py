@@ -111,6 +111,21 @@ def test_long_quotations_in_marks_are_quoted_like_quoted_lines() -> None:
     assert not any(flags("他说：“" + quote))
 
 
+def test_long_straight_quotations_are_quoted_and_continue_across_paragraphs() -> None:
+    def flags(text: str) -> list[bool]:
+        return [bool(int(v) & 0x20000000) for v in signatures([text]).profile(0)]
+
+    quote = " ".join(["the committee will publish its findings on the airport plans next spring"] * 3)
+    n = len(quote.split())
+    assert sum(flags('He said: "' + quote + '" and left.')) == n
+    # speech and titles are not quoted text: only a passage of 200 code points or more is
+    assert sum(flags('He said: "the committee will publish its findings next spring" and left.')) == 0
+    # an English quotation of two paragraphs opens both and closes the last
+    assert sum(flags('He said: "' + quote + '\n\n"' + quote + '" and left.')) == 2 * n
+    # one left open ends with its paragraph when the next does not continue it
+    assert sum(flags('He said: "' + quote + "\nThe next paragraph is the reporter's own.")) == n
+
+
 def test_british_and_american_spellings_are_one_word_and_other_words_stay_apart() -> None:
     def tokens(text: str) -> list[int]:
         return [int(v) for v in signatures([text]).profile(0)]

@@ -31,11 +31,11 @@ def _random_texts(k: int, seed: int) -> list[str]:
 
 
 def _quoting_texts(k: int, seed: int) -> list[str]:
-    """Texts with quotation marks around runs of 20-60 characters, some nested, some left open,
-    some opening a paragraph inside a quotation."""
+    """Texts with quotation marks (curly and straight) around runs of 20-60 characters, some
+    nested, some left open, some opening a paragraph inside a quotation."""
     rng = random.Random(seed)
     plain = [c for c in _ALPHABET if c not in "\n"]
-    marks = ["“", "”", "「", "」", "『", "』", "\n“"]
+    marks = ["“", "”", "「", "」", "『", "』", "\n“", '"', '\n"', '\n\n"', "\n"]
     out = []
     for _ in range(k):
         parts = []
