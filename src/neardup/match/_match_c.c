@@ -1010,6 +1010,10 @@ static inline int quotes(const int64_t *ev, int a_fuller, const double *th) {
     return (double)pieces <= th[19] && (double)block >= fmax2(th[21], th[20] * (double)other);
 }
 
+/* text replaced alike in two or more places, in units (5 words, 25 CJK characters), that names a
+ * template's subject however much else the texts differ by (verify.py's _ALIKE_SUBJECT) */
+#define ALIKE_SUBJECT 25
+
 static int decide_text(int kd, const int64_t *ev, int same_layout, const double *th) {
     int64_t ua = ev[0], ub = ev[1], ta = ev[2], tb = ev[3], passage = ev[4];
     int64_t rep = ev[6], occasion = ev[8], qa = ev[9], qb = ev[10];
@@ -1019,7 +1023,7 @@ static int decide_text(int kd, const int64_t *ev, int same_layout, const double 
     double adds_share = th[6], adds_slack = th[7], contained_share = th[8], passage_min = th[9], repeats = th[10],
            report = th[11];
     double loose_share = th[15], adds_cap = th[16], margin = th[17];
-    int alike = ev[17] > 0 && 2 * ev[17] >= imin2(ua, ub);
+    int alike = ev[17] > 0 && (2 * ev[17] >= imin2(ua, ub) || ev[17] >= ALIKE_SUBJECT);
     int64_t shared_a = ta - ua, shared_b = tb - ub;
     if ((double)ev[5] >= th[23]) {
         ua -= ev[18];

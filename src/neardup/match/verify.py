@@ -276,6 +276,11 @@ def _quotes(ev: np.ndarray, a_fuller: bool, th: np.ndarray) -> bool:  # pragma: 
     return bool(pieces <= th[19] and block >= max(th[21], th[20] * other))
 
 
+#: text replaced alike in two or more places, in units (5 words, 25 CJK characters), that names a
+#: template's subject however much else the texts differ by
+_ALIKE_SUBJECT = 25
+
+
 @njit(cache=True, nogil=True)
 def decide_text(kd: int, ev: np.ndarray, same_layout: bool, th: np.ndarray) -> int:  # pragma: no cover
     """The kind of a pair from its text evidence (``neardup.match.text.text_evidence``), for a pair
@@ -307,7 +312,7 @@ def decide_text(kd: int, ev: np.ndarray, same_layout: bool, th: np.ndarray) -> i
       a headline of at most ``quote_lead`` characters);
     - a merge whose differences replace a subject wherever it appears (``template_repeats`` terms
       or more, or one span replaced alike in two places that makes at least half of what the
-      closer text adds), or whose texts each hold a year, date or edition number the other
+      closer text adds or 25 units at least: a person's full name), or whose texts each hold a year, date or edition number the other
       lacks, is ``template``: the same template told of another subject or occasion. It merges
       nothing and is reported only with ``report_templates``;
     - neither when one text is, in its own words, the reactions to or a commentary on what the
@@ -323,8 +328,9 @@ def decide_text(kd: int, ev: np.ndarray, same_layout: bool, th: np.ndarray) -> i
     adds_share, adds_slack, contained_share, passage_min, repeats, report = th[6:12]
     loose_share, adds_cap, margin = th[15], th[16], th[17]
     scattered = (loose_share, adds_slack, adds_cap, passage_min, contained_share, th[25], th[26])
-    # a subject replaced alike in two places, most of what the closer text differs by
-    alike = ev[17] > 0 and 2 * ev[17] >= min(ua, ub)
+    # a subject replaced alike in two places: most of what the closer text differs by, or a name
+    # of several words replaced everywhere beside other differences
+    alike = ev[17] > 0 and (2 * ev[17] >= min(ua, ub) or ev[17] >= _ALIKE_SUBJECT)
     # substitutions scattered through a text are edits (typos, look-alike characters): what is
     # substituted is not added, and a subject replaced alike must be most of what is substituted
     # (a homophone typo repeats too)

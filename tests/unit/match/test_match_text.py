@@ -294,3 +294,28 @@ def test_the_reactions_to_a_speech_are_not_a_copy_of_its_report() -> None:
     # a report told again with a line of its own, no reactions in it, is the report's copy
     again = "本台消息：" + speech + "大家表示，要认真学习领会讲话精神。"
     assert compare_texts(report, again).kind == "contained"
+
+
+def test_a_full_name_replaced_everywhere_is_a_template_beside_other_differences() -> None:
+    story = (
+        "Delays at the airport were blamed on the late arrival of the visiting delegation, {name} said. "
+        "Central to the problem was that the motorcade took the best part of an hour to leave. "
+        "{name} told reporters that the airline would review its schedule for the rest of the year. "
+        "Passengers on three flights were offered hotel rooms and meal vouchers while they waited. "
+        "The airline said it was doing research into the possibilities, {name} added. "
+        "{other} Officials expect the review to be published before the end of the summer season. "
+        "The airport handles more than forty million passengers a year and expects that number to grow. "
+        "A spokesman for the airport operator said lessons would be learned from the events of the day. "
+        "Unions representing ground staff said their members had worked long hours to clear the backlog. "
+        "Travel agents reported a rise in calls from customers asking about their rights to compensation. "
+        "The regulator said it would write to the airline to ask how the delays had been handled."
+    )
+    first = story.format(
+        name="Michael Lamberty", other="About two hundred people missed connecting flights to other cities."
+    )
+    second = story.format(
+        name="Chris Prescott", other="Twenty-one thousand people lost their lives in the floods last winter."
+    )
+    assert compare_texts(first, second, MatchConfig(report_templates=True)).kind == "template"
+    # the corpus profile reads it as the same text
+    assert compare_texts(first, second, MatchConfig(profile="corpus")).kind == "near"
