@@ -1388,6 +1388,9 @@ static int64_t assign_one(int64_t j, int64_t stamp, const int64_t *cands, int64_
     out_f[1] = 0.0;
     out_f[2] = 0.0;
     for (int q = 5; q < 9; q++) out_i[q] = -1;
+    /* the two representatives j shares the most with as partial or layout copies (first round) */
+    int64_t bf_best = -1, bf_second = -1;
+    double bf_best_p = 0.0, bf_second_p = 0.0;
     /* the first pass's pairs (each representative once, in candidate order) are verified before the
      * pass reads them: their signature stages here, then their text stages, on two threads when there
      * is a helper. A verdict is a function of the pair and the tables, which do not change while j is
@@ -1425,6 +1428,18 @@ static int64_t assign_one(int64_t j, int64_t stamp, const int64_t *cands, int64_
             int64_t c = r.v.c, a = r.v.a;
             int same_layout = r.same_layout;
             int64_t via = target;
+            if (!second && (kd == PARTIAL || kd == LAYOUT)) {
+                double p_bf = fmax2(ca, cb);
+                if (p_bf > bf_best_p) {
+                    bf_second = bf_best;
+                    bf_second_p = bf_best_p;
+                    bf_best = target;
+                    bf_best_p = p_bf;
+                } else if (p_bf > bf_second_p) {
+                    bf_second = target;
+                    bf_second_p = p_bf;
+                }
+            }
             if (kd == CONTAINED && ev[0] > ev[1] && (second || sup[rep[target]] != 0))
                 kd = (double)ev[4] >= th[9] ? PARTIAL : UNIQUE;
             if (!second && !merging_kind(kd)) {
@@ -1491,7 +1506,32 @@ static int64_t assign_one(int64_t j, int64_t stamp, const int64_t *cands, int64_
             out_i[8] = has_text ? ev[6] : -1;
         }
     }
+    out_i[9] = bf_best == out_i[1] ? bf_second : bf_best;
     return verified;
+}
+
+/* cluster.backfill: report x (output slot ox), taken before j with no relation of its own, as
+ * related to j when they share a passage read x's way round; returns pairs verified */
+static int64_t backfill(int64_t j, int64_t x, int64_t ox, const Sig *S, const Rule *R, const Tab *T, Res *res,
+                        Work *W) {
+    int64_t ev[EVIDENCE_SIZE];
+    Checked r = verify_rows(x, j, S, R, T, ev, W);
+    int kd = r.v.kind;
+    if (kd != PARTIAL && kd != LAYOUT) return 1;
+    res->kind[ox] = (int8_t)kd;
+    res->partner[ox] = j;
+    res->conf[ox] = (int32_t)r.v.c;
+    res->alig[ox] = (int32_t)(r.v.c + r.v.a);
+    res->ham[ox] = (int32_t)popcount64(S->simhash[x] ^ S->simhash[j]);
+    res->sim[ox] = r.v.s;
+    res->cont[2 * ox] = r.v.ca;
+    res->cont[2 * ox + 1] = r.v.cb;
+    int has_text = ev[2] > 0 || ev[3] > 0;
+    res->text[4 * ox] = (int32_t)(has_text ? ev[0] : -1);
+    res->text[4 * ox + 1] = (int32_t)(has_text ? ev[1] : -1);
+    res->text[4 * ox + 2] = (int32_t)(has_text ? ev[4] : -1);
+    res->text[4 * ox + 3] = (int32_t)(has_text ? ev[6] : -1);
+    return 1;
 }
 
 /* P: j's first-pass pairs when j was just assigned (the tables unchanged since), else NULL: a
@@ -1635,7 +1675,8 @@ typedef struct {
 } Links;
 
 /* engine._document; returns pairs verified, or -1 when a table is full */
-static int64_t document(int64_t j, int64_t o, int is_fixed, int add, Links *L, const Sig *S, Tab *T, int64_t *meta,
+static int64_t document(int64_t j, int64_t o, int is_fixed, int64_t free_row, int add, Links *L, const Sig *S, Tab *T,
+                        int64_t *meta,
                         const int64_t *extra, int64_t n_extra, const Rule *R, int64_t posted, int64_t min_shared,
                         int64_t member_checks, Cand *C, double *out_f, int64_t *out_i, Res *res, Work *W) {
     int64_t verified = 0;
@@ -1677,6 +1718,11 @@ static int64_t document(int64_t j, int64_t o, int is_fixed, int add, Links *L, c
         res->sim[o] = out_f[0];
         res->cont[2 * o] = out_f[1];
         res->cont[2 * o + 1] = out_f[2];
+        /* a document taken before j, left with no relation, that shares a passage with j */
+        int64_t x = out_i[9], ox = out_i[9] - (j - o);
+        if (add && x >= free_row && ox >= 0 && ox < res->n && rep[x] != rep[j] && res->kind[ox] == UNIQUE &&
+            res->partner[ox] < 0)
+            verified += backfill(j, x, ox, S, R, T, res, W);
     }
     if (add) {
         if (!is_fixed && res->kind[o] == CONTAINED && res->text[4 * o] > res->text[4 * o + 1]) L->sup[rep[j]] = 1;
@@ -1951,10 +1997,10 @@ static PyObject *py_run(PyObject *self, PyObject *args) {
     const int64_t *ep = (const int64_t *)P.p, *ex = (const int64_t *)X.p;
     Py_BEGIN_ALLOW_THREADS;
     double out_f[3] = {0.0, 0.0, 0.0};
-    int64_t out_i[9] = {0};
+    int64_t out_i[10] = {0};
     for (int64_t j = j0; j < j1; j++) {
         int64_t o = j - j0;
-        int64_t v = document(j, o, o < fixed, add, &L, &S, &T, mt, ex + ep[o], ep[o + 1] - ep[o], &rule, posted,
+        int64_t v = document(j, o, o < fixed, j0 + fixed, add, &L, &S, &T, mt, ex + ep[o], ep[o + 1] - ep[o], &rule, posted,
                              min_shared, member_checks, &C, out_f, out_i, &R, &W);
         if (v < 0) {
             bad = 1;
@@ -2020,7 +2066,7 @@ static int pass_component(int64_t c, const PassCtx *X, Work *W, Cand *C, uint64_
     uint64_t *seed = *seedp;
     int bad = 0;
     double out_f[3] = {0.0, 0.0, 0.0};
-    int64_t out_i[9] = {0};
+    int64_t out_i[10] = {0};
     int64_t a = ptr[c], b = ptr[c + 1];
     int64_t m = b - a;
     int64_t seeds = 0;
@@ -2081,7 +2127,7 @@ static int pass_component(int64_t c, const PassCtx *X, Work *W, Cand *C, uint64_
                 }
                 if (T.pc[i] <= max_posting) T.pc[i] = (int32_t)(max_posting + 1);
             }
-            int64_t v = document(j, j, j < fixed, 1, L, S, &T, meta, ex + ep[j], ep[j + 1] - ep[j], rule,
+            int64_t v = document(j, j, j < fixed, fixed, 1, L, S, &T, meta, ex + ep[j], ep[j + 1] - ep[j], rule,
                                  posted, min_shared, member_checks, C, out_f, out_i, R, W);
             if (v < 0) {
                 bad = 1;

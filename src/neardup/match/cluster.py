@@ -45,7 +45,7 @@ from neardup.match.verify import (
     verify_pair,
 )
 
-__all__ = ["Clusters", "assign_one", "link_member", "thresholds"]
+__all__ = ["Clusters", "assign_one", "backfill", "link_member", "thresholds"]
 
 I64 = npt.NDArray[np.int64]
 
@@ -194,7 +194,10 @@ def assign_one(
     fuller text that also contains it is another document and only related.
 
     Writes similarity, containment both ways to ``out_f`` and kind, partner, conflicts, aligned,
-    hamming to ``out_i``; returns how many pairs were verified. ``checked`` marks targets already
+    hamming to ``out_i``, and in ``out_i[9]`` the representative ``j`` shares a passage with
+    (partial or layout, ``j``'s way round) most, other than its own partner (-1: none): a
+    document taken before ``j`` that ``backfill`` may report related to it; returns how many pairs
+    were verified. ``checked`` marks targets already
     verified in this call (it holds ``stamp`` there, a number the caller never reuses).
     """
     simhash, th = sig[2], rule[2]
@@ -212,6 +215,9 @@ def assign_one(
     out_f[1] = 0.0
     out_f[2] = 0.0
     out_i[5:9] = -1
+    # the two representatives j shares the most with as partial or layout copies (first round)
+    bf_best, bf_second = -1, -1
+    bf_best_p, bf_second_p = 0.0, 0.0
     for second in (False, True):
         if second and best_p > 0.0:
             break
@@ -223,6 +229,13 @@ def assign_one(
             verified += 1
             kd, s, ca, cb, c, a, same_layout, ev = _verify(j, target, sig, rule, tab)
             via = target
+            if not second and kd in (PARTIAL, LAYOUT):
+                p_bf = max(ca, cb)
+                if p_bf > bf_best_p:
+                    bf_second, bf_second_p = bf_best, bf_best_p
+                    bf_best, bf_best_p = target, p_bf
+                elif p_bf > bf_second_p:
+                    bf_second, bf_second_p = target, p_bf
             if kd == CONTAINED and ev[0] > ev[1] and (second or sup[rep[target]] != 0):
                 # j contains the cluster's copy and adds to it, but a fuller copy already holds the
                 # cluster: two fuller texts (two replies to one message) are two documents
@@ -279,7 +292,41 @@ def assign_one(
             out_i[6] = ev[1] if has_text else -1
             out_i[7] = ev[4] if has_text else -1
             out_i[8] = ev[6] if has_text else -1
+    out_i[9] = bf_second if bf_best == out_i[1] else bf_best
     return verified
+
+
+@njit(cache=True, nogil=True)
+def backfill(
+    j: int,
+    x: int,
+    ox: int,
+    sig: Arrays,
+    rule: tuple[Any, ...],
+    tab: Arrays,
+    res: tuple[np.ndarray, ...],
+) -> int:  # pragma: no cover
+    """Report ``x`` (output slot ``ox``), a document taken before ``j`` and left with no relation,
+    as related to ``j`` when they share a passage read ``x``'s way round (partial or layout): a
+    passage copied into a longer article taken first is still reported. Returns pairs verified."""
+    kind, partner, sim, cont, conf, alig, ham, text = res
+    kd, s, ca, cb, c, a, _, ev = _verify(x, j, sig, rule, tab)
+    if kd not in (PARTIAL, LAYOUT):
+        return 1
+    kind[ox] = kd
+    partner[ox] = j
+    conf[ox] = c
+    alig[ox] = c + a
+    ham[ox] = int(popcount(sig[2][x] ^ sig[2][j]))
+    sim[ox] = s
+    cont[ox, 0] = ca
+    cont[ox, 1] = cb
+    has_text = ev[2] > 0 or ev[3] > 0
+    text[ox, 0] = ev[0] if has_text else -1
+    text[ox, 1] = ev[1] if has_text else -1
+    text[ox, 2] = ev[4] if has_text else -1
+    text[ox, 3] = ev[6] if has_text else -1
+    return 1
 
 
 @njit(cache=True, nogil=True)

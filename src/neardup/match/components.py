@@ -94,6 +94,7 @@ __all__ = [
     "match_components",
     "pair_bounds",
     "pair_rule",
+    "pass_order",
     "shared_pairs",
     "sketch_edges",
     "union_find",
@@ -807,9 +808,26 @@ def _extra_csr(n: int, extra: tuple[I64, I64] | None) -> tuple[I64, I64] | None:
     return np.cumsum(cnt), a[order]
 
 
-def component_rows(labels: I64) -> tuple[I64, I64]:
-    """The components with more than one document: pointers and rows (ascending in each)."""
-    order = np.argsort(labels, kind="stable")
+def pass_order(sigs: Signatures, config: MatchConfig, fixed: int = 0) -> I64 | None:
+    """The key the pass takes a component's documents by, or None for row order: with the keep
+    rule ``fuller`` or ``longest``, the longest text first (fewest tokens last, ties in row order)
+    after the ``fixed`` rows (a corpus's documents), so the copy a cluster keeps is the one the
+    others are verified against: a cut copy and a copy with a site's lines, each checked against
+    the full article, join its cluster, where in row order the one seen first would stand for it."""
+    if config.keep not in ("fuller", "longest"):
+        return None
+    key = -np.asarray(sigs.tokens, np.int64)
+    key[:fixed] = np.iinfo(np.int64).min
+    return key
+
+
+def component_rows(labels: I64, key: I64 | None = None) -> tuple[I64, I64]:
+    """The components with more than one document: pointers and rows (ascending in each, or by
+    ``key`` and then ascending: ``pass_order``)."""
+    if key is None:
+        order = np.argsort(labels, kind="stable")
+    else:
+        order = np.lexsort((np.arange(labels.shape[0]), key, labels))
     sl = labels[order]
     starts = np.flatnonzero(np.concatenate(([True], sl[1:] != sl[:-1])))
     ends = np.append(starts[1:], sl.shape[0])
@@ -838,6 +856,8 @@ def match_components(
     common = None
     if largest_component(labels) > cfg.max_component:
         labels, _, common = verified_components(sigs, cfg, extra, fixed=fixed)
-    ptr, rows = component_rows(labels)
+    # past max_component the batch's boilerplate is counted in row order, as the pass must take it
+    key = pass_order(sigs, cfg, fixed) if common is None and extra is None else None
+    ptr, rows = component_rows(labels, key)
     csr = _extra_csr(len(sigs), extra)
     return Clusters.from_run(run_components(sigs, cfg, ptr, rows, fixed=fixed, extra=csr, common=common))

@@ -36,7 +36,7 @@ import numpy.typing as npt
 from neardup._memory import release_free_memory
 from neardup.match import kernels
 from neardup.match._numba_lazy import njit
-from neardup.match.cluster import assign_one, link_member, thresholds
+from neardup.match.cluster import assign_one, backfill, link_member, thresholds
 from neardup.match.config import MatchConfig
 from neardup.match.signature import FIELDS as _FIELDS
 from neardup.match.signature import Signatures, signatures
@@ -51,7 +51,7 @@ from neardup.match.tables import (
     posting_slot,
     record_document,
 )
-from neardup.match.verify import CONTAINED, popcount
+from neardup.match.verify import CONTAINED, UNIQUE, popcount
 
 __all__ = ["EngineState", "run_components"]
 
@@ -122,6 +122,7 @@ def _document(
     j: int,
     o: int,
     is_fixed: bool,
+    free: int,
     add: bool,
     rep: np.ndarray,
     nxt: np.ndarray,
@@ -141,7 +142,10 @@ def _document(
     res: tuple[np.ndarray, ...],
 ) -> int:  # pragma: no cover
     """Check document ``j`` (output slot ``o``) against what the tables hold, then (``add``)
-    record it; a fixed document is a representative without a check. Returns pairs verified."""
+    record it; a fixed document is a representative without a check. With ``add``, a document
+    taken before ``j`` (row ``free`` or later, output slot in range, in another cluster) that
+    shares a passage with it and has no relation of its own is reported related to it
+    (``cluster.backfill``). Returns pairs verified."""
     exact, content, simhash, tokens = sig[0], sig[1], sig[2], sig[4]
     xk, xr, ck, cr = tab[0], tab[1], tab[2], tab[3]
     kind, partner, sim, cont, conf, alig, ham, text = res
@@ -173,6 +177,7 @@ def _document(
                     out_f[1] = 1.0
                     out_f[2] = 1.0
                     break
+        x = out_i[9]
         kind[o] = out_i[0]
         partner[o] = out_i[1]
         conf[o] = out_i[2]
@@ -185,6 +190,16 @@ def _document(
         sim[o] = out_f[0]
         cont[o, 0] = out_f[1]
         cont[o, 1] = out_f[2]
+        ox = x - (j - o)
+        if (
+            add
+            and x >= free
+            and 0 <= ox < kind.shape[0]
+            and rep[x] != rep[j]
+            and kind[ox] == UNIQUE
+            and partner[ox] < 0
+        ):
+            verified += backfill(j, x, ox, sig, rule, tab, res)
     if add:
         if not is_fixed and kind[o] == CONTAINED and text[o, 0] > text[o, 1]:
             sup[rep[j]] = 1  # j is the fuller copy of its cluster
@@ -229,7 +244,7 @@ def _run(
     ``res``: kind, partner, similarity, containment, conflicts, aligned, hamming, text."""
     rule = (k, layout_distance, th, max_conflicts, agree_min, max_posting, day)
     out_f = np.zeros(3, np.float64)
-    out_i = np.zeros(9, np.int64)
+    out_i = np.zeros(10, np.int64)
     buf = np.empty(k * (max_posting + 2) + 2, np.int64)
     verified = 0
     for j in range(j0, j1):
@@ -238,6 +253,7 @@ def _run(
             j,
             o,
             o < fixed,
+            j0 + fixed,
             add,
             rep,
             nxt,
@@ -293,7 +309,7 @@ def _run_components(
     representatives already (a corpus). Outputs are indexed by row."""
     rule = (k, layout_distance, th, max_conflicts, agree_min, max_posting, day)
     out_f = np.zeros(3, np.float64)
-    out_i = np.zeros(9, np.int64)
+    out_i = np.zeros(10, np.int64)
     buf = np.empty(k * (max_posting + 2) + 2, np.int64)
     verified = 0
     for c in range(ptr.shape[0] - 1):
@@ -347,6 +363,7 @@ def _run_components(
                 j,
                 j,
                 j < fixed,
+                fixed,
                 True,
                 rep,
                 nxt,

@@ -13,6 +13,7 @@ from neardup.io import Record
 from neardup.match import MatchConfig
 
 CFG = DedupConfig(workers=1)
+FIRST = DedupConfig(workers=1, match=MatchConfig(keep="first"))
 
 
 def recs(docs: list[dict[str, str]]) -> list[Record]:
@@ -73,8 +74,31 @@ def test_a_passage_inside_another_article_is_partial_and_never_merged() -> None:
     source = article(rng, 12)
     host = article(rng, 10) + source[len(source) // 3 : 2 * len(source) // 3] + article(rng, 6)
     rows = list(dedup_records(recs([{"id": "a", "text": source}, {"id": "b", "text": host}]), CFG))
+    # the longer text is taken first: the source, taken after it, reports the passage they share
+    assert rows[0]["kind"] == "partial" and rows[0]["related_to"] == "b"
+    assert all(r["duplicate_of"] is None and r["cluster"] == r["id"] for r in rows)
+    # in the order given (--keep first) the host reports it
+    rows = list(dedup_records(recs([{"id": "a", "text": source}, {"id": "b", "text": host}]), FIRST))
     assert rows[1]["kind"] == "partial" and rows[1]["related_to"] == "a"
     assert rows[1]["duplicate_of"] is None and rows[1]["cluster"] == "b"
+
+
+def test_a_longer_article_taken_first_is_reported_related_to_a_passage_copied_from_it() -> None:
+    import random
+
+    # in the order given, the article holding a passage (taken first, no relation of its own) is
+    # reported related to the shorter text that copies the passage and joined another cluster
+    rng = random.Random(2)
+    source = article(rng, 12)
+    host = article(rng, 10) + source[len(source) // 3 : 2 * len(source) // 3] + article(rng, 6)
+    docs = [
+        {"id": "host", "text": host},
+        {"id": "a", "text": source},
+        {"id": "a2", "text": source + "补充一句。"},
+    ]
+    rows = {r["id"]: r for r in dedup_records(recs(docs), FIRST)}
+    assert rows["a2"]["duplicate_of"] == "a" and rows["a"]["related_to"] == "host"
+    assert rows["host"]["kind"] == "partial" and rows[rows["host"]["related_to"]]["cluster"] == "a"
 
 
 def test_no_chains_a_document_joins_only_a_representative_it_verifies_against() -> None:
@@ -224,10 +248,19 @@ def test_a_superseded_first_document_is_named_so_when_the_keep_rule_keeps_anothe
 
     rng = random.Random(6)
     text = article(rng, 10)
-    docs = [Record(id="short", text=text), Record(id="long", text=text + "补充一句话。")]
-    rows = list(dedup_records(docs, DedupConfig(workers=1, match=MatchConfig(keep="longest"))))
+    docs = [
+        Record(id="short", text=text, extra={"date": "2024-01-02"}),
+        Record(id="long", text=text + "补充一句话。", extra={"date": "2024-01-03"}),
+    ]
+    rows = list(dedup_records(docs, DedupConfig(workers=1, match=MatchConfig(keep="newest"))))
     assert [(r["id"], r["kind"], r["duplicate_of"]) for r in rows] == [
         ("short", "superseded", "long"),
+        ("long", "first", None),
+    ]
+    # --keep longest takes the longest text first: the shorter is its near copy
+    rows = list(dedup_records(docs, DedupConfig(workers=1, match=MatchConfig(keep="longest"))))
+    assert [(r["id"], r["kind"], r["duplicate_of"]) for r in rows] == [
+        ("short", "near", "long"),
         ("long", "first", None),
     ]
 

@@ -40,7 +40,7 @@ def test_a_later_version_that_adds_a_question_is_kept_though_barely_longer() -> 
     old, new = faq(QUESTIONS), faq([*QUESTIONS, ADDED])
     assert len(new) < 1.1 * len(old)  # not "clearly longer": the pair's text evidence decides
     rows = kinds([old, new])
-    assert rows == {"v0": ("superseded", "v1"), "v1": ("first", "v1")}
+    assert rows == {"v0": ("near", "v1"), "v1": ("first", "v1")}
     # --keep first keeps the earlier version
     assert kinds([old, new], keep="first")["v0"] == ("first", "v0")
 
@@ -55,7 +55,7 @@ def test_a_copy_with_a_word_changed_does_not_replace_the_first() -> None:
 def test_an_exact_copy_of_the_fuller_version_does_not_take_its_place() -> None:
     old, new = faq(QUESTIONS), faq([*QUESTIONS, ADDED])
     rows = kinds([old, new, new])
-    assert rows["v1"] == ("first", "v1") and rows["v2"][1] == "v1" and rows["v0"] == ("superseded", "v1")
+    assert rows["v1"] == ("first", "v1") and rows["v2"][1] == "v1" and rows["v0"] == ("near", "v1")
 
 
 def test_fuller_copies_without_text_evidence_weighs_tokens_and_keeps_corpus_rows() -> None:

@@ -21,6 +21,7 @@ from neardup.match.components import (
     first_components,
     largest_component,
     match_components,
+    pass_order,
     union_find,
     verified_components,
 )
@@ -61,13 +62,33 @@ def test_values_posted_by_more_than_hot_posting_documents_link_nothing() -> None
 
 
 def test_the_pass_per_component_gives_the_one_pass_answer_without_boilerplate() -> None:
+    first = MatchConfig(keep="first")
     for seed in (1, 2):
         sigs = signatures(_corpus(seed))
-        one = match_signatures(sigs)
-        per = match_components(sigs)
+        one = match_signatures(sigs, first)
+        per = match_components(sigs, first)
         for name in ("rep", "kind", "partner", "similarity", "conflicts", "hamming", "text"):
             assert np.array_equal(getattr(one, name), getattr(per, name)), name
         assert {KINDS[k] for k in per.kind} >= {"unique", "near", "partial"}
+
+
+def test_with_keep_fuller_each_component_is_taken_longest_text_first() -> None:
+    for seed in (1, 2):
+        sigs = signatures(_corpus(seed))
+        per = match_components(sigs)
+        # one pass over the documents sorted by pass_order gives the same answer
+        key = pass_order(sigs, MatchConfig())
+        assert key is not None and pass_order(sigs, MatchConfig(keep="first")) is None
+        perm = np.lexsort((np.arange(len(sigs)), key))
+        one = match_signatures(sigs.take(perm))
+        back = np.empty_like(perm)
+        back[perm] = np.arange(perm.shape[0])
+        assert np.array_equal(perm[one.rep][back], per.rep)
+        assert np.array_equal(np.where(one.partner >= 0, perm[one.partner], -1)[back], per.partner)
+        for name in ("kind", "similarity", "conflicts", "hamming", "text"):
+            assert np.array_equal(getattr(one, name)[back], getattr(per, name)), name
+        # every cluster's representative is its longest text
+        assert (sigs.tokens[per.rep] >= sigs.tokens).all()
 
 
 def test_a_document_alone_in_its_component_is_unique_without_a_partner() -> None:
@@ -146,7 +167,7 @@ def test_the_components_are_the_candidate_graph_s_until_the_largest_passes_max_c
     for cap, common in ((6, None), (5, verified_components(sigs, MatchConfig())[2])):
         cfg = MatchConfig(max_component=cap)
         labels = plain if common is None else verified_components(sigs, cfg)[0]
-        ptr, rows = component_rows(labels)
+        ptr, rows = component_rows(labels, pass_order(sigs, cfg) if common is None else None)
         want = Clusters.from_run(run_components(sigs, cfg, ptr, rows, common=common))
         got = match_components(sigs, cfg)
         for name in ("rep", "kind", "partner", "similarity", "text"):

@@ -29,7 +29,9 @@ checksum per round of the components' algorithm.
    it, the sketch pairs are verified in the executors (``_verified_pairs``), the pass over their
    components gives the representatives and the batch's boilerplate, the pass's own pairs and the
    pairs between components are verified again with it, and the rounds run on those edges.
-5. **engine**: documents partitioned by component, in document order within it; each task runs
+5. **engine**: documents partitioned by component, in document order within it (taken longest
+   text first with the keep rules ``fuller`` and ``longest``, as ``neardup dedup`` takes them:
+   ``neardup.match.components.pass_order``); each task runs
    ``run_components`` (the kernel of ``neardup dedup``) over many components, then the keep rule
    and the output rows (``DedupResult.rows``) of those documents.
 6. **output**: the rows sorted by document (range partitions) and written by the executors; the
@@ -62,7 +64,7 @@ from neardup.integrations.spark.errors import spark_errors
 from neardup.integrations.spark.output import output_format, write_frame
 from neardup.io import ReadStats, Record
 from neardup.match.cluster import Clusters
-from neardup.match.components import counted_pairs, union_find
+from neardup.match.components import counted_pairs, pass_order, union_find
 from neardup.match.dates import days_of, reads_dates
 from neardup.match.engine import run_components
 from neardup.match.verify import KINDS
@@ -580,11 +582,13 @@ def _with_corpus(spark: Any, corpus: Any, docs_df: Any, config: DedupConfig) -> 
 
 # --------------------------------------------------------------------------------------- engine
 def _component_run(
-    table: Any, config: DedupConfig, common: tuple[Any, Any] | None
+    table: Any, config: DedupConfig, common: tuple[Any, Any] | None, ranked: bool
 ) -> tuple[Any, Any, Any, int]:
     """The engine's pass over the components of a task's table (rows sorted by component, then
     document): the table (matched corpus documents first), its signatures, the pass's results
-    and the number of corpus rows. ``common``: the batch's boilerplate, counted by document."""
+    and the number of corpus rows. ``common``: the batch's boilerplate, counted by document;
+    ``ranked``: each component taken in ``pass_order`` (the longest text first), as
+    ``match_components`` takes it when the batch's boilerplate is not counted."""
     import pyarrow as pa
 
     cfg = config.match
@@ -601,7 +605,8 @@ def _component_run(
             perm = np.r_[np.flatnonzero(fixed), np.flatnonzero(~fixed)]
             table, comp = table.take(pa.array(perm)), comp[perm]
     sigs = signatures_of(table, widths)
-    order = np.lexsort((np.arange(n), comp))
+    key = pass_order(sigs, cfg, n_fixed) if ranked else None
+    order = np.lexsort((np.arange(n), comp) if key is None else (np.arange(n), key, comp))
     sc = comp[order]
     starts = np.flatnonzero(np.r_[True, sc[1:] != sc[:-1]])
     sizes = np.diff(np.r_[starts, n])
@@ -623,7 +628,7 @@ def _rep_task(config: DedupConfig) -> Any:
     def process(table: Any) -> Any:
         import pyarrow as pa
 
-        table, _, out, _ = _component_run(table, config, None)
+        table, _, out, _ = _component_run(table, config, None, False)
         docs = table.column("doc").to_numpy().astype(np.int64)
         return pa.RecordBatch.from_arrays(
             [pa.array(docs), pa.array(out["rep"] == np.arange(table.num_rows))], names=["doc", "rep"]
@@ -642,7 +647,7 @@ def _engine_task(config: DedupConfig, fmt: str, verified: Any, common: tuple[Any
     def process(table: Any) -> Any:
         import pyarrow as pa
 
-        table, sigs, out, n_fixed = _component_run(table, config, common)
+        table, sigs, out, n_fixed = _component_run(table, config, common, common is None)
         n = table.num_rows
         verified.add(int(out["verified"][0]))
         clusters = Clusters.from_run(out)
