@@ -1,6 +1,7 @@
 """Stage 4, clusters with short verified links: each document verified against representatives.
 
-Documents are taken in order (corpus documents first, then a batch in input order, or a crawler's
+Documents are taken in order (corpus documents first, then a batch's candidate components each
+longest text first, or in input order: ``neardup.match.components.pass_order``; or a crawler's
 pages as they arrive). A document joins a cluster when it verifies as exact, content or near
 against that cluster's **representative** (its first document) or, when the representative fails,
 against one of the cluster's newest ``member_checks`` members that verified against the
@@ -8,12 +9,14 @@ representative itself, with a similarity of at least ``near_similarity`` (the co
 of a near verdict are for representatives only: a cut copy of a member is not enough). A ~ B and
 B ~ C put C with A only when B ~ A directly: no document is more
 than two verified links from its representative, so chains cannot drift. Two copies edited apart
-from one source share less with each other than with the source, and the first copy seen, not the
-source, represents the cluster (the source joins it as a member): the member check is what finds
-the second copy. Among the clusters it verifies against a document joins the strongest match
-(exact, then content, then near by similarity). A document that joins none starts its own cluster;
-its best partial or layout relation is still reported, and never merges anything. ``neardup.match.engine`` runs this for every document, in order, for the batch
-and for the stream alike.
+from one source share less with each other than with the source, and in a stream the first copy
+seen, not the source, represents the cluster (the source joins it as a member): the member check
+is what finds the second copy. Among the clusters it verifies against a document joins the
+strongest match (exact, then content, then near by similarity). A document that joins none
+starts its own cluster; its best partial or layout relation is still reported, and never merges
+anything; a document taken before it in another cluster that it shares a passage with and that
+has no relation of its own is reported related to it (``backfill``). ``neardup.match.engine``
+runs this for every document, in order, for the batch and for the stream alike.
 """
 
 from __future__ import annotations
