@@ -113,44 +113,21 @@ _WORDS = [
 ]
 
 
-def _spelling_texts(k: int, seed: int) -> list[str]:
-    """British and American spellings, near misses the rules leave alone, words too long to fold."""
+def _drawn_texts(parts: list[str], k: int, seed: int, sep: str, longest: int) -> list[str]:
+    """Texts of 1 to ``longest`` parts drawn at random, joined by ``sep``."""
     rng = random.Random(seed)
-    return [" ".join(rng.choices(_WORDS, k=rng.randint(1, 30))) for _ in range(k)]
+    return [sep.join(rng.choices(parts, k=rng.randint(1, longest))) for _ in range(k)]
 
 
-_OCCASION_PARTS = [
-    "第",
-    "十四",
-    "14",
-    "届",
-    "界",
-    "次",
-    "期",
-    "年",
-    "月",
-    "日",
-    "号",
-    "周",
-    "一",
-    "时间",
-    "会议",
-    "3",
-    "2023",
-]
-
-
-def _occasion_texts(k: int, seed: int) -> list[str]:
-    """Ordinals and dates with and without their units (第十四届, 十四届, 第十四界, 第一时间, 3月4号)."""
-    rng = random.Random(seed)
-    return ["".join(rng.choices(_OCCASION_PARTS, k=rng.randint(1, 20))) for _ in range(k)]
+#: ordinals and dates with and without their units (第十四届, 十四届, 第十四界, 第一时间, 3月4号)
+_OCCASION_PARTS = [*"第届界次期年月日号周一", "十四", "14", "时间", "会议", "3", "2023"]
 
 
 TEXTS = (
     _random_texts(1_500, seed=25)
     + _quoting_texts(500, seed=26)
-    + _spelling_texts(300, seed=27)
-    + _occasion_texts(300, seed=28)
+    + _drawn_texts(_WORDS, 300, seed=27, sep=" ", longest=30)  # spellings, near misses, long words
+    + _drawn_texts(_OCCASION_PARTS, 300, seed=28, sep="", longest=20)
     + corpus_texts(400)
 )
 
