@@ -1,11 +1,12 @@
 """Stages 2-4 as one pass over documents in order: candidates, verification, clusters.
 
 Documents are taken in order (a corpus's matched documents first, then a batch's candidate
-components in ``neardup.match.components.pass_order``, or a crawler's pages as they come). For each document the pass looks up its candidates among the
-documents before it, verifies them (``neardup.match.verify``) and assigns it to a cluster
-(``neardup.match.cluster.assign_one``); then it records the document for the ones after it. The
-batch (``neardup dedup``, Spark's driver) and the stream (``ContentSeen``) run this same kernel,
-so the same documents in the same order get the same clusters, kinds and evidence.
+components in ``neardup.match.components.pass_order``, or a crawler's pages as they come). For
+each document the pass looks up its candidates among the documents before it, verifies them
+(``neardup.match.verify``) and assigns it to a cluster (``neardup.match.cluster.assign_one``);
+then it records the document for the ones after it. The batch (``neardup dedup``, Spark's
+executors) and the stream (``ContentSeen``) run this same kernel, so the same documents in the
+same order get the same clusters, kinds and evidence.
 
 What a document leaves behind for later ones:
 
