@@ -1055,6 +1055,14 @@ static int decide_text(int kd, const int64_t *ev, int same_layout, const double 
         template = template || (occasion > 0 && th[18] > 0 &&
                                 (occasion > 1 || imax2(ev[0], ev[1]) <= 3 * imin2(ev[0], ev[1]) + 100));
         if (th[18] > 0 && quotes(ev, ev[0] >= ev[1], th)) merge = UNIQUE;
+    } else if (((double)ua <= adds_share * (double)ta &&
+                (double)ub <= fmin2(loose_share * (double)tb + adds_slack, adds_cap)) ||
+               ((double)ub <= adds_share * (double)tb &&
+                (double)ua <= fmin2(loose_share * (double)ta + adds_slack, adds_cap))) {
+        /* one text adds next to nothing, the other an end or a sentence (no more than a cut copy
+         * may add): one document edited on one side */
+        merge = NEAR;
+        template = template || (occasion > 0 && th[18] > 0);
     }
     if (genre && th[18] > 0) merge = UNIQUE;
     if (merge != UNIQUE) {

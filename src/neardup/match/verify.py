@@ -289,7 +289,10 @@ def decide_text(kd: int, ev: np.ndarray, same_layout: bool, th: np.ndarray) -> i
     - short substitutions scattered through a text (``scattered_edits`` or more: typos,
       look-alike characters) are edits: their characters are not counted as added;
     - both texts add little to each other (at most ``adds_share`` of their characters plus
-      ``adds_slack``): the same document, ``near``;
+      ``adds_slack``): the same document, ``near``; so is a pair where one adds at most
+      ``adds_share`` of its characters (no slack) and the other no more than a cut copy may add
+      (below) but not enough to be the fuller copy: an end cut or a sentence added on one side
+      (checked after ``contained``);
     - and in either case at least ``shared_min`` characters of each are shared (three quarters
       of the longer text, when both are short);
     - one adds little (``contained_adds_share`` of it, at most ``adds_cap`` characters: a cut,
@@ -371,6 +374,13 @@ def decide_text(kd: int, ev: np.ndarray, same_layout: bool, th: np.ndarray) -> i
         )
         if th[18] > 0 and _quotes(ev, ev[0] >= ev[1], th):
             merge = UNIQUE
+    elif (ua <= adds_share * ta and ub <= min(loose_share * tb + adds_slack, adds_cap)) or (
+        ub <= adds_share * tb and ua <= min(loose_share * ta + adds_slack, adds_cap)
+    ):
+        # one text adds next to nothing, the other an end or a sentence (no more than a cut copy
+        # may add): one document edited on one side
+        merge = NEAR
+        template = template or (occasion > 0 and th[18] > 0)
     if genre and th[18] > 0:
         merge = UNIQUE
     if merge != UNIQUE:

@@ -22,15 +22,17 @@ def _sentence(rng: random.Random, n: int) -> str:
 
 
 def _docs(seed: int = 3) -> list[Record]:
-    """Articles, and for each a copy with a passage of its own added (10 to 240 characters), so
-    that the copies fall on both sides of the text rule at different strictness values."""
+    """Articles, and for each a copy with a passage of its own added (10 to 240 characters) and
+    its source's last sentence dropped, so that the copies fall on both sides of the text rule at
+    different strictness values."""
     rng = random.Random(seed)
     recs = []
     for i in range(24):
         body = "".join(_sentence(rng, 24) for _ in range(16))
         recs.append(Record(id=f"a{i}", text=body))
         extra = "".join(_sentence(rng, 19) for _ in range(1 + i // 2))[: 10 * (i + 1)]
-        recs.append(Record(id=f"a{i}-copy", text=body[:200] + extra + body[200:] if i % 2 else body + extra))
+        cut = body[:-25]
+        recs.append(Record(id=f"a{i}-copy", text=cut[:200] + extra + cut[200:] if i % 2 else cut + extra))
     return recs
 
 

@@ -4,6 +4,10 @@ another session of one meeting, and the spans ``compare`` shows."""
 
 from __future__ import annotations
 
+import random
+
+from dedup_synth import article
+
 from neardup.match import MatchConfig, compare_texts
 from neardup.match.explain import added_spans
 
@@ -319,3 +323,20 @@ def test_a_full_name_replaced_everywhere_is_a_template_beside_other_differences(
     assert compare_texts(first, second, MatchConfig(report_templates=True)).kind == "template"
     # the corpus profile reads it as the same text
     assert compare_texts(first, second, MatchConfig(profile="corpus")).kind == "near"
+
+
+def test_a_copy_that_adds_next_to_nothing_beside_a_text_with_an_end_of_its_own_is_near() -> None:
+    rng = random.Random(11)
+    body = article(rng, 10)
+    # the paper's copy: a dateline and a closing sentence of its own; the broadcast's: two words
+    paper = (
+        "新华社北京2月7日电（记者王明）"
+        + body
+        + "双方还就共同关心的国际和地区问题交换了意见，一致同意保持密切沟通。"
+    )
+    broadcast = body.replace("。", "，今天。", 1)
+    ev = compare_texts(paper, broadcast)
+    adds_broadcast, adds_paper = ev.adds or (0, 0)  # the second text's, then the first's
+    # more than near allows both sides, less than a fuller copy adds to a cut one
+    assert adds_paper > 0.1 * len(paper) + 10 and adds_paper < 2 * adds_broadcast + 50
+    assert ev.kind == "near"
