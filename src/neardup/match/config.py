@@ -99,7 +99,7 @@ class MatchConfig:
     scattered_shared: int = 150
     contained_share: float | None = None
     passage_min: int = 50
-    shared_min: int = 40  # text both sides share, at the least, to be one document
+    shared_min: int = 50  # text both sides share, at the least, to be one document
     template_repeats: int = 2
     # a fuller text that holds the other as at most quote_pieces blocks beside a block of its own
     # (quote_block_share of the other's length, quote_block_min characters at least) quotes it

@@ -340,3 +340,15 @@ def test_a_copy_that_adds_next_to_nothing_beside_a_text_with_an_end_of_its_own_i
     # more than near allows both sides, less than a fuller copy adds to a cut one
     assert adds_paper > 0.1 * len(paper) + 10 and adds_paper < 2 * adds_broadcast + 50
     assert ev.kind == "near"
+
+
+def test_a_short_notice_sharing_one_sentence_with_a_report_is_not_its_copy() -> None:
+    rng = random.Random(12)
+    sentence = (
+        "努力建设团结和谐、繁荣富裕、文明进步、安居乐业、生态良好的美好家园，奋力谱写中国式现代化的篇章。"
+    )
+    notice = "央视快评：" + sentence
+    report = article(rng, 3) + sentence + article(rng, 3)
+    assert 40 <= len(sentence) < MatchConfig().shared_min
+    assert compare_texts(report, notice).kind not in ("near", "contained")
+    assert compare_texts(report, notice, MatchConfig(shared_min=40)).kind == "contained"
