@@ -495,21 +495,27 @@ static const uint32_t PHASE_SECOND[] = {0x8e47e152u, 0x80bf50f3u, 0x8bbc72fdu, 0
 static const uint32_t GENRE_FIRST[] = {0x84e95a48u};
 static const uint32_t GENRE_SECOND[] = {0x8d80933eu};
 
-/* the markers (first[i] second[i]) in p as a bit per marker (among its uncovered tokens when cov is
- * given) */
-static unsigned markers(const uint32_t *p, int64_t n, const uint8_t *cov, const uint32_t *first,
-                        const uint32_t *second, unsigned n_markers) {
-    unsigned found = 0;
-    for (int64_t t = 0; t + 1 < n; t++) {
-        if (cov && cov[t]) continue;
-        uint32_t x = p[t] & (T_HASH | T_CJK), y = p[t + 1] & (T_HASH | T_CJK);
-        for (unsigned i = 0; i < n_markers; i++)
-            if (x == first[i] && y == second[i]) found |= 1u << i;
-    }
-    return found;
-}
 #define N_PHASE (sizeof PHASE_FIRST / sizeof PHASE_FIRST[0])
 #define N_GENRE (sizeof GENRE_FIRST / sizeof GENRE_FIRST[0])
+#define PHASE_BITS ((1u << N_PHASE) - 1)
+#define GENRE_BITS (((1u << (N_PHASE + N_GENRE)) - 1) & ~PHASE_BITS)
+
+/* the markers (the phases', then the genre's) in p as a bit per marker: among its uncovered tokens
+ * (*own) and anywhere (*every), in one pass */
+static void markers(const uint32_t *p, int64_t n, const uint8_t *cov, unsigned *own, unsigned *every) {
+    *own = *every = 0;
+    for (int64_t t = 0; t + 1 < n; t++) {
+        uint32_t x = p[t] & (T_HASH | T_CJK), y = p[t + 1] & (T_HASH | T_CJK);
+        for (unsigned i = 0; i < N_PHASE + N_GENRE; i++) {
+            uint32_t f = i < N_PHASE ? PHASE_FIRST[i] : GENRE_FIRST[i - N_PHASE];
+            uint32_t s = i < N_PHASE ? PHASE_SECOND[i] : GENRE_SECOND[i - N_PHASE];
+            if (x == f && y == s) {
+                *every |= 1u << i;
+                if (!cov[t]) *own |= 1u << i;
+            }
+        }
+    }
+}
 
 static int64_t lead(const uint32_t *a, int64_t na, const uint8_t *cov) {
     int64_t n = 0;
@@ -746,19 +752,14 @@ static void text_evidence(const uint32_t *a, int64_t na, const uint32_t *b, int6
     /* the shorter text tells another phase of a visit than the longer (a marker of its own that the
      * longer never holds: 将于 in the notice against at most 将出席 in the arrival report, 离京 in the
      * departure): two occasions of one event */
-    int a_shorter = out[2] <= out[3];
-    if (a_shorter ? markers(a, na, cov_a, PHASE_FIRST, PHASE_SECOND, N_PHASE) &
-                        ~markers(b, nb, NULL, PHASE_FIRST, PHASE_SECOND, N_PHASE)
-                  : markers(b, nb, cov_b, PHASE_FIRST, PHASE_SECOND, N_PHASE) &
-                        ~markers(a, na, NULL, PHASE_FIRST, PHASE_SECOND, N_PHASE))
-        out[8] = 2;
-    /* either text, in its own words, is the reactions to or a commentary on what the other reports (a
-     * genre marker the other never holds): two documents of one event */
-    if ((markers(a, na, cov_a, GENRE_FIRST, GENRE_SECOND, N_GENRE) &
-         ~markers(b, nb, NULL, GENRE_FIRST, GENRE_SECOND, N_GENRE)) ||
-        (markers(b, nb, cov_b, GENRE_FIRST, GENRE_SECOND, N_GENRE) &
-         ~markers(a, na, NULL, GENRE_FIRST, GENRE_SECOND, N_GENRE)))
-        out[8] = 3;
+    unsigned own_a, every_a, own_b, every_b;
+    markers(a, na, cov_a, &own_a, &every_a);
+    markers(b, nb, cov_b, &own_b, &every_b);
+    unsigned new_a = own_a & ~every_b, new_b = own_b & ~every_a;
+    if ((out[2] <= out[3] ? new_a : new_b) & PHASE_BITS) out[8] = 2;
+    /* either text, in its own words, is the reactions to what the other reports (a genre marker the
+     * other never holds): two documents of one event */
+    if ((new_a | new_b) & GENRE_BITS) out[8] = 3;
     int64_t ra = repeated(a, na, cov_a, b, nb, 0, W);
     int64_t rb = repeated(b, nb, cov_b, a, na, 1, W);
     out[6] = ra < rb ? ra : rb;

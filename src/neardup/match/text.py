@@ -224,22 +224,27 @@ _GENRE_FIRST = np.array([0x84E95A48], np.uint32)
 _GENRE_SECOND = np.array([0x8D80933E], np.uint32)
 
 
+#: both tables as one, read in one pass over each text: the phases' bits, then the genre's
+_MARKER_FIRST = np.concatenate((_PHASE_FIRST, _GENRE_FIRST))
+_MARKER_SECOND = np.concatenate((_PHASE_SECOND, _GENRE_SECOND))
+_PHASE_BITS = (1 << _PHASE_FIRST.shape[0]) - 1
+_GENRE_BITS = ((1 << _MARKER_FIRST.shape[0]) - 1) & ~_PHASE_BITS
+
+
 @njit(cache=True, nogil=True)
-def _markers(
-    p: np.ndarray, cov: np.ndarray, own_only: bool, first: np.ndarray, second: np.ndarray
-) -> int:  # pragma: no cover
-    """The markers (pairs of characters ``first[i]`` ``second[i]``: 将于, 离京, 反响, ...) in ``p``
-    as a bit per marker, among its uncovered tokens when ``own_only``."""
+def _markers(p: np.ndarray, cov: np.ndarray) -> tuple[int, int]:  # pragma: no cover
+    """The markers (pairs of characters of ``_MARKER_FIRST`` and ``_MARKER_SECOND``: 将于, 离京,
+    反响, ...) in ``p`` as a bit per marker: among its uncovered tokens, and anywhere."""
     m = _HASH | _CJK
-    found = 0
+    own = every = 0
     for t in range(p.shape[0] - 1):
-        if own_only and cov[t]:
-            continue
         x, y = p[t] & m, p[t + 1] & m
-        for i in range(first.shape[0]):
-            if x == first[i] and y == second[i]:
-                found |= 1 << i
-    return found
+        for i in range(_MARKER_FIRST.shape[0]):
+            if x == _MARKER_FIRST[i] and y == _MARKER_SECOND[i]:
+                every |= 1 << i
+                if not cov[t]:
+                    own |= 1 << i
+    return own, every
 
 
 @njit(cache=True, nogil=True)
@@ -460,19 +465,14 @@ def text_evidence(a: np.ndarray, b: np.ndarray, w_cjk: int, w_latin: int) -> np.
     # the shorter text tells another phase of a visit than the longer (a marker of its own that
     # the longer never holds: 将于 in the notice against at most 将出席 in the arrival report, 离京
     # in the departure): two occasions of one event
-    pf, ps = _PHASE_FIRST, _PHASE_SECOND
-    if out[2] <= out[3]:
-        other_phase = _markers(a, cov_a, True, pf, ps) & ~_markers(b, cov_b, False, pf, ps)
-    else:
-        other_phase = _markers(b, cov_b, True, pf, ps) & ~_markers(a, cov_a, False, pf, ps)
-    if other_phase:
+    own_a, every_a = _markers(a, cov_a)
+    own_b, every_b = _markers(b, cov_b)
+    new_a, new_b = own_a & ~every_b, own_b & ~every_a
+    if (new_a if out[2] <= out[3] else new_b) & _PHASE_BITS:
         out[8] = 2
-    # either text, in its own words, is the reactions to or a commentary on what the other
-    # reports (a genre marker the other never holds): two documents of one event
-    gf, gs = _GENRE_FIRST, _GENRE_SECOND
-    if _markers(a, cov_a, True, gf, gs) & ~_markers(b, cov_b, False, gf, gs) or _markers(
-        b, cov_b, True, gf, gs
-    ) & ~_markers(a, cov_a, False, gf, gs):
+    # either text, in its own words, is the reactions to what the other reports (a genre marker
+    # the other never holds): two documents of one event
+    if (new_a | new_b) & _GENRE_BITS:
         out[8] = 3
     out[6] = min(_repeated(a, cov_a, b), _repeated(b, cov_b, a))
     if n_swaps > 1:
