@@ -1018,7 +1018,7 @@ static inline int quotes(const int64_t *ev, int a_fuller, const double *th) {
 static int decide_text(int kd, const int64_t *ev, int same_layout, const double *th) {
     int64_t ua = ev[0], ub = ev[1], ta = ev[2], tb = ev[3], passage = ev[4];
     int64_t rep = ev[6], occasion = ev[8], qa = ev[9], qb = ev[10];
-    /* occasion 3: one text is the reactions to or a commentary on the other (names no occasion) */
+    /* occasion 3: one text is the reactions to what the other reports (names no occasion) */
     int genre = occasion == 3;
     if (genre) occasion = 0;
     double adds_share = th[6], adds_slack = th[7], contained_share = th[8], passage_min = th[9], repeats = th[10],

@@ -315,16 +315,17 @@ def decide_text(kd: int, ev: np.ndarray, same_layout: bool, th: np.ndarray) -> i
       a headline of at most ``quote_lead`` characters);
     - a merge whose differences replace a subject wherever it appears (``template_repeats`` terms
       or more, or one span replaced alike in two places that makes at least half of what the
-      closer text adds or 25 units at least: a person's full name), or whose texts each hold a year, date or edition number the other
-      lacks, is ``template``: the same template told of another subject or occasion. It merges
-      nothing and is reported only with ``report_templates``;
-    - neither when one text is, in its own words, the reactions to or a commentary on what the
-      other reports (a genre marker, 反响 快评 社论 短评 评论员, that the other never holds): two
-      documents of one event, ``partial`` when they share a passage (the news profile).
+      closer text adds or 25 units at least: a person's full name), or whose texts each hold a
+      year, date or edition number the other lacks, is ``template``: the same template told of
+      another subject or occasion. It merges nothing and is reported only with
+      ``report_templates``;
+    - neither when one text is, in its own words, the reactions to what the other reports (a
+      genre marker, 反响, that the other never holds): two documents of one event, ``partial``
+      when they share a passage (the news profile).
     """
     ua, ub, ta, tb, passage = ev[0], ev[1], ev[2], ev[3], ev[4]
     repeated, occasion, qa, qb = ev[6], ev[8], ev[9], ev[10]
-    # occasion 3: one text is the reactions to or a commentary on the other (names no occasion)
+    # occasion 3: one text is the reactions to what the other reports (names no occasion)
     genre = occasion == 3
     if genre:
         occasion = 0
