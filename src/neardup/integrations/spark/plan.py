@@ -64,7 +64,7 @@ from neardup.integrations.spark.errors import spark_errors
 from neardup.integrations.spark.output import output_format, write_frame
 from neardup.io import ReadStats, Record
 from neardup.match.cluster import Clusters
-from neardup.match.components import counted_pairs, pass_order, union_find
+from neardup.match.components import component_rows, counted_pairs, pass_order, union_find
 from neardup.match.dates import days_of, reads_dates
 from neardup.match.engine import run_components
 from neardup.match.verify import KINDS
@@ -605,14 +605,7 @@ def _component_run(
             perm = np.r_[np.flatnonzero(fixed), np.flatnonzero(~fixed)]
             table, comp = table.take(pa.array(perm)), comp[perm]
     sigs = signatures_of(table, widths)
-    key = pass_order(sigs, cfg, n_fixed) if ranked else None
-    order = np.lexsort((np.arange(n), comp) if key is None else (np.arange(n), key, comp))
-    sc = comp[order]
-    starts = np.flatnonzero(np.r_[True, sc[1:] != sc[:-1]])
-    sizes = np.diff(np.r_[starts, n])
-    multi = sizes > 1
-    ptr = np.r_[0, np.cumsum(sizes[multi])].astype(np.int64)
-    rows = order[np.repeat(multi, sizes)].astype(np.int64)
+    ptr, rows = component_rows(comp, pass_order(sigs, cfg, n_fixed) if ranked else None)
     if reads_dates(cfg):
         # the batch's dates, and the matched corpus rows' days as the index stores them
         sigs.day = days_of(table.column("order").to_pylist(), n)
