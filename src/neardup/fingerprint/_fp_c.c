@@ -833,7 +833,7 @@ static inline int is_cjk_numeral(int64_t cp) { /* 〇一二三四五六七八九
 }
 
 static uint64_t OCCASION[8]; /* the tokens of 年 月 日 号 届 次 期 周 and 第, set at import */
-static uint64_t DI, SHI;
+static uint64_t DI, SHI, GE;
 
 static inline int is_occasion_unit(uint64_t tok) {
     for (int i = 0; i < 8; i++)
@@ -1037,11 +1037,11 @@ static void sign_one(const uint32_t *cps, int64_t lo, int64_t hi, const uint32_t
             v |= 0x10000000U;
             /* an occasion number is hashed with its unit's kind: an ordinal (届 次 期, or after 第:
              * 第十四届, 十四届 and a typo's 第十四界 are one number), a year, a month, a day (日 号),
-             * a week; 第一时间 ("at once") names no occasion */
+             * a week; 第一时间 ("at once") and 第一个 ("the first one") name no occasion */
             uint64_t unit = 0;
             if (t + 1 < nt && is_occasion_unit(toks[t + 1]))
                 unit = occasion_kind(toks[t + 1]);
-            else if (t > 0 && toks[t - 1] == DI && !(t + 1 < nt && toks[t + 1] == SHI))
+            else if (t > 0 && toks[t - 1] == DI && !(t + 1 < nt && (toks[t + 1] == SHI || toks[t + 1] == GE)))
                 unit = DI;
             if (unit != 0) {
                 v = (v & 0xB0000000U) | (uint32_t)(smix(toks[t] * SP + unit) >> 36);
@@ -1789,6 +1789,7 @@ PyMODINIT_FUNC PyInit__fp_c(void) {
         for (int i = 0; i < 8; i++) EXPAND[v][i] = ((v >> i) & 1) ? ~0ULL : 0;
     DI = smix(0x7B2CULL + SP);
     SHI = smix(0x65F6ULL + SP); /* 时 */
+    GE = smix(0x4E2AULL + SP);  /* 个 */
     nad_init();
     en_init();
     return PyModule_Create(&module);

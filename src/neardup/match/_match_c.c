@@ -645,6 +645,12 @@ static void walk(const uint32_t *p, int64_t n, const uint8_t *cov, int64_t *adds
     *pieces = pi;
 }
 
+/* text replaced alike in two or more places, in units (5 words, 25 CJK characters), that names a
+ * template's subject however much else the texts differ by (text.py's ALIKE_SUBJECT) */
+#define ALIKE_SUBJECT 25
+/* swap_units' flag: the substitution is a name */
+#define SWAP_NAME ((int64_t)1 << 40)
+
 /* text.text_evidence into out[EVIDENCE_SIZE]; w holds buffers for max(na, nb) tokens */
 static void text_evidence(const uint32_t *a, int64_t na, const uint32_t *b, int64_t nb, int64_t w_cjk,
                           int64_t w_latin, int64_t *out, Work *W) {
@@ -728,19 +734,24 @@ static void text_evidence(const uint32_t *a, int64_t na, const uint32_t *b, int6
                     out[19] += ub;
                     if (ua >= 2 && ub >= 2) out[7] += 1;
                     uint64_t h = 1;
-                    int words = 0;
+                    int words = 0, numbers = 0;
                     for (int64_t x = t; x < e; x++) {
                         h = h * T_P + (uint64_t)(a[x] & T_HASH);
                         words = words || !(a[x] & T_NUMBER);
+                        numbers = numbers || (a[x] & T_NUMBER);
                     }
                     h = h * T_P;
                     for (int64_t x = q; x < f; x++) {
                         h = h * T_P + (uint64_t)(b[x] & T_HASH);
                         words = words || !(b[x] & T_NUMBER);
+                        numbers = numbers || (b[x] & T_NUMBER);
                     }
                     if (words) {
+                        /* a name: two tokens or more on each side and no number (佐科 -> 博里奇; a
+                         * typo or a look-alike changes one character, a date rewrite holds digits) */
+                        int name = e - t >= 2 && f - q >= 2 && !numbers;
                         W->swaps[n_swaps] = h;
-                        W->swap_units[n_swaps] = ua + ub;
+                        W->swap_units[n_swaps] = ua + ub + (name ? SWAP_NAME : 0);
                         n_swaps++;
                     }
                 }
@@ -766,11 +777,21 @@ static void text_evidence(const uint32_t *a, int64_t na, const uint32_t *b, int6
     if (n_swaps > 1) {
         int64_t *order = W->order;
         argsort_kv(W->swaps, n_swaps, order, W->kv);
+        int name = 0;
         for (int64_t x = 0; x < n_swaps; x++) {
             int64_t o = order[x];
             if ((x > 0 && W->swaps[order[x - 1]] == W->swaps[o]) ||
-                (x + 1 < n_swaps && W->swaps[order[x + 1]] == W->swaps[o]))
-                out[17] += W->swap_units[o];
+                (x + 1 < n_swaps && W->swaps[order[x + 1]] == W->swaps[o])) {
+                out[17] += W->swap_units[o] & (SWAP_NAME - 1);
+                name = name || (W->swap_units[o] & SWAP_NAME) != 0;
+            }
+        }
+        /* a name replaced alike in two places names the template's subject, however short and
+         * whatever else is substituted: it counts as a full name and as most of the substitutions */
+        if (name) {
+            int64_t least = (out[18] + out[19] + 1) / 2;
+            if (least < ALIKE_SUBJECT) least = ALIKE_SUBJECT;
+            if (out[17] < least) out[17] = least;
         }
     }
 }
@@ -1010,10 +1031,6 @@ static inline int quotes(const int64_t *ev, int a_fuller, const double *th) {
     if (pieces == 1 && (double)ld <= fmax2(th[7], th[22])) return 0;
     return (double)pieces <= th[19] && (double)block >= fmax2(th[21], th[20] * (double)other);
 }
-
-/* text replaced alike in two or more places, in units (5 words, 25 CJK characters), that names a
- * template's subject however much else the texts differ by (verify.py's _ALIKE_SUBJECT) */
-#define ALIKE_SUBJECT 25
 
 static int decide_text(int kd, const int64_t *ev, int same_layout, const double *th) {
     int64_t ua = ev[0], ub = ev[1], ta = ev[2], tb = ev[3], passage = ev[4];

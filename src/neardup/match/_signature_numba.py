@@ -324,7 +324,7 @@ def _one(
     ntok[d] = nt
     # the text profile: each token's hash (28 bits), whether it is a CJK character (the top bit),
     # whether it is a number that names an occasion (bit 30: a year, a date, an edition or session
-    # number: digits before 年 月 日 号 届 次 期 周, or after 第 but for 第一时间), which a template's
+    # number: digits before 年 月 日 号 届 次 期 周, or after 第 but for 第一时间 and 第N个), which a template's
     # next story changes, whether it sits on a quoted line (bit 29), and whether it is a number (bit 28)
     for t in range(nt):
         v = np.uint32(toks[t] >> np.uint64(36)) | (np.uint32(0x80000000) if cjks[t] else np.uint32(0))
@@ -334,10 +334,12 @@ def _one(
             v |= np.uint32(0x10000000)
             # an occasion number is hashed with its unit's kind, so the 4 of 4次 is not the 4 of 3月4日: an ordinal (届 次 期, or after 第: 第十四届, 十四届 and a typo's
             # 第十四界 are one number), a year, a month, a day (日 号), a week; 第一时间 ("at once")
-            # names no occasion
+            # and 第一个 ("the first one": 第二个百年奋斗目标) name no occasion
             unit = np.uint64(0)
             di = _mix(np.uint64(0x7B2C) + _P)
-            at_once = t + 1 < nt and toks[t + 1] == _mix(np.uint64(0x65F6) + _P)
+            at_once = t + 1 < nt and (
+                toks[t + 1] == _mix(np.uint64(0x65F6) + _P) or toks[t + 1] == _mix(np.uint64(0x4E2A) + _P)
+            )
             if t + 1 < nt and _is_occasion_unit(toks[t + 1]):
                 unit = _occasion_kind(toks[t + 1], di)
             elif t > 0 and toks[t - 1] == di and not at_once:

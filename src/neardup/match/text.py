@@ -41,7 +41,11 @@ hash, in text order: ``Signatures.profile``) and measures:
   more) are edits, not text of its own, so they do not count in what a copy adds;
 - **alike substitutions**: the same span replaced by the same other span in two or more places
   (法 -> 俄 in 法文版 and 法文 of an edition notice): the subject of a template, even when the
-  new text also names the old subject elsewhere (a list of earlier editions).
+  new text also names the old subject elsewhere (a list of earlier editions). A name (two tokens
+  or more on each side, no number: 佐科 -> 博里奇) replaced alike counts ``ALIKE_SUBJECT`` units
+  and half of all substituted units at least, however short: a typo or a look-alike changes one
+  character, a date rewrite holds digits, while the guest of a welcome ceremony is named again and
+  again.
 
 >>> from neardup.match.signature import signatures
 >>> a = "国家主席习近平在人民大会堂同智利总统博里奇举行会谈。习近平欢迎博里奇来华进行国事访问。习近平指出，中方高度重视发展同智利的关系。"
@@ -73,6 +77,10 @@ _HASH = np.uint32(0x0FFFFFFF)
 _P = np.uint64(0x9E3779B97F4A7C15)
 #: a substitution is short when neither side holds more than this many characters
 _SHORT = 16
+#: text replaced alike in two or more places, in units (5 words, 25 CJK characters), that names a
+#: template's subject however much else the texts differ by
+ALIKE_SUBJECT = 25
+_SWAP_NAME = np.int64(1) << np.int64(40)
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -448,16 +456,22 @@ def text_evidence(a: np.ndarray, b: np.ndarray, w_cjk: int, w_latin: int) -> np.
                     # a subject (a name, a language), not a figure: a corrected price is an edit
                     h = np.uint64(1)
                     words = False
+                    numbers = False
                     for x in range(t, e):
                         h = h * _P + np.uint64(a[x] & _HASH)
                         words = words or not a[x] & _NUMBER
+                        numbers = numbers or (a[x] & _NUMBER) != 0
                     h = h * _P
                     for x in range(q, f):
                         h = h * _P + np.uint64(b[x] & _HASH)
                         words = words or not b[x] & _NUMBER
+                        numbers = numbers or (b[x] & _NUMBER) != 0
                     if words:
+                        # a name: two tokens or more on each side and no number (佐科 -> 博里奇; a
+                        # typo or a look-alike changes one character, a date rewrite holds digits)
+                        name = e - t >= 2 and f - q >= 2 and not numbers
                         swaps[n_swaps] = h
-                        swap_units[n_swaps] = ua + ub
+                        swap_units[n_swaps] = ua + ub + (_SWAP_NAME if name else 0)
                         n_swaps += 1
         t = e
     if out[8] and occ_replaced:
@@ -477,10 +491,18 @@ def text_evidence(a: np.ndarray, b: np.ndarray, w_cjk: int, w_latin: int) -> np.
     out[6] = min(_repeated(a, cov_a, b), _repeated(b, cov_b, a))
     if n_swaps > 1:
         order = np.argsort(swaps[:n_swaps])
+        name = False
         for x in range(n_swaps):
             o = order[x]
             if (x > 0 and swaps[order[x - 1]] == swaps[o]) or (
                 x + 1 < n_swaps and swaps[order[x + 1]] == swaps[o]
             ):
-                out[17] += swap_units[o]
+                out[17] += swap_units[o] & (_SWAP_NAME - 1)
+                name = name or swap_units[o] >= _SWAP_NAME
+        # a name replaced alike in two places names the template's subject, however short and
+        # whatever else is substituted: it counts as a full name and as most of the substitutions
+        if name:
+            least = max(ALIKE_SUBJECT, (out[18] + out[19] + 1) // 2)
+            if out[17] < least:
+                out[17] = least
     return out

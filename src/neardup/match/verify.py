@@ -39,6 +39,7 @@ from neardup.match.config import MatchConfig
 from neardup.match.dates import NO_DAY
 from neardup.match.signature import Signatures
 from neardup.match.tables import is_common
+from neardup.match.text import ALIKE_SUBJECT as _ALIKE_SUBJECT
 from neardup.match.text import EVIDENCE_SIZE, text_evidence
 
 __all__ = ["KINDS", "MERGING", "Evidence", "evidence", "thresholds", "verify_pair"]
@@ -276,11 +277,6 @@ def _quotes(ev: np.ndarray, a_fuller: bool, th: np.ndarray) -> bool:  # pragma: 
     return bool(pieces <= th[19] and block >= max(th[21], th[20] * other))
 
 
-#: text replaced alike in two or more places, in units (5 words, 25 CJK characters), that names a
-#: template's subject however much else the texts differ by
-_ALIKE_SUBJECT = 25
-
-
 @njit(cache=True, nogil=True)
 def decide_text(kd: int, ev: np.ndarray, same_layout: bool, th: np.ndarray) -> int:  # pragma: no cover
     """The kind of a pair from its text evidence (``neardup.match.text.text_evidence``), for a pair
@@ -337,7 +333,7 @@ def decide_text(kd: int, ev: np.ndarray, same_layout: bool, th: np.ndarray) -> i
     alike = ev[17] > 0 and (2 * ev[17] >= min(ua, ub) or ev[17] >= _ALIKE_SUBJECT)
     # substitutions scattered through a text are edits (typos, look-alike characters): what is
     # substituted is not added, and a subject replaced alike must be most of what is substituted
-    # (a homophone typo repeats too)
+    # (a homophone typo repeats too; a name replaced alike counts as most: text.py)
     shared_a, shared_b = ta - ua, tb - ub
     if ev[5] >= th[23]:
         ua -= ev[18]

@@ -158,3 +158,5 @@ def test_an_occasion_number_is_read_with_its_units_kind() -> None:
     assert tokens("3月4日")[2] == tokens("3月4号")[2]
     # 第一时间 ("at once") names no occasion; 第一次 does
     assert occasions("第一时间赶到") == 0 and occasions("第一次会议") == 1
+    # 第一个 ("the first one": 第二个百年奋斗目标) counts, it names no occasion
+    assert occasions("开启第二个百年奋斗目标") == 0 and occasions("第二次会议") == 1

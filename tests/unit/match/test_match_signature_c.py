@@ -119,8 +119,8 @@ def _drawn_texts(parts: list[str], k: int, seed: int, sep: str, longest: int) ->
     return [sep.join(rng.choices(parts, k=rng.randint(1, longest))) for _ in range(k)]
 
 
-#: ordinals and dates with and without their units (第十四届, 十四届, 第十四界, 第一时间, 3月4号)
-_OCCASION_PARTS = [*"第届界次期年月日号周一", "十四", "14", "时间", "会议", "3", "2023"]
+#: ordinals and dates with and without their units (第十四届, 十四届, 第十四界, 第一时间, 第二个, 3月4号)
+_OCCASION_PARTS = [*"第届界次期年月日号周一个", "十四", "14", "时间", "会议", "3", "2023"]
 
 
 TEXTS = (

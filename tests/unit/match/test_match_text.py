@@ -325,6 +325,25 @@ def test_a_full_name_replaced_everywhere_is_a_template_beside_other_differences(
     assert compare_texts(first, second, MatchConfig(profile="corpus")).kind == "near"
 
 
+def test_a_guest_named_again_and_again_is_a_template_beside_other_differences() -> None:
+    # a welcome ceremony told of another guest: the name (two characters or more, no digits)
+    # replaced alike in three places, next to the full name, the country and the delegation
+    story = (
+        "本台消息：国家主席今天上午在北京举行仪式，欢迎{country}总统{full}来华进行国事访问。"
+        "广场上鸣放礼炮二十一响，军乐队奏两国国歌。"
+        "陪同{name}访华的有外交部长、{team}等政府官员。"
+        "{name}在国家主席陪同下检阅了三军仪仗队，两国元首随后回到检阅台观看分列式。"
+        "{name}此次来华是应国家主席邀请出席国际合作论坛并进行国事访问。"
+        "欢迎仪式结束后，两国元首举行会谈，就双边关系和共同关心的国际地区问题深入交换意见。"
+    )
+    first = story.format(country="甲国", full="阿卜杜拉·哈桑", name="哈桑", team="财政部长")
+    second = story.format(country="乙国", full="卡洛斯·门多萨", name="门多萨", team="驻华大使")
+    assert compare_texts(first, second, MatchConfig(report_templates=True)).kind == "template"
+    # the same report with its typos and look-alike characters is still one document
+    typo = first.replace("礼炮", "礼泡").replace("检阅", "捡阅", 1).replace("交换", "交涣")
+    assert compare_texts(first, typo).kind == "near"
+
+
 def test_a_copy_that_adds_next_to_nothing_beside_a_text_with_an_end_of_its_own_is_near() -> None:
     rng = random.Random(11)
     body = article(rng, 10)
