@@ -7,9 +7,11 @@ two copies skips them: they are the site's, not the article's. ``strip_credits``
 from the first ``HEAD_LINES`` and the last ``TAIL_LINES`` lines of a text (where sites put them),
 and when those are all credits, the credit lines that run on from that end (a portal's footer of
 copyright, disclaimer, "open the app" and "follow us" lines), so the match engine measures what
-each copy adds without them. In between only reading links are dropped (相关阅读：<another
-article's title>, an embedded mini-program, "……点击阅读全文"), and such a link run on after a
-paragraph's last sentence: a line that merely starts like a credit inside an article stays.
+each copy adds without them. In between only reading links and prompts are dropped (相关阅读：
+<another article's title>, ``Related: ...``, ``Read more: ...``, an embedded mini-program,
+"……点击阅读全文", 点击关注, 欢迎下载, ``Follow us on ...``, ``Sign up for our newsletter``,
+``Advertisement``), and such a line run on after a paragraph's last sentence: a line that merely
+starts like a credit inside an article stays.
 
 >>> strip_credits("来源：中国新闻网\\n\\n国务院常务会议今天召开。\\n\\n责任编辑：赵磊\\n分享到：微信 微博")
 '\\n国务院常务会议今天召开。\\n'
@@ -44,10 +46,12 @@ _CREDIT = (
     r"|想了解更多|快来关注|(?i:打开app)|欢迎下载|[.…]+[ \t]*(?:点击)?阅读全文"
     r"|(?:延伸阅读|相关阅读|推荐阅读)[ \t]*[:：]"
     # English: source and wire credits, comment and advertisement notices, share and follow links
-    r"|(?i:(?:source|sources|credit|photo|image|via)[ \t]*:"
+    r"|(?i:(?:source|sources|credit|photo|image|via|original (?:title|headline))[ \t]*:"
     r"|\(?-?[ \t]*(?:additional )?(?:reporting|writing|editing|edited|written|compiled|produced) by\b"
     r"|comments are closed|story continues below|disclaimer[ \t]*:|share this|read more\b|follow us\b"
-    r"|copyright\b|all rights reserved|advertisement[ \t]*$|click here\b)"
+    r"|copyright\b|all rights reserved|advertisement[ \t]*$|click here\b"
+    r"|(?:related(?: stories| articles| coverage)?|see also|also read|read next)[ \t]*:"
+    r"|sign up (?:for|to) (?:our|the)\b|subscribe to our\b|this (?:article|story) has been updated\b)"
 )
 _SPACES = " \t\u3000"
 _LINE = re.compile("[" + _SPACES + "]*(?:" + _CREDIT + ")", re.MULTILINE)
@@ -126,25 +130,50 @@ _PREFIXES = tuple(
         "all",
         "advertisement",
         "click",
+        "original",
+        "related",
+        "see also",
+        "also read",
+        "sign up",
+        "subscribe",
+        "this article",
+        "this story",
     ]
 )
 # a title line ending in the site's name: "标题｜今日头条", "Title | News Daily", "标题_凤凰网资讯"
 _TITLE_SITE = re.compile(r"(?:[｜|]|_| - )[ \t]*[^｜|_\n]{1,16}[ \t\u3000]*$")
 
 
-# a line that only links another article or an app's content: dropped wherever it stands
-_LINK = re.compile(
-    "["
-    + _SPACES
-    + "]*(?:【?(?:延伸阅读|相关阅读|推荐阅读|相关新闻|相关链接)(?:】|[ \t]*[:：])|[（(]?此处已?添加小程序"
-    "|[.…]+[ \t]*(?:点击)?阅读全文)"
+# what only links another article, or prompts the reader (follow us, sign up, download the app)
+# or marks an ad: a site's, wherever it stands (a whole line, or run on after a paragraph's last
+# sentence), never an article's own words
+_PROMPT = (
+    r"(?:【?(?:延伸阅读|相关阅读|推荐阅读|相关新闻|相关链接)(?:】|[ \t]*[:：])|[（(]?此处已?添加小程序"
+    r"|[.…]+[ \t]*(?:点击)?阅读全文|点击关注|欢迎下载|想了解更多|快来关注|本文图片来源于网络"
+    r"|(?i:(?:related(?: stories| articles| coverage)?|read more|see also|also read|read next)[ \t]*:"
+    r"|follow us on\b|sign up (?:for|to) (?:our|the)\b|click here to\b|subscribe to our\b"
+    r"|story continues below\b|advertisement[ \t.]*$|this (?:article|story) has been updated\b))"
 )
-
-
-# a reading link run on after a paragraph's last sentence (an extractor that flattens the link into
-# the paragraph): the paragraph ends before it
-_TAIL_LINK = re.compile(
-    r"(?<=[。！？!?”」])[ \t\u3000]*【?(?:延伸阅读|相关阅读|推荐阅读)(?:】|[ \t]*[:：])[^\n]{1,80}$"
+_LINK = re.compile("[" + _SPACES + "]*" + _PROMPT)
+# a prompt run on after a paragraph's last sentence (an extractor that flattens the link into the
+# paragraph): the paragraph ends before it
+_TAIL_LINK = re.compile(r"(?<=[。！？!?”」.\"])[ \t\u3000]*" + _PROMPT + r"[^\n]{0,100}$")
+# a text holds a prompt only if it holds one of these, as a prompt is written (one literal
+# alternation: one scan of a text, and most texts hold none)
+_PROMPT_MARK = re.compile(
+    "|".join(
+        map(
+            re.escape,
+            (
+                *("阅读", "小程序", "点击关注", "欢迎下载", "想了解更多", "快来关注", "本文图片"),
+                *("Related", "RELATED", "Read more", "Read More", "READ MORE", "Read next", "READ NEXT"),
+                *("See also", "See Also", "SEE ALSO", "Also read", "Also Read", "ALSO READ"),
+                *("Follow us", "Follow Us", "FOLLOW US", "Sign up", "Sign Up", "SIGN UP"),
+                *("Click here", "Click Here", "CLICK HERE", "Subscribe to", "Story continues"),
+                *("Advertisement", "ADVERTISEMENT", "This article has", "This story has"),
+            ),
+        )
+    )
 )
 
 
@@ -176,8 +205,9 @@ def strip_credits(text: str) -> str:
     """``text`` without the credit lines among its first and last lines (see the module), the
     credit lines running on from either end, and reading links (相关阅读：…) anywhere."""
     last = text.count("\n")  # the index of the last line
+    links = _PROMPT_MARK.search(text) is not None
     if last == 0:  # one line is the text: at most a link run on after it goes
-        m = _TAIL_LINK.search(text) if "阅读" in text else None
+        m = _TAIL_LINK.search(text) if links else None
         return text if m is None else text[: m.start()]
     if last < HEAD_LINES + TAIL_LINES:
         lines = text.split("\n")
@@ -198,20 +228,18 @@ def strip_credits(text: str) -> str:
     drop = {i for i, line in candidates if _is_credit(line)}
     head_full = all(i in drop or not line.strip(_SPACES) for i, line in candidates[:HEAD_LINES])
     tail_full = all(i in drop or not line.strip(_SPACES) for i, line in candidates[HEAD_LINES:])
-    links = "阅读" in text or "小程序" in text
     cut = False
-    if (head_full or tail_full or links) and last >= HEAD_LINES + TAIL_LINES:
+    if (head_full or tail_full) and last >= HEAD_LINES + TAIL_LINES:
         lines = text.split("\n")
         if head_full:
             _block(lines, range(HEAD_LINES, last + 1), drop)
         if tail_full:
             _block(lines, range(last - TAIL_LINES, -1, -1), drop)
-        if links:
-            drop.update(i for i, line in enumerate(lines) if _is_link(line))
     if links:
         lines = lines or text.split("\n")
+        drop.update(i for i, line in enumerate(lines) if _is_link(line))
         for i, line in enumerate(lines):
-            m = _TAIL_LINK.search(line) if i not in drop and "阅读" in line else None
+            m = _TAIL_LINK.search(line) if i not in drop and _PROMPT_MARK.search(line) else None
             if m is not None:
                 lines[i] = line[: m.start()]
                 cut = True

@@ -111,3 +111,44 @@ def test_a_reading_link_run_on_after_a_paragraph_goes_and_a_quoted_one_stays() -
         "相关阅读：一行就是全文",
     ):
         assert strip_credits(line) == line
+
+
+def test_prompts_and_reading_links_in_english_go_wherever_they_stand() -> None:
+    paragraphs = BODY_EN.split("\n")
+    page = "\n".join(
+        [
+            "Original title: Rates held again",
+            paragraphs[0],
+            "Related: Pound falls after the decision",
+            paragraphs[1] + " Follow us on Twitter and Facebook for the latest updates.",
+            "Advertisement",
+            paragraphs[2] + " Read more: What the decision means for mortgages",
+            "Sign up for our morning newsletter to get the day's top stories.",
+            paragraphs[3],
+        ]
+    )
+    assert strip_credits(page) == BODY_EN
+    # words that only look like a prompt are the article's
+    for line in (
+        "Related to this, the governor said the committee was divided.",
+        "The related decision to follow us into recession was not taken.",
+    ):
+        assert strip_credits(BODY_EN + "\n" + line + "\n" + BODY_EN) == BODY_EN + "\n" + line + "\n" + BODY_EN
+    assert strip_credits("Click here to subscribe") == "Click here to subscribe"  # one line: the text
+    # so a repost carrying them, with sentences of the original dropped, is its contained copy
+    original = (
+        BODY_EN + "\nEconomists had expected the decision after last month's figures showed prices rising."
+    )
+    assert compare_texts(original, page, MatchConfig()).kind in ("near", "contained", "content")
+
+
+def test_a_chinese_prompt_run_on_after_a_paragraph_goes() -> None:
+    paragraphs = BODY_ZH.split("\n")
+    page = "\n".join(
+        [
+            paragraphs[0] + "点击关注，获取更多权威资讯。",
+            "欢迎下载新闻客户端，第一时间获取最新消息。",
+            *paragraphs[1:],
+        ]
+    )
+    assert strip_credits(page) == BODY_ZH
