@@ -976,7 +976,8 @@ static void sign_one(const uint32_t *cps, int64_t lo, int64_t hi, const uint32_t
     /* tokens: one per CJK character, one per run of other letters and digits */
     int64_t nt = 0;
     uint64_t h = FNV0;
-    int in_run = 0, digits = 1, line_start = 1, in_quote = 0, run_quote = 0, wl = 0;
+    int in_run = 0, digits = 1, line_start = 1, in_quote = 0, run_quote = 0, wl = 0, nd = 0;
+    int64_t yv = 0;
     char word[WORD_MAX + 8];
     for (int64_t i = lo; i <= hi; i++) {
         int64_t cp = i < hi ? (int64_t)cps[i] : 32;
@@ -996,9 +997,14 @@ static void sign_one(const uint32_t *cps, int64_t lo, int64_t hi, const uint32_t
                 digits = 1;
                 run_quote = in_quote || marked[i - lo];
                 wl = 0;
+                nd = 0;
+                yv = 0;
             }
             h = (h ^ (uint64_t)cp) * FNV;
-            if (cp < 48 || cp > 57) digits = 0;
+            if (cp < 48 || cp > 57)
+                digits = 0;
+            else if (nd++ < 4)
+                yv = yv * 10 + (cp - 48);
             if (wl >= 0) {
                 if (cp >= 97 && cp <= 122 && wl < WORD_MAX)
                     word[wl++] = (char)cp;
@@ -1014,7 +1020,8 @@ static void sign_one(const uint32_t *cps, int64_t lo, int64_t hi, const uint32_t
                 for (int x = 0; x < f; x++) h = (h ^ (uint64_t)(unsigned char)word[x]) * FNV;
             }
             toks[nt] = smix(h);
-            numeric[nt] = digits ? 1 : 0;
+            /* 3: a year among words (1900-2099), an occasion as 2004年 is */
+            numeric[nt] = digits ? ((nd == 4 && yv >= 1900 && yv <= 2099) ? 3 : 1) : 0;
             cjks[nt] = 0;
             quoted[nt] = (uint8_t)run_quote;
             nt++;
@@ -1033,16 +1040,19 @@ static void sign_one(const uint32_t *cps, int64_t lo, int64_t hi, const uint32_t
     for (int64_t t = 0; t < nt; t++) {
         uint32_t v = (uint32_t)(toks[t] >> 36) | (cjks[t] ? 0x80000000U : 0U);
         if (quoted[t]) v |= 0x20000000U;
-        if (numeric[t] == 1) {
+        if (numeric[t] == 1 || numeric[t] == 3) {
             v |= 0x10000000U;
             /* an occasion number is hashed with its unit's kind: an ordinal (届 次 期, or after 第:
              * 第十四届, 十四届 and a typo's 第十四界 are one number), a year, a month, a day (日 号),
-             * a week; 第一时间 ("at once") and 第一个 ("the first one") name no occasion */
+             * a week; 第一时间 ("at once") and 第一个 ("the first one") name no occasion; a year
+             * among words (2004, neither neighbour a CJK character) is a year as 2004年 is */
             uint64_t unit = 0;
             if (t + 1 < nt && is_occasion_unit(toks[t + 1]))
                 unit = occasion_kind(toks[t + 1]);
             else if (t > 0 && toks[t - 1] == DI && !(t + 1 < nt && (toks[t + 1] == SHI || toks[t + 1] == GE)))
                 unit = DI;
+            else if (numeric[t] == 3 && !(t + 1 < nt && cjks[t + 1]) && !(t > 0 && cjks[t - 1]))
+                unit = OCCASION[1];
             if (unit != 0) {
                 v = (v & 0xB0000000U) | (uint32_t)(smix(toks[t] * SP + unit) >> 36);
                 v |= 0x40000000U;

@@ -760,6 +760,9 @@ static void text_evidence(const uint32_t *a, int64_t na, const uint32_t *b, int6
         t = e;
     }
     if (out[8] && occ_replaced) out[8] = 2;
+    /* among words, a year each text holds alone is a dateline's or a cut end's: another occasion
+     * only when one year stands in place of the other's */
+    if (out[8] == 1 && 2 * cjk < na) out[8] = 0;
     /* the shorter text tells another phase of a visit than the longer (a marker of its own that the
      * longer never holds: 将于 in the notice against at most 将出席 in the arrival report, 离京 in the
      * departure): two occasions of one event */
@@ -1051,12 +1054,19 @@ static int decide_text(int kd, const int64_t *ev, int same_layout, const double 
     int template = repeats > 0 && ((double)rep >= repeats || alike);
     int merge = UNIQUE;
     int quotes_a = 2 * qa >= shared_a, quotes_b = 2 * qb >= shared_b;
+    int reply = 0;
     if (quotes_a && quotes_b && qa > 0 && qb > 0) {
-        /* both quote what they share (two replies to one message): each text is what it writes */
+        /* both quote what they share (two replies to one message): each text is what it writes;
+         * unless one quotes, by a passage, more than the other does, and writes a passage of its
+         * own: it quotes the other's own words, a reply to that reply */
         ta -= qa;
         tb -= qb;
+        reply = ((double)(qb - qa) >= passage_min && (double)ub >= passage_min) ||
+                ((double)(qa - qb) >= passage_min && (double)ua >= passage_min);
     }
-    if ((double)imin2(shared_a, shared_b) < fmin2(th[14], 0.75 * (double)imax2(ev[2], ev[3]))) {
+    if (reply) {
+        /* a reply and the reply it quotes: two documents */
+    } else if ((double)imin2(shared_a, shared_b) < fmin2(th[14], 0.75 * (double)imax2(ev[2], ev[3]))) {
         /* too little shared text to be one document */
     } else if (quotes_a != quotes_b) {
         /* one side quotes what they share: two documents */

@@ -276,6 +276,8 @@ def _one(
     run_quote = False
     word = np.empty(_WORD_MAX + 8, np.uint8)
     wl = 0
+    nd = 0  # digits in the run, and the value of its first four: a year (1900-2099) is an occasion
+    yv = 0
     for i in range(lo, hi + 1):
         cp = int(cps[i]) if i < hi else 32
         if cp == 10:
@@ -294,9 +296,15 @@ def _one(
                 digits = True
                 run_quote = in_quote or marked[i - lo]
                 wl = 0
+                nd = 0
+                yv = 0
             h = (h ^ np.uint64(cp)) * _FNV
             if cp < 48 or cp > 57:
                 digits = False
+            else:
+                if nd < 4:
+                    yv = yv * 10 + (cp - 48)
+                nd += 1
             if wl >= 0:
                 if 97 <= cp <= 122 and wl < _WORD_MAX:
                     word[wl] = cp
@@ -311,7 +319,7 @@ def _one(
                 for x in range(folded):
                     h = (h ^ np.uint64(word[x])) * _FNV
             toks[nt] = _mix(h)
-            numeric[nt] = 1 if digits else 0
+            numeric[nt] = (3 if nd == 4 and 1900 <= yv <= 2099 else 1) if digits else 0
             quoted[nt] = run_quote
             nt += 1
             in_run = False
@@ -330,11 +338,12 @@ def _one(
         v = np.uint32(toks[t] >> np.uint64(36)) | (np.uint32(0x80000000) if cjks[t] else np.uint32(0))
         if quoted[t]:
             v |= np.uint32(0x20000000)
-        if numeric[t] == 1:
+        if numeric[t] == 1 or numeric[t] == 3:
             v |= np.uint32(0x10000000)
             # an occasion number is hashed with its unit's kind, so the 4 of 4次 is not the 4 of 3月4日: an ordinal (届 次 期, or after 第: 第十四届, 十四届 and a typo's
             # 第十四界 are one number), a year, a month, a day (日 号), a week; 第一时间 ("at once")
-            # and 第一个 ("the first one": 第二个百年奋斗目标) name no occasion
+            # and 第一个 ("the first one": 第二个百年奋斗目标) name no occasion; a year among words (2004,
+            # neither neighbour a CJK character) is a year as 2004年 is
             unit = np.uint64(0)
             di = _mix(np.uint64(0x7B2C) + _P)
             at_once = t + 1 < nt and (
@@ -344,6 +353,8 @@ def _one(
                 unit = _occasion_kind(toks[t + 1], di)
             elif t > 0 and toks[t - 1] == di and not at_once:
                 unit = di
+            elif numeric[t] == 3 and not (t + 1 < nt and cjks[t + 1]) and not (t > 0 and cjks[t - 1]):
+                unit = _mix(np.uint64(0x5E74) + _P)
             if unit != 0:
                 v = (v & np.uint32(0xB0000000)) | np.uint32(_mix(toks[t] * _P + unit) >> np.uint64(36))
                 v |= np.uint32(0x40000000)

@@ -20,7 +20,9 @@ hash, in text order: ``Signatures.profile``) and measures:
   when short (a name, a number, a date, an edition's language);
 - **occasion**: both texts hold a year, a date or an edition / session number the other never holds
   (digits before 年 月 日 号 届 次 期 周, or after 第): the next year's ceremony, the fourth meeting
-  after the third, another day's figures; 2 when one such number also replaces the other in place
+  after the third, another day's figures; among words (a text mostly not CJK) a year (2004, 1900 to
+  2099) is one too, but names another occasion only when one year stands in place of the other's
+  (a dateline or a cut end gives one copy years of its own); 2 when one such number also replaces the other in place
   (a short substitution of an occasion number on both sides: 第59次 -> 第61次), or when the shorter
   text tells another phase of a visit than the longer (a marker of its own that the longer never
   holds: 将于 将赴 将出席 将率 in an announcement, 离京 in a departure, 抵达 in an arrival: a visit
@@ -476,6 +478,10 @@ def text_evidence(a: np.ndarray, b: np.ndarray, w_cjk: int, w_latin: int) -> np.
         t = e
     if out[8] and occ_replaced:
         out[8] = 2
+    # among words, a year each text holds alone is a dateline's or a cut end's: another occasion
+    # only when one year stands in place of the other's
+    if out[8] == 1 and 2 * cjk < na:
+        out[8] = 0
     # the shorter text tells another phase of a visit than the longer (a marker of its own that
     # the longer never holds: 将于 in the notice against at most 将出席 in the arrival report, 离京
     # in the departure): two occasions of one event

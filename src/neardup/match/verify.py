@@ -300,7 +300,9 @@ def decide_text(kd: int, ev: np.ndarray, same_layout: bool, th: np.ndarray) -> i
       gained a site's lines is ``contained`` too;
     - neither when one side sets most of what they share on quoted lines and the other does not
       (a reply and the message it quotes); when both do (two replies to one message), each text
-      is what it writes: the shares above are of its text less what it quotes;
+      is what it writes: the shares above are of its text less what it quotes; but when one of
+      them quotes a passage (``passage_min``) more than the other does and writes a passage of
+      its own, it quotes the other's own words: a reply to that reply, two documents;
     - otherwise each carries content of its own: ``partial`` (``layout`` in one template) when they
       share a passage of ``passage_min`` characters, else ``unique``;
     - not ``contained`` but related (the news profile) when the fuller text holds the other as
@@ -342,11 +344,19 @@ def decide_text(kd: int, ev: np.ndarray, same_layout: bool, th: np.ndarray) -> i
     template = repeats > 0 and (repeated >= repeats or alike)
     merge = UNIQUE
     quotes_a, quotes_b = 2 * qa >= shared_a, 2 * qb >= shared_b
+    reply = False
     if quotes_a and quotes_b and qa > 0 and qb > 0:
-        # both quote what they share (two replies to one message): each text is what it writes
+        # both quote what they share (two replies to one message): each text is what it writes;
+        # unless one quotes, by a passage, more than the other does, and writes a passage of its
+        # own: it quotes the other's own words, a reply to that reply
         ta -= qa
         tb -= qb
-    if min(shared_a, shared_b) < min(th[14], 0.75 * max(ev[2], ev[3])):
+        reply = (qb - qa >= passage_min and ub >= passage_min) or (
+            qa - qb >= passage_min and ua >= passage_min
+        )
+    if reply:
+        pass  # a reply and the reply it quotes: two documents
+    elif min(shared_a, shared_b) < min(th[14], 0.75 * max(ev[2], ev[3])):
         pass  # too little shared text to be one document (a slogan, a stock line)
     elif quotes_a != quotes_b:
         pass  # one side quotes what they share (a reply and its parent): two documents

@@ -160,3 +160,7 @@ def test_an_occasion_number_is_read_with_its_units_kind() -> None:
     assert occasions("第一时间赶到") == 0 and occasions("第一次会议") == 1
     # 第一个 ("the first one": 第二个百年奋斗目标) counts, it names no occasion
     assert occasions("开启第二个百年奋斗目标") == 0 and occasions("第二次会议") == 1
+    # a year among words is a year as 2004年 is; a number that is no year, or a year between CJK
+    # characters (东京2020奥运会), is not
+    assert occasions("the 2004 and 1999 elections") == 2 and tokens("in 2004")[1] == tokens("2004年")[0]
+    assert occasions("a 2150 or 20040 or 12 seat") == 0 and occasions("东京2020奥运会") == 0

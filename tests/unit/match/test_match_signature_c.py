@@ -121,6 +121,8 @@ def _drawn_texts(parts: list[str], k: int, seed: int, sep: str, longest: int) ->
 
 #: ordinals and dates with and without their units (第十四届, 十四届, 第十四界, 第一时间, 第二个, 3月4号)
 _OCCASION_PARTS = [*"第届界次期年月日号周一个", "十四", "14", "时间", "会议", "3", "2023"]
+#: years among words and numbers that are none (2004, 1899, 2100, 20040), next to CJK characters too
+_YEAR_PARTS = ["2004", "1999", "1899", "2100", "20040", "12", "in", "the", "年", "东京", "2020奥运"]
 
 
 TEXTS = (
@@ -128,6 +130,7 @@ TEXTS = (
     + _quoting_texts(500, seed=26)
     + _drawn_texts(_WORDS, 300, seed=27, sep=" ", longest=30)  # spellings, near misses, long words
     + _drawn_texts(_OCCASION_PARTS, 300, seed=28, sep="", longest=20)
+    + _drawn_texts(_YEAR_PARTS, 200, seed=29, sep=" ", longest=20)
     + corpus_texts(400)
 )
 

@@ -144,6 +144,24 @@ def test_two_replies_quoting_one_message_are_two_documents_not_one_removed_for_t
     assert compare_texts(short, short.replace("everyone here", "everyone")).kind in ("near", "content")
 
 
+def test_a_reply_quoting_a_replys_own_words_is_another_document_not_its_fuller_copy() -> None:
+    """The second reply quotes the first whole (its quote of the message and its own words) and
+    writes a paragraph of its own: a reply to that reply, not a fuller copy that supersedes it."""
+    first = _reply(
+        "Close, but no banana. The Murky News said the coach will be the new quarterback and I am\n"
+        "still trying to work out whether he is kidding or not."
+    )
+    quoted = "".join(f"> {line}\n" for line in first.splitlines())
+    answer = (
+        "I read the same column on Sunday and the writer was not kidding at all: he has a source\n"
+        "inside the front office who has been right about every trade this season, so believe it."
+    )
+    second = f"other@example.org writes:\n\n{quoted}\n{answer}\n"
+    ev = compare_texts(first, second)
+    assert ev.kind == "partial", ev
+    assert not ev.is_duplicate
+
+
 def test_typos_too_close_for_a_window_are_aligned_and_a_reworded_sentence_is_not() -> None:
     from neardup.match.signature import signatures
     from neardup.match.text import text_evidence
@@ -342,6 +360,22 @@ def test_a_guest_named_again_and_again_is_a_template_beside_other_differences() 
     # the same report with its typos and look-alike characters is still one document
     typo = first.replace("礼炮", "礼泡").replace("检阅", "捡阅", 1).replace("交换", "交涣")
     assert compare_texts(first, typo).kind == "near"
+
+
+def test_an_english_story_told_of_another_year_is_a_template_and_a_dateline_year_is_not() -> None:
+    story = (
+        "The festival opened on Friday with a record number of films in competition for the {y} prize. "
+        "Organisers said more than four hundred thousand tickets had been sold before the first screening. "
+        "The jury, chaired by a veteran director, will announce the winners at a ceremony on the last night. "
+        "Critics said the {y} programme was the strongest the festival had assembled in a decade of growth. "
+        "Hotels across the city reported that rooms had been fully booked for the whole of the fortnight. "
+        "The festival, founded in 1951, has become one of the most important events in the film calendar."
+    )
+    config = MatchConfig(report_templates=True)
+    assert compare_texts(story.format(y=2004), story.format(y=2006), config).kind == "template"
+    # a repost with a dateline of its own (its year) and the last sentence cut is the same story
+    repost = "BERLIN, 12 February 2005 (Reuters) - " + story.format(y=2004).rsplit(" The festival,", 1)[0]
+    assert compare_texts(story.format(y=2004), repost, config).kind in ("near", "contained")
 
 
 def test_a_copy_that_adds_next_to_nothing_beside_a_text_with_an_end_of_its_own_is_near() -> None:
