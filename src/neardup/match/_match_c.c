@@ -648,8 +648,9 @@ static void walk(const uint32_t *p, int64_t n, const uint8_t *cov, int64_t *adds
 /* text replaced alike in two or more places, in units (5 words, 25 CJK characters), that names a
  * template's subject however much else the texts differ by (text.py's ALIKE_SUBJECT) */
 #define ALIKE_SUBJECT 25
-/* swap_units' flag: the substitution is a name */
+/* swap_units' flags: the substitution is a name; the entry is the last words of a full name */
 #define SWAP_NAME ((int64_t)1 << 40)
+#define SWAP_TAIL ((int64_t)1 << 41)
 
 /* text.text_evidence into out[EVIDENCE_SIZE]; w holds buffers for max(na, nb) tokens */
 static void text_evidence(const uint32_t *a, int64_t na, const uint32_t *b, int64_t nb, int64_t w_cjk,
@@ -753,6 +754,14 @@ static void text_evidence(const uint32_t *a, int64_t na, const uint32_t *b, int6
                         W->swaps[n_swaps] = h;
                         W->swap_units[n_swaps] = ua + ub + (name ? SWAP_NAME : 0);
                         n_swaps++;
+                        /* a full name among words (Dieter Kosslick -> Serena Cheney): its last words
+                         * replaced alike elsewhere (Kosslick -> Cheney) are the same person's name */
+                        if (name && !(a[e - 1] & T_CJK) && !(b[f - 1] & T_CJK)) {
+                            W->swaps[n_swaps] = ((T_P + (uint64_t)(a[e - 1] & T_HASH)) * T_P) * T_P +
+                                                (uint64_t)(b[f - 1] & T_HASH);
+                            W->swap_units[n_swaps] = SWAP_TAIL;
+                            n_swaps++;
+                        }
                     }
                 }
             }
@@ -781,13 +790,24 @@ static void text_evidence(const uint32_t *a, int64_t na, const uint32_t *b, int6
         int64_t *order = W->order;
         argsort_kv(W->swaps, n_swaps, order, W->kv);
         int name = 0;
-        for (int64_t x = 0; x < n_swaps; x++) {
-            int64_t o = order[x];
-            if ((x > 0 && W->swaps[order[x - 1]] == W->swaps[o]) ||
-                (x + 1 < n_swaps && W->swaps[order[x + 1]] == W->swaps[o])) {
-                out[17] += W->swap_units[o] & (SWAP_NAME - 1);
-                name = name || (W->swap_units[o] & SWAP_NAME) != 0;
+        for (int64_t x = 0; x < n_swaps;) {
+            /* one substitution's places (and the full names it ends) */
+            int64_t y = x, places = 0, units = 0, named = 0;
+            for (; y < n_swaps && W->swaps[order[y]] == W->swaps[order[x]]; y++) {
+                int64_t u = W->swap_units[order[y]];
+                if (u & SWAP_TAIL) {
+                    named = 1;
+                    continue;
+                }
+                places++;
+                units += u & (SWAP_NAME - 1);
+                named = named || (u & SWAP_NAME) != 0;
             }
+            if (places >= 2) {
+                out[17] += units;
+                name = name || named;
+            }
+            x = y;
         }
         /* a name replaced alike in two places names the template's subject, however short and
          * whatever else is substituted: it counts as a full name and as most of the substitutions */

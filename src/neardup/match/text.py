@@ -47,7 +47,8 @@ hash, in text order: ``Signatures.profile``) and measures:
   or more on each side, no number: 佐科 -> 博里奇) replaced alike counts ``ALIKE_SUBJECT`` units
   and half of all substituted units at least, however short: a typo or a look-alike changes one
   character, a date rewrite holds digits, while the guest of a welcome ceremony is named again and
-  again.
+  again. Among words, a word replaced alike that ends a full name replaced elsewhere (Dieter
+  Kosslick -> Serena Cheney, then Kosslick -> Cheney twice) is a name too.
 
 >>> from neardup.match.signature import signatures
 >>> a = "国家主席习近平在人民大会堂同智利总统博里奇举行会谈。习近平欢迎博里奇来华进行国事访问。习近平指出，中方高度重视发展同智利的关系。"
@@ -83,6 +84,7 @@ _SHORT = 16
 #: template's subject however much else the texts differ by
 ALIKE_SUBJECT = 25
 _SWAP_NAME = np.int64(1) << np.int64(40)
+_SWAP_TAIL = np.int64(1) << np.int64(41)
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -475,6 +477,13 @@ def text_evidence(a: np.ndarray, b: np.ndarray, w_cjk: int, w_latin: int) -> np.
                         swaps[n_swaps] = h
                         swap_units[n_swaps] = ua + ub + (_SWAP_NAME if name else 0)
                         n_swaps += 1
+                        # a full name among words (Dieter Kosslick -> Serena Cheney): its last words
+                        # replaced alike elsewhere (Kosslick -> Cheney) are the same person's name
+                        if name and not a[e - 1] & _CJK and not b[f - 1] & _CJK:
+                            tail = (_P + np.uint64(a[e - 1] & _HASH)) * _P * _P + np.uint64(b[f - 1] & _HASH)
+                            swaps[n_swaps] = tail
+                            swap_units[n_swaps] = _SWAP_TAIL
+                            n_swaps += 1
         t = e
     if out[8] and occ_replaced:
         out[8] = 2
@@ -498,13 +507,26 @@ def text_evidence(a: np.ndarray, b: np.ndarray, w_cjk: int, w_latin: int) -> np.
     if n_swaps > 1:
         order = np.argsort(swaps[:n_swaps])
         name = False
-        for x in range(n_swaps):
-            o = order[x]
-            if (x > 0 and swaps[order[x - 1]] == swaps[o]) or (
-                x + 1 < n_swaps and swaps[order[x + 1]] == swaps[o]
-            ):
-                out[17] += swap_units[o] & (_SWAP_NAME - 1)
-                name = name or swap_units[o] >= _SWAP_NAME
+        x = 0
+        while x < n_swaps:
+            # one substitution's places (and the full names it ends)
+            y = x
+            places = 0
+            units = 0
+            named = False
+            while y < n_swaps and swaps[order[y]] == swaps[order[x]]:
+                u = swap_units[order[y]]
+                y += 1
+                if u & _SWAP_TAIL:
+                    named = True
+                    continue
+                places += 1
+                units += u & (_SWAP_NAME - 1)
+                named = named or (u & _SWAP_NAME) != 0
+            if places >= 2:
+                out[17] += units
+                name = name or named
+            x = y
         # a name replaced alike in two places names the template's subject, however short and
         # whatever else is substituted: it counts as a full name and as most of the substitutions
         if name:

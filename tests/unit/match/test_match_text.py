@@ -362,6 +362,20 @@ def test_a_guest_named_again_and_again_is_a_template_beside_other_differences() 
     assert compare_texts(first, typo).kind == "near"
 
 
+def test_a_person_named_in_full_then_by_surname_is_a_templates_subject_among_words() -> None:
+    story = (
+        "The festival director {full} said the line-up would be announced next week in {country}. "
+        "More than three hundred films have been submitted for the competition this year, organisers said. "
+        "{last} added that the opening night would feature a world premiere from a first-time director. "
+        "Ticket sales have been strong, with several screenings already sold out across the city. "
+        "The jury will be chaired by an actor who has won two awards at the festival in the past. "
+        "{last} said the festival hoped to attract a younger audience with a new programme of events."
+    )
+    first = story.format(full="Dieter Kosslick", last="Kosslick", country="France")
+    second = story.format(full="Serena Cheney", last="Cheney", country="Sweden")
+    assert compare_texts(first, second, MatchConfig(report_templates=True)).kind == "template"
+
+
 def test_an_english_story_told_of_another_year_is_a_template_and_a_dateline_year_is_not() -> None:
     story = (
         "The festival opened on Friday with a record number of films in competition for the {y} prize. "
