@@ -157,7 +157,7 @@ _PROMPT = (
 _LINK = re.compile("[" + _SPACES + "]*" + _PROMPT)
 # a prompt run on after a paragraph's last sentence (an extractor that flattens the link into the
 # paragraph): the paragraph ends before it
-_TAIL_LINK = re.compile(r"(?<=[。！？!?”」.\"])[ \t\u3000]*" + _PROMPT + r"[^\n]{0,100}$")
+_TAIL_LINK = re.compile(r"(?:(?<=[。！？!?”」.])|(?<=[.!?]\"))[ \t\u3000]*" + _PROMPT + r"[^\n]{0,100}$")
 # a text holds a prompt only if it holds one of these, as a prompt is written (one literal
 # alternation: one scan of a text, and most texts hold none)
 _PROMPT_MARK = re.compile(

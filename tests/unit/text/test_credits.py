@@ -132,9 +132,14 @@ def test_prompts_and_reading_links_in_english_go_wherever_they_stand() -> None:
     for line in (
         "Related to this, the governor said the committee was divided.",
         "The related decision to follow us into recession was not taken.",
+        'The banner over the stage read "Click here to win" in red letters.',
     ):
         assert strip_credits(BODY_EN + "\n" + line + "\n" + BODY_EN) == BODY_EN + "\n" + line + "\n" + BODY_EN
     assert strip_credits("Click here to subscribe") == "Click here to subscribe"  # one line: the text
+    assert (
+        strip_credits('He said "we will hold rates." Read more: Rates explained')
+        == 'He said "we will hold rates."'
+    )
     # so a repost carrying them, with sentences of the original dropped, is its contained copy
     original = (
         BODY_EN + "\nEconomists had expected the decision after last month's figures showed prices rising."
