@@ -186,18 +186,51 @@ def corpus_candidates_df(spark: Any, corpus: Any, batch: Any, config: DedupConfi
     )
     slots = batch.select("doc", F.posexplode("sketch").alias("slot", "v")).filter(F.col("v") != -1)
     batch_posters = slots.filter(F.col("slot") < cfg.posted).groupBy("v").agg(F.count(F.lit(1)).alias("n_b"))
-    shared = (
+    # one row per (corpus document, batch document, shared value), partitioned by corpus document
+    # and counted in Python tasks sorted in numpy (16 bytes a row), not in a JVM hash aggregate:
+    # every batch document of a batch that repeats the corpus meets up to max_posting posters of
+    # each of its values
+    shared_rows = (
         slots.select("v", "doc")
         .join(posters, "v")
         .join(batch_posters, "v", "left")
         .filter(F.col("n_c") + F.coalesce(F.col("n_b"), F.lit(0)) <= cfg.max_posting)
-        .select("doc", F.explode("poss").alias("pos"))
-        .groupBy("pos", "doc")
-        .agg(F.count(F.lit(1)).alias("n"))
-        .filter(F.col("n") >= cfg.min_shared)
-        .select("pos", "doc")
+        .select(F.explode("poss").alias("pos"), F.col("doc").cast("long").alias("doc"))
     )
+    shared = shared_rows.repartition("pos").mapInArrow(_count_task(cfg.min_shared), PAIR_SCHEMA)
     return found[0].unionByName(found[1]).unionByName(shared).distinct()
+
+
+#: (corpus position, batch document) candidate rows
+PAIR_SCHEMA = "pos long, doc long"
+
+
+def _count_task(min_shared: int) -> Any:
+    """mapInArrow over (pos, doc) rows, one per shared value: the pairs seen ``min_shared`` times
+    or more in the task's partition (all rows of a corpus position are in one partition)."""
+
+    def task(batches: Iterator[Any]) -> Iterator[Any]:
+        import pyarrow as pa
+
+        pos_parts, doc_parts = [], []
+        for rb in batches:
+            if rb.num_rows:
+                pos_parts.append(rb.column(0).to_numpy(zero_copy_only=False).astype(np.int64, copy=False))
+                doc_parts.append(rb.column(1).to_numpy(zero_copy_only=False).astype(np.int64, copy=False))
+        if not pos_parts:
+            return
+        pos, doc = np.concatenate(pos_parts), np.concatenate(doc_parts)
+        del pos_parts, doc_parts
+        order = np.lexsort((doc, pos))
+        pos, doc = pos[order], doc[order]
+        starts = np.flatnonzero(np.r_[True, (pos[1:] != pos[:-1]) | (doc[1:] != doc[:-1])])
+        counts = np.diff(np.r_[starts, pos.shape[0]])
+        keep = starts[counts >= min_shared]
+        for lo in range(0, keep.shape[0], _SLICE):
+            at = keep[lo : lo + _SLICE]
+            yield pa.RecordBatch.from_arrays([pa.array(pos[at]), pa.array(doc[at])], names=["pos", "doc"])
+
+    return task
 
 
 def corpus_rows_df(spark: Any, corpus: Any, positions: Any) -> Any:
