@@ -22,12 +22,12 @@ hash, in text order: ``Signatures.profile``) and measures:
   (digits before 年 月 日 号 届 次 期 周, or after 第): the next year's ceremony, the fourth meeting
   after the third, another day's figures; among words (a text mostly not CJK) a year (2004, 1900 to
   2099) is one too, but names another occasion only when one year stands in place of the other's
-  (a dateline or a cut end gives one copy years of its own); 2 when one such number also replaces the other in place
-  (a short substitution of an occasion number on both sides: 第59次 -> 第61次), or when the shorter
-  text tells another phase of a visit than the longer (a marker of its own that the longer never
-  holds: 将于 将赴 将出席 将率 in an announcement, 离京 in a departure, 抵达 in an arrival: a visit
-  announced, then reported); 3 when either text, in its own words, is the reactions to what the
-  other reports (反响, never in the other);
+  (a dateline or a cut end gives one copy years of its own); 2 when one such number also replaces
+  the other in place (a short substitution of an occasion number on both sides: 第59次 -> 第61次),
+  or when the shorter text tells another phase of a visit than the longer (a marker of its own
+  that the longer never holds: 将于 将赴 将出席 将率 in an announcement, 离京 in a departure, 抵达
+  in an arrival: a visit announced, then reported); 3 when either text, in its own words, is the
+  reactions to what the other reports (反响, never in the other);
 - **quoted**: shared text that one side sets on quoted lines (``>``, ``|`` or ``#`` first, as
   mail and forums quote): a reply quoting its parent, not a copy of it;
 - **blocks**: the longest uncovered run of each text (its largest block of its own) and the
