@@ -429,15 +429,46 @@ def _normal(df: Any, x: str, y: str) -> Any:
     )
 
 
-def connected_components(edges: Any, max_rounds: int = 200) -> tuple[Any, int]:
+#: the plan keeps its signature rows (about 2.6 KB a document with the text profile) on the
+#: executors' disks (``DISK_ONLY``: a partition kept in memory first is unrolled whole in the JVM
+#: heap), written in cached batches of this many rows (Spark's default 10,000 rows of profiles in
+#: each of a local session's tasks at once exhaust a 1 GB heap)
+CACHE_CONF = {"spark.sql.inMemoryColumnarStorage.batchSize": "2000"}
+
+#: a spanning forest of at most this many edges (16 bytes each) is labelled by one task's
+#: union-find (about 0.5 GB of one Python worker at the bound), larger ones in rounds
+ONE_TASK_EDGES = 16_000_000
+
+
+def _label_task(batches: Iterator[Any]) -> Iterator[Any]:
+    """mapInArrow over a whole forest's edges (a, b), in one task: (doc, comp) for every document
+    on an edge but its component's smallest, comp that smallest (``union_find``)."""
+    import pyarrow as pa
+
+    for rb in _forest_task(batches):
+        yield pa.RecordBatch.from_arrays(rb.columns, names=["doc", "comp"])
+
+
+def connected_components(
+    edges: Any, max_rounds: int = 200, one_task_edges: int = ONE_TASK_EDGES
+) -> tuple[Any, int]:
     """(doc, comp) for every document on an edge, comp the smallest document of its component;
-    edges are columns ``a``, ``b``. The alternating large-star / small-star algorithm (Kiveris et
-    al., "Connected Components in MapReduce and Beyond", 2014): a few rounds on real graphs, each
-    a handful of shuffles; the driver sees two numbers per round."""
+    edges are columns ``a``, ``b``. Each task's edges are reduced to a spanning forest; a forest of
+    at most ``one_task_edges`` edges is then labelled by one task's union-find (the driver sees its
+    count), a larger one by the alternating large-star / small-star algorithm (Kiveris et al.,
+    "Connected Components in MapReduce and Beyond", 2014): a few rounds on real graphs, each a
+    handful of shuffles; the driver sees two numbers per round. Returns the labels and the
+    rounds (0 when one task labelled them)."""
     F = _functions()
     # each task's edges reduced to a spanning forest first: the rounds then shuffle about one edge
     # per document instead of every candidate pair
-    e = _normal(edges.mapInArrow(_forest_task, "a long, b long"), "a", "b")
+    from pyspark import StorageLevel
+
+    e = _normal(edges.mapInArrow(_forest_task, "a long, b long"), "a", "b").persist(
+        StorageLevel.MEMORY_AND_DISK
+    )
+    if e.count() <= one_task_edges:
+        return e.repartition(1).mapInArrow(_label_task, "doc long, comp long"), 0
     last = None
     rounds = 0
     while rounds < max_rounds:
@@ -574,7 +605,7 @@ def _with_corpus(spark: Any, corpus: Any, docs_df: Any, config: DedupConfig) -> 
         F.lit(True).alias("fixed"),
     )
     shifted = docs_df.withColumn("doc", F.col("doc") + F.lit(matched)).withColumn("fixed", F.lit(False))
-    both = rows.unionByName(shifted).persist(StorageLevel.MEMORY_AND_DISK)
+    both = rows.unionByName(shifted).persist(StorageLevel.DISK_ONLY)
     both.count()
     ranked.unpersist()
     return both, matched
@@ -796,9 +827,9 @@ def distributed_dedup(
     stats = ReadStats()
     t0 = time.perf_counter()
     parts = int(spark.conf.get("spark.sql.shuffle.partitions"))
-    with spark_errors(docs.files):
+    with spark_errors(docs.files), session_conf(spark, CACHE_CONF):
         with session_conf(spark, read_conf or {}):
-            sig = signature_df(docs, config).persist(StorageLevel.MEMORY_AND_DISK)
+            sig = signature_df(docs, config).persist(StorageLevel.DISK_ONLY)
             sig.select("file").count()  # read and signed once; the split line counts arrive
         bad = sig.filter(F.col("error").isNotNull())
         good = sig.filter(F.col("error").isNull())
@@ -823,7 +854,7 @@ def distributed_dedup(
             *SIG_COLUMNS,
         )
         docs_df = _unique_ids(spark, docs_df, config.duplicate_ids)
-        docs_df = docs_df.persist(StorageLevel.MEMORY_AND_DISK)
+        docs_df = docs_df.persist(StorageLevel.DISK_ONLY)
         n = docs_df.count()
         sig.unpersist()
         stats.read = n
