@@ -39,22 +39,29 @@ _CREDIT = (
     r"(?:(?:本文|文章|消息|新闻|稿件|图片|视频|内容)?来源|稿源|(?:责任|值班|实习)?编辑|责编|审核|校对|作者|记者"
     r"|摄影|通讯员|监制|主编|原标题)[ \t]*[:：]"
     r"|[（(][ \t]*(?:责任编辑|编辑|来源)[ \t]*[:：][^）)\n]*[）)][ \t]*$"
-    r"|分享到|扫一扫|阅读(?:更多|原文|全文)|点击(?:查看|阅读|进入|关注)|【?(?:延伸阅读|相关阅读|推荐阅读|相关新闻|相关链接)】"
-    # portals' notices and prompts: copyright and disclaimer lines, "reposted from the web",
-    # "open the app", "follow us", an embedded mini-program, "read the rest" links
-    r"|(?:版权|免责)?声明[ \t]*[:：]|本文(?:转载自|来自)|转载自网络|如有侵权|[（(]?此处已?添加小程序"
-    r"|想了解更多|快来关注|(?i:打开app)|欢迎下载|[.…]+[ \t]*(?:点击)?阅读全文"
-    r"|(?:延伸阅读|相关阅读|推荐阅读)[ \t]*[:：]"
+    r"|分享到|扫一扫|阅读(?:更多|原文|全文)|点击(?:查看|阅读|进入|关注)"
+    # portals' notices: copyright and disclaimer lines, "reposted from the web", "open the app"
+    # (reading links and prompts are _PROMPT's, below)
+    r"|(?:版权|免责)?声明[ \t]*[:：]|本文(?:转载自|来自)|转载自网络|如有侵权|(?i:打开app)"
     # English: source and wire credits, comment and advertisement notices, share and follow links
     r"|(?i:(?:source|sources|credit|photo|image|via|original (?:title|headline))[ \t]*:"
     r"|\(?-?[ \t]*(?:additional )?(?:reporting|writing|editing|edited|written|compiled|produced) by\b"
     r"|comments are closed|story continues below|disclaimer[ \t]*:|share this|read more\b|follow us\b"
-    r"|copyright\b|all rights reserved|advertisement[ \t]*$|click here\b"
-    r"|(?:related(?: stories| articles| coverage)?|see also|also read|read next)[ \t]*:"
-    r"|sign up (?:for|to) (?:our|the)\b|subscribe to our\b|this (?:article|story) has been updated\b)"
+    r"|copyright\b|all rights reserved|advertisement[ \t]*$|click here\b)"
+)
+# what only links another article, or prompts the reader (follow us, sign up, download the app)
+# or marks an ad: a site's, wherever it stands (a whole line, or run on after a paragraph's last
+# sentence), never an article's own words
+_PROMPT = (
+    r"(?:【?(?:延伸阅读|相关阅读|推荐阅读|相关新闻|相关链接)(?:】|[ \t]*[:：])|[（(]?此处已?添加小程序"
+    r"|[.…]+[ \t]*(?:点击)?阅读全文|点击关注|欢迎下载|想了解更多|快来关注|本文图片来源于网络"
+    r"|(?i:(?:related(?: stories| articles| coverage)?|read more|see also|also read|read next)[ \t]*:"
+    r"|follow us on\b|sign up (?:for|to) (?:our|the)\b|click here to\b|subscribe to our\b"
+    r"|story continues below\b|advertisement[ \t.]*$|this (?:article|story) has been updated\b))"
 )
 _SPACES = " \t\u3000"
-_LINE = re.compile("[" + _SPACES + "]*(?:" + _CREDIT + ")", re.MULTILINE)
+# a credit line: the credits above, or a prompt (at an end, a prompt is a credit too)
+_LINE = re.compile("[" + _SPACES + "]*(?:" + _CREDIT + "|" + _PROMPT + ")", re.MULTILINE)
 # what a credit line starts with (after spaces, lowercased): most lines cost this one test
 _PREFIXES = tuple(
     [
@@ -144,16 +151,6 @@ _PREFIXES = tuple(
 _TITLE_SITE = re.compile(r"(?:[｜|]|_| - )[ \t]*[^｜|_\n]{1,16}[ \t\u3000]*$")
 
 
-# what only links another article, or prompts the reader (follow us, sign up, download the app)
-# or marks an ad: a site's, wherever it stands (a whole line, or run on after a paragraph's last
-# sentence), never an article's own words
-_PROMPT = (
-    r"(?:【?(?:延伸阅读|相关阅读|推荐阅读|相关新闻|相关链接)(?:】|[ \t]*[:：])|[（(]?此处已?添加小程序"
-    r"|[.…]+[ \t]*(?:点击)?阅读全文|点击关注|欢迎下载|想了解更多|快来关注|本文图片来源于网络"
-    r"|(?i:(?:related(?: stories| articles| coverage)?|read more|see also|also read|read next)[ \t]*:"
-    r"|follow us on\b|sign up (?:for|to) (?:our|the)\b|click here to\b|subscribe to our\b"
-    r"|story continues below\b|advertisement[ \t.]*$|this (?:article|story) has been updated\b))"
-)
 _LINK = re.compile("[" + _SPACES + "]*" + _PROMPT)
 # a prompt run on after a paragraph's last sentence (an extractor that flattens the link into the
 # paragraph): the paragraph ends before it
@@ -165,7 +162,8 @@ _PROMPT_MARK = re.compile(
         map(
             re.escape,
             (
-                *("阅读", "小程序", "点击关注", "欢迎下载", "想了解更多", "快来关注", "本文图片"),
+                *("阅读", "相关新闻", "相关链接", "小程序", "点击关注", "欢迎下载", "想了解更多", "快来关注"),
+                "本文图片",
                 *("Related", "RELATED", "Read more", "Read More", "READ MORE", "Read next", "READ NEXT"),
                 *("See also", "See Also", "SEE ALSO", "Also read", "Also Read", "ALSO READ"),
                 *("Follow us", "Follow Us", "FOLLOW US", "Sign up", "Sign Up", "SIGN UP"),

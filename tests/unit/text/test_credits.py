@@ -147,6 +147,12 @@ def test_prompts_and_reading_links_in_english_go_wherever_they_stand() -> None:
     assert compare_texts(original, page, MatchConfig()).kind in ("near", "contained", "content")
 
 
+def test_related_news_links_go_anywhere_and_at_the_end() -> None:
+    paragraphs = BODY_ZH.split("\n")
+    page = "\n".join([paragraphs[0], "相关新闻：另一篇文章的标题", *paragraphs[1:], "相关链接："])
+    assert strip_credits(page) == BODY_ZH
+
+
 def test_a_chinese_prompt_run_on_after_a_paragraph_goes() -> None:
     paragraphs = BODY_ZH.split("\n")
     page = "\n".join(
