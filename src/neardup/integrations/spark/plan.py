@@ -459,11 +459,11 @@ def connected_components(
     "Connected Components in MapReduce and Beyond", 2014): a few rounds on real graphs, each a
     handful of shuffles; the driver sees two numbers per round. Returns the labels and the
     rounds (0 when one task labelled them)."""
-    F = _functions()
-    # each task's edges reduced to a spanning forest first: the rounds then shuffle about one edge
-    # per document instead of every candidate pair
     from pyspark import StorageLevel
 
+    F = _functions()
+    # each task's edges reduced to a spanning forest first: the rounds then shuffle about one edge
+    # per document instead of every candidate pair, and one task labels a forest that fits it
     e = _normal(edges.mapInArrow(_forest_task, "a long, b long"), "a", "b").persist(
         StorageLevel.MEMORY_AND_DISK
     )
