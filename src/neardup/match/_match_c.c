@@ -652,6 +652,16 @@ static void walk(const uint32_t *p, int64_t n, const uint8_t *cov, int64_t *adds
 #define SWAP_NAME ((int64_t)1 << 40)
 #define SWAP_TAIL ((int64_t)1 << 41)
 
+/* a substitution's key: a's tokens [t, e) replaced by b's [q, f) (text.py's _swap_hash) */
+static inline uint64_t swap_hash(const uint32_t *a, int64_t t, int64_t e, const uint32_t *b, int64_t q,
+                                 int64_t f) {
+    uint64_t h = 1;
+    for (int64_t x = t; x < e; x++) h = h * T_P + (uint64_t)(a[x] & T_HASH);
+    h = h * T_P;
+    for (int64_t x = q; x < f; x++) h = h * T_P + (uint64_t)(b[x] & T_HASH);
+    return h;
+}
+
 /* text.text_evidence into out[EVIDENCE_SIZE]; w holds buffers for max(na, nb) tokens */
 static void text_evidence(const uint32_t *a, int64_t na, const uint32_t *b, int64_t nb, int64_t w_cjk,
                           int64_t w_latin, int64_t *out, Work *W) {
@@ -734,16 +744,12 @@ static void text_evidence(const uint32_t *a, int64_t na, const uint32_t *b, int6
                     out[18] += ua;
                     out[19] += ub;
                     if (ua >= 2 && ub >= 2) out[7] += 1;
-                    uint64_t h = 1;
                     int words = 0, numbers = 0;
                     for (int64_t x = t; x < e; x++) {
-                        h = h * T_P + (uint64_t)(a[x] & T_HASH);
                         words = words || !(a[x] & T_NUMBER);
                         numbers = numbers || (a[x] & T_NUMBER);
                     }
-                    h = h * T_P;
                     for (int64_t x = q; x < f; x++) {
-                        h = h * T_P + (uint64_t)(b[x] & T_HASH);
                         words = words || !(b[x] & T_NUMBER);
                         numbers = numbers || (b[x] & T_NUMBER);
                     }
@@ -751,14 +757,13 @@ static void text_evidence(const uint32_t *a, int64_t na, const uint32_t *b, int6
                         /* a name: two tokens or more on each side and no number (佐科 -> 博里奇; a
                          * typo or a look-alike changes one character, a date rewrite holds digits) */
                         int name = e - t >= 2 && f - q >= 2 && !numbers;
-                        W->swaps[n_swaps] = h;
+                        W->swaps[n_swaps] = swap_hash(a, t, e, b, q, f);
                         W->swap_units[n_swaps] = ua + ub + (name ? SWAP_NAME : 0);
                         n_swaps++;
                         /* a full name among words (Dieter Kosslick -> Serena Cheney): its last words
                          * replaced alike elsewhere (Kosslick -> Cheney) are the same person's name */
                         if (name && !(a[e - 1] & T_CJK) && !(b[f - 1] & T_CJK)) {
-                            W->swaps[n_swaps] = ((T_P + (uint64_t)(a[e - 1] & T_HASH)) * T_P) * T_P +
-                                                (uint64_t)(b[f - 1] & T_HASH);
+                            W->swaps[n_swaps] = swap_hash(a, e - 1, e, b, f - 1, f);
                             W->swap_units[n_swaps] = SWAP_TAIL;
                             n_swaps++;
                         }

@@ -292,6 +292,18 @@ def _own_occasion(a: np.ndarray, cov_a: np.ndarray, b: np.ndarray) -> bool:  # p
     return False
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _swap_hash(a: np.ndarray, t: int, e: int, b: np.ndarray, q: int, f: int) -> np.uint64:  # pragma: no cover
+    """A substitution's key: a's tokens [t, e) replaced by b's [q, f)."""
+    h = np.uint64(1)
+    for x in range(t, e):
+        h = h * _P + np.uint64(a[x] & _HASH)
+    h = h * _P
+    for x in range(q, f):
+        h = h * _P + np.uint64(b[x] & _HASH)
+    return h
+
+
 @njit(cache=True, nogil=True)
 def _terms(p: np.ndarray, mask: np.ndarray, want: bool) -> tuple[np.ndarray, np.ndarray]:  # pragma: no cover
     """The terms of ``p`` (a word, or two CJK characters in a row) where ``mask`` is ``want``, with
@@ -458,30 +470,25 @@ def text_evidence(a: np.ndarray, b: np.ndarray, w_cjk: int, w_latin: int) -> np.
                     if ua >= 2 and ub >= 2:
                         out[7] += 1
                     # a subject (a name, a language), not a figure: a corrected price is an edit
-                    h = np.uint64(1)
                     words = False
                     numbers = False
                     for x in range(t, e):
-                        h = h * _P + np.uint64(a[x] & _HASH)
                         words = words or not a[x] & _NUMBER
                         numbers = numbers or (a[x] & _NUMBER) != 0
-                    h = h * _P
                     for x in range(q, f):
-                        h = h * _P + np.uint64(b[x] & _HASH)
                         words = words or not b[x] & _NUMBER
                         numbers = numbers or (b[x] & _NUMBER) != 0
                     if words:
                         # a name: two tokens or more on each side and no number (佐科 -> 博里奇; a
                         # typo or a look-alike changes one character, a date rewrite holds digits)
                         name = e - t >= 2 and f - q >= 2 and not numbers
-                        swaps[n_swaps] = h
+                        swaps[n_swaps] = _swap_hash(a, t, e, b, q, f)
                         swap_units[n_swaps] = ua + ub + (_SWAP_NAME if name else 0)
                         n_swaps += 1
                         # a full name among words (Dieter Kosslick -> Serena Cheney): its last words
                         # replaced alike elsewhere (Kosslick -> Cheney) are the same person's name
                         if name and not a[e - 1] & _CJK and not b[f - 1] & _CJK:
-                            tail = (_P + np.uint64(a[e - 1] & _HASH)) * _P * _P + np.uint64(b[f - 1] & _HASH)
-                            swaps[n_swaps] = tail
+                            swaps[n_swaps] = _swap_hash(a, e - 1, e, b, f - 1, f)
                             swap_units[n_swaps] = _SWAP_TAIL
                             n_swaps += 1
         t = e
