@@ -61,6 +61,8 @@ hash, in text order: ``Signatures.profile``) and measures:
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from neardup.match._numba_lazy import njit
@@ -293,7 +295,7 @@ def _own_occasion(a: np.ndarray, cov_a: np.ndarray, b: np.ndarray) -> bool:  # p
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _swap_hash(a: np.ndarray, t: int, e: int, b: np.ndarray, q: int, f: int) -> np.uint64:  # pragma: no cover
+def _swap_hash(a: np.ndarray, t: int, e: int, b: np.ndarray, q: int, f: int) -> Any:  # pragma: no cover
     """A substitution's key: a's tokens [t, e) replaced by b's [q, f)."""
     h = np.uint64(1)
     for x in range(t, e):
