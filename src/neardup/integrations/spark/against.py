@@ -52,6 +52,7 @@ from neardup.dedup.index import (
 )
 from neardup.dedup.index import signatures_of as _signatures_of
 from neardup.integrations.spark.plan import SIG_COLUMNS
+from neardup.match.components import count_pairs
 from neardup.match.dates import day_date, days_of, reads_dates
 
 __all__ = ["corpus_candidates_df", "corpus_rows_df", "write_merge"]
@@ -219,16 +220,24 @@ def _count_task(min_shared: int) -> Any:
                 doc_parts.append(rb.column(1).to_numpy(zero_copy_only=False).astype(np.int64, copy=False))
         if not pos_parts:
             return
-        pos, doc = np.concatenate(pos_parts), np.concatenate(doc_parts)
-        del pos_parts, doc_parts
-        order = np.lexsort((doc, pos))
-        pos, doc = pos[order], doc[order]
-        starts = np.flatnonzero(np.r_[True, (pos[1:] != pos[:-1]) | (doc[1:] != doc[:-1])])
-        counts = np.diff(np.r_[starts, pos.shape[0]])
-        keep = starts[counts >= min_shared]
+        # corpus positions renumbered within the task, so a pair packs into 64 bits (a batch
+        # document is below 2^31) and is counted as the within-batch graph counts its pairs
+        positions, rank = np.unique(np.concatenate(pos_parts), return_inverse=True)
+        packed = rank.astype(np.uint64) << np.uint64(32)
+        del pos_parts, rank
+        packed |= np.concatenate(doc_parts).astype(np.uint64)
+        del doc_parts
+        pairs, counts = count_pairs(packed)
+        keep = pairs[counts >= min_shared]
         for lo in range(0, keep.shape[0], _SLICE):
-            at = keep[lo : lo + _SLICE]
-            yield pa.RecordBatch.from_arrays([pa.array(pos[at]), pa.array(doc[at])], names=["pos", "doc"])
+            part = keep[lo : lo + _SLICE]
+            yield pa.RecordBatch.from_arrays(
+                [
+                    pa.array(positions[(part >> np.uint64(32)).astype(np.int64)]),
+                    pa.array((part & np.uint64(0xFFFFFFFF)).astype(np.int64)),
+                ],
+                names=["pos", "doc"],
+            )
 
     return task
 
