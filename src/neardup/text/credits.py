@@ -11,7 +11,9 @@ each copy adds without them. In between only reading links and prompts are dropp
 <another article's title>, ``Related: ...``, ``Read more: ...``, an embedded mini-program,
 "……点击阅读全文", 点击关注, 欢迎下载, ``Follow us on ...``, ``Sign up for our newsletter``,
 ``Advertisement``), and such a line run on after a paragraph's last sentence: a line that merely
-starts like a credit inside an article stays.
+starts like a credit inside an article stays. A newsgroup reply's attribution line before the
+lines it quotes (``In article <id>, who writes:`` then ``> ...``) is the reply's header: it goes
+too, so a reply that writes nothing of its own is its message's copy.
 
 >>> strip_credits("来源：中国新闻网\\n\\n国务院常务会议今天召开。\\n\\n责任编辑：赵磊\\n分享到：微信 微博")
 '\\n国务院常务会议今天召开。\\n'
@@ -152,6 +154,9 @@ _TITLE_SITE = re.compile(r"(?:[｜|]|_| - )[ \t]*[^｜|_\n]{1,16}[ \t\u3000]*$")
 
 
 _LINK = re.compile("[" + _SPACES + "]*" + _PROMPT)
+# a newsgroup reply's attribution of the lines it quotes next ("In article <id>, who writes:" and
+# "> ..."): the reply's header, not what it writes
+_ATTRIBUTION = re.compile(r"(?i:in (?:article )?<[^>\n]{1,120}>[^\n]{0,160}\b(?:writes|wrote|says)[ \t]*:[ \t]*)\n[ \t]*>")
 # a prompt run on after a paragraph's last sentence (an extractor that flattens the link into the
 # paragraph): the paragraph ends before it
 _TAIL_LINK = re.compile(r"(?:(?<=[。！？!?”」.])|(?<=[.!?]\"))[ \t\u3000]*" + _PROMPT + r"[^\n]{0,100}$")
@@ -224,6 +229,8 @@ def strip_credits(text: str) -> str:
             candidates.append((i, text[at:end]))
             end = at - 1
     drop = {i for i, line in candidates if _is_credit(line)}
+    if text[:1] in "Ii" and (m := _ATTRIBUTION.match(text)) is not None:
+        drop.add(0)
     head_full = all(i in drop or not line.strip(_SPACES) for i, line in candidates[:HEAD_LINES])
     tail_full = all(i in drop or not line.strip(_SPACES) for i, line in candidates[HEAD_LINES:])
     cut = False

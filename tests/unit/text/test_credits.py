@@ -163,3 +163,17 @@ def test_a_chinese_prompt_run_on_after_a_paragraph_goes() -> None:
         ]
     )
     assert strip_credits(page) == BODY_ZH
+
+
+def test_a_replys_attribution_line_goes_only_before_the_lines_it_quotes() -> None:
+    head = "In article <C4z.Ftn@watserv1.example.edu>, bryan@example.edu (Bryan S) writes:\n"
+    quoted = "> I was thinking about who on each team was the MVP.\n> Anyway...\n"
+    assert strip_credits(head + quoted) == quoted
+    # an empty reply (its attribution and the quoted message) is the message's copy
+    parent = "I was thinking about who on each team was the MVP.\nAnyway...\n"
+    assert compare_texts(parent, head + quoted).kind in ("exact", "content")
+    # not before lines quoted another way, nor a line that merely says someone writes
+    other = head + ": I was thinking about it.\n"
+    assert strip_credits(other) == other
+    said = "In article <x> he writes: that is wrong.\n> quoted\n"
+    assert strip_credits(said) == said
