@@ -156,7 +156,9 @@ _TITLE_SITE = re.compile(r"(?:[｜|]|_| - )[ \t]*[^｜|_\n]{1,16}[ \t\u3000]*$")
 _LINK = re.compile("[" + _SPACES + "]*" + _PROMPT)
 # a newsgroup reply's attribution of the lines it quotes next ("In article <id>, who writes:" and
 # "> ..."): the reply's header, not what it writes
-_ATTRIBUTION = re.compile(r"(?i:in (?:article )?<[^>\n]{1,120}>[^\n]{0,160}\b(?:writes|wrote|says)[ \t]*:[ \t]*)\n[ \t]*>")
+_ATTRIBUTION = re.compile(
+    r"(?i:in (?:article )?<[^>\n]{1,120}>[^\n]{0,160}\b(?:writes|wrote|says)[ \t]*:[ \t]*)\n[ \t]*>"
+)
 # a prompt run on after a paragraph's last sentence (an extractor that flattens the link into the
 # paragraph): the paragraph ends before it
 _TAIL_LINK = re.compile(r"(?:(?<=[。！？!?”」.])|(?<=[.!?]\"))[ \t\u3000]*" + _PROMPT + r"[^\n]{0,100}$")
@@ -229,7 +231,7 @@ def strip_credits(text: str) -> str:
             candidates.append((i, text[at:end]))
             end = at - 1
     drop = {i for i, line in candidates if _is_credit(line)}
-    if text[:1] in "Ii" and (m := _ATTRIBUTION.match(text)) is not None:
+    if text[:1] in ("I", "i") and _ATTRIBUTION.match(text) is not None:
         drop.add(0)
     head_full = all(i in drop or not line.strip(_SPACES) for i, line in candidates[:HEAD_LINES])
     tail_full = all(i in drop or not line.strip(_SPACES) for i, line in candidates[HEAD_LINES:])

@@ -21,7 +21,7 @@ except ImportError:  # built without a C compiler: numbers_as_digits runs in Pyt
 if _fp_c is not None and not hasattr(_fp_c, "numbers_as_digits"):  # built from older sources
     _fp_c = None
 
-__all__ = ["normalize", "numbers_as_digits", "strip_tags", "t2s_map"]
+__all__ = ["normalize", "numbers_as_digits", "regional_phrases", "strip_tags", "t2s_map"]
 
 _TAG = re.compile(
     r"<(script|style|noscript|template)\b[^>]*>.*?</\1\s*>|<!--.*?-->|<[^>]+>", re.IGNORECASE | re.DOTALL
@@ -40,6 +40,46 @@ def t2s_map() -> dict[str, str]:
     """
     text = files("neardup").joinpath("data/t2s.tsv").read_text(encoding="utf-8")
     return dict(line.split("\t", 1) for line in text.splitlines() if line and not line.startswith("#"))
+
+
+# a text is in traditional script when its first _TRADITIONAL_SPAN characters write this many distinct
+# characters only traditional script writes (a simplified text may write a name in one: 王於昌)
+_TRADITIONAL_MIN = 3
+_TRADITIONAL_SPAN = 300
+
+
+@cache
+def _regional() -> tuple[re.Pattern[str], dict[int, str], re.Pattern[str], dict[str, str]]:
+    table = files("neardup").joinpath("data/t2s.tsv").read_text(encoding="utf-8")
+    # the rows up to the second comment line: what only traditional script writes
+    only = table.split("\n#", 1)[0].split("\n", 1)[1]
+    traditional = re.compile("[" + re.escape("".join(line[0] for line in only.splitlines() if line)) + "]")
+    to_simplified = {ord(t): s for t, s in t2s_map().items()}
+    rows = files("neardup").joinpath("data/tw_phrases.tsv").read_text(encoding="utf-8").splitlines()
+    phrases = dict(line.split("\t", 1) for line in rows if line and not line.startswith("#"))
+    pattern = re.compile("|".join(map(re.escape, sorted(phrases, key=len, reverse=True))))
+    return traditional, to_simplified, pattern, phrases
+
+
+def regional_phrases(text: str) -> str:
+    """A traditional-script text with its Taiwan phrases read as the mainland ones they stand for (資訊
+    as 信息, 釋出 as 发布, 網路 as 网络; OpenCC's TWPhrasesRev, less the phrases mainland texts write
+    themselves: ``tools/make_tw_phrases.py``), so a repost converted with Taiwan phrasing reads as its
+    source once folded to simplified characters. Other texts are returned as they are.
+
+    The text comes back in simplified characters (the signature reads every character so anyway).
+
+    >>> regional_phrases("臺灣網路資訊釋出")
+    '台湾网络信息发布'
+    >>> regional_phrases("网路资讯")
+    '网路资讯'
+    """
+    if text.isascii():
+        return text
+    traditional, to_simplified, pattern, phrases = _regional()
+    if len(set(traditional.findall(text, 0, _TRADITIONAL_SPAN))) < _TRADITIONAL_MIN:
+        return text
+    return pattern.sub(lambda w: phrases[w.group()], text.translate(to_simplified))
 
 
 _CN_DIGIT = {
