@@ -966,6 +966,21 @@ static void quote_marks(const uint32_t *cps, int64_t lo, int64_t hi, uint8_t *ma
     if (straight >= 0) quote_straight(straight, para_end >= 0 ? para_end : hi, lo, marked);
 }
 
+
+/* a line that mail and news readers quote: its first character (after spaces) is ">", "|" or "#";
+ * ":" before a space, a tab, ">" or the line's end; or a writer's initials before ">" ("MJM>") */
+static int quote_line(const uint32_t *cps, int64_t i, int64_t hi) {
+    uint32_t c = cps[i];
+    if (c == 62 || c == 124 || c == 35) return 1;
+    if (c == 58) {
+        uint32_t n = i + 1 < hi ? cps[i + 1] : 10;
+        return n == 32 || n == 9 || n == 62 || n == 10 || n == 13;
+    }
+    int64_t k = i;
+    while (k < hi && k < i + 5 && ((cps[k] | 32) >= 97 && (cps[k] | 32) <= 122)) k++;
+    return k > i && k < i + 5 && k < hi && cps[k] == 62;
+}
+
 static void sign_one(const uint32_t *cps, int64_t lo, int64_t hi, const uint32_t *table, int64_t n, int64_t k,
                      int64_t m, int64_t d, const SigOut *o, SigScratch *s) {
     uint64_t *toks = s->toks;
@@ -986,7 +1001,7 @@ static void sign_one(const uint32_t *cps, int64_t lo, int64_t hi, const uint32_t
             in_quote = 0;
         } else if (line_start && cp != 32 && cp != 9) {
             line_start = 0;
-            in_quote = cp == 62 || cp == 124 || cp == 35;
+            in_quote = quote_line(cps, i, hi);
         }
         if (cp < 0x10000) cp = (int64_t)table[cp];
         int cjk = is_cjk(cp);

@@ -193,6 +193,23 @@ def _quote_close(cp: int) -> bool:  # pragma: no cover - ” 」 』
 
 
 @njit(cache=True, nogil=True)
+def _quote_line(cps: np.ndarray, i: int, hi: int) -> bool:  # pragma: no cover
+    """A line that mail and news readers quote: its first character (after spaces) is ">", "|" or
+    "#"; ":" before a space, a tab, ">" or the line's end; or a writer's initials before ">"
+    ("MJM>")."""
+    c = int(cps[i])
+    if c == 62 or c == 124 or c == 35:
+        return True
+    if c == 58:
+        n = int(cps[i + 1]) if i + 1 < hi else 10
+        return n == 32 or n == 9 or n == 62 or n == 10 or n == 13
+    k = i
+    while k < hi and k < i + 5 and 97 <= (int(cps[k]) | 32) <= 122:
+        k += 1
+    return k > i and k < i + 5 and k < hi and int(cps[k]) == 62
+
+
+@njit(cache=True, nogil=True)
 def _quote_marks(cps: np.ndarray, lo: int, hi: int) -> np.ndarray:  # pragma: no cover
     """Per code point of ``lo:hi`` (plus one): inside the outermost pair of quotation marks (“” 「」
     『』, nested pairs inside) that holds at least ``_QUOTE_MARKED`` code points, or a pair of
@@ -285,7 +302,7 @@ def _one(
             in_quote = False
         elif line_start and cp != 32 and cp != 9:
             line_start = False
-            in_quote = cp == 62 or cp == 124 or cp == 35
+            in_quote = _quote_line(cps, i, hi)
         if cp < 0x10000:
             cp = int(table[cp])
         cjk = _is_cjk(cp)

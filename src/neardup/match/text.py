@@ -28,8 +28,9 @@ hash, in text order: ``Signatures.profile``) and measures:
   that the longer never holds: 将于 将赴 将出席 将率 in an announcement, 离京 in a departure, 抵达
   in an arrival: a visit announced, then reported); 3 when either text, in its own words, is the
   reactions to what the other reports (反响, never in the other);
-- **quoted**: shared text that one side sets on quoted lines (``>``, ``|`` or ``#`` first, as
-  mail and forums quote): a reply quoting its parent, not a copy of it;
+- **quoted**: shared text that one side sets on quoted lines (``>``, ``|`` or ``#`` first, ``:``
+  before a space, or initials before ``>`` as in ``MJM>``: as mail, news and forums quote): a reply
+  quoting its parent, not a copy of it;
 - **blocks**: the longest uncovered run of each text (its largest block of its own) and the
   number of separate shared runs it holds: a reply, a commentary or a round-up holds the other
   text as one or two quoted blocks beside a block of its own, while an abridged telling of the

@@ -18,10 +18,11 @@ from neardup_testing import corpus_texts
 
 pytest.importorskip("neardup.fingerprint._fp_c", reason="the C extension is not built here")
 
-# quote marks opening a line, newlines, digits, Chinese numerals and occasion units (年月日号届次期周 第),
-# letters, full-width and traditional forms, CJK beyond the BMP and other astral characters
+# quote marks opening a line (">", "|", "#", ": ", initials before ">"), newlines, digits, Chinese
+# numerals and occasion units (年月日号届次期周 第), letters, full-width and traditional forms, CJK
+# beyond the BMP and other astral characters
 _ALPHABET = list(
-    "> |#\n\t 0123456789一二三十百两〇年月日号届次期周第abcXYZ，。ＡＢ１２國長江人民中华😀𠀀\U00030000\U00031350é"
+    "> |#:\n\t 0123456789一二三十百两〇年月日号届次期周第abcXYZ，。ＡＢ１２國長江人民中华😀𠀀\U00030000\U00031350é"
 )
 
 

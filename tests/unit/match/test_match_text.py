@@ -419,3 +419,20 @@ def test_a_short_notice_sharing_one_sentence_with_a_report_is_not_its_copy() -> 
     assert 40 <= len(sentence) < MatchConfig().shared_min
     assert compare_texts(report, notice).kind not in ("near", "contained")
     assert compare_texts(report, notice, MatchConfig(shared_min=40)).kind == "contained"
+
+
+def test_a_reply_quoting_with_a_colon_or_initials_is_a_reply_not_its_parents_fuller_copy() -> None:
+    """News readers quote with ": " or the writer's initials ("MJM>") as well as "> ": the parent is
+    not removed as contained in the reply that quotes it and answers."""
+    answer = (
+        "As I recall, you can click the button at the upper left of the window and choose another\n"
+        "font there. There is also a preview that shows how the new size looks before you apply it,\n"
+        "and the setting is kept for the next session once you save it in the dialog."
+    )
+    for mark in (": ", "MJM> ", "> "):
+        quoted = "".join(f"{mark}{line}\n" for line in PARENT.splitlines())
+        reply = f"someone@example.org wrote:\n{quoted}\n{answer}\n"
+        ev = compare_texts(PARENT, reply)
+        assert ev.kind == "partial", (mark, ev)
+    # a line that merely starts with a colon-led emoticon or a word before ">" elsewhere is text
+    assert compare_texts(PARENT, PARENT + "\n:-) thanks").kind in ("near", "content")
