@@ -36,6 +36,8 @@
 #define EMPTY32 0xFFFFFFFFu
 #define EMPTY64 0xFFFFFFFFFFFFFFFFull
 #define EVIDENCE_SIZE 20
+/* substitutions of figures only (numbers on both sides) that name another occasion */
+#define FIGURES_OCCASION 3
 #define LATIN_UNITS 5
 #define N_TH 27
 #define NO_DAY INT32_MIN
@@ -712,7 +714,7 @@ static void text_evidence(const uint32_t *a, int64_t na, const uint32_t *b, int6
     out[12] = lead(b, nb, cov_b);
     /* substitutions: an uncovered run of a right after a shared window, facing an uncovered run of b
      * right after the same window */
-    int64_t n_swaps = 0;
+    int64_t n_swaps = 0, figures = 0;
     int occ_replaced = 0;
     int64_t t = w;
     while (t < na) {
@@ -753,6 +755,7 @@ static void text_evidence(const uint32_t *a, int64_t na, const uint32_t *b, int6
                         words = words || !(b[x] & T_NUMBER);
                         numbers = numbers || (b[x] & T_NUMBER);
                     }
+                    if (!words) figures++;
                     if (words) {
                         /* a name: two tokens or more on each side and no number (佐科 -> 博里奇; a
                          * typo or a look-alike changes one character, a date rewrite holds digits) */
@@ -777,6 +780,15 @@ static void text_evidence(const uint32_t *a, int64_t na, const uint32_t *b, int6
     /* among words, a year each text holds alone is a dateline's or a cut end's: another occasion
      * only when one year stands in place of the other's */
     if (out[8] == 1 && 2 * cjk < na) out[8] = 0;
+    /* figures replaced in FIGURES_OCCASION places or more, and in more places than the figures both
+     * texts hold (another day's prices, counts, scores; a corrected figure is one or two, a new
+     * version of a long listing keeps most of its figures, and numbers written another way are read
+     * as one): another occasion told on one template */
+    if (figures >= FIGURES_OCCASION && out[8] < 2) {
+        int64_t kept = 0; /* figures both texts hold, in a */
+        for (int64_t x = 0; x < na; x++) kept += cov_a[x] && (a[x] & T_NUMBER);
+        if (figures >= kept) out[8] = 2;
+    }
     /* the shorter text tells another phase of a visit than the longer (a marker of its own that the
      * longer never holds: 将于 in the notice against at most 将出席 in the arrival report, 离京 in the
      * departure): two occasions of one event */

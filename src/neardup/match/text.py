@@ -26,7 +26,9 @@ hash, in text order: ``Signatures.profile``) and measures:
   the other in place (a short substitution of an occasion number on both sides: 第59次 -> 第61次),
   or when the shorter text tells another phase of a visit than the longer (a marker of its own
   that the longer never holds: 将于 将赴 将出席 将率 in an announcement, 离京 in a departure, 抵达
-  in an arrival: a visit announced, then reported); 3 when either text, in its own words, is the
+  in an arrival: a visit announced, then reported), or when figures replace figures in place in
+  three places or more, more than the figures both hold (another day's market report); 3 when
+  either text, in its own words, is the
   reactions to what the other reports (反响, never in the other);
 - **quoted**: shared text that one side sets on quoted lines (``>``, ``|`` or ``#`` first, ``:``
   before a space, or initials before ``>`` as in ``MJM>``: as mail, news and forums quote): a reply
@@ -72,6 +74,8 @@ __all__ = ["EVIDENCE_SIZE", "LATIN_UNITS", "text_evidence"]
 
 #: length of the evidence array ``text_evidence`` returns
 EVIDENCE_SIZE = 20
+# substitutions of figures only (numbers on both sides) that name another occasion
+_FIGURES_OCCASION = 3
 
 #: characters a non-CJK token (a word, a number) counts for, in adds and passages
 LATIN_UNITS = 5
@@ -437,6 +441,7 @@ def text_evidence(a: np.ndarray, b: np.ndarray, w_cjk: int, w_latin: int) -> np.
     swaps = np.empty(na, np.uint64)
     swap_units = np.empty(na, np.int64)
     n_swaps = 0
+    figures = 0
     occ_replaced = False
     t = w
     while t < na:
@@ -481,6 +486,8 @@ def text_evidence(a: np.ndarray, b: np.ndarray, w_cjk: int, w_latin: int) -> np.
                     for x in range(q, f):
                         words = words or not b[x] & _NUMBER
                         numbers = numbers or (b[x] & _NUMBER) != 0
+                    if not words:
+                        figures += 1
                     if words:
                         # a name: two tokens or more on each side and no number (佐科 -> 博里奇; a
                         # typo or a look-alike changes one character, a date rewrite holds digits)
@@ -501,6 +508,17 @@ def text_evidence(a: np.ndarray, b: np.ndarray, w_cjk: int, w_latin: int) -> np.
     # only when one year stands in place of the other's
     if out[8] == 1 and 2 * cjk < na:
         out[8] = 0
+    # figures replaced in _FIGURES_OCCASION places or more, and in more places than the figures both
+    # texts hold (another day's prices, counts, scores; a corrected figure is one or two, a new
+    # version of a long listing keeps most of its figures, and numbers written another way are read
+    # as one): another occasion told on one template
+    if figures >= _FIGURES_OCCASION and out[8] < 2:
+        kept = 0  # figures both texts hold, in a
+        for x in range(na):
+            if cov_a[x] and a[x] & _NUMBER:
+                kept += 1
+        if figures >= kept:
+            out[8] = 2
     # the shorter text tells another phase of a visit than the longer (a marker of its own that
     # the longer never holds: 将于 in the notice against at most 将出席 in the arrival report, 离京
     # in the departure): two occasions of one event

@@ -436,3 +436,27 @@ def test_a_reply_quoting_with_a_colon_or_initials_is_a_reply_not_its_parents_ful
         assert ev.kind == "partial", (mark, ev)
     # a line that merely starts with a colon-led emoticon or a word before ">" elsewhere is text
     assert compare_texts(PARENT, PARENT + "\n:-) thanks").kind in ("near", "content")
+
+
+MARKET = (
+    "Shares in London closed higher, with the FTSE 100 up 42 points at 7,512 as miners rallied. "
+    "Anglo American rose 3.1% and Rio Tinto gained 2.4%, while BP slipped 0.8%. The pound was flat at "
+    "$1.27. Analysts said hopes of lower interest rates had lifted sentiment, with trading volumes "
+    "around 5.1 billion shares and the index still 3% below its record."
+)
+
+
+def test_another_days_figures_on_one_template_are_another_story_and_a_corrected_figure_is_not() -> None:
+    """Most figures replaced, each in its place (another day's market report), name another
+    occasion; one or two corrected figures are edits of one report."""
+    other_day = (
+        MARKET.replace("42 points at 7,512", "17 points at 7,529")
+        .replace("3.1%", "1.2%")
+        .replace("2.4%", "0.9%")
+        .replace("0.8%", "0.3%")
+        .replace("$1.27", "$1.28")
+        .replace("5.1 billion", "4.6 billion")
+    )
+    assert not compare_texts(MARKET, other_day).is_duplicate
+    assert compare_texts(MARKET, MARKET.replace("3.1%", "3.2%")).kind == "near"
+    assert compare_texts(MARKET, MARKET.replace("3.1%", "3.2%").replace("$1.27", "$1.26")).kind == "near"
