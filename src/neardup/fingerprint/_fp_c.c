@@ -833,6 +833,20 @@ static inline int is_cjk_numeral(int64_t cp) { /* 〇一二三四五六七八九
 }
 
 static uint64_t OCCASION[8]; /* the tokens of 年 月 日 号 届 次 期 周 and 第, set at import */
+/* the tokens of the weekdays and of the months (but "may", a verb as often), set at import: a
+ * weekday or a month among words names an occasion; a day of the month does not, so a FAQ's new
+ * version dated ten days later is still its copy */
+#define N_CALENDAR 18
+static uint64_t CALENDAR[N_CALENDAR];
+static const char *CALENDAR_WORDS[N_CALENDAR] = {
+    "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "january", "february",
+    "march", "april", "june", "july", "august", "september", "october", "november", "december"};
+
+static inline int calendar_word(uint64_t tok) {
+    for (int i = 0; i < N_CALENDAR; i++)
+        if (tok == CALENDAR[i]) return 1;
+    return 0;
+}
 static uint64_t DI, SHI, GE;
 
 static inline int is_occasion_unit(uint64_t tok) {
@@ -1073,6 +1087,8 @@ static void sign_one(const uint32_t *cps, int64_t lo, int64_t hi, const uint32_t
                 v |= 0x40000000U;
             }
         }
+        else if (!cjks[t] && calendar_word(toks[t]))
+            v |= 0x40000000U;
         o->prof[base + t] = v;
     }
     if (nt == 0) return;
@@ -1812,6 +1828,11 @@ PyMODINIT_FUNC PyInit__fp_c(void) {
     for (int i = 0; i < 8; i++) OCCASION[i] = smix(units[i] + SP);
     for (int v = 0; v < 256; v++)
         for (int i = 0; i < 8; i++) EXPAND[v][i] = ((v >> i) & 1) ? ~0ULL : 0;
+    for (int i = 0; i < N_CALENDAR; i++) {
+        uint64_t h = FNV0;
+        for (const char *c = CALENDAR_WORDS[i]; *c; c++) h = (h ^ (uint64_t)(unsigned char)*c) * FNV;
+        CALENDAR[i] = smix(h);
+    }
     DI = smix(0x7B2CULL + SP);
     SHI = smix(0x65F6ULL + SP); /* 时 */
     GE = smix(0x4E2AULL + SP);  /* 个 */

@@ -72,6 +72,41 @@ def _is_occasion_unit(tok: np.uint64) -> bool:  # pragma: no cover - 年 月 日
     )
 
 
+def _word_token(word: str) -> int:
+    """A word's token as the kernel hashes it (FNV-1a over its letters, then splitmix64's finalizer)."""
+    m = (1 << 64) - 1
+    h = int(_FNV0)
+    for c in word.encode("ascii"):
+        h = ((h ^ c) * int(_FNV)) & m
+    h = ((h ^ (h >> 30)) * 0xBF58476D1CE4E5B9) & m
+    h = ((h ^ (h >> 27)) * 0x94D049BB133111EB) & m
+    return h ^ (h >> 31)
+
+
+#: the tokens of the weekdays, then of the months (but "may", a verb as often): a weekday or a month
+#: among words names an occasion (``_fp_c.c``'s CALENDAR); a day of the month does not, so a FAQ's
+#: new version dated ten days later is still its copy
+_CALENDAR = np.array(
+    [
+        _word_token(w)
+        for w in (
+            *("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"),
+            *("january", "february", "march", "april", "june", "july", "august"),
+            *("september", "october", "november", "december"),
+        )
+    ],
+    np.uint64,
+)
+
+
+@njit(cache=True, inline="always")
+def _calendar_word(tok: np.uint64) -> bool:  # pragma: no cover
+    found = False
+    for i in range(_CALENDAR.shape[0]):
+        found = found or tok == _CALENDAR[i]
+    return found
+
+
 @njit(cache=True, inline="always")
 def _occasion_kind(tok: np.uint64, di: np.uint64) -> Any:  # pragma: no cover
     """An occasion unit's kind: 号 is a day as 日 is, 届 次 期 are ordinals as 第 (``di``) is."""
@@ -375,6 +410,8 @@ def _one(
             if unit != 0:
                 v = (v & np.uint32(0xB0000000)) | np.uint32(_mix(toks[t] * _P + unit) >> np.uint64(36))
                 v |= np.uint32(0x40000000)
+        elif not cjks[t] and _calendar_word(toks[t]):
+            v |= np.uint32(0x40000000)
         prof[base + t] = v
     if nt == 0:
         return

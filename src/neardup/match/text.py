@@ -21,8 +21,8 @@ hash, in text order: ``Signatures.profile``) and measures:
 - **occasion**: both texts hold a year, a date or an edition / session number the other never holds
   (digits before 年 月 日 号 届 次 期 周, or after 第): the next year's ceremony, the fourth meeting
   after the third, another day's figures; among words (a text mostly not CJK) a year (2004, 1900 to
-  2099) is one too, but names another occasion only when one year stands in place of the other's
-  (a dateline or a cut end gives one copy years of its own); 2 when one such number also replaces
+  2099), a weekday or a month (not "may") is one too, but names another occasion only when one
+  stands in place of the other's (a dateline or a cut end gives one copy years of its own); 2 when one such number also replaces
   the other in place (a short substitution of an occasion number on both sides: 第59次 -> 第61次),
   or when the shorter text tells another phase of a visit than the longer (a marker of its own
   that the longer never holds: 将于 将赴 将出席 将率 in an announcement, 离京 in a departure, 抵达

@@ -48,6 +48,10 @@ def _quoting_texts(k: int, seed: int) -> list[str]:
 
 
 _WORDS = [
+    "Monday",
+    "march",
+    "December",
+    "may",
     "colour",
     "colours",
     "coloured",

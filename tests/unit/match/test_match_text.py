@@ -460,3 +460,23 @@ def test_another_days_figures_on_one_template_are_another_story_and_a_corrected_
     assert not compare_texts(MARKET, other_day).is_duplicate
     assert compare_texts(MARKET, MARKET.replace("3.1%", "3.2%")).kind == "near"
     assert compare_texts(MARKET, MARKET.replace("3.1%", "3.2%").replace("$1.27", "$1.26")).kind == "near"
+
+
+STORY = (
+    "Shares in Tokyo rose on Monday after the central bank left its policy unchanged, and exporters "
+    "led the gains as the yen weakened. Traders said the session was quiet, with volumes below the "
+    "monthly average and most investors waiting for the trade figures. The bank said it would review "
+    "its forecasts in March, when new data on wages and prices will be known."
+)
+
+
+def test_another_weekday_or_month_on_one_template_is_another_story() -> None:
+    """A weekday or a month replaced in its place names another occasion, as a year does; a
+    repost that writes "yesterday" for the day, or a new version dated another day of the month, is
+    still a copy."""
+    other = STORY.replace("Monday", "Tuesday")
+    assert not compare_texts(STORY, other).is_duplicate
+    assert not compare_texts(STORY, STORY.replace("March", "April")).is_duplicate
+    assert compare_texts(STORY, STORY.replace("on Monday", "yesterday")).kind == "near"
+    dated = STORY + " Updated 5 March."
+    assert compare_texts(dated, dated.replace("5 March", "15 March")).is_duplicate
