@@ -1,0 +1,112 @@
+"""Stories told again on another occasion, made from real articles: how often the engine merges
+them with their source (it should not), beside edits that keep the occasion (it should).
+
+    NEARDUP_DATA=../shared/data python bench/bench_occasions.py [--limit 1000]
+
+From en-bbc: every weekday named moved on a day, every month (but May) moved on a month, the day
+of a month moved, every weekday moved and every figure but years changed (another day's report);
+one weekday written "yesterday" (a repost's edit). From zh-xwlb: every date 5月6日 moved on a day,
+every figure but years changed, one figure (a count, an amount) corrected. Prints the share merged (exact, content, near,
+contained) per probe.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import os
+import re
+from collections import Counter
+from pathlib import Path
+
+import orjson
+
+from neardup.match import compare_texts
+
+ROOT = Path(__file__).resolve().parents[1]
+DAYS = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
+MONTHS = ["January", "February", "March", "April", "June", "July", "August", "September", "October"]
+MONTHS += ["November", "December"]
+WEEKDAY = re.compile(r"\b(" + "|".join(DAYS) + r")\b")
+MONTH = re.compile(r"\b(" + "|".join(MONTHS) + r")\b")
+DAY_OF_MONTH = re.compile(r"\b(\d{1,2}) (" + "|".join(MONTHS) + r")\b")
+FIGURE = re.compile(r"(?<![\d.])\d+(?:\.\d+)?(?![\d.])")
+ZH_DATE = re.compile(r"(\d{1,2})月(\d{1,2})日")
+# a figure that is no date, year, session or ordinal: a count, an amount, a share
+ZH_FIGURE = re.compile(r"(?<![\d.第])\d+(?![\d.年月日号届次期周时])")
+MERGED = {"exact", "content", "near", "contained"}
+
+
+def _figures(text: str) -> str:
+    def change(m: re.Match[str]) -> str:
+        x = m.group()
+        if "." not in x and 1900 <= int(x) <= 2099:
+            return x
+        return f"{float(x) * 1.1 + 1:.1f}" if "." in x else str(int(x) * 11 // 10 + 1)
+
+    return FIGURE.sub(change, text)
+
+
+def _en(text: str) -> dict[str, str | None]:
+    nxt = {d: DAYS[(i + 1) % 7] for i, d in enumerate(DAYS)}
+    nxm = {m: MONTHS[(i + 1) % len(MONTHS)] for i, m in enumerate(MONTHS)}
+    has_day, has_month = WEEKDAY.search(text), MONTH.search(text)
+    return {
+        "weekday moved (template)": WEEKDAY.sub(lambda m: nxt[m.group()], text) if has_day else None,
+        "month moved (template)": MONTH.sub(lambda m: nxm[m.group()], text) if has_month else None,
+        "day of month moved (template)": DAY_OF_MONTH.sub(
+            lambda m: f"{int(m.group(1)) % 28 + 1} {m.group(2)}", text
+        )
+        if DAY_OF_MONTH.search(text)
+        else None,
+        "weekday and figures (template)": _figures(WEEKDAY.sub(lambda m: nxt[m.group()], text))
+        if has_day and len(FIGURE.findall(text)) >= 3
+        else None,
+        "a weekday as 'yesterday' (copy)": WEEKDAY.sub("yesterday", text, count=1) if has_day else None,
+    }
+
+
+def _zh(text: str) -> dict[str, str | None]:
+    figures = FIGURE.findall(text)
+    one = ZH_FIGURE.search(text)
+    return {
+        "date moved a day (template)": ZH_DATE.sub(
+            lambda m: f"{m.group(1)}月{int(m.group(2)) % 28 + 1}日", text
+        )
+        if ZH_DATE.search(text)
+        else None,
+        "figures changed (template)": _figures(text) if len(figures) >= 4 else None,
+        "one figure corrected (copy)": text[: one.start()]
+        + str(int(float(one.group())) + 1)
+        + text[one.end() :]
+        if one and "." not in one.group() and not 1900 <= int(one.group()) <= 2099
+        else None,
+    }
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--limit", type=int, default=1000, help="articles of each corpus")
+    args = ap.parse_args()
+    data = Path(os.environ.get("NEARDUP_DATA", ROOT.parent / "shared" / "data"))
+    print("| corpus | probe | pairs | merged |")
+    print("|---|---|---|---|")
+    for corpus, probes in (("en-bbc", _en), ("zh-xwlb", _zh)):
+        with gzip.open(data / f"{corpus}.jsonl.gz") as f:
+            texts = [str(orjson.loads(line).get("text") or "") for line in f][: args.limit]
+        merged: Counter[str] = Counter()
+        pairs: Counter[str] = Counter()
+        for text in texts:
+            for name, other in probes(text).items():
+                if other is None or other == text:
+                    continue
+                pairs[name] += 1
+                merged[name] += compare_texts(text, other).kind in MERGED
+        for name in pairs:
+            print(
+                f"| {corpus} | {name} | {pairs[name]} | {merged[name] / pairs[name]:.1%} ({merged[name]}) |"
+            )
+
+
+if __name__ == "__main__":
+    main()
