@@ -77,6 +77,37 @@ EVIDENCE_SIZE = 20
 # substitutions of figures only (numbers on both sides) that name another occasion
 _FIGURES_OCCASION = 3
 
+
+def _cjk_profile(c: str) -> int:
+    """A CJK character's profile value without its flags (the signature kernel's token, splitmix64's
+    finalizer of its code point plus a constant, top 28 bits)."""
+    m = (1 << 64) - 1
+    x = (ord(c) + 0x9E3779B97F4A7C15) & m
+    x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & m
+    x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & m
+    return (x ^ (x >> 31)) >> 36
+
+
+# the single characters of neardup/data/stopwords_zh.txt but the places (上 下 中 里 内 外, as in 中国 and
+# 上海): one of them replaced by another character is a typo or a look-alike, not a subject
+# (``_match_c.c``'s FUNCTION_CP)
+_FUNCTION_CJK = np.array(
+    [
+        _cjk_profile(c)
+        for c in "的了和是在也就都而及与着或我你他她它这那之其此于以为对从被把让向由给将并且又但还更很最太会要应得地吗呢吧啊呀哦嘛么哪谁有无不没各每某等即则乃亦已仍当个位些"
+    ],
+    np.uint32,
+)
+
+
+@njit(cache=True, inline="always")
+def _function_cjk(v: np.uint32) -> bool:  # pragma: no cover
+    found = False
+    for i in range(_FUNCTION_CJK.shape[0]):
+        found = found or (v & np.uint32(0x0FFFFFFF)) == _FUNCTION_CJK[i]
+    return found
+
+
 #: characters a non-CJK token (a word, a number) counts for, in adds and passages
 LATIN_UNITS = 5
 _CJK = np.uint32(0x80000000)
@@ -479,16 +510,29 @@ def text_evidence(a: np.ndarray, b: np.ndarray, w_cjk: int, w_latin: int) -> np.
                         out[7] += 1
                     # a subject (a name, a language), not a figure: a corrected price is an edit
                     words = False
-                    numbers = False
+                    num_a = False
+                    num_b = False
                     for x in range(t, e):
                         words = words or not a[x] & _NUMBER
-                        numbers = numbers or (a[x] & _NUMBER) != 0
+                        num_a = num_a or (a[x] & _NUMBER) != 0
                     for x in range(q, f):
                         words = words or not b[x] & _NUMBER
-                        numbers = numbers or (b[x] & _NUMBER) != 0
+                        num_b = num_b or (b[x] & _NUMBER) != 0
+                    numbers = num_a or num_b
                     if not words:
                         figures += 1
-                    if words:
+                    # a subject, not an edit: a date written another way (今天 -> 5月6日) holds
+                    # digits on one side only, and a typo or a look-alike replaces a function
+                    # character by another, however often (的 -> 地; 法 -> 俄 in 法文版 -> 俄文版
+                    # is a subject)
+                    typo = (
+                        e - t == 1
+                        and f - q == 1
+                        and (a[t] & _CJK) != 0
+                        and (b[q] & _CJK) != 0
+                        and (_function_cjk(a[t]) or _function_cjk(b[q]))
+                    )
+                    if words and num_a == num_b and not typo:
                         # a name: two tokens or more on each side and no number (佐科 -> 博里奇; a
                         # typo or a look-alike changes one character, a date rewrite holds digits)
                         name = e - t >= 2 and f - q >= 2 and not numbers

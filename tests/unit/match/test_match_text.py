@@ -480,3 +480,22 @@ def test_another_weekday_or_month_on_one_template_is_another_story() -> None:
     assert compare_texts(STORY, STORY.replace("on Monday", "yesterday")).kind == "near"
     dated = STORY + " Updated 5 March."
     assert compare_texts(dated, dated.replace("5 March", "15 March")).is_duplicate
+
+
+REPORT = (
+    "今天，第十届全国少数民族传统体育运动会在郑州开幕。来自全国各地的七千多名运动员将在今天到本月十六日期间参加"
+    "十七个竞赛项目的比赛。开幕式上，各代表团依次入场，观众席上掌声不断。组委会介绍，本届运动会的竞赛场馆全部"
+    "在郑州市区，赛事安排紧凑有序。运动员们表示，能在家门口参加比赛感到非常自豪，一定赛出风格、赛出水平。"
+)
+
+
+def test_a_date_written_for_today_or_a_repeated_typo_is_an_edit_and_a_country_replaced_is_a_subject() -> None:
+    """Edits a repost makes again and again are not a template's subject: 今天 written as the date
+    (digits on one side only), a function character mistyped (的 -> 地, 在 -> 再); a place or a
+    language replaced wherever it stands is (郑州 -> 洛阳, 法文版 -> 俄文版)."""
+    assert compare_texts(REPORT, REPORT.replace("今天", "9月8日")).is_duplicate
+    assert compare_texts(REPORT, REPORT.replace("的", "地", 3)).is_duplicate
+    assert compare_texts(REPORT, REPORT.replace("在", "再", 2)).is_duplicate
+    assert not compare_texts(REPORT, REPORT.replace("郑州", "洛阳")).is_duplicate
+    book = "《习近平谈治国理政》第四卷法文版近日由外文出版社出版，面向海内外发行。法文版的出版发行，有助于国际社会深入了解中国。"
+    assert not compare_texts(book, book.replace("法文版", "俄文版")).is_duplicate
