@@ -6,7 +6,8 @@ them with their source (it should not), beside edits that keep the occasion (it 
 From en-bbc: every weekday named moved on a day, every month (but May) moved on a month, the day
 of a month moved, every weekday moved and every figure but years changed (another day's report);
 one weekday written "yesterday" (a repost's edit). From zh-xwlb: every date 5月6日 moved on a day,
-every figure but years changed, one figure (a count, an amount) corrected. Prints the share merged (exact, content, near,
+every figure but years changed, 中国 replaced by 俄国 (another subject); one figure (a count, an
+amount) corrected, 今天 written as a date, 的 mistyped 地 three times (a repost's edits). Prints the share merged (exact, content, near,
 contained) per probe.
 """
 
@@ -70,6 +71,9 @@ def _zh(text: str) -> dict[str, str | None]:
     figures = FIGURE.findall(text)
     one = ZH_FIGURE.search(text)
     return {
+        "今天 written as the date (copy)": text.replace("今天", "5月6日") if "今天" in text else None,
+        "的 mistyped 地 three times (copy)": text.replace("的", "地", 3) if text.count("的") > 5 else None,
+        "中国 replaced by 俄国 (template)": text.replace("中国", "俄国") if text.count("中国") >= 2 else None,
         "date moved a day (template)": ZH_DATE.sub(
             lambda m: f"{m.group(1)}月{int(m.group(2)) % 28 + 1}日", text
         )
