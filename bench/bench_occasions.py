@@ -5,7 +5,7 @@ them with their source (it should not), beside edits that keep the occasion (it 
 
 From en-bbc: every weekday named moved on a day, every month (but May) moved on a month, the day
 of a month moved, every weekday moved and every figure but years changed (another day's report);
-one weekday written "yesterday" (a repost's edit). From zh-xwlb: every date 5月6日 moved on a day,
+one weekday written "yesterday", US written U.S. (a repost's edits). From zh-xwlb: every date 5月6日 moved on a day,
 every figure but years changed, 中国 replaced by 俄国 (another subject); one figure (a count, an
 amount) corrected, 今天 written as a date, 的 mistyped 地 three times (a repost's edits). Prints the share merged (exact, content, near,
 contained) per probe.
@@ -64,6 +64,7 @@ def _en(text: str) -> dict[str, str | None]:
         if has_day and len(FIGURE.findall(text)) >= 3
         else None,
         "a weekday as 'yesterday' (copy)": WEEKDAY.sub("yesterday", text, count=1) if has_day else None,
+        "US written U.S. (copy)": text.replace("US ", "U.S. ") if "US " in text else None,
     }
 
 

@@ -41,7 +41,7 @@ from neardup.fingerprint._fast import to_codepoints
 from neardup.match.config import MatchConfig
 from neardup.match.dates import NO_DAY
 from neardup.text.credits import strip_credits
-from neardup.text.normalize import compat_map, numbers_as_digits, regional_phrases, t2s_map
+from neardup.text.normalize import abbreviations, compat_map, numbers_as_digits, regional_phrases, t2s_map
 
 __all__ = ["EMPTY32", "EMPTY64", "FIELDS", "Signatures", "exact_key", "signatures"]
 
@@ -368,8 +368,10 @@ def signatures(
             numbers=np.empty((0, max(cfg.max_numbers, 1)), np.uint64),
         )
     # a site's credit lines are the site's, not the article's; numbers are read one way, and Taiwan
-    # phrases as the mainland ones they stand for
-    cps, offsets = to_codepoints([numbers_as_digits(regional_phrases(strip_credits(t))) for t in texts])
+    # phrases as the mainland ones they stand for, U.S. as US
+    cps, offsets = to_codepoints(
+        [numbers_as_digits(abbreviations(regional_phrases(strip_credits(t)))) for t in texts]
+    )
     if _fp_c is not None:
         content, simhash, size, ntok, sketch, nums, prof = _sign_c(
             cps, offsets, fold_table(), cfg.shingle, cfg.sketch_size, cfg.max_numbers

@@ -21,7 +21,7 @@ except ImportError:  # built without a C compiler: numbers_as_digits runs in Pyt
 if _fp_c is not None and not hasattr(_fp_c, "numbers_as_digits"):  # built from older sources
     _fp_c = None
 
-__all__ = ["normalize", "numbers_as_digits", "regional_phrases", "strip_tags", "t2s_map"]
+__all__ = ["abbreviations", "normalize", "numbers_as_digits", "regional_phrases", "strip_tags", "t2s_map"]
 
 _TAG = re.compile(
     r"<(script|style|noscript|template)\b[^>]*>.*?</\1\s*>|<!--.*?-->|<[^>]+>", re.IGNORECASE | re.DOTALL
@@ -321,4 +321,22 @@ def normalize(text: str, strip_html: bool = False, *, keep_newlines: bool = Fals
     text = _collapse(text.translate(compat_map()).lower(), keep_newlines)
     if not unicodedata.is_normalized("NFKC", text):
         text = _collapse(unicodedata.normalize("NFKC", text).lower(), keep_newlines)
+    return text
+
+
+# the abbreviations style guides write with and without stops (AP's U.S., the BBC's US)
+_ABBREVIATIONS = (("U.S.A.", "USA"), ("U.S.", "US"), ("U.K.", "UK"), ("U.N.", "UN"), ("E.U.", "EU"))
+
+
+def abbreviations(text: str) -> str:
+    """``text`` with U.S., U.K., U.N., E.U. written without stops, as other style guides write them, so
+    a repost in another house style reads as its source (their tokens would differ: u s, us).
+
+    >>> abbreviations("The U.S. and the U.K. met at the U.N. in the U.S.A.")
+    'The US and the UK met at the UN in the USA'
+    """
+    if "U." not in text:
+        return text
+    for dotted, plain in _ABBREVIATIONS:
+        text = text.replace(dotted, plain)
     return text

@@ -40,3 +40,16 @@ def test_taiwan_phrases_are_read_back_only_in_traditional_texts() -> None:
 def test_a_repost_converted_by_opencc_is_its_sources_copy() -> None:
     assert compare_texts(SOURCE, S2T).kind == "content"
     assert compare_texts(SOURCE, S2TWP).kind in ("content", "near")
+
+
+def test_a_repost_in_another_house_style_writes_us_for_u_s() -> None:
+    from neardup.text.normalize import abbreviations
+
+    text = (
+        "The US and the UK agreed on Monday to extend the trade talks, officials in Washington said. "
+        "US negotiators will return to London next week, and the UK side expects a first draft of the "
+        "agreement before the summer; the US Congress must approve any deal."
+    )
+    dotted = text.replace("US", "U.S.").replace("UK", "U.K.")
+    assert abbreviations(dotted) == text
+    assert compare_texts(text, dotted).kind == "content"
