@@ -164,6 +164,31 @@ def test_spark_dedup_cuts_a_large_component_along_verified_pairs_as_neardup_dedu
     assert {"unique", "first", "exact", "near", "partial"} <= {r["kind"] for r in rows}
 
 
+@pytest.mark.timeout(1200)
+def test_spark_dedup_verifies_a_large_component_a_few_pairs_at_a_time_as_neardup_dedup_does(
+    spark: Any,
+    tmp_path: Path,
+    labelled: tuple[list[dict[str, Any]], list[dict[str, Any]]],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Past ``--max-component`` the verification tasks stream their pairs: here 16 at a time with
+    a union-find of at most 24 documents (cleared as it fills), whatever a partition holds, and the
+    bytes are still those of ``neardup dedup`` (the pairs judged change, the components do not)."""
+    from neardup.integrations.spark import plan
+
+    monkeypatch.setattr(plan, "VERIFY_ROWS", 16)
+    monkeypatch.setattr(plan, "VERIFY_NODES", 24)
+    docs, _ = labelled
+    stock = " 以上就是今天新闻的全部内容，感谢收看，再见。"
+    docs = [
+        {**d, "text": d["text"] + stock} if i % 3 == 0 and d.get("text") else d for i, d in enumerate(docs)
+    ]
+    inputs = [write_jsonl(tmp_path / "a.jsonl", docs)]
+    rows = [json.loads(line) for line in both(inputs, tmp_path, "--max-component", "2", "--partitions", "2")]
+    assert len(rows) == len(docs)
+    assert {"unique", "first", "exact", "near", "partial"} <= {r["kind"] for r in rows}
+
+
 def test_spark_dedup_refuses_a_repeated_id_with_the_message_of_neardup_dedup(
     spark: Any, tmp_path: Path, labelled: tuple[list[dict[str, Any]], list[dict[str, Any]]]
 ) -> None:

@@ -39,8 +39,10 @@ checksum per round of the components' algorithm.
    segment by the executors (``against.write_merge``).
 
 Memory: the driver holds one row per input split and per kind; an executor task holds one Arrow
-batch of signatures, one value partition's (value, document) rows, or the components of its share
-of the documents (at least one whole component: the largest component bounds a task).
+batch of signatures, one value partition's (value, document) rows and pair counts (a partition per
+``PARTITION_DOCS`` documents at least), ``VERIFY_ROWS`` candidate pairs with both documents'
+columns (a verification task streams its partition), or the components of its share of the
+documents (at least one whole component: the largest component bounds a task).
 """
 
 from __future__ import annotations
@@ -105,6 +107,11 @@ def _parquet_schema() -> str:
 
 #: documents an engine task gathers before running the components complete so far
 ENGINE_BATCH = 20_000
+#: the graph and match stages use at least one partition per this many documents: a graph task
+#: sorts its value partition's rows (13 bytes each) and counts their pairs (at most
+#: ``link_posters`` a row; 797-861 MiB of Python at 24,000 documents a partition of 500,000 edited
+#: zh-xwlb copies), an edge task sums that partition's counts
+PARTITION_DOCS = 25_000
 
 
 @dataclass
@@ -308,26 +315,64 @@ def _candidate_graph(docs_df: Any, config: DedupConfig, partitions: int) -> tupl
 GATE_COLUMNS = ("exact", "content", "simhash", "layout", "has_layout", "size", "tokens", "sketch", "numbers")
 
 
+#: candidate pairs a verification task holds at once, with both documents' columns (about 5.2 KB
+#: a pair with the text profiles on zh-xwlb, a few times that in Python while judged)
+VERIFY_ROWS = 10_000
+#: documents a verification task remembers as union-find nodes (16 bytes each), so that a pair
+#: whose documents its earlier pairs already linked is not read; past it, it starts afresh
+VERIFY_NODES = 1 << 22
+
+
+class _Forest:
+    """A union-find over the documents a task has seen (sorted document numbers and, per node,
+    its parent's index), grown chunk by chunk and cleared past ``VERIFY_NODES`` nodes."""
+
+    def __init__(self, limit: int = VERIFY_NODES) -> None:
+        self.limit = limit
+        self.docs = np.empty(0, np.int64)
+        self.parent = np.empty(0, np.int64)
+
+    def nodes(self, a: Any, b: Any) -> tuple[Any, Any]:
+        """The nodes of pairs ``(a, b)``, adding the documents not seen yet (the indexes shift: the
+        parents are renumbered); past the limit, the chunk's documents alone."""
+        docs = np.unique(np.concatenate([a, b]))
+        new = np.setdiff1d(docs, self.docs, assume_unique=True)
+        if new.size:
+            if self.docs.size + new.size > self.limit:
+                self.docs, self.parent = np.empty(0, np.int64), np.empty(0, np.int64)
+                new = docs
+            merged = np.union1d(self.docs, new)
+            at = np.searchsorted(merged, self.docs)
+            parent = np.arange(merged.size, dtype=np.int64)
+            parent[at] = at[self.parent]
+            self.docs, self.parent = merged, parent
+        return (
+            np.searchsorted(self.docs, a).astype(np.int64),
+            np.searchsorted(self.docs, b).astype(np.int64),
+        )
+
+
 def _verify_task(config: DedupConfig, full: bool, common: tuple[Any, Any] | None = None) -> Any:
     """mapInArrow over candidate pairs joined with both documents' columns (``a_*``, ``b_*``): the
     pairs that link (``neardup.match.components.link_pairs``, one thread: a task is a core).
     ``full=False``: the sketches' kind alone, from ``GATE_COLUMNS`` and a ``texts`` flag a side;
     ``full=True``: the kind the texts give, profiles included. ``common``: the batch's boilerplate
-    (``batch_boilerplate``), left out of a pair as it stands at the pair's later document."""
+    (``batch_boilerplate``), left out of a pair as it stands at the pair's later document.
+
+    The pairs stream through: ``VERIFY_ROWS`` at a time, whatever the partition holds. With the
+    texts, a pair whose documents the task's linked pairs already connect (a union-find over up to
+    ``VERIFY_NODES`` documents, kept from chunk to chunk) is not read: that changes no component."""
     cfg = config.match
     widths = (cfg.sketch_size, max(cfg.max_numbers, 1))
     cols = (*GATE_COLUMNS, "profile") if full else GATE_COLUMNS
+    chunk, limit = VERIFY_ROWS, VERIFY_NODES  # read here, on the driver: the tasks get the values
 
-    def task(batches: Iterator[Any]) -> Iterator[Any]:
+    def judge(t: Any, forest: _Forest | None) -> Any:
         import pyarrow as pa
 
         from neardup.match.components import link_pairs
         from neardup.match.signature import Signatures
 
-        held = [rb for rb in batches if rb.num_rows]
-        if not held:
-            return
-        t = pa.Table.from_batches(held).combine_chunks()
         a = t.column("a").to_numpy()
         b = t.column("b").to_numpy()
         order = np.lexsort((b, a))
@@ -336,33 +381,53 @@ def _verify_task(config: DedupConfig, full: bool, common: tuple[Any, Any] | None
         m = t.num_rows
         sides = [signatures_of(pa.table({c: t.column(f"{s}_{c}") for c in cols}), widths) for s in ("a", "b")]
         sigs = Signatures.concat(sides)
+        del sides
         texts = None
         if not full:
             texts = np.concatenate(
                 [t.column(f"{s}_texts").to_numpy(zero_copy_only=False) for s in ("a", "b")]
             )
+        del t
         rows = np.arange(m, dtype=np.int64)
-        if full:
+        if forest is not None:
             # a pair whose documents the task's linked pairs already connect need not be read
-            _, inv = np.unique(np.concatenate([a, b]), return_inverse=True)
-            ends = (inv[:m].astype(np.int64), inv[m:].astype(np.int64))
+            ends = forest.nodes(a, b)
+            parent = forest.parent
         else:
             # the sketches' look skips nothing: a pair they pass may still be unique once the texts
             # are read, so it connects nothing yet
             ends = (rows, rows + m)
+            parent = np.arange(2 * m, dtype=np.int64)
         linked, _ = link_pairs(
             sigs,
             (rows, rows + m),
             cfg,
             nodes=ends,
-            parent=np.arange(2 * m, dtype=np.int64),
+            parent=parent,
             texts=texts,
             full=full,
             common=common,
             at=b,
             parallel=False,
         )
-        yield pa.RecordBatch.from_arrays([pa.array(a[linked]), pa.array(b[linked])], names=["a", "b"])
+        return pa.RecordBatch.from_arrays([pa.array(a[linked]), pa.array(b[linked])], names=["a", "b"])
+
+    def task(batches: Iterator[Any]) -> Iterator[Any]:
+        import pyarrow as pa
+
+        forest = _Forest(limit) if full else None
+        held: list[Any] = []
+        count = 0
+        for rb in batches:
+            if not rb.num_rows:
+                continue
+            held.append(rb)
+            count += rb.num_rows
+            if count >= chunk:
+                yield judge(pa.Table.from_batches(held).combine_chunks(), forest)
+                held, count = [], 0
+        if held:
+            yield judge(pa.Table.from_batches(held).combine_chunks(), forest)
 
     return task
 
@@ -457,8 +522,9 @@ def connected_components(
     at most ``one_task_edges`` edges is then labelled by one task's union-find (the driver sees its
     count), a larger one by the alternating large-star / small-star algorithm (Kiveris et al.,
     "Connected Components in MapReduce and Beyond", 2014): a few rounds on real graphs, each a
-    handful of shuffles; the driver sees two numbers per round. Returns the labels and the
-    rounds (0 when one task labelled them)."""
+    handful of shuffles; the driver sees two numbers per round. Returns the labels (kept by Spark:
+    persisted when one task labelled them, the last round's checkpoint otherwise; the forest is
+    unpersisted) and the rounds (0 when one task labelled them)."""
     from pyspark import StorageLevel
 
     F = _functions()
@@ -468,7 +534,15 @@ def connected_components(
         StorageLevel.MEMORY_AND_DISK
     )
     if e.count() <= one_task_edges:
-        return e.repartition(1).mapInArrow(_label_task, "doc long, comp long"), 0
+        labels = (
+            e.repartition(1)
+            .mapInArrow(_label_task, "doc long, comp long")
+            .persist(StorageLevel.MEMORY_AND_DISK)
+        )
+        labels.count()  # labelled: the forest is no longer needed
+        e.unpersist()
+        return labels, 0
+    forest = e
     last = None
     rounds = 0
     while rounds < max_rounds:
@@ -493,6 +567,7 @@ def connected_components(
         if now == last:
             break
         last = now
+    forest.unpersist()  # the last round's edges are checkpointed
     return e.select(F.col("x").alias("doc"), F.col("y").alias("comp")), rounds
 
 
@@ -779,8 +854,12 @@ def _verified_labels(
     from pyspark import StorageLevel
 
     F = _functions()
-    first = keys.unionByName(_verified_pairs(docs_df, pairs, config, fixed=matched)).persist(
-        StorageLevel.MEMORY_AND_DISK
+    # a shuffle between the union and the cache: Spark flattens a union of a cached union
+    # (``edges`` below) and would judge these pairs again instead of reading them
+    first = (
+        keys.unionByName(_verified_pairs(docs_df, pairs, config, fixed=matched))
+        .repartition(partitions, "a")
+        .persist(StorageLevel.MEMORY_AND_DISK)
     )
     labels0, rounds = connected_components(first)
     reps = _grouped(docs_df, labels0, partitions).mapInArrow(_rep_task(config), "doc long, rep boolean")
@@ -798,7 +877,7 @@ def _verified_labels(
     )
     edges = first.unionByName(_verified_pairs(docs_df, apart, config, common=common))
     labels, more_rounds = connected_components(edges)
-    return labels, common, rounds + more_rounds, [reps, first]
+    return labels, common, rounds + more_rounds, [labels0, reps, first]
 
 
 # ----------------------------------------------------------------------------------------- main
@@ -868,19 +947,20 @@ def distributed_dedup(
             secs["against"] = time.perf_counter() - t5
 
         t1 = time.perf_counter()
-        engine_parts = max(parts, -(-(n + matched) // 100_000))
+        engine_parts = max(parts, -(-(n + matched) // PARTITION_DOCS))
         keys, pairs = _candidate_graph(docs_df, config, engine_parts)
+        # the sketch pairs (16 bytes each) are read again past max_component: kept, not recounted
+        pairs = pairs.persist(StorageLevel.DISK_ONLY)
         labels, rounds = connected_components(keys.unionByName(pairs))
-        labels = labels.persist(StorageLevel.MEMORY_AND_DISK)
         largest = _largest_component(labels, n + matched)
         common = None
-        held: list[Any] = [labels]
+        held: list[Any] = [labels, pairs]
         if largest > config.match.max_component:
             labels, common, more_rounds, more_held = _verified_labels(
                 docs_df, keys, pairs, config, engine_parts, matched
             )
             rounds += more_rounds
-            held += more_held
+            held += [labels, *more_held]
         secs["components"] = time.perf_counter() - t1
 
         t2 = time.perf_counter()
