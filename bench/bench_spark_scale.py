@@ -2,6 +2,7 @@
 
     python bench/bench_spark_scale.py --docs 500000 --dir /tmp/scale           # generate, run both, compare
     python bench/bench_spark_scale.py --docs 500000 --dir /tmp/scale --no-local
+    python bench/bench_spark_scale.py --docs 125000 --dir /tmp/scale --max-component 50000 --timeline t.tsv
 
 Input: zh-xwlb (``NEARDUP_DATA`` or ``../shared/data``) repeated with edits until ``--docs``
 documents: copy c of an article replaces a few characters with common ones (a typo every ~150
@@ -88,7 +89,11 @@ def main() -> None:
     ap.add_argument("--master", default="local[2]")
     ap.add_argument("--no-local", action="store_true")
     ap.add_argument("--no-spark", action="store_true")
+    ap.add_argument("--max-component", type=int, default=None, help="given to both runs (default: theirs)")
+    ap.add_argument("--timeline", type=Path, default=None, help="the Spark run's workers, one line a second")
+    ap.add_argument("--trace", type=Path, default=None, help="the Spark run's plan tasks, one line each")
     args = ap.parse_args()
+    options = [] if args.max_component is None else ["--max-component", str(args.max_component)]
     inputs = [str(p) for p in generate(args.docs, args.dir / f"in-{args.docs}", args.files)]
     env = {**os.environ, "NEARDUP_COMPILE_NOTICE": "0", "PYSPARK_PYTHON": sys.executable}
     report: dict[str, object] = {
@@ -97,12 +102,15 @@ def main() -> None:
         "master": args.master,
         "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
         "load": os.getloadavg()[0],
+        "options": options,
     }
-    local_out = args.dir / f"local-{args.docs}.jsonl"
-    spark_out = args.dir / f"spark-{args.docs}.jsonl"
+    tag = f"{args.docs}" if args.max_component is None else f"{args.docs}-mc{args.max_component}"
+    local_out = args.dir / f"local-{tag}.jsonl"
+    spark_out = args.dir / f"spark-{tag}.jsonl"
     if not args.no_local:
         wall, rss, err = _time_v(
-            [sys.executable, "-m", "neardup.cli.main", "dedup", *inputs, "--out", str(local_out)], env
+            [sys.executable, "-m", "neardup.cli.main", "dedup", *inputs, "--out", str(local_out), *options],
+            env,
         )
         report["local_wall_s"] = round(wall, 1)
         report["local_peak_rss_mib"] = rss >> 20
@@ -118,6 +126,10 @@ def main() -> None:
                 args.master,
                 "--out",
                 str(spark_out),
+                *(["--timeline", str(args.timeline)] if args.timeline else []),
+                *(["--trace", str(args.trace)] if args.trace else []),
+                "--",
+                *options,
             ],
             env=env,
             capture_output=True,
