@@ -11,6 +11,7 @@ import numpy as np
 from numba import njit, prange
 
 from neardup.fingerprint._fast_numba import majority_bits
+from neardup.match.text import mix64
 
 _P = np.uint64(0x9E3779B97F4A7C15)
 _FNV = np.uint64(0x100000001B3)
@@ -74,13 +75,10 @@ def _is_occasion_unit(tok: np.uint64) -> bool:  # pragma: no cover - 年 月 日
 
 def _word_token(word: str) -> int:
     """A word's token as the kernel hashes it (FNV-1a over its letters, then splitmix64's finalizer)."""
-    m = (1 << 64) - 1
     h = int(_FNV0)
     for c in word.encode("ascii"):
-        h = ((h ^ c) * int(_FNV)) & m
-    h = ((h ^ (h >> 30)) * 0xBF58476D1CE4E5B9) & m
-    h = ((h ^ (h >> 27)) * 0x94D049BB133111EB) & m
-    return h ^ (h >> 31)
+        h = ((h ^ c) * int(_FNV)) & ((1 << 64) - 1)
+    return mix64(h)
 
 
 #: the tokens of the weekdays, then of the months (but "may", a verb as often): a weekday or a month

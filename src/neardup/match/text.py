@@ -78,14 +78,20 @@ EVIDENCE_SIZE = 20
 _FIGURES_OCCASION = 3
 
 
-def _cjk_profile(c: str) -> int:
-    """A CJK character's profile value without its flags (the signature kernel's token, splitmix64's
-    finalizer of its code point plus a constant, top 28 bits)."""
+def mix64(x: int) -> int:
+    """splitmix64's finalizer on a Python int, as the signature kernels' ``smix`` computes it (for
+    tables of tokens built at import)."""
     m = (1 << 64) - 1
-    x = (ord(c) + 0x9E3779B97F4A7C15) & m
+    x &= m
     x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & m
     x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & m
-    return (x ^ (x >> 31)) >> 36
+    return x ^ (x >> 31)
+
+
+def _cjk_profile(c: str) -> int:
+    """A CJK character's profile value without its flags: its token (its code point plus a constant,
+    mixed), top 28 bits."""
+    return mix64(ord(c) + 0x9E3779B97F4A7C15) >> 36
 
 
 # the single characters of neardup/data/stopwords_zh.txt but the places (上 下 中 里 内 外, as in 中国 and
