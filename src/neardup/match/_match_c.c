@@ -38,7 +38,7 @@
 #define EVIDENCE_SIZE 20
 /* the single characters of neardup/data/stopwords_zh.txt (的 了 和 是 在 ... 某 等 即 已 仍 当 个 位 些) but the
  * places (上 下 中 里 内 外, as in 中国 and 上海): one of them replaced by another character is a typo or a
- * look-alike, not a subject; their profile values are set at the first text evidence (function_cjk) */
+ * look-alike, not a subject; their profile values are set at import */
 static const uint32_t FUNCTION_CP[] = {
     0x7684, 0x4E86, 0x548C, 0x662F, 0x5728, 0x4E5F, 0x5C31, 0x90FD, 0x800C, 0x53CA, 0x4E0E, 0x7740, 0x6216,
     0x6211, 0x4F60, 0x4ED6, 0x5979, 0x5B83, 0x8FD9, 0x90A3, 0x4E4B, 0x5176, 0x6B64, 0x4E8E, 0x4EE5, 0x4E3A,
@@ -48,7 +48,6 @@ static const uint32_t FUNCTION_CP[] = {
     0x67D0, 0x7B49, 0x5373, 0x5219, 0x4E43, 0x4EA6, 0x5DF2, 0x4ECD, 0x5F53, 0x4E2A, 0x4F4D, 0x4E9B};
 #define N_FUNCTION (sizeof(FUNCTION_CP) / sizeof(FUNCTION_CP[0]))
 static uint32_t FUNCTION_CJK[N_FUNCTION];
-static int function_ready = 0;
 
 static uint64_t cjk_mix(uint64_t x) { /* the signature kernel's token of a CJK character (smix) */
     x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
@@ -57,11 +56,6 @@ static uint64_t cjk_mix(uint64_t x) { /* the signature kernel's token of a CJK c
 }
 
 static int function_cjk(uint32_t v) {
-    if (!function_ready) {
-        for (size_t i = 0; i < N_FUNCTION; i++)
-            FUNCTION_CJK[i] = (uint32_t)(cjk_mix((uint64_t)FUNCTION_CP[i] + 0x9E3779B97F4A7C15ULL) >> 36);
-        function_ready = 1;
-    }
     for (size_t i = 0; i < N_FUNCTION; i++)
         if ((v & 0x0FFFFFFFu) == FUNCTION_CJK[i]) return 1;
     return 0;
@@ -3111,4 +3105,8 @@ static PyMethodDef methods[] = {
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_match_c", "The match engine's kernels in C.", -1, methods,
                                     NULL, NULL, NULL, NULL};
 
-PyMODINIT_FUNC PyInit__match_c(void) { return PyModule_Create(&module); }
+PyMODINIT_FUNC PyInit__match_c(void) {
+    for (size_t i = 0; i < N_FUNCTION; i++)
+        FUNCTION_CJK[i] = (uint32_t)(cjk_mix((uint64_t)FUNCTION_CP[i] + 0x9E3779B97F4A7C15ULL) >> 36);
+    return PyModule_Create(&module);
+}

@@ -38,8 +38,14 @@ def t2s_map() -> dict[str, str]:
     >>> "".join(t2s_map().get(c, c) for c in "國務院總理")
     '国务院总理'
     """
-    text = files("neardup").joinpath("data/t2s.tsv").read_text(encoding="utf-8")
-    return dict(line.split("\t", 1) for line in text.splitlines() if line and not line.startswith("#"))
+    return dict(
+        line.split("\t", 1) for line in _t2s_table().splitlines() if line and not line.startswith("#")
+    )
+
+
+@cache
+def _t2s_table() -> str:
+    return files("neardup").joinpath("data/t2s.tsv").read_text(encoding="utf-8")
 
 
 # a text is in traditional script when its first _TRADITIONAL_SPAN characters write this many distinct
@@ -50,9 +56,8 @@ _TRADITIONAL_SPAN = 300
 
 @cache
 def _regional() -> tuple[re.Pattern[str], dict[int, str], re.Pattern[str], dict[str, str]]:
-    table = files("neardup").joinpath("data/t2s.tsv").read_text(encoding="utf-8")
     # the rows up to the second comment line: what only traditional script writes
-    only = table.split("\n#", 1)[0].split("\n", 1)[1]
+    only = _t2s_table().split("\n#", 1)[0].split("\n", 1)[1]
     traditional = re.compile("[" + re.escape("".join(line[0] for line in only.splitlines() if line)) + "]")
     to_simplified = {ord(t): s for t, s in t2s_map().items()}
     rows = files("neardup").joinpath("data/tw_phrases.tsv").read_text(encoding="utf-8").splitlines()
