@@ -674,6 +674,8 @@ static void walk(const uint32_t *p, int64_t n, const uint8_t *cov, int64_t *adds
 /* text replaced alike in two or more places, in units (5 words, 25 CJK characters), that names a
  * template's subject however much else the texts differ by (text.py's ALIKE_SUBJECT) */
 #define ALIKE_SUBJECT 25
+/* text.py's SUBJECT_PLACES: terms repeated among more differing places than this name no subject */
+#define SUBJECT_PLACES 30
 /* swap_units' flags: the substitution is a name; the entry is the last words of a full name */
 #define SWAP_NAME ((int64_t)1 << 40)
 #define SWAP_TAIL ((int64_t)1 << 41)
@@ -1118,7 +1120,8 @@ static int decide_text(int kd, const int64_t *ev, int same_layout, const double 
         ub -= ev[19];
         alike = alike && 2 * ev[17] >= ev[18] + ev[19];
     }
-    int template = repeats > 0 && ((double)rep >= repeats || alike);
+    int few_places = imin2(ev[15], ev[16]) <= SUBJECT_PLACES;
+    int template = repeats > 0 && (((double)rep >= repeats && few_places) || alike);
     int merge = UNIQUE;
     int quotes_a = 2 * qa >= shared_a, quotes_b = 2 * qb >= shared_b;
     int reply = 0;

@@ -127,6 +127,10 @@ _SHORT = 16
 #: text replaced alike in two or more places, in units (5 words, 25 CJK characters), that names a
 #: template's subject however much else the texts differ by
 ALIKE_SUBJECT = 25
+#: texts that share more runs than this on both sides differ in as many places: an edited copy (an
+#: excerpt in reported speech against the speech), not a template whose subject stands in a few
+#: places; terms repeated among so many differences name no subject
+SUBJECT_PLACES = 30
 _SWAP_NAME = np.int64(1) << np.int64(40)
 _SWAP_TAIL = np.int64(1) << np.int64(41)
 

@@ -41,6 +41,7 @@ from neardup.match.signature import Signatures
 from neardup.match.tables import is_common
 from neardup.match.text import ALIKE_SUBJECT as _ALIKE_SUBJECT
 from neardup.match.text import EVIDENCE_SIZE, text_evidence
+from neardup.match.text import SUBJECT_PLACES as _SUBJECT_PLACES
 
 __all__ = ["KINDS", "MERGING", "Evidence", "evidence", "thresholds", "verify_pair"]
 
@@ -312,7 +313,8 @@ def decide_text(kd: int, ev: np.ndarray, same_layout: bool, th: np.ndarray) -> i
       one report shares many scattered runs and a cut copy is the fuller text's beginning (after
       a headline of at most ``quote_lead`` characters);
     - a merge whose differences replace a subject wherever it appears (``template_repeats`` terms
-      or more, or one span replaced alike in two places that makes at least half of what the
+      or more, when the texts differ in a few places: ``SUBJECT_PLACES`` shared runs or fewer on
+      one side at least; or one span replaced alike in two places that makes at least half of what the
       closer text adds or 25 units at least: a person's full name), or whose texts each hold a
       year, date or edition number the other lacks, is ``template``: the same template told of
       another subject or occasion. It merges nothing and is reported only with
@@ -341,7 +343,9 @@ def decide_text(kd: int, ev: np.ndarray, same_layout: bool, th: np.ndarray) -> i
         ua -= ev[18]
         ub -= ev[19]
         alike = alike and 2 * ev[17] >= ev[18] + ev[19]
-    template = repeats > 0 and (repeated >= repeats or alike)
+    # terms repeated among a few differing places name a subject; among dozens, chance repeats them
+    few_places = min(ev[15], ev[16]) <= _SUBJECT_PLACES
+    template = repeats > 0 and ((repeated >= repeats and few_places) or alike)
     merge = UNIQUE
     quotes_a, quotes_b = 2 * qa >= shared_a, 2 * qb >= shared_b
     reply = False
