@@ -23,6 +23,7 @@
  * xxh3_small(data) -> int or None      (XXH3-64 of up to 240 bytes; None beyond)
  * numbers_as_digits(text) -> str or None   (text.normalize.numbers_as_digits; None: a value beyond
  *                                          what C computes exactly, the caller runs the Python one)
+ * phrases(text, firsts, pairs, table, longest) -> str   (text.normalize.regional_phrases' reading)
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -1804,6 +1805,104 @@ static PyObject *py_numbers_as_digits(PyObject *self, PyObject *text) {
     return res;
 }
 
+/* ---------------------------------------------------------------------------------------------
+ * phrases (text/normalize.py regional_phrases): each phrase of ``table`` (str -> str, keys of two
+ * characters or more, ``longest`` at most) replaced by its value, leftmost first and the longest at
+ * a place, as a regular expression of the keys longest first does. A place is tried only when its
+ * character is set in ``firsts`` (a bitmap of the Basic Multilingual Plane: the keys' first
+ * characters) and its two characters are among ``pairs`` (the keys' first two, sorted uint64
+ * c1 << 32 | c2 << 8 | the longest key they start): the scan is a bit test per character, and the
+ * dict is asked only where a key may start, for the lengths keys starting so have. The text itself is returned when nothing is replaced. */
+
+static inline Py_UCS4 char_at(int kind, const void *data, Py_ssize_t i) { return PyUnicode_READ(kind, data, i); }
+
+/* the next place from i whose character is set in bits (n: none) */
+static Py_ssize_t next_first(int kind, const void *data, Py_ssize_t n, Py_ssize_t i, const uint8_t *bits) {
+    if (kind == PyUnicode_2BYTE_KIND) {
+        const Py_UCS2 *d = data;
+        for (; i < n; i++)
+            if (bits[d[i] >> 3] & (1u << (d[i] & 7))) return i;
+        return n;
+    }
+    const Py_UCS4 *d = data;
+    for (; i < n; i++)
+        if (d[i] <= 0xFFFF && (bits[d[i] >> 3] & (1u << (d[i] & 7)))) return i;
+    return n;
+}
+
+static PyObject *py_phrases(PyObject *self, PyObject *args) {
+    PyObject *text, *table;
+    Py_buffer firsts, pairs;
+    Py_ssize_t longest;
+    if (!PyArg_ParseTuple(args, "Uy*y*O!n", &text, &firsts, &pairs, &PyDict_Type, &table, &longest)) return NULL;
+    PyObject *out = NULL, *pieces = NULL;
+    if (firsts.len != 8192 || pairs.len % 8 != 0 || longest < 2) {
+        PyErr_SetString(PyExc_ValueError, "phrases: firsts must be 8192 bytes, pairs whole uint64s, longest >= 2");
+        goto done;
+    }
+    const uint8_t *bits = firsts.buf;
+    const uint64_t *pv = pairs.buf;
+    Py_ssize_t np_ = pairs.len / 8, n = PyUnicode_GET_LENGTH(text), last = 0, i = 0;
+    int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    if (kind == PyUnicode_1BYTE_KIND) n = 0; /* Latin-1 holds no CJK character: nothing to read */
+    while ((i = next_first(kind, data, n, i, bits)) + 1 < n) {
+        uint64_t key = ((uint64_t)char_at(kind, data, i) << 32) | ((uint64_t)char_at(kind, data, i + 1) << 8);
+        Py_ssize_t lo = 0, hi = np_;
+        while (lo < hi) {
+            Py_ssize_t mid = lo + (hi - lo) / 2;
+            if (pv[mid] < key) lo = mid + 1;
+            else hi = mid;
+        }
+        Py_ssize_t took = 0;
+        if (lo < np_ && (pv[lo] >> 8) == (key >> 8)) {
+            Py_ssize_t most = (Py_ssize_t)(pv[lo] & 0xFF);
+            if (most > longest) most = longest;
+            for (Py_ssize_t len = most < n - i ? most : n - i; len >= 2 && !took; len--) {
+                PyObject *sub = PyUnicode_Substring(text, i, i + len);
+                if (!sub) goto done;
+                PyObject *value = PyDict_GetItemWithError(table, sub);
+                /* a phrase read as itself (a group's own member) is only passed over */
+                int same = value && PyUnicode_Compare(value, sub) == 0;
+                Py_DECREF(sub);
+                if (!value) {
+                    if (PyErr_Occurred()) goto done;
+                    continue;
+                }
+                took = len;
+                if (same) continue;
+                if (!pieces && !(pieces = PyList_New(0))) goto done;
+                PyObject *before = PyUnicode_Substring(text, last, i);
+                if (!before) goto done;
+                int bad = PyList_Append(pieces, before) < 0 || PyList_Append(pieces, value) < 0;
+                Py_DECREF(before);
+                if (bad) goto done;
+                last = i + len;
+            }
+        }
+        i += took ? took : 1;
+    }
+    if (!pieces) {
+        Py_INCREF(text);
+        out = text;
+        goto done;
+    }
+    PyObject *tail = PyUnicode_Substring(text, last, PyUnicode_GET_LENGTH(text));
+    if (!tail) goto done;
+    int bad = PyList_Append(pieces, tail) < 0;
+    Py_DECREF(tail);
+    if (bad) goto done;
+    PyObject *empty = PyUnicode_FromStringAndSize("", 0);
+    if (!empty) goto done;
+    out = PyUnicode_Join(empty, pieces);
+    Py_DECREF(empty);
+done:
+    Py_XDECREF(pieces);
+    PyBuffer_Release(&firsts);
+    PyBuffer_Release(&pairs);
+    return out;
+}
+
 static PyMethodDef methods[] = {
     {"normalize", py_normalize, METH_VARARGS, "_fast._normalize_kernel: the code points as a bytearray."},
     {"shingle_into", py_shingle_into, METH_VARARGS, "_fast._shingle_kernel into given arrays."},
@@ -1817,6 +1916,7 @@ static PyMethodDef methods[] = {
     {"posting_pairs_into", py_posting_pairs_into, METH_VARARGS, "match.candidates._posting_pairs into out."},
     {"xxh3_small", py_xxh3_small, METH_VARARGS, "XXH3-64 of up to 240 bytes (None beyond)."},
     {"numbers_as_digits", py_numbers_as_digits, METH_O, "text.normalize.numbers_as_digits (None: not exact in C)."},
+    {"phrases", py_phrases, METH_VARARGS, "text.normalize.regional_phrases' reading of a phrase table."},
     {NULL, NULL, 0, NULL},
 };
 

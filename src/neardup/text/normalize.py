@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from array import array
 from functools import cache
 from html import unescape
 from importlib.resources import files
@@ -54,37 +55,78 @@ _TRADITIONAL_MIN = 3
 _TRADITIONAL_SPAN = 300
 
 
+class _Phrases:
+    """A phrase table read over texts: each key (two characters or more) replaced by its value, leftmost
+    first and the longest at a place; in C (``_fp_c.phrases``) when it is built, else a regular
+    expression of the keys, longest first (the same result, 30 times slower)."""
+
+    def __init__(self, table: dict[str, str]) -> None:
+        if any(not 2 <= len(k) <= 255 for k in table):
+            raise ValueError("phrase keys hold 2 to 255 characters")
+        self.table = table
+        self.longest = max(map(len, table), default=2)
+        bits = bytearray(8192)
+        for k in table:
+            if ord(k[0]) <= 0xFFFF:
+                bits[ord(k[0]) >> 3] |= 1 << (ord(k[0]) & 7)
+        self.firsts = bytes(bits)
+        # the first two characters of the keys, each with the longest key they start
+        most: dict[int, int] = {}
+        for k in table:
+            pair = ord(k[0]) << 32 | ord(k[1]) << 8
+            most[pair] = max(most.get(pair, 0), min(len(k), 255))
+        self.pairs = array("Q", sorted(p | n for p, n in most.items())).tobytes()
+        self.pattern = re.compile("|".join(map(re.escape, sorted(table, key=len, reverse=True))) or "(?!)")
+
+    def read(self, text: str) -> str:
+        if _fp_c is not None and hasattr(_fp_c, "phrases"):
+            return str(_fp_c.phrases(text, self.firsts, self.pairs, self.table, self.longest))
+        return self.pattern.sub(lambda w: self.table[w.group()], text)
+
+
 @cache
-def _regional() -> tuple[re.Pattern[str], dict[int, str], re.Pattern[str], dict[str, str]]:
+def _regional() -> tuple[re.Pattern[str], dict[int, str], _Phrases, _Phrases]:
     # the rows up to the second comment line: what only traditional script writes
     only = _t2s_table().split("\n#", 1)[0].split("\n", 1)[1]
     traditional = re.compile("[" + re.escape("".join(line[0] for line in only.splitlines() if line)) + "]")
     to_simplified = {ord(t): s for t, s in t2s_map().items()}
-    rows = files("neardup").joinpath("data/tw_phrases.tsv").read_text(encoding="utf-8").splitlines()
-    phrases = dict(line.split("\t", 1) for line in rows if line and not line.startswith("#"))
-    pattern = re.compile("|".join(map(re.escape, sorted(phrases, key=len, reverse=True))))
-    return traditional, to_simplified, pattern, phrases
+    taiwan_rows, _, shared_rows = (
+        files("neardup").joinpath("data/tw_phrases.tsv").read_text(encoding="utf-8").partition(_SHARED_MARK)
+    )
+
+    def table(rows: str) -> dict[str, str]:
+        return dict(line.split("\t", 1) for line in rows.splitlines() if line and not line.startswith("#"))
+
+    shared = table(shared_rows)
+    return traditional, to_simplified, _Phrases({**table(taiwan_rows), **shared}), _Phrases(shared)
+
+
+_SHARED_MARK = "# phrases both write, read as one in every Chinese text"
 
 
 def regional_phrases(text: str) -> str:
-    """A traditional-script text with its Taiwan phrases read as the mainland ones they stand for (資訊
-    as 信息, 釋出 as 发布, 網路 as 网络; OpenCC's TWPhrasesRev, less the phrases mainland texts write
-    themselves: ``tools/make_tw_phrases.py``), so a repost converted with Taiwan phrasing reads as its
-    source once folded to simplified characters. Other texts are returned as they are.
+    """A Chinese text with its regional phrases read as one: in a traditional-script text, the phrases
+    only Taiwan writes as the mainland ones they stand for (資訊 as 信息, 釋出 as 发布, 網路 as
+    网络); in every Chinese text, the phrases both write in different senses as one (支援 and 支持,
+    資料 and 数据, 透過 and 通过): OpenCC's TWPhrasesRev, ``tools/make_tw_phrases.py``. A repost
+    converted with Taiwan phrasing then reads as its source once folded to simplified characters.
 
-    The text comes back in simplified characters (the signature reads every character so anyway).
+    A traditional text comes back in simplified characters (the signature reads every character so
+    anyway).
 
     >>> regional_phrases("臺灣網路資訊釋出")
     '台湾网络信息发布'
     >>> regional_phrases("网路资讯")
     '网路资讯'
+    >>> regional_phrases("透過資料庫支援") == regional_phrases("通过数据库支持")
+    True
     """
     if text.isascii():
         return text
-    traditional, to_simplified, pattern, phrases = _regional()
-    if len(set(traditional.findall(text, 0, _TRADITIONAL_SPAN))) < _TRADITIONAL_MIN:
-        return text
-    return pattern.sub(lambda w: phrases[w.group()], text.translate(to_simplified))
+    traditional, to_simplified, taiwan, shared = _regional()
+    if len(set(traditional.findall(text, 0, _TRADITIONAL_SPAN))) >= _TRADITIONAL_MIN:
+        return taiwan.read(text.translate(to_simplified))
+    return shared.read(text)
 
 
 _CN_DIGIT = {
