@@ -250,9 +250,9 @@ def _graph_task(config: DedupConfig) -> Any:
     return task
 
 
-def _edge_task(min_shared: int) -> Any:
+def _edge_task(min_shared: int, counts: bool = False) -> Any:
     """mapInArrow over (pair, count) rows partitioned by pair: the pairs counted ``min_shared``
-    times in all, as edges (a, b)."""
+    times in all, as edges (a, b); ``counts``: with that count (``n``, the values they share)."""
 
     def task(batches: Iterator[Any]) -> Iterator[Any]:
         import pyarrow as pa
@@ -271,17 +271,22 @@ def _edge_task(min_shared: int) -> Any:
         p, n = p[order], n[order]
         starts = np.flatnonzero(np.r_[True, p[1:] != p[:-1]])
         total = np.add.reduceat(n, starts)
-        keep = p[starts][total >= min_shared]
+        held = total >= min_shared
+        keep = p[starts][held]
         a = (keep >> np.uint64(32)).astype(np.int64)
         b = (keep & np.uint64(0xFFFFFFFF)).astype(np.int64)
-        yield pa.RecordBatch.from_arrays([pa.array(a), pa.array(b)], names=["a", "b"])
+        if counts:
+            n_held = pa.array(total[held].astype(np.int32))
+            yield pa.RecordBatch.from_arrays([pa.array(a), pa.array(b), n_held], names=["a", "b", "n"])
+        else:
+            yield pa.RecordBatch.from_arrays([pa.array(a), pa.array(b)], names=["a", "b"])
 
     return task
 
 
 def _candidate_graph(docs_df: Any, config: DedupConfig, partitions: int) -> tuple[Any, Any]:
     """The candidate graph as two DataFrames of pairs (a < b): key edges (the same page or text:
-    they link as they are) and sketch pairs (to be verified)."""
+    they link as they are) and sketch pairs (to be verified), with the values they share (``n``)."""
     F = _functions()
     from pyspark.sql import Window
 
@@ -297,7 +302,7 @@ def _candidate_graph(docs_df: Any, config: DedupConfig, partitions: int) -> tupl
     sketch = (
         values.mapInArrow(_graph_task(config), GRAPH_SCHEMA)
         .repartition(partitions, "p")
-        .mapInArrow(_edge_task(cfg.min_shared), "a long, b long")
+        .mapInArrow(_edge_task(cfg.min_shared, counts=True), "a long, b long, n int")
     )
     keys = []
     for col, usable in (("exact", None), ("content", F.col("tokens") > 0)):
@@ -618,6 +623,63 @@ def _boilerplate(docs_df: Any, reps: Any, config: DedupConfig) -> tuple[Any, Any
     return values[order], after[order]
 
 
+def _boilerplate_task(common: tuple[Any, Any]) -> Any:
+    """mapInArrow over (doc, sketch) rows: (doc, at) for each document holding a value of the
+    batch's boilerplate (``common``: sorted values and the document after which each is
+    boilerplate), ``at`` the earliest of those documents: checked at a document past ``at``, a pair
+    with this document leaves a value out (``boilerplate_table``)."""
+    values, after = common
+    values = np.ascontiguousarray(values, np.uint32)
+    after = np.ascontiguousarray(after, np.int64)
+
+    def task(batches: Iterator[Any]) -> Iterator[Any]:
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        for rb in batches:
+            if not rb.num_rows or not values.size:
+                continue
+            sketch = rb.column(1)
+            flat = pc.list_flatten(sketch).to_numpy(zero_copy_only=False).astype(np.int32).view(np.uint32)
+            row = pc.list_parent_indices(sketch).to_numpy(zero_copy_only=False)
+            at = np.minimum(np.searchsorted(values, flat), values.size - 1)
+            hit = values[at] == flat
+            first = np.full(rb.num_rows, np.iinfo(np.int64).max, np.int64)
+            np.minimum.at(first, row[hit], after[at[hit]])
+            held = first < np.iinfo(np.int64).max
+            docs = rb.column(0).to_numpy(zero_copy_only=False)
+            yield pa.RecordBatch.from_arrays(
+                [pa.array(docs[held].astype(np.int64)), pa.array(first[held])], names=["doc", "at"]
+            )
+
+    return task
+
+
+def _boilerplate_at(docs_df: Any, common: tuple[Any, Any]) -> Any:
+    """(doc, at) for the documents whose sketch holds a value of the batch's boilerplate
+    (``common``), ``at`` the earliest document after which one of them is boilerplate
+    (``_boilerplate_task``)."""
+    return docs_df.select("doc", "sketch").mapInArrow(_boilerplate_task(common), "doc long, at long")
+
+
+def _changed_by(pairs: Any, at: Any) -> Any:
+    """The pairs (a, b, judged) whose verdict the batch's boilerplate may change: those not judged
+    yet (``judged`` 0), and the judged ones where a value of either document is boilerplate before
+    ``b`` (``at`` < ``b``: ``_boilerplate_at``). The others hold no value the pair's check at ``b``
+    leaves out (``boilerplate_table``), so they are judged as before: unique, apart as they are."""
+    F = _functions()
+    return (
+        pairs.join(at.select(F.col("doc").alias("a"), F.col("at").alias("at_a")), "a", "left")
+        .join(at.select(F.col("doc").alias("b"), F.col("at").alias("at_b")), "b", "left")
+        .filter(
+            (F.col("judged") == 0)
+            | (F.coalesce(F.col("at_a"), F.col("b")) < F.col("b"))
+            | (F.coalesce(F.col("at_b"), F.col("b")) < F.col("b"))
+        )
+        .select("a", "b")
+    )
+
+
 def _rep_pairs(docs_df: Any, reps: Any, common: tuple[Any, Any], config: DedupConfig, partitions: int) -> Any:
     """``neardup.match.components.rep_pairs`` in the executors: the pairs (a, b) where ``a`` is a
     representative among the first ``max_posting + 1`` posting at least ``min_shared`` of ``b``'s
@@ -854,30 +916,88 @@ def _verified_labels(
     from pyspark import StorageLevel
 
     F = _functions()
-    # a shuffle between the union and the cache: Spark flattens a union of a cached union
-    # (``edges`` below) and would judge these pairs again instead of reading them
-    first = (
-        keys.unionByName(_verified_pairs(docs_df, pairs, config, fixed=matched))
-        .repartition(partitions, "a")
-        .persist(StorageLevel.MEMORY_AND_DISK)
-    )
-    labels0, rounds = connected_components(first)
+    first, rounds = _first_edges(docs_df, keys, pairs, config, partitions, matched)
+    labels0, more_rounds = connected_components(first)
+    rounds += more_rounds
     reps = _grouped(docs_df, labels0, partitions).mapInArrow(_rep_task(config), "doc long, rep boolean")
     reps = reps.persist(StorageLevel.MEMORY_AND_DISK)
     common = _boilerplate(docs_df, reps, config)
-    more = pairs.unionByName(_rep_pairs(docs_df, reps, common, config, partitions))
+    # a sketch pair was judged above (without boilerplate); a pass pair may not have been
+    more = (
+        pairs.select("a", "b")
+        .withColumn("judged", F.lit(1))
+        .unionByName(_rep_pairs(docs_df, reps, common, config, partitions).withColumn("judged", F.lit(0)))
+    )
     if matched:
         more = more.filter(F.col("b") >= F.lit(matched))
     apart = (
         more.join(labels0.select(F.col("doc").alias("a"), F.col("comp").alias("ca")), "a", "left")
         .join(labels0.select(F.col("doc").alias("b"), F.col("comp").alias("cb")), "b", "left")
         .filter(F.coalesce(F.col("ca"), F.col("a")) != F.coalesce(F.col("cb"), F.col("b")))
-        .select("a", "b")
-        .distinct()
+        .groupBy("a", "b")
+        .agg(F.max("judged").alias("judged"))
     )
+    apart = _changed_by(apart, _boilerplate_at(docs_df, common))
     edges = first.unionByName(_verified_pairs(docs_df, apart, config, common=common))
     labels, more_rounds = connected_components(edges)
     return labels, common, rounds + more_rounds, [labels0, reps, first]
+
+
+def _first_edges(
+    docs_df: Any, keys: Any, pairs: Any, config: DedupConfig, partitions: int, matched: int
+) -> tuple[Any, int]:
+    """The edges of the verified candidate graph before boilerplate (``first_components``): key
+    edges and the sketch pairs (a, b, n) that link, judged in two rounds so that a pair whose
+    documents are already connected is not read (as the local pass skips it, in (a, b) order
+    over the whole batch; a Spark task sees only its partition's pairs). First each document's
+    best candidate: the earlier document sharing the most values with it (the earliest of those);
+    then the components of those links and the key edges, and the other pairs between two of
+    them. The components are the same whichever pairs are skipped: a skipped pair connects
+    documents already connected. A pair of two of the first ``matched`` documents (matched corpus
+    documents, representatives already) is not verified: the pass never checks one against
+    another. Returns the edges (checkpointed) and the rounds of the components' algorithm."""
+    from pyspark import StorageLevel
+
+    F = _functions()
+    if matched:
+        pairs = pairs.filter(F.col("b") >= F.lit(matched))
+    low = (1 << 31) - 1  # documents < 2^31, as the graph stage packs them
+    # one row per document: the most values shared, then the earliest candidate (the largest key)
+    key = F.col("n").cast("long") * F.lit(1 << 32) + (F.lit(low) - F.col("a"))
+    best = (
+        pairs.groupBy("b")
+        .agg(F.max(key).alias("key"))
+        .select((F.lit(low) - F.pmod(F.col("key"), F.lit(1 << 32))).alias("a"), "b")
+        .persist(StorageLevel.MEMORY_AND_DISK)
+    )
+    # a shuffle between the union and the cache: Spark flattens a union of a cached union
+    # (``edges`` in ``_verified_labels``) and would judge these pairs again instead of reading them
+    once = (
+        keys.unionByName(_verified_pairs(docs_df, best, config))
+        .repartition(partitions, "a")
+        .persist(StorageLevel.MEMORY_AND_DISK)
+    )
+    labels, rounds = connected_components(once)
+    side = labels.select(F.col("doc").alias("b"), F.col("comp").alias("cb"))
+    by_b = best.select("b", F.col("a").alias("best")).join(side, "b", "left")
+    rest = (
+        pairs.select("a", "b")
+        .join(by_b, "b")
+        .filter(F.col("a") != F.col("best"))
+        .join(labels.select(F.col("doc").alias("a"), F.col("comp").alias("ca")), "a", "left")
+        .filter(F.coalesce(F.col("ca"), F.col("a")) != F.coalesce(F.col("cb"), F.col("b")))
+        .select("a", "b")
+    )
+    # checkpointed: the stages below refer to these edges many times over, and the text of a
+    # plan repeating this one's lineage each time outgrows a 1 GB driver's heap
+    first = (
+        once.unionByName(_verified_pairs(docs_df, rest, config))
+        .repartition(partitions, "a")
+        .localCheckpoint(eager=True)
+    )
+    for frame in (best, once, labels):
+        frame.unpersist()
+    return first, rounds
 
 
 # ----------------------------------------------------------------------------------------- main
@@ -951,7 +1071,7 @@ def distributed_dedup(
         keys, pairs = _candidate_graph(docs_df, config, engine_parts)
         # the sketch pairs (16 bytes each) are read again past max_component: kept, not recounted
         pairs = pairs.persist(StorageLevel.DISK_ONLY)
-        labels, rounds = connected_components(keys.unionByName(pairs))
+        labels, rounds = connected_components(keys.unionByName(pairs.select("a", "b")))
         largest = _largest_component(labels, n + matched)
         common = None
         held: list[Any] = [labels, pairs]
