@@ -674,6 +674,8 @@ static void walk(const uint32_t *p, int64_t n, const uint8_t *cov, int64_t *adds
 /* text replaced alike in two or more places, in units (5 words, 25 CJK characters), that names a
  * template's subject however much else the texts differ by (text.py's ALIKE_SUBJECT) */
 #define ALIKE_SUBJECT 25
+/* text.py's FRAME_FILL: the longest run of its own a text fills a template's frame with */
+#define FRAME_FILL 100
 /* text.py's SUBJECT_PLACES: terms repeated among more differing places than this name no subject */
 #define SUBJECT_PLACES 30
 /* swap_units' flags: the substitution is a name; the entry is the last words of a full name */
@@ -1167,7 +1169,16 @@ static int decide_text(int kd, const int64_t *ev, int same_layout, const double 
         if (!template) return merge;
         return report > 0 ? TEMPLATE : UNIQUE;
     }
-    if ((double)passage >= passage_min && kd != UNIQUE) return same_layout ? LAYOUT : PARTIAL;
+    if ((double)passage >= passage_min && kd != UNIQUE) {
+        /* what they share is a frame, one text naming another occasion: filled in with words
+         * replaced in place (the presidium's fifth and sixth meetings) or with short runs of their
+         * own (two live-broadcast notices): a template, no shared passage of content; a passage
+         * pasted into another article that tells another phase of an event leaves that article's
+         * own paragraphs around it and replaces nothing */
+        if (occasion == 2 && th[18] > 0 && (ev[5] > 0 || imax2(ev[13], ev[14]) <= FRAME_FILL))
+            return report > 0 ? TEMPLATE : UNIQUE;
+        return same_layout ? LAYOUT : PARTIAL;
+    }
     return UNIQUE;
 }
 

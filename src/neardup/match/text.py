@@ -131,6 +131,9 @@ ALIKE_SUBJECT = 25
 #: excerpt in reported speech against the speech), not a template whose subject stands in a few
 #: places; terms repeated among so many differences name no subject
 SUBJECT_PLACES = 30
+#: the longest run of its own (in units) a text fills a template's frame with: two texts that share a
+#: frame, fill it with runs no longer and name another occasion are a template, not a shared passage
+FRAME_FILL = 100
 _SWAP_NAME = np.int64(1) << np.int64(40)
 _SWAP_TAIL = np.int64(1) << np.int64(41)
 

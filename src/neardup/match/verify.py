@@ -41,6 +41,7 @@ from neardup.match.signature import Signatures
 from neardup.match.tables import is_common
 from neardup.match.text import ALIKE_SUBJECT as _ALIKE_SUBJECT
 from neardup.match.text import EVIDENCE_SIZE, text_evidence
+from neardup.match.text import FRAME_FILL as _FRAME_FILL
 from neardup.match.text import SUBJECT_PLACES as _SUBJECT_PLACES
 
 __all__ = ["KINDS", "MERGING", "Evidence", "evidence", "thresholds", "verify_pair"]
@@ -305,7 +306,10 @@ def decide_text(kd: int, ev: np.ndarray, same_layout: bool, th: np.ndarray) -> i
       them quotes a passage (``passage_min``) more than the other does and writes a passage of
       its own, it quotes the other's own words: a reply to that reply, two documents;
     - otherwise each carries content of its own: ``partial`` (``layout`` in one template) when they
-      share a passage of ``passage_min`` characters, else ``unique``;
+      share a passage of ``passage_min`` characters, else ``unique``; but when one names another
+      occasion and they fill what they share with words replaced in place or with runs of their
+      own of ``FRAME_FILL`` units at most, what they share is a template's frame: ``template``
+      (the news profile);
     - not ``contained`` but related (the news profile) when the fuller text holds the other as
       at most ``quote_pieces`` blocks beside a block of its own of ``quote_block_share`` of the
       other's length (``quote_block_min`` characters at least): a reply, a commentary, a
@@ -399,6 +403,13 @@ def decide_text(kd: int, ev: np.ndarray, same_layout: bool, th: np.ndarray) -> i
             return merge
         return TEMPLATE if report > 0 else UNIQUE
     if passage >= passage_min and kd != UNIQUE:
+        # what they share is a frame, one text naming another occasion: filled in with words
+        # replaced in place (the presidium's fifth and sixth meetings) or with short runs of their
+        # own (two live-broadcast notices): a template, no shared passage of content; a passage
+        # pasted into another article that tells another phase of an event leaves that article's
+        # own paragraphs around it and replaces nothing
+        if occasion == 2 and th[18] > 0 and (ev[5] > 0 or max(ev[13], ev[14]) <= _FRAME_FILL):
+            return TEMPLATE if report > 0 else UNIQUE
         return LAYOUT if same_layout else PARTIAL
     return UNIQUE
 

@@ -512,3 +512,13 @@ def test_an_excerpt_in_reported_speech_is_the_speech_not_a_template_of_another_s
     ev = compare_texts(excerpt, speech)
     assert ev.kind == "near", ev
     assert not compare_texts(REPORT, REPORT.replace("郑州", "洛阳")).is_duplicate
+
+
+def test_a_frame_shared_by_two_occasions_is_a_template_not_a_shared_passage() -> None:
+    """Two notices that share a broadcast frame, each with its own date where the other has one, tell
+    two occasions on one template: not a partial copy (reported as a template only when asked)."""
+    frame = "届时，本台综合频道、新闻频道、中文国际频道和各外语频道将进行现场直播，网络平台、广播频率同步转播，欢迎广大观众收看收听。"
+    opening = "本台消息：全国学术大会将于3月5日上午9时在北京开幕，大会主席将作工作报告。" + frame
+    plenary = "本台消息：3月8日下午3时，全国学术大会第二次全体会议将在北京举行，秘书长将作财务报告。" + frame
+    assert compare_texts(opening, plenary).kind == "unique"
+    assert compare_texts(opening, plenary, MatchConfig(report_templates=True)).kind == "template"
