@@ -294,8 +294,8 @@ def compare_cmd(a: str, b: str, as_html: bool | None, as_json: bool, dates: tupl
     distance)."""
     from dataclasses import replace
 
-    from neardup.match import MatchConfig, compare_texts, page_signatures
-    from neardup.match.dates import NO_DAY, day_number
+    from neardup.match import MatchConfig, compare_signatures, page_signatures
+    from neardup.match.dates import NO_DAY, day_number, days_of
     from neardup.match.explain import added_spans, differing_numbers, shared_passage, substitutions
     from neardup.match.kernels import text_evidence
 
@@ -313,10 +313,14 @@ def compare_cmd(a: str, b: str, as_html: bool | None, as_json: bool, dates: tupl
             raise InputError("text is empty", source=src)
     html_a = text_a if (as_html if as_html is not None else _looks_like_html(text_a)) else None
     html_b = text_b if (as_html if as_html is not None else _looks_like_html(text_b)) else None
-    ev = compare_texts(text_a, text_b, cfg, html_a=html_a, html_b=html_b, dates=dates)
+    # signed once; the verdicts below read the same signatures, undated first, then with the dates
     sigs, main = page_signatures(
         [(None if html_a else text_a, html_a), (None if html_b else text_b, html_b)], cfg
     )
+    undated = compare_signatures(sigs, cfg)
+    if dates is not None:
+        sigs.day = days_of(list(dates), 2)
+    ev = compare_signatures(sigs, cfg) if dates is not None else undated
     only_a, only_b = differing_numbers(main[0], main[1])
     text_ev = text_evidence(sigs.profile(0), sigs.profile(1), cfg.text_window_cjk, cfg.text_window_latin)
     result = {
@@ -345,10 +349,7 @@ def compare_cmd(a: str, b: str, as_html: bool | None, as_json: bool, dates: tupl
         return
     verdict = "duplicate" if ev.is_duplicate else "not a duplicate"
     if ev.kind == "unique" and not cfg.report_templates:
-        asked = compare_texts(
-            text_a, text_b, replace(cfg, report_templates=True), html_a=html_a, html_b=html_b, dates=dates
-        )
-        undated = compare_texts(text_a, text_b, cfg, html_a=html_a, html_b=html_b) if dates else ev
+        asked = compare_signatures(sigs, replace(cfg, report_templates=True))
         if undated.kind != ev.kind:
             verdict += (
                 f": {undated.kind} by the texts, but the records are {result['days_apart']} days apart, "

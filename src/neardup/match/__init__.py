@@ -38,6 +38,7 @@ __all__ = [
     "MatchConfig",
     "Page",
     "Signatures",
+    "compare_signatures",
     "compare_texts",
     "cross_candidates",
     "evidence",
@@ -91,6 +92,17 @@ def compare_texts(
     )
     if dates is not None:
         sigs.day = days_of(list(dates), 2)
+    return compare_signatures(sigs, cfg)
+
+
+def compare_signatures(sigs: Signatures, config: MatchConfig | None = None) -> Evidence:
+    """``compare_texts`` of two documents already signed: the verdict on the second against the first.
+
+    >>> sigs = signatures(["今天北京晴，最高气温二十度。", "今天北京晴，最高气温二十度！"])
+    >>> compare_signatures(sigs).kind
+    'content'
+    """
+    cfg = config or MatchConfig()
     c = match_signatures(sigs, cfg)
     if c.partner[1] < 0:
         return evidence(sigs, 1, sigs, 0, cfg)  # unrelated: the evidence, kind "unique"
