@@ -229,9 +229,12 @@ def _ev_array(ev: dict[str, Any]) -> np.ndarray | None:
         out[[0, 1, 2, 3, 9, 10]] = (ua, ub, ta, tb, qa, qb)
         out[4] = int(ev["passage"])
         out[6] = int(ev["repeated"])
-        out[8] = (
-            3 if ev.get("reactions") else (2 if ev.get("occasion_replaced") else 1) if ev["occasion"] else 0
-        )
+        # 3: the reactions to what the other reports; 2: an occasion named in the other's place;
+        # 1: each holds an occasion the other lacks
+        if ev.get("reactions"):
+            out[8] = 3
+        elif ev["occasion"]:
+            out[8] = 2 if ev.get("occasion_replaced") else 1
         out[[11, 12]] = [int(x) for x in ev["leads"]]
         out[[13, 14]] = [int(x) for x in ev["blocks"]]
         out[[15, 16]] = [int(x) for x in ev["pieces"]]
