@@ -12,6 +12,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from _tables import write_table
+
 
 def main(data: Path, out: Path) -> None:
     rows = []
@@ -23,10 +25,14 @@ def main(data: Path, out: Path) -> None:
         if len(src) == 1 and len(first) == 1 and src != first and ord(src) < 0x10000 and ord(first) < 0x10000:
             rows.append((src, first))
     rows.sort()
-    out.write_text(
-        "# simplified -> traditional characters (OpenCC's first choice), from OpenCC (Apache-2.0): "
-        "tools/make_s2t.py\n" + "".join(f"{k}\t{v}\n" for k, v in rows),
-        encoding="utf-8",
+    write_table(
+        out,
+        [
+            (
+                "simplified -> traditional characters (OpenCC's first choice), from OpenCC (Apache-2.0): tools/make_s2t.py",
+                rows,
+            )
+        ],
     )
     print(f"{len(rows)} characters -> {out}")
 

@@ -16,6 +16,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from _tables import write_table
+
 
 def read(path: Path) -> dict[str, str]:
     table = {}
@@ -74,12 +76,15 @@ def main(data: Path, out: Path) -> None:
         if ord(k) < 0x10000 and ord(v) < 0x10000 and k not in simplified and k != v
     )
     within = sorted(phrase_folds(data / "STPhrases.txt", dict(rows)))
-    out.write_text(
-        "# traditional/variant -> simplified characters, from OpenCC (Apache-2.0): tools/make_t2s.py\n"
-        + "".join(f"{k}\t{v}\n" for k, v in rows)
-        + f"{PHRASE_MARK}\n"
-        + "".join(f"{k}\t{v}\n" for k, v in within),
-        encoding="utf-8",
+    write_table(
+        out,
+        [
+            (
+                "traditional/variant -> simplified characters, from OpenCC (Apache-2.0): tools/make_t2s.py",
+                rows,
+            ),
+            (PHRASE_MARK.removeprefix("# "), within),
+        ],
     )
     print(f"{len(rows)} + {len(within)} characters -> {out}")
 

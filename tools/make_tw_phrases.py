@@ -32,6 +32,8 @@ import re
 import sys
 from pathlib import Path
 
+from _tables import write_table
+
 ROOT = Path(__file__).resolve().parents[1]
 # a Taiwan phrase is read back in traditional texts alone when mainland texts write it less than this
 # share as often as the phrase it stands for; from this share on, both are read as one everywhere
@@ -107,15 +109,17 @@ def main(dictionaries: list[Path], corpora: list[Path], out: Path) -> None:
         for w, r in read_as.items()
         if w != r or any(k != w and k in w for k in read_as if k != read_as[k])
     )
-    out.write_text(
-        "# Taiwan phrase (simplified characters) -> mainland phrase, from OpenCC's TWPhrasesRev (Apache-2.0):"
-        " tools/make_tw_phrases.py\n"
-        "# phrases only Taiwan writes, read back in traditional-script texts\n"
-        + "".join(f"{a}\t{b}\n" for a, b in taiwan)
-        + SHARED_MARK
-        + "\n"
-        + "".join(f"{a}\t{b}\n" for a, b in both),
-        encoding="utf-8",
+    write_table(
+        out,
+        [
+            (
+                "Taiwan phrase (simplified characters) -> mainland phrase, from OpenCC's TWPhrasesRev "
+                "(Apache-2.0): tools/make_tw_phrases.py",
+                [],
+            ),
+            ("phrases only Taiwan writes, read back in traditional-script texts", taiwan),
+            (SHARED_MARK.removeprefix("# "), both),
+        ],
     )
     print(f"{len(taiwan)} Taiwan phrases, {len(both)} phrases in {len(groups)} groups both write -> {out}")
 
