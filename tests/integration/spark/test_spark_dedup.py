@@ -19,7 +19,12 @@ from neardup.dedup.config import DedupConfig
 from neardup.dedup.fingerprints import fingerprint_records
 from neardup.io import iter_records
 from neardup.match import MatchConfig
-from neardup.match.components import batch_components, largest_component, verified_components
+from neardup.match.components import (
+    batch_components,
+    candidate_pairs,
+    largest_component,
+    verified_components,
+)
 
 # The verified cut in Spark (a batch whose largest candidate component passes --max-component) runs
 # its components' rounds twice more; on a loaded 2-core machine a round's localCheckpoint has failed
@@ -187,6 +192,64 @@ def test_spark_dedup_verifies_a_large_component_a_few_pairs_at_a_time_as_neardup
     rows = [json.loads(line) for line in both(inputs, tmp_path, "--max-component", "2", "--partitions", "2")]
     assert len(rows) == len(docs)
     assert {"unique", "first", "exact", "near", "partial"} <= {r["kind"] for r in rows}
+
+
+@pytest.mark.timeout(1200)
+def test_spark_dedup_judges_each_sketch_pair_at_most_once_before_the_boilerplate(
+    spark: Any,
+    tmp_path: Path,
+    labelled: tuple[list[dict[str, Any]], list[dict[str, Any]]],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Past ``--max-component`` the plan hands each sketch pair to the sketches' look at most once
+    before the batch's boilerplate, and not every pair: each document's best candidate first, then
+    only the pairs whose documents those links and the key edges leave apart; the bytes are those
+    of ``neardup dedup``. (The pairs each verification task is fed are saved by a spy around it.)"""
+    from neardup.integrations.spark import plan
+
+    log = tmp_path / "judged"
+    log.mkdir()
+    real = plan._verify_task
+
+    def spy(config: DedupConfig, full: bool, common: Any = None) -> Any:
+        task = real(config, full, common)
+        name = f"{'text' if full else 'sketch'}-{'plain' if common is None else 'common'}"
+
+        def fed(batches: Any) -> Any:
+            import uuid
+
+            seen: list[Any] = []
+
+            def rows() -> Any:
+                for rb in batches:
+                    seen.append(np.stack([rb.column("a").to_numpy(), rb.column("b").to_numpy()], 1))
+                    yield rb
+
+            yield from task(rows())
+            pairs = np.concatenate(seen) if seen else np.empty((0, 2), np.int64)
+            np.save(log / f"{name}-{uuid.uuid4().hex}.npy", pairs)
+
+        return fed
+
+    monkeypatch.setattr(plan, "_verify_task", spy)
+    docs, _ = labelled
+    stock = " 以上就是今天新闻的全部内容，感谢收看，再见。"
+    docs = [
+        {**d, "text": d["text"] + stock} if i % 3 == 0 and d.get("text") else d for i, d in enumerate(docs)
+    ]
+    inputs = [write_jsonl(tmp_path / "a.jsonl", docs)]
+    both(inputs, tmp_path, "--max-component", "2", "--partitions", "3")
+
+    def judged(name: str) -> np.ndarray:
+        parts = [np.load(f) for f in sorted(log.glob(f"{name}-*.npy"))]
+        return np.concatenate(parts) if parts else np.empty((0, 2), np.int64)
+
+    sigs = fingerprint_records(iter_records([Path(inputs[0])]), DedupConfig(workers=1)).sigs
+    _, (sa, sb), _ = candidate_pairs(sigs, MatchConfig())
+    sketch_pairs = set(zip(sa.tolist(), sb.tolist(), strict=True))
+    plain = [tuple(p) for p in judged("sketch-plain").tolist()]
+    assert len(plain) == len(set(plain)) and set(plain) <= sketch_pairs  # each at most once
+    assert len(plain) < len(sketch_pairs)  # the pairs of documents already connected: not read
 
 
 def test_spark_dedup_refuses_a_repeated_id_with_the_message_of_neardup_dedup(

@@ -623,63 +623,6 @@ def _boilerplate(docs_df: Any, reps: Any, config: DedupConfig) -> tuple[Any, Any
     return values[order], after[order]
 
 
-def _boilerplate_task(common: tuple[Any, Any]) -> Any:
-    """mapInArrow over (doc, sketch) rows: (doc, at) for each document holding a value of the
-    batch's boilerplate (``common``: sorted values and the document after which each is
-    boilerplate), ``at`` the earliest of those documents: checked at a document past ``at``, a pair
-    with this document leaves a value out (``boilerplate_table``)."""
-    values, after = common
-    values = np.ascontiguousarray(values, np.uint32)
-    after = np.ascontiguousarray(after, np.int64)
-
-    def task(batches: Iterator[Any]) -> Iterator[Any]:
-        import pyarrow as pa
-        import pyarrow.compute as pc
-
-        for rb in batches:
-            if not rb.num_rows or not values.size:
-                continue
-            sketch = rb.column(1)
-            flat = pc.list_flatten(sketch).to_numpy(zero_copy_only=False).astype(np.int32).view(np.uint32)
-            row = pc.list_parent_indices(sketch).to_numpy(zero_copy_only=False)
-            at = np.minimum(np.searchsorted(values, flat), values.size - 1)
-            hit = values[at] == flat
-            first = np.full(rb.num_rows, np.iinfo(np.int64).max, np.int64)
-            np.minimum.at(first, row[hit], after[at[hit]])
-            held = first < np.iinfo(np.int64).max
-            docs = rb.column(0).to_numpy(zero_copy_only=False)
-            yield pa.RecordBatch.from_arrays(
-                [pa.array(docs[held].astype(np.int64)), pa.array(first[held])], names=["doc", "at"]
-            )
-
-    return task
-
-
-def _boilerplate_at(docs_df: Any, common: tuple[Any, Any]) -> Any:
-    """(doc, at) for the documents whose sketch holds a value of the batch's boilerplate
-    (``common``), ``at`` the earliest document after which one of them is boilerplate
-    (``_boilerplate_task``)."""
-    return docs_df.select("doc", "sketch").mapInArrow(_boilerplate_task(common), "doc long, at long")
-
-
-def _changed_by(pairs: Any, at: Any) -> Any:
-    """The pairs (a, b, judged) whose verdict the batch's boilerplate may change: those not judged
-    yet (``judged`` 0), and the judged ones where a value of either document is boilerplate before
-    ``b`` (``at`` < ``b``: ``_boilerplate_at``). The others hold no value the pair's check at ``b``
-    leaves out (``boilerplate_table``), so they are judged as before: unique, apart as they are."""
-    F = _functions()
-    return (
-        pairs.join(at.select(F.col("doc").alias("a"), F.col("at").alias("at_a")), "a", "left")
-        .join(at.select(F.col("doc").alias("b"), F.col("at").alias("at_b")), "b", "left")
-        .filter(
-            (F.col("judged") == 0)
-            | (F.coalesce(F.col("at_a"), F.col("b")) < F.col("b"))
-            | (F.coalesce(F.col("at_b"), F.col("b")) < F.col("b"))
-        )
-        .select("a", "b")
-    )
-
-
 def _rep_pairs(docs_df: Any, reps: Any, common: tuple[Any, Any], config: DedupConfig, partitions: int) -> Any:
     """``neardup.match.components.rep_pairs`` in the executors: the pairs (a, b) where ``a`` is a
     representative among the first ``max_posting + 1`` posting at least ``min_shared`` of ``b``'s
@@ -922,22 +865,16 @@ def _verified_labels(
     reps = _grouped(docs_df, labels0, partitions).mapInArrow(_rep_task(config), "doc long, rep boolean")
     reps = reps.persist(StorageLevel.MEMORY_AND_DISK)
     common = _boilerplate(docs_df, reps, config)
-    # a sketch pair was judged above (without boilerplate); a pass pair may not have been
-    more = (
-        pairs.select("a", "b")
-        .withColumn("judged", F.lit(1))
-        .unionByName(_rep_pairs(docs_df, reps, common, config, partitions).withColumn("judged", F.lit(0)))
-    )
+    more = pairs.select("a", "b").unionByName(_rep_pairs(docs_df, reps, common, config, partitions))
     if matched:
         more = more.filter(F.col("b") >= F.lit(matched))
     apart = (
         more.join(labels0.select(F.col("doc").alias("a"), F.col("comp").alias("ca")), "a", "left")
         .join(labels0.select(F.col("doc").alias("b"), F.col("comp").alias("cb")), "b", "left")
         .filter(F.coalesce(F.col("ca"), F.col("a")) != F.coalesce(F.col("cb"), F.col("b")))
-        .groupBy("a", "b")
-        .agg(F.max("judged").alias("judged"))
+        .select("a", "b")
+        .distinct()
     )
-    apart = _changed_by(apart, _boilerplate_at(docs_df, common))
     edges = first.unionByName(_verified_pairs(docs_df, apart, config, common=common))
     labels, more_rounds = connected_components(edges)
     return labels, common, rounds + more_rounds, [labels0, reps, first]
