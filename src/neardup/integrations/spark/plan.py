@@ -26,7 +26,9 @@ checksum per round of the components' algorithm.
    edge DataFrame, checkpointed each round, until a round changes nothing (the driver compares the
    edge count and an xor of edge hashes). A component is named by its smallest document. The
    largest component's size (one count by component) is compared with ``max_component``; past
-   it, the sketch pairs are verified in the executors (``_verified_pairs``), the pass over their
+   it, the sketch pairs are verified in the executors (``_verified_pairs``) in two rounds
+   (``_first_edges``: each document's best candidate, then only the pairs those links leave
+   apart, as the local pass skips the pairs of documents already connected), the pass over their
    components gives the representatives and the batch's boilerplate, the pass's own pairs and the
    pairs between components are verified again with it, and the rounds run on those edges.
 5. **engine**: documents partitioned by component, in document order within it (taken longest
@@ -907,8 +909,8 @@ def _first_edges(
         .select((F.lit(low) - F.pmod(F.col("key"), F.lit(1 << 32))).alias("a"), "b")
         .persist(StorageLevel.MEMORY_AND_DISK)
     )
-    # a shuffle between the union and the cache: Spark flattens a union of a cached union
-    # (``edges`` in ``_verified_labels``) and would judge these pairs again instead of reading them
+    # kept: read by its components and again in ``first`` (a shuffle between the union and the
+    # cache: Spark flattens a union of a cached union and would judge these pairs again)
     once = (
         keys.unionByName(_verified_pairs(docs_df, best, config))
         .repartition(partitions, "a")
