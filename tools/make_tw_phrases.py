@@ -34,11 +34,12 @@ from pathlib import Path
 
 from _tables import write_table
 
+from neardup.text.normalize import _SHARED_MARK as SHARED_MARK  # the line its reader splits on
+
 ROOT = Path(__file__).resolve().parents[1]
 # a Taiwan phrase is read back in traditional texts alone when mainland texts write it less than this
 # share as often as the phrase it stands for; from this share on, both are read as one everywhere
 MAINLAND_SHARE = 1 / 50
-SHARED_MARK = "# phrases both write, read as one in every Chinese text"
 
 
 def main(dictionaries: list[Path], corpora: list[Path], out: Path) -> None:
