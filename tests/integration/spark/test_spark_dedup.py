@@ -152,11 +152,7 @@ def test_spark_dedup_cuts_a_large_component_along_verified_pairs_as_neardup_dedu
     """Past ``--max-component`` both sides cut the candidate graph's components along verified
     pairs with the batch's boilerplate (a closing line on every story glues them otherwise) and
     write the same bytes at any partition count."""
-    docs, _ = labelled
-    stock = " 以上就是今天新闻的全部内容，感谢收看，再见。"
-    docs = [
-        {**d, "text": d["text"] + stock} if i % 3 == 0 and d.get("text") else d for i, d in enumerate(docs)
-    ]
+    docs = with_stock_lines(labelled[0])
     inputs = [write_jsonl(tmp_path / "a.jsonl", docs)]
     sigs = fingerprint_records(iter_records([Path(inputs[0])]), DedupConfig(workers=1)).sigs
     labels, _ = batch_components(sigs, MatchConfig())
@@ -167,6 +163,14 @@ def test_spark_dedup_cuts_a_large_component_along_verified_pairs_as_neardup_dedu
     ]
     assert len(rows) == len(docs)
     assert {"unique", "first", "exact", "near", "partial"} <= {r["kind"] for r in rows}
+
+
+def with_stock_lines(docs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Every third text ends with the programme's sign-off: a boilerplate value the batch shares."""
+    stock = " 以上就是今天新闻的全部内容，感谢收看，再见。"
+    return [
+        {**d, "text": d["text"] + stock} if i % 3 == 0 and d.get("text") else d for i, d in enumerate(docs)
+    ]
 
 
 @pytest.mark.timeout(1200)
@@ -183,11 +187,7 @@ def test_spark_dedup_verifies_a_large_component_a_few_pairs_at_a_time_as_neardup
 
     monkeypatch.setattr(plan, "VERIFY_ROWS", 16)
     monkeypatch.setattr(plan, "VERIFY_NODES", 24)
-    docs, _ = labelled
-    stock = " 以上就是今天新闻的全部内容，感谢收看，再见。"
-    docs = [
-        {**d, "text": d["text"] + stock} if i % 3 == 0 and d.get("text") else d for i, d in enumerate(docs)
-    ]
+    docs = with_stock_lines(labelled[0])
     inputs = [write_jsonl(tmp_path / "a.jsonl", docs)]
     rows = [json.loads(line) for line in both(inputs, tmp_path, "--max-component", "2", "--partitions", "2")]
     assert len(rows) == len(docs)
@@ -232,11 +232,7 @@ def test_spark_dedup_judges_each_sketch_pair_at_most_once_before_the_boilerplate
         return fed
 
     monkeypatch.setattr(plan, "_verify_task", spy)
-    docs, _ = labelled
-    stock = " 以上就是今天新闻的全部内容，感谢收看，再见。"
-    docs = [
-        {**d, "text": d["text"] + stock} if i % 3 == 0 and d.get("text") else d for i, d in enumerate(docs)
-    ]
+    docs = with_stock_lines(labelled[0])
     inputs = [write_jsonl(tmp_path / "a.jsonl", docs)]
     both(inputs, tmp_path, "--max-component", "2", "--partitions", "3")
 
