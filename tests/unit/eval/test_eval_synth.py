@@ -196,7 +196,7 @@ def test_realistic_profile_output_is_pinned() -> None:
         ),
         (
             CASES,
-            "a65f2d24261b86ee0bc21974b1ba8f92c3298a9b600a376a1c25980b0c2b0786",
+            "6e09ca80554f0376e2c719f7609400871081dead33ada057fab4dad650d45efa",
             "5e746c158ac718918ab5d6997fb2c680859f479bab984762a03b4a74a3ab2573",
         ),
     ):

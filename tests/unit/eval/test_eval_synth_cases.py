@@ -19,8 +19,9 @@ from neardup.eval.synth import CASES, SynthConfig, ngram_jaccard, synthesize
 from neardup.eval.synth.cases import SAME_GROUP_CASES
 from neardup.eval.synth.subjects import find_subjects, swap_one
 from neardup.eval.synth.text import join_paragraphs, paragraphs
-from neardup.eval.synth.variants import correct_figure, renumber, to_traditional
+from neardup.eval.synth.variants import correct_figure, renumber, to_taiwan_phrasing, to_traditional
 from neardup.exceptions import ConfigError
+from neardup.match import compare_texts
 
 _CHARS = (
     "发展建设推进改革创新经济社会文化生态城市乡村企业科技人才教育医疗交通能源农业工业服务市场开放合作安全"
@@ -168,6 +169,13 @@ def test_script_variants_are_traditional_and_differ_from_the_source() -> None:
         assert doc["text"] != src["text"] and to_traditional(doc["text"]) == doc["text"]
         assert "國家主席" in doc["text"] and "国家主席" not in doc["text"]
         assert t["jaccard5"] < 0.5  # character 5-grams alone do not see the copy
+    # about half in Taiwan phrasing too (網路 for 网络), each still its source's copy to the engine
+    phrased = [t for t in rows if "taiwan_phrasing" in t["edits"]]
+    assert 0 < len(phrased) < len(rows)
+    assert all(
+        compare_texts(by_id[t["source"]]["text"], by_id[t["id"]]["text"]).is_duplicate for t in phrased
+    )
+    assert to_taiwan_phrasing("网络信息") == "网路资讯"
     assert to_traditional("这是国家发展的新闻") == "這是國家發展的新聞"
     # the traditional table folds back through OpenCC's simplified forms of the same characters
     assert set(to_traditional("发国会议经济")).isdisjoint("发国会议经济")

@@ -42,7 +42,7 @@ from neardup.eval.synth.text import (
     paragraphs,
     sentences_of,
 )
-from neardup.eval.synth.variants import correct_figure, renumber, to_traditional
+from neardup.eval.synth.variants import correct_figure, renumber, to_taiwan_phrasing, to_traditional
 
 __all__ = ["RELATED_CASES", "SAME_GROUP_CASES", "make_cases"]
 
@@ -457,6 +457,10 @@ class _Maker:
             str(src.get(self.cfg.date_field) or ""),
             edits,
         )
+        # half the copies in Taiwan phrasing too (drawn per source, apart from the set's own draws)
+        if random.Random(f"taiwan-{src['id']}").random() < 0.5:
+            body, title = to_taiwan_phrasing(body), to_taiwan_phrasing(title)
+            edits.append("taiwan_phrasing")
         body, title = to_traditional(body), to_traditional(title)
         if r.random() < 0.5:
             body = body.translate(_TW_QUOTES)

@@ -15,7 +15,7 @@ from decimal import Decimal
 from functools import lru_cache
 from importlib import resources
 
-__all__ = ["correct_figure", "renumber", "to_traditional", "zh_numeral"]
+__all__ = ["correct_figure", "renumber", "to_taiwan_phrasing", "to_traditional", "zh_numeral"]
 
 ZH_DIGITS = "〇一二三四五六七八九"
 
@@ -34,6 +34,32 @@ def _s2t() -> dict[int, str]:
 def to_traditional(text: str) -> str:
     """Simplified characters in their usual traditional form (OpenCC's character table)."""
     return text.translate(_s2t())
+
+
+@lru_cache(maxsize=1)
+def _taiwan_phrasing() -> tuple[re.Pattern[str], dict[str, str]]:
+    # the phrases only Taiwan writes (the first section of tw_phrases.tsv), read backwards: the
+    # mainland phrase -> the first Taiwan phrase that stands for it
+    text = resources.files("neardup").joinpath("data/tw_phrases.tsv").read_text(encoding="utf-8")
+    only = text.split("\n# phrases both write", 1)[0]
+    back: dict[str, str] = {}
+    for line in only.splitlines():
+        if line and not line.startswith("#"):
+            taiwan, _, mainland = line.partition("\t")
+            back.setdefault(mainland, taiwan)
+    return re.compile("|".join(map(re.escape, sorted(back, key=len, reverse=True)))), back
+
+
+def to_taiwan_phrasing(text: str) -> str:
+    """Mainland phrases as Taiwan writes them, in simplified characters (``to_traditional`` after it
+    gives a repost in Taiwan phrasing, as OpenCC's s2twp writes one; the phrases both write in
+    other senses, 支持 / 支援, are left as they are).
+
+    >>> to_taiwan_phrasing("网络信息发布")
+    '网路资讯释出'
+    """
+    pattern, back = _taiwan_phrasing()
+    return pattern.sub(lambda m: back[m.group()], text)
 
 
 def zh_numeral(n: int) -> str:
