@@ -23,7 +23,7 @@
  * xxh3_small(data) -> int or None      (XXH3-64 of up to 240 bytes; None beyond)
  * numbers_as_digits(text) -> str or None   (text.normalize.numbers_as_digits; None: a value beyond
  *                                          what C computes exactly, the caller runs the Python one)
- * phrases(text, firsts, pairs, table, longest) -> str   (text.normalize.regional_phrases' reading)
+ * phrases(text, firsts, pairs, table) -> str   (text.normalize.regional_phrases' reading)
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -1806,15 +1806,14 @@ static PyObject *py_numbers_as_digits(PyObject *self, PyObject *text) {
 }
 
 /* ---------------------------------------------------------------------------------------------
- * phrases (text/normalize.py regional_phrases): each phrase of ``table`` (str -> str, keys of two
- * characters or more, ``longest`` at most) replaced by its value, leftmost first and the longest at
- * a place, as a regular expression of the keys longest first does. A place is tried only when its
- * character is set in ``firsts`` (a bitmap of the Basic Multilingual Plane: the keys' first
- * characters) and its two characters are among ``pairs`` (the keys' first two, sorted uint64
- * c1 << 32 | c2 << 8 | the longest key they start): the scan is a bit test per character, and the
- * dict is asked only where a key may start, for the lengths keys starting so have. The text itself is returned when nothing is replaced. */
-
-static inline Py_UCS4 char_at(int kind, const void *data, Py_ssize_t i) { return PyUnicode_READ(kind, data, i); }
+ * phrases (text/normalize.py regional_phrases): each phrase of ``table`` (str -> str, keys of 2 to
+ * 255 characters) replaced by its value, leftmost first and the longest at a place, as a regular
+ * expression of the keys longest first does. A place is tried only when its character is set in
+ * ``firsts`` (a bitmap of the Basic Multilingual Plane: the keys' first characters) and its two
+ * characters are among ``pairs`` (the keys' first two, sorted uint64 c1 << 32 | c2 << 8 | the
+ * longest key they start): the scan is a bit test per character, and the dict is asked only where
+ * a key may start, for the lengths keys starting so have. The text itself is returned when nothing
+ * is replaced. */
 
 /* the next place from i whose character is set in bits (n: none) */
 static Py_ssize_t next_first(int kind, const void *data, Py_ssize_t n, Py_ssize_t i, const uint8_t *bits) {
@@ -1833,11 +1832,10 @@ static Py_ssize_t next_first(int kind, const void *data, Py_ssize_t n, Py_ssize_
 static PyObject *py_phrases(PyObject *self, PyObject *args) {
     PyObject *text, *table;
     Py_buffer firsts, pairs;
-    Py_ssize_t longest;
-    if (!PyArg_ParseTuple(args, "Uy*y*O!n", &text, &firsts, &pairs, &PyDict_Type, &table, &longest)) return NULL;
+    if (!PyArg_ParseTuple(args, "Uy*y*O!", &text, &firsts, &pairs, &PyDict_Type, &table)) return NULL;
     PyObject *out = NULL, *pieces = NULL;
-    if (firsts.len != 8192 || pairs.len % 8 != 0 || longest < 2) {
-        PyErr_SetString(PyExc_ValueError, "phrases: firsts must be 8192 bytes, pairs whole uint64s, longest >= 2");
+    if (firsts.len != 8192 || pairs.len % 8 != 0) {
+        PyErr_SetString(PyExc_ValueError, "phrases: firsts must be 8192 bytes, pairs whole uint64s");
         goto done;
     }
     const uint8_t *bits = firsts.buf;
@@ -1847,7 +1845,7 @@ static PyObject *py_phrases(PyObject *self, PyObject *args) {
     const void *data = PyUnicode_DATA(text);
     if (kind == PyUnicode_1BYTE_KIND) n = 0; /* Latin-1 holds no CJK character: nothing to read */
     while ((i = next_first(kind, data, n, i, bits)) + 1 < n) {
-        uint64_t key = ((uint64_t)char_at(kind, data, i) << 32) | ((uint64_t)char_at(kind, data, i + 1) << 8);
+        uint64_t key = ((uint64_t)PyUnicode_READ(kind, data, i) << 32) | ((uint64_t)PyUnicode_READ(kind, data, i + 1) << 8);
         Py_ssize_t lo = 0, hi = np_;
         while (lo < hi) {
             Py_ssize_t mid = lo + (hi - lo) / 2;
@@ -1857,18 +1855,16 @@ static PyObject *py_phrases(PyObject *self, PyObject *args) {
         Py_ssize_t took = 0;
         if (lo < np_ && (pv[lo] >> 8) == (key >> 8)) {
             Py_ssize_t most = (Py_ssize_t)(pv[lo] & 0xFF);
-            if (most > longest) most = longest;
             for (Py_ssize_t len = most < n - i ? most : n - i; len >= 2 && !took; len--) {
                 PyObject *sub = PyUnicode_Substring(text, i, i + len);
                 if (!sub) goto done;
                 PyObject *value = PyDict_GetItemWithError(table, sub);
                 /* a phrase read as itself (a group's own member) is only passed over */
-                int same = value && PyUnicode_Compare(value, sub) == 0;
+                int same = value ? PyUnicode_Compare(value, sub) : 1;
                 Py_DECREF(sub);
-                if (!value) {
-                    if (PyErr_Occurred()) goto done;
-                    continue;
-                }
+                if (PyErr_Occurred()) goto done; /* a lookup that failed, or a value not a str */
+                if (!value) continue;
+                same = same == 0;
                 took = len;
                 if (same) continue;
                 if (!pieces && !(pieces = PyList_New(0))) goto done;

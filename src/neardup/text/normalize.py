@@ -68,24 +68,23 @@ class _Phrases:
         if any(not 2 <= len(k) <= 255 for k in table):
             raise ValueError("phrase keys hold 2 to 255 characters")
         self.table = table
-        self.longest = max(map(len, table), default=2)
+        # the keys' first characters (a bitmap of the BMP), and their first two with the longest key
+        # they start
         bits = bytearray(8192)
+        most: dict[int, int] = {}
         for k in table:
             if ord(k[0]) <= 0xFFFF:
                 bits[ord(k[0]) >> 3] |= 1 << (ord(k[0]) & 7)
-        self.firsts = bytes(bits)
-        # the first two characters of the keys, each with the longest key they start
-        most: dict[int, int] = {}
-        for k in table:
             pair = ord(k[0]) << 32 | ord(k[1]) << 8
-            most[pair] = max(most.get(pair, 0), min(len(k), 255))
+            most[pair] = max(most.get(pair, 0), len(k))
+        self.firsts = bytes(bits)
         self.pairs = array("Q", sorted(p | n for p, n in most.items())).tobytes()
         self.pattern = re.compile("|".join(map(re.escape, sorted(table, key=len, reverse=True))) or "(?!)")
         self._in_c = getattr(_fp_c, "phrases", None)
 
     def read(self, text: str) -> str:
         if self._in_c is not None:
-            return str(self._in_c(text, self.firsts, self.pairs, self.table, self.longest))
+            return str(self._in_c(text, self.firsts, self.pairs, self.table))
         return self.pattern.sub(lambda w: self.table[w.group()], text)
 
 

@@ -111,8 +111,10 @@ def test_the_phrase_reader_in_c_reads_as_the_regular_expression() -> None:
     keys = [*table, "数", "据", "哈萨", "斯坦", "支"]
     for text in [*_phrase_texts(rng, keys), "", "a", "数", "数据", "plain ascii", "数据数据库哈萨克斯坦"]:
         expected = reader.pattern.sub(lambda w: table[w.group()], text)
-        assert _fp_c.phrases(text, reader.firsts, reader.pairs, table, reader.longest) == expected, text
+        assert _fp_c.phrases(text, reader.firsts, reader.pairs, table) == expected, text
     with pytest.raises(ValueError, match="8192 bytes"):
-        _fp_c.phrases("数据", b"", reader.pairs, table, reader.longest)
+        _fp_c.phrases("数据", b"", reader.pairs, table)
+    with pytest.raises(TypeError):  # a value that is not a str is refused, not written
+        _fp_c.phrases("数据", reader.firsts, reader.pairs, {"数据": 1})
     with pytest.raises(ValueError, match="2 to 255"):
         _Phrases({"数": "资"})
