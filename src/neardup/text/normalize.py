@@ -22,7 +22,15 @@ except ImportError:  # built without a C compiler: numbers_as_digits runs in Pyt
 if _fp_c is not None and not hasattr(_fp_c, "numbers_as_digits"):  # built from older sources
     _fp_c = None
 
-__all__ = ["abbreviations", "normalize", "numbers_as_digits", "regional_phrases", "strip_tags", "t2s_map"]
+__all__ = [
+    "abbreviations",
+    "normalize",
+    "numbers_as_digits",
+    "regional_phrases",
+    "strip_tags",
+    "t2s_map",
+    "taiwan_phrases",
+]
 
 _TAG = re.compile(
     r"<(script|style|noscript|template)\b[^>]*>.*?</\1\s*>|<!--.*?-->|<[^>]+>", re.IGNORECASE | re.DOTALL
@@ -89,11 +97,15 @@ class _Phrases:
 
 
 @cache
-def _regional() -> tuple[re.Pattern[str], dict[int, str], _Phrases, _Phrases]:
-    # the rows up to the second comment line: what only traditional script writes
-    only = _t2s_table().split("\n#", 1)[0].split("\n", 1)[1]
-    traditional = re.compile("[" + re.escape("".join(line[0] for line in only.splitlines() if line)) + "]")
-    to_simplified = {ord(t): s for t, s in t2s_map().items()}
+def taiwan_phrases() -> tuple[dict[str, str], dict[str, str]]:
+    """The two tables of ``data/tw_phrases.tsv`` (``tools/make_tw_phrases.py``): the phrases only Taiwan
+    writes -> the mainland phrase each stands for, and the phrases both write -> the member of its
+    group each is read as.
+
+    >>> only_taiwan, both = taiwan_phrases()
+    >>> only_taiwan["网路"], both["支援"]
+    ('网络', '支持')
+    """
     taiwan_rows, _, shared_rows = (
         files("neardup").joinpath("data/tw_phrases.tsv").read_text(encoding="utf-8").partition(_SHARED_MARK)
     )
@@ -101,8 +113,17 @@ def _regional() -> tuple[re.Pattern[str], dict[int, str], _Phrases, _Phrases]:
     def table(rows: str) -> dict[str, str]:
         return dict(line.split("\t", 1) for line in rows.splitlines() if line and not line.startswith("#"))
 
-    shared = table(shared_rows)
-    return traditional, to_simplified, _Phrases({**table(taiwan_rows), **shared}), _Phrases(shared)
+    return table(taiwan_rows), table(shared_rows)
+
+
+@cache
+def _regional() -> tuple[re.Pattern[str], dict[int, str], _Phrases, _Phrases]:
+    # the rows up to the second comment line: what only traditional script writes
+    only = _t2s_table().split("\n#", 1)[0].split("\n", 1)[1]
+    traditional = re.compile("[" + re.escape("".join(line[0] for line in only.splitlines() if line)) + "]")
+    to_simplified = {ord(t): s for t, s in t2s_map().items()}
+    taiwan, shared = taiwan_phrases()
+    return traditional, to_simplified, _Phrases({**taiwan, **shared}), _Phrases(shared)
 
 
 def regional_phrases(text: str) -> str:

@@ -15,6 +15,8 @@ from decimal import Decimal
 from functools import lru_cache
 from importlib import resources
 
+from neardup.text.normalize import taiwan_phrases
+
 __all__ = ["correct_figure", "renumber", "to_taiwan_phrasing", "to_traditional", "zh_numeral"]
 
 ZH_DIGITS = "〇一二三四五六七八九"
@@ -38,15 +40,11 @@ def to_traditional(text: str) -> str:
 
 @lru_cache(maxsize=1)
 def _taiwan_phrasing() -> tuple[re.Pattern[str], dict[str, str]]:
-    # the phrases only Taiwan writes (the first section of tw_phrases.tsv), read backwards: the
-    # mainland phrase -> the first Taiwan phrase that stands for it
-    text = resources.files("neardup").joinpath("data/tw_phrases.tsv").read_text(encoding="utf-8")
-    only = text.split("\n# phrases both write", 1)[0]
+    # the phrases only Taiwan writes, read backwards: the mainland phrase -> the first Taiwan phrase
+    # that stands for it
     back: dict[str, str] = {}
-    for line in only.splitlines():
-        if line and not line.startswith("#"):
-            taiwan, _, mainland = line.partition("\t")
-            back.setdefault(mainland, taiwan)
+    for taiwan, mainland in sorted(taiwan_phrases()[0].items()):
+        back.setdefault(mainland, taiwan)
     return re.compile("|".join(map(re.escape, sorted(back, key=len, reverse=True)))), back
 
 
