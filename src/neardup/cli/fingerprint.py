@@ -317,10 +317,10 @@ def compare_cmd(a: str, b: str, as_html: bool | None, as_json: bool, dates: tupl
     sigs, main = page_signatures(
         [(None if html_a else text_a, html_a), (None if html_b else text_b, html_b)], cfg
     )
-    undated = compare_signatures(sigs, cfg)
+    undated = ev = compare_signatures(sigs, cfg)
     if dates is not None:
         sigs.day = days_of(list(dates), 2)
-    ev = compare_signatures(sigs, cfg) if dates is not None else undated
+        ev = compare_signatures(sigs, cfg)
     only_a, only_b = differing_numbers(main[0], main[1])
     text_ev = text_evidence(sigs.profile(0), sigs.profile(1), cfg.text_window_cjk, cfg.text_window_latin)
     result = {
