@@ -14,8 +14,10 @@ import gzip
 import io
 import os
 import queue
+import shutil
 import signal
 import stat
+import subprocess
 import sys
 import tempfile
 import threading
@@ -236,11 +238,76 @@ class _GzipAhead(io.RawIOBase):
         super().close()
 
 
+class _GzipProcess(io.RawIOBase):
+    """A gzip file inflated by the system's ``gzip -dc`` in a process of its own: decompression on
+    another core with no lock shared with the reader (a thread inflating in this process waits for
+    the interpreter's lock each time it hands a piece over, and the reader waits for the thread:
+    zh-xwlb ten times over reads in 2.8 s this way, 5-10 s through a thread). A broken stream raises
+    where the inflated data ends, as ``gzip.open``'s would, with gzip's own words.
+
+    >>> import tempfile
+    >>> p = Path(tempfile.mkdtemp()) / "a.gz"
+    >>> _ = p.write_bytes(gzip.compress(b"one\\ntwo\\n"))
+    >>> with io.BufferedReader(_GzipProcess(p, _gzip_program() or "gzip")) as fh:
+    ...     fh.readline(), fh.read()
+    (b'one\\n', b'two\\n')
+    """
+
+    def __init__(self, path: Path, program: str) -> None:
+        super().__init__()
+        # a missing or unreadable file fails here, in the caller, as open() would
+        self._file = open(path, "rb")  # noqa: SIM115  (closed by close())
+        try:
+            self._proc = subprocess.Popen(
+                [program, "-dc"],
+                stdin=self._file,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                bufsize=0,
+                env={**os.environ, "LC_ALL": "C"},
+            )
+        except BaseException:
+            self._file.close()
+            raise
+        self._out = cast(io.RawIOBase, self._proc.stdout)
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buf: Any) -> int:
+        n = self._out.readinto(buf) or 0
+        if n == 0 and self._proc.wait() != 0:
+            said = (self._proc.stderr.read() if self._proc.stderr else b"").decode("utf-8", "replace")
+            said = (
+                " ".join(said.replace("gzip: stdin:", "").split())
+                or f"gzip exited with {self._proc.returncode}"
+            )
+            raise OSError(f"the gzip stream is broken ({said})")
+        return n
+
+    def close(self) -> None:
+        if not self.closed:
+            if self._proc.poll() is None:  # a reader that stops early: the rest is not inflated
+                self._proc.kill()
+            self._proc.wait()
+            for f in (self._proc.stdout, self._proc.stderr, self._file):
+                if f is not None:
+                    f.close()
+        super().close()
+
+
+@functools.cache
+def _gzip_program() -> str | None:
+    return shutil.which("gzip")
+
+
 def _open_text(path: Path) -> IO[bytes]:
     if str(path) == "-":
         return sys.stdin.buffer
     if path.name.endswith(".gz"):
-        return cast(IO[bytes], io.BufferedReader(_GzipAhead(path), buffer_size=_GzipAhead.PIECE))
+        program = _gzip_program()
+        raw: io.RawIOBase = _GzipProcess(path, program) if program else _GzipAhead(path)
+        return cast(IO[bytes], io.BufferedReader(raw, buffer_size=_GzipAhead.PIECE))
     return open(path, "rb")
 
 

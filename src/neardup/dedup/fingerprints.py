@@ -22,6 +22,7 @@ from __future__ import annotations
 import functools
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -32,9 +33,9 @@ from neardup._workers import WorkerDied, WorkerPool, WorkerStuck, describe_exit
 from neardup.dedup.config import DedupConfig
 from neardup.exceptions import InputError
 from neardup.io import Record
-from neardup.match import Signatures, page_signatures, signatures
+from neardup.match import Signatures, signatures
 from neardup.match.dates import days_of, reads_dates
-from neardup.match.pages import has_html, read_page
+from neardup.match.pages import has_html, prepare_pages, read_page
 
 __all__ = ["Fingerprints", "fingerprint_records", "fingerprint_texts", "unique_ids"]
 
@@ -145,6 +146,18 @@ def fingerprint_records(
     pending: deque[tuple[list[Item], list[int] | None]] = deque()
     owners: dict[int, list[_Where]] = {}  # task -> its records (for the message when a worker dies)
 
+    # a chunk's texts are read for signing here (the interpreter's lock held) and signed by a
+    # thread (the C kernels release the lock), so one chunk is signed while the next is read
+    signer = ThreadPoolExecutor(1, thread_name_prefix="neardup-sign")
+    signing: deque[tuple[Future[Signatures], int]] = deque()
+
+    def collect(keep: int) -> None:
+        while len(signing) > keep:
+            future, n = signing.popleft()
+            parts.append(future.result())
+            if on_chunk:
+                on_chunk(n)
+
     def finish(items: list[Item], tasks: list[int] | None) -> None:
         got: list[Any] | None = None
         if tasks is not None:
@@ -153,9 +166,9 @@ def fingerprint_records(
             for tid in tasks:
                 got.extend(pool.result(tid))
                 owners.pop(tid, None)
-        parts.append(page_signatures(items, cfg, pages=got)[0])
-        if on_chunk:
-            on_chunk(len(items))
+        prepared = prepare_pages(items, cfg, pages=got)[0]
+        collect(0)  # at most one chunk signing while the next is read
+        signing.append((signer.submit(prepared.sign), len(items)))
 
     try:
         for chunk, recs in chunks:
@@ -181,6 +194,7 @@ def fingerprint_records(
                 finish(*pending.popleft())
         while pending:
             finish(*pending.popleft())
+        collect(0)
     except WorkerDied as exc:
         doc_id, source, line = owners[exc.task][exc.item]
         raise InputError(
@@ -200,6 +214,9 @@ def fingerprint_records(
     finally:
         if pool is not None:
             pool.close()
+        for future, _ in signing:
+            future.cancel()
+        signer.shutdown(wait=True)
     order = values if cfg.keep == "newest" else None
     if order and all(v is None for v in order):
         raise InputError(

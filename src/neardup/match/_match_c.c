@@ -304,6 +304,110 @@ DEFINE_VSORT(sort_i64, int64_t)
 
 #include "../_radix_sort.h"
 
+/* Sorts of a text's window hashes and term keys (text evidence, per candidate pair): a few hundred
+ * values spread over their range, so one counting pass on the highest bits of (value - min) puts
+ * nearly every value in its place and an insertion sort finishes the rest, in O(n). Values that do
+ * not spread (a bucket past SPREAD_MAX: a text repeating itself) take the comparison sort. */
+#define SPREAD_MAX 64
+
+static inline int spread_bits(int64_t n) {
+    int b = 1;
+    while (((int64_t)1 << b) < n) b++;
+    return b;
+}
+
+static inline int spread_shift(uint64_t span, int bits) {
+    int top = span ? 64 - __builtin_clzll(span) : 0; /* bits of the span */
+    return top > bits ? top - bits : 0;
+}
+
+static int kv_order(const void *x, const void *y) {
+    const KV *p = x, *q = y;
+    if (p->v != q->v) return p->v < q->v ? -1 : 1;
+    return p->i < q->i ? -1 : p->i > q->i;
+}
+
+/* R = the stable argsort of A (equal values in index order, as np.argsort(kind="mergesort")); K
+ * and T: n entries of scratch each, C: 2n + 2 counters */
+static void argsort_stable(const uint64_t *A, int64_t n, int64_t *R, KV *K, KV *T, int32_t *C) {
+    if (n <= 0) return;
+    uint64_t lo = A[0], hi = A[0];
+    for (int64_t i = 1; i < n; i++) {
+        if (A[i] < lo) lo = A[i];
+        if (A[i] > hi) hi = A[i];
+    }
+    int bits = spread_bits(n), shift = spread_shift(hi - lo, bits);
+    int64_t nb = ((hi - lo) >> shift) + 1;
+    memset(C, 0, (size_t)(nb + 1) * sizeof(int32_t));
+    int32_t most = 0;
+    for (int64_t i = 0; i < n; i++) {
+        int32_t c = ++C[((A[i] - lo) >> shift) + 1];
+        if (c > most) most = c;
+    }
+    if (most > SPREAD_MAX) {
+        for (int64_t i = 0; i < n; i++) {
+            K[i].v = A[i];
+            K[i].i = i;
+        }
+        qsort(K, (size_t)n, sizeof(KV), kv_order);
+    } else {
+        for (int64_t b = 0; b < nb; b++) C[b + 1] += C[b];
+        for (int64_t i = 0; i < n; i++) {
+            int64_t at = C[(A[i] - lo) >> shift]++;
+            T[at].v = A[i];
+            T[at].i = i;
+        }
+        /* insertion sort: only values of one bucket are out of order; a value moves past greater
+         * values only, so equal values keep their index order */
+        K[0] = T[0];
+        for (int64_t i = 1; i < n; i++) {
+            KV k = T[i];
+            int64_t j = i;
+            while (j > 0 && k.v < K[j - 1].v) {
+                K[j] = K[j - 1];
+                j--;
+            }
+            K[j] = k;
+        }
+    }
+    for (int64_t i = 0; i < n; i++) R[i] = K[i].i;
+}
+
+/* V sorted in place (as values alone, any correct sort gives the same array); T: n values of
+ * scratch, C: 2n + 2 counters */
+static void sort_spread(uint64_t *V, int64_t n, uint64_t *T, int32_t *C) {
+    if (n < 2) return;
+    uint64_t lo = V[0], hi = V[0];
+    for (int64_t i = 1; i < n; i++) {
+        if (V[i] < lo) lo = V[i];
+        if (V[i] > hi) hi = V[i];
+    }
+    int bits = spread_bits(n), shift = spread_shift(hi - lo, bits);
+    int64_t nb = ((hi - lo) >> shift) + 1;
+    memset(C, 0, (size_t)(nb + 1) * sizeof(int32_t));
+    int32_t most = 0;
+    for (int64_t i = 0; i < n; i++) {
+        int32_t c = ++C[((V[i] - lo) >> shift) + 1];
+        if (c > most) most = c;
+    }
+    if (most > SPREAD_MAX) {
+        sort_u64(V, n);
+        return;
+    }
+    for (int64_t b = 0; b < nb; b++) C[b + 1] += C[b];
+    for (int64_t i = 0; i < n; i++) T[C[(V[i] - lo) >> shift]++] = V[i];
+    V[0] = T[0];
+    for (int64_t i = 1; i < n; i++) {
+        uint64_t v = T[i];
+        int64_t j = i;
+        while (j > 0 && v < V[j - 1]) {
+            V[j] = V[j - 1];
+            j--;
+        }
+        V[j] = v;
+    }
+}
+
 
 /* the first index i with s[i] >= x (np.searchsorted, side "left") */
 static inline int64_t search_u64(const uint64_t *s, int64_t n, uint64_t x) {
@@ -326,7 +430,9 @@ typedef struct {
     int err;     /* 1: a profile pointer outside the profiles, 2: out of memory */
     uint64_t *wa, *wb, *sa, *sb, *keys, *bkeys, *pairs, *swaps;
     int64_t *oa, *ob, *runs, *swap_units, *order;
-    KV *kv; /* argsort_kv's scratch */
+    KV *kv, *kv2; /* argsort_kv's and argsort_stable's scratch */
+    uint64_t *spare; /* sort_spread's scratch */
+    int32_t *count; /* 2 cap + 2 counters of the spread sorts */
     uint8_t *cov_a, *cov_b, *ones;
     uint32_t *occ;
     /* wa, oa and sa hold the windows of the profile at a_p (a_n tokens, a_w wide): a document
@@ -349,7 +455,10 @@ static void work_free(Work *w) {
     free(w->wa); free(w->wb); free(w->sa); free(w->sb); free(w->keys); free(w->bkeys); free(w->pairs);
     free(w->swaps); free(w->oa); free(w->ob); free(w->runs); free(w->swap_units); free(w->cov_a);
     free(w->cov_b); free(w->ones); free(w->occ); free(w->order); free(w->akeys); free(w->kv);
-    w->kv = NULL;
+    free(w->kv2); free(w->spare); free(w->count);
+    w->kv = w->kv2 = NULL;
+    w->spare = NULL;
+    w->count = NULL;
     w->wa = w->wb = w->sa = w->sb = w->keys = w->bkeys = w->pairs = w->swaps = NULL;
     w->oa = w->ob = w->runs = w->swap_units = w->order = NULL;
     w->akeys = NULL;
@@ -375,7 +484,8 @@ static int work_reserve(Work *w, int64_t cap) {
     w->oa = malloc(c * 8); w->ob = malloc(c * 8); w->runs = malloc(c * 8); w->swap_units = malloc(c * 8);
     w->cov_a = malloc(c); w->cov_b = malloc(c); w->ones = malloc(c); w->occ = malloc(c * 4);
     w->order = malloc(c * 8); w->akeys = malloc(c * 8); w->kv = malloc(c * sizeof(KV));
-    if (!w->kv || !w->akeys || !w->wa || !w->wb || !w->sa || !w->sb || !w->keys || !w->bkeys || !w->pairs || !w->swaps || !w->oa ||
+    w->kv2 = malloc(c * sizeof(KV)); w->spare = malloc(c * 8); w->count = malloc((2 * c + 2) * sizeof(int32_t));
+    if (!w->kv || !w->kv2 || !w->spare || !w->count || !w->akeys || !w->wa || !w->wb || !w->sa || !w->sb || !w->keys || !w->bkeys || !w->pairs || !w->swaps || !w->oa ||
         !w->ob || !w->runs || !w->swap_units || !w->cov_a || !w->cov_b || !w->ones || !w->occ || !w->order) {
         work_free(w);
         w->err = 2;
@@ -397,11 +507,20 @@ static int work_init(Work *w, int64_t cap) {
 
 static inline int64_t units(uint32_t t) { return (t & T_CJK) ? 1 : LATIN_UNITS; }
 
+/* the hash of each window of w tokens, h = w P^w + sum of x_t P^(w-1-t) (mod 2^64), rolled from one
+ * window to the next: the same values as hashing each window afresh */
 static void windows(const uint32_t *p, int64_t np_, int64_t w, uint64_t *out) {
     int64_t n = np_ - w + 1;
-    for (int64_t s = 0; s < n; s++) {
-        uint64_t h = (uint64_t)w;
-        for (int64_t t = s; t < s + w; t++) h = h * T_P + (uint64_t)(p[t] & (T_HASH | T_CJK));
+    if (n <= 0) return;
+    uint64_t top = 1; /* P^(w-1) */
+    for (int64_t t = 1; t < w; t++) top *= T_P;
+    uint64_t seed = (uint64_t)w * top * T_P; /* w P^w */
+    uint64_t h = (uint64_t)w;
+    for (int64_t t = 0; t < w; t++) h = h * T_P + (uint64_t)(p[t] & (T_HASH | T_CJK));
+    out[0] = h ^ (h >> 29);
+    for (int64_t s = 1; s < n; s++) {
+        h = (h - seed - (uint64_t)(p[s - 1] & (T_HASH | T_CJK)) * top) * T_P + seed +
+            (uint64_t)(p[s + w - 1] & (T_HASH | T_CJK));
         out[s] = h ^ (h >> 29);
     }
 }
@@ -530,8 +649,12 @@ static const uint32_t GENRE_SECOND[] = {0x8d80933eu};
  * (*own) and anywhere (*every), in one pass */
 static void markers(const uint32_t *p, int64_t n, const uint8_t *cov, unsigned *own, unsigned *every) {
     *own = *every = 0;
+    uint64_t firsts = 0; /* a bit per marker's first character, by its low six bits */
+    for (unsigned i = 0; i < N_PHASE + N_GENRE; i++)
+        firsts |= 1ull << ((i < N_PHASE ? PHASE_FIRST[i] : GENRE_FIRST[i - N_PHASE]) & 63);
     for (int64_t t = 0; t + 1 < n; t++) {
         uint32_t x = p[t] & (T_HASH | T_CJK), y = p[t + 1] & (T_HASH | T_CJK);
+        if (!((firsts >> (x & 63)) & 1)) continue;
         for (unsigned i = 0; i < N_PHASE + N_GENRE; i++) {
             uint32_t f = i < N_PHASE ? PHASE_FIRST[i] : GENRE_FIRST[i - N_PHASE];
             uint32_t s = i < N_PHASE ? PHASE_SECOND[i] : GENRE_SECOND[i - N_PHASE];
@@ -606,7 +729,7 @@ static int64_t repeated(const uint32_t *a, int64_t na, const uint8_t *cov_a, con
     if (b_is_cached) {
         if (!w->a_keys) {
             w->a_nk = terms(b, nb, w->ones, 1, w->akeys, NULL);
-            sort_u64(w->akeys, w->a_nk);
+            sort_spread(w->akeys, w->a_nk, w->spare, w->count);
             w->a_keys = 1;
         }
         bk = w->akeys;
@@ -614,7 +737,7 @@ static int64_t repeated(const uint32_t *a, int64_t na, const uint8_t *cov_a, con
     } else {
         if (!w->b_keys) {
             w->b_nk = terms(b, nb, w->ones, 1, w->bkeys, NULL);
-            sort_u64(w->bkeys, w->b_nk);
+            sort_spread(w->bkeys, w->b_nk, w->spare, w->count);
             w->b_keys = 1;
         }
         bk = w->bkeys;
@@ -627,7 +750,7 @@ static int64_t repeated(const uint32_t *a, int64_t na, const uint8_t *cov_a, con
         w->pairs[m++] = w->keys[t] * (uint64_t)(1 << 20) + (uint64_t)w->runs[t];
     }
     if (m < 2) return 0;
-    sort_u64(w->pairs, m);
+    sort_spread(w->pairs, m, w->spare, w->count);
     int64_t count = 0, t = 0;
     while (t < m) {
         uint64_t key = w->pairs[t] >> 20;
@@ -716,7 +839,7 @@ static void text_evidence(const uint32_t *a, int64_t na, const uint32_t *b, int6
     int64_t *oa = W->oa, *ob = W->ob;
     if (W->a_p != a || W->a_n != na || W->a_w != w) {
         windows(a, na, w, wa);
-        argsort_kv(wa, nwa, oa, W->kv);
+        argsort_stable(wa, nwa, oa, W->kv, W->kv2, W->count);
         for (int64_t i = 0; i < nwa; i++) sa[i] = wa[oa[i]];
         W->a_p = a;
         W->a_n = na;
@@ -725,7 +848,7 @@ static void text_evidence(const uint32_t *a, int64_t na, const uint32_t *b, int6
     }
     if (W->b_p != b || W->b_n != nb || W->b_w != w) {
         windows(b, nb, w, wb);
-        argsort_kv(wb, nwb, ob, W->kv);
+        argsort_stable(wb, nwb, ob, W->kv, W->kv2, W->count);
         for (int64_t i = 0; i < nwb; i++) sb[i] = wb[ob[i]];
         W->b_p = b;
         W->b_n = nb;

@@ -23,9 +23,9 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 from neardup.match.config import MatchConfig
-from neardup.match.signature import Signatures, signatures
+from neardup.match.signature import PreparedTexts, Signatures, prepare_texts
 
-__all__ = ["Page", "has_html", "page_signatures", "read_page", "read_pages"]
+__all__ = ["Page", "has_html", "page_signatures", "prepare_pages", "read_page", "read_pages"]
 
 #: a document as given: (text, html); either may be None, HTML as text or undecoded bytes
 Item = tuple[str | None, str | bytes | None]
@@ -71,16 +71,25 @@ def page_signatures(
 
     ``pages``: the items' ``read_pages`` when they were read elsewhere (worker processes).
     """
+    prepared, texts = prepare_pages(items, config, pages=pages)
+    return prepared.sign(), texts
+
+
+def prepare_pages(
+    items: Sequence[Item], config: MatchConfig | None = None, *, pages: Sequence[Page] | None = None
+) -> tuple[PreparedTexts, list[str]]:
+    """``page_signatures`` up to the signing: the items' texts read for it (``PreparedTexts.sign``
+    signs them), and the texts."""
     cfg = config or MatchConfig()
     got = read_pages(items, cfg.extractor) if pages is None else pages
     if len(got) != len(items):
         raise ValueError(f"pages: expected one per item ({len(items)}), got {len(got)}")
     texts = [p.text for p in got]
     layouts = [p.layout for p in got]
-    sigs = signatures(
+    prepared = prepare_texts(
         texts,
         cfg,
         raw=[p.raw for p in got],
         layouts=layouts if any(lay is not None for lay in layouts) else None,
     )
-    return sigs, texts
+    return prepared, texts

@@ -43,7 +43,16 @@ from neardup.match.dates import NO_DAY
 from neardup.text.credits import strip_credits
 from neardup.text.normalize import abbreviations, compat_map, numbers_as_digits, regional_phrases, t2s_map
 
-__all__ = ["EMPTY32", "EMPTY64", "FIELDS", "Signatures", "exact_key", "signatures"]
+__all__ = [
+    "EMPTY32",
+    "EMPTY64",
+    "FIELDS",
+    "PreparedTexts",
+    "Signatures",
+    "exact_key",
+    "prepare_texts",
+    "signatures",
+]
 
 _fp_c: ModuleType | None
 try:
@@ -343,6 +352,93 @@ class Signatures:
 _ROW_HEAD = 56
 
 
+@dataclass(frozen=True)
+class PreparedTexts:
+    """Texts read as the signing reads them (``prepare_texts``), to be signed by ``sign``: the
+    reading holds the interpreter's lock, the signing does not, so a batch can be signed on other
+    cores while the next one is read (``neardup.dedup.fingerprints``)."""
+
+    config: MatchConfig
+    codepoints: np.ndarray
+    offsets: np.ndarray
+    exact: npt.NDArray[np.uint64]
+    layouts: tuple[npt.NDArray[np.uint64], npt.NDArray[np.bool_]] | None = None
+
+    def __len__(self) -> int:
+        return int(self.exact.shape[0])
+
+    def sign(self) -> Signatures:
+        """The texts' signatures (the C kernels run with the interpreter's lock released)."""
+        cfg, cps, offsets = self.config, self.codepoints, self.offsets
+        if len(self) == 0:
+            return signatures([], cfg)
+        if _fp_c is not None:
+            content, simhash, size, ntok, sketch, nums, prof = _sign_c(
+                cps, offsets, fold_table(), cfg.shingle, cfg.sketch_size, cfg.max_numbers
+            )
+            prof_ptr, prof = _compact_profiles_c(prof, offsets, ntok, cfg.profile_tokens)
+        else:
+            from neardup.match._signature_numba import (
+                _compact_profiles,
+                _signature_kernel,
+                _signature_kernel_serial,
+            )
+
+            kernel = _signature_kernel if len(self) >= _PARALLEL_FROM else _signature_kernel_serial
+            with np.errstate(over="ignore"):  # hashing wraps around 2**64 on purpose (interpreted runs)
+                content, simhash, size, ntok, sketch, nums, prof = kernel(
+                    cps, offsets, fold_table(), cfg.shingle, cfg.sketch_size, cfg.max_numbers
+                )
+            prof_ptr, prof = _compact_profiles(prof, offsets, ntok, cfg.profile_tokens)
+        sig = Signatures(
+            exact=self.exact,
+            content=content,
+            simhash=simhash,
+            size=size,
+            tokens=ntok,
+            sketch=sketch,
+            numbers=nums,
+            prof_ptr=prof_ptr,
+            prof=prof,
+        )
+        if self.layouts is not None:
+            sig.layout, sig.has_layout = self.layouts
+        return sig
+
+
+def prepare_texts(
+    texts: Sequence[str],
+    config: MatchConfig | None = None,
+    *,
+    raw: Sequence[str | None] | None = None,
+    layouts: Sequence[int | None] | None = None,
+) -> PreparedTexts:
+    """Main texts read as the signing reads them, and their exact keys (``signatures`` without
+    the signing: ``prepare_texts(texts).sign() == signatures(texts)``).
+
+    >>> prepare_texts(["今天天气晴朗。"]).sign().tokens.tolist() == signatures(["今天天气晴朗。"]).tokens.tolist()
+    True
+    """
+    cfg = config or MatchConfig()
+    n = len(texts)
+    # a site's credit lines are the site's, not the article's; numbers are read one way, and Taiwan
+    # phrases as the mainland ones they stand for, U.S. as US
+    cps, offsets = to_codepoints(
+        [numbers_as_digits(abbreviations(regional_phrases(strip_credits(t)))) for t in texts]
+    )
+    src = raw if raw is not None else texts
+    exact = np.fromiter(
+        (exact_key(r if r is not None else t) for r, t in zip(src, texts, strict=True)), np.uint64, n
+    )
+    laid = None
+    if layouts is not None:
+        laid = (
+            np.fromiter((int(lay or 0) for lay in layouts), np.uint64, n),
+            np.fromiter((lay is not None for lay in layouts), np.bool_, n),
+        )
+    return PreparedTexts(cfg, cps, offsets, exact, laid)
+
+
 def signatures(
     texts: Sequence[str],
     config: MatchConfig | None = None,
@@ -355,8 +451,7 @@ def signatures(
     ``layouts`` are layout signatures of the pages the texts came from (None where there was no page).
     """
     cfg = config or MatchConfig()
-    n = len(texts)
-    if n == 0:
+    if len(texts) == 0:
         z = np.empty(0, np.uint64)
         return Signatures(
             exact=z,
@@ -367,46 +462,4 @@ def signatures(
             sketch=np.empty((0, cfg.sketch_size), np.uint32),
             numbers=np.empty((0, max(cfg.max_numbers, 1)), np.uint64),
         )
-    # a site's credit lines are the site's, not the article's; numbers are read one way, and Taiwan
-    # phrases as the mainland ones they stand for, U.S. as US
-    cps, offsets = to_codepoints(
-        [numbers_as_digits(abbreviations(regional_phrases(strip_credits(t)))) for t in texts]
-    )
-    if _fp_c is not None:
-        content, simhash, size, ntok, sketch, nums, prof = _sign_c(
-            cps, offsets, fold_table(), cfg.shingle, cfg.sketch_size, cfg.max_numbers
-        )
-        prof_ptr, prof = _compact_profiles_c(prof, offsets, ntok, cfg.profile_tokens)
-    else:
-        from neardup.match._signature_numba import (
-            _compact_profiles,
-            _signature_kernel,
-            _signature_kernel_serial,
-        )
-
-        kernel = _signature_kernel if n >= _PARALLEL_FROM else _signature_kernel_serial
-        with np.errstate(over="ignore"):  # hashing wraps around 2**64 on purpose (interpreted runs)
-            content, simhash, size, ntok, sketch, nums, prof = kernel(
-                cps, offsets, fold_table(), cfg.shingle, cfg.sketch_size, cfg.max_numbers
-            )
-        prof_ptr, prof = _compact_profiles(prof, offsets, ntok, cfg.profile_tokens)
-    src = raw if raw is not None else texts
-    exact = np.fromiter(
-        (exact_key(r if r is not None else t) for r, t in zip(src, texts, strict=True)), np.uint64, n
-    )
-    sig = Signatures(
-        exact=exact,
-        content=content,
-        simhash=simhash,
-        size=size,
-        tokens=ntok,
-        sketch=sketch,
-        numbers=nums,
-        prof_ptr=prof_ptr,
-        prof=prof,
-    )
-    if layouts is not None:
-        has = np.fromiter((lay is not None for lay in layouts), np.bool_, n)
-        sig.layout = np.fromiter((int(lay or 0) for lay in layouts), np.uint64, n)
-        sig.has_layout = has
-    return sig
+    return prepare_texts(texts, cfg, raw=raw, layouts=layouts).sign()

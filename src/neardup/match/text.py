@@ -469,8 +469,9 @@ def text_evidence(a: np.ndarray, b: np.ndarray, w_cjk: int, w_latin: int) -> np.
     w = max(1, min(w, na, nb))
     wa = _windows(a, w)
     wb = _windows(b, w)
-    oa = np.argsort(wa)
-    ob = np.argsort(wb)
+    # a window the other text holds more than once is read at its first place there (a stable sort)
+    oa = np.argsort(wa, kind="mergesort")
+    ob = np.argsort(wb, kind="mergesort")
     cov_a = _cover(wa, ob, wb, na, w)
     cov_b = _cover(wb, oa, wa, nb, w)
     sb = wb[ob]
