@@ -40,6 +40,7 @@ from __future__ import annotations
 import textwrap
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -100,10 +101,11 @@ def decision_rows(result: Any) -> Iterator[dict[str, Any]]:
     cfg = result.config
     rows = result.rows()
     start, end = result.n_prefix, result.n_prefix + len(result)
-    # the pairs of a block of rows are read in one call (C, two threads, a partner's windows made
-    # once a thread), then the block's rows are yielded: a row has text evidence ("adds") exactly
-    # when it has a partner and the engine read the pair's text
-    for lo in range(start, end, _ROWS_AT_ONCE):
+
+    def block(lo: int) -> tuple[list[bool], list[list[int]]]:
+        # a row has text evidence ("adds") exactly when it has a partner and the engine read the
+        # pair's text; the block's pairs are read in one call (C, two threads, a partner's windows
+        # made once a thread)
         hi = min(lo + _ROWS_AT_ONCE, end)
         partner = np.asarray(c.partner[lo:hi], np.int64)
         has = partner >= 0
@@ -123,30 +125,40 @@ def decision_rows(result: Any) -> Iterator[dict[str, Any]]:
                     cfg.text_window_cjk,
                     cfg.text_window_latin,
                 )[:, _ROW_FIELDS].tolist()
-        flags = has.tolist()
-        k = 0
-        for i in range(hi - lo):
-            row = next(rows)
-            if flags[i]:
-                t = evs[k]
-                k += 1
-                ev = row["evidence"]
-                ev["chars"] = [t[0], t[1]]
-                ev["quoted"] = [t[2], t[3]]
-                ev["occasion"] = t[4] in (1, 2)
-                ev["occasion_replaced"] = t[4] == 2
-                ev["reactions"] = t[4] == 3
-                ev["leads"] = [t[5], t[6]]
-                ev["blocks"] = [t[7], t[8]]
-                ev["pieces"] = [t[9], t[10]]
-                ev["alike"] = t[11]
-                ev["substitutions"] = t[12]
-                ev["substituted"] = [t[13], t[14]]
-            yield row
+        return has.tolist(), evs
+
+    # the next block's evidence is read by a thread (the C call releases the interpreter's lock)
+    # while this block's rows are made and written
+    with ThreadPoolExecutor(1, thread_name_prefix="neardup-rows") as ex:
+        ahead = ex.submit(block, start) if start < end else None
+        for lo in range(start, end, _ROWS_AT_ONCE):
+            assert ahead is not None
+            flags, evs = ahead.result()
+            nxt = lo + _ROWS_AT_ONCE
+            ahead = ex.submit(block, nxt) if nxt < end else None
+            k = 0
+            for flag in flags:
+                row = next(rows)
+                if flag:
+                    t = evs[k]
+                    k += 1
+                    ev = row["evidence"]
+                    ev["chars"] = [t[0], t[1]]
+                    ev["quoted"] = [t[2], t[3]]
+                    ev["occasion"] = t[4] in (1, 2)
+                    ev["occasion_replaced"] = t[4] == 2
+                    ev["reactions"] = t[4] == 3
+                    ev["leads"] = [t[5], t[6]]
+                    ev["blocks"] = [t[7], t[8]]
+                    ev["pieces"] = [t[9], t[10]]
+                    ev["alike"] = t[11]
+                    ev["substitutions"] = t[12]
+                    ev["substituted"] = [t[13], t[14]]
+                yield row
 
 
 #: rows whose text evidence is read in one call (at most 160 bytes a row of int64 evidence)
-_ROWS_AT_ONCE = 1 << 17
+_ROWS_AT_ONCE = 1 << 14
 #: the columns of text.text_evidence the rows report, in the order decision_rows reads them:
 #: chars, quoted, occasion, leads, blocks, pieces, alike, substitutions, substituted
 _ROW_FIELDS = [2, 3, 9, 10, 8, 11, 12, 13, 14, 15, 16, 17, 5, 18, 19]

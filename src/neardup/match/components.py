@@ -63,6 +63,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
@@ -305,28 +306,38 @@ def shared_pairs(
     >>> [(int(p) >> 32, int(p) & 0xFFFFFFFF) for p in pairs]
     [(0, 1), (0, 2), (1, 2)]
     """
-    if budget is None:
-        budget = max(MIN_PART_PAIRS, values.shape[0] // 4)
     weight = np.cumsum(pair_bounds(values, docs, posted, config, n))
     total = float(weight[-1]) if n else 0.0
+    # ranges are counted two at a time where the pass has two threads, each under half the budget:
+    # the pairs held at once stay within it
+    workers = 2 if kernels.threads() > 1 and total > MIN_PART_PAIRS and parts is None else 1
+    if budget is None:
+        budget = max(MIN_PART_PAIRS, values.shape[0] // 4)
     if parts is None:
-        parts = int(np.ceil(total / max(1, budget)))
-    parts = max(1, parts)
+        parts = int(np.ceil(total / max(1, budget // workers)))
+    parts = max(workers, parts)
     # the first document of each range: where the running bound passes each part's share
     cut = np.searchsorted(weight, total * np.arange(1, parts) / parts, side="right") + 1
     bounds = [0, *np.unique(np.minimum(cut, n)).tolist(), 1 << 32]
     del weight
-    kept: list[U64] = []
-    hot = np.empty(0, np.uint32)
     spans = [None] if len(bounds) == 2 else list(itertools.pairwise(bounds))
-    for r, span in enumerate(spans):
+
+    def count(span: tuple[int, int] | None) -> tuple[U64, U32]:
         p, c, h = counted_pairs(values, docs, posted, config, span=span)
-        kept.append(p[c >= config.min_shared])
+        kept = p[c >= config.min_shared]
         del p, c
-        if r == 0:
-            hot = h
         release_free_memory()  # the range's merges leave holes in the C heap: hand them back
-    pairs = np.concatenate(kept) if kept else np.empty(0, np.uint64)
+        return kept, h
+
+    if workers > 1 and len(spans) > 1:
+        # the kernels and numpy's sorts release the interpreter's lock: the ranges run side by side
+        with ThreadPoolExecutor(workers, thread_name_prefix="neardup-graph") as ex:
+            got = list(ex.map(count, spans))
+    else:
+        got = [count(span) for span in spans]
+    hot = got[0][1] if got else np.empty(0, np.uint32)
+    pairs = np.concatenate([k for k, _ in got]) if got else np.empty(0, np.uint64)
+    del got
     kernels.sort_u64(pairs)
     return pairs, hot
 

@@ -50,6 +50,7 @@ __all__ = [
     "sort_u64",
     "text_evidence",
     "text_evidence_rows",
+    "threads",
     "value_pairs",
     "verify_pair",
 ]
@@ -116,7 +117,16 @@ def set_threads(n: int = 0) -> int:
     n = min(n, 2)
     if _c is not None:
         _c.set_threads(n)
+    _THREADS[0] = n
     return n
+
+
+_THREADS = [1]
+
+
+def threads() -> int:
+    """The threads ``set_threads`` set: the pass's, and the candidate graph's (``components``)."""
+    return _THREADS[0]
 
 
 def run_components(*args: Any) -> int:
