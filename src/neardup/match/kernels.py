@@ -412,11 +412,14 @@ def value_pairs(
     d = np.ascontiguousarray(docs, np.int64)
     p = np.ascontiguousarray(posted, np.bool_)
     lo, hi = span if span is not None else (0, 1 << 62)
-    total, n_hot = _c.value_pairs(v, d, p, int(hot_posting), int(link_posters), None, None, lo, hi)
-    out = np.empty(total, np.uint64)
-    hot = np.empty(n_hot, np.uint32)
+    # room for the most pairs the rows can give (each holder in the span with ``link_posters``
+    # posters) rather than a counting pass over the rows: pages that are never written are never
+    # resident
+    holders = d.shape[0] if span is None else int(np.count_nonzero((d >= lo) & (d < hi)))
+    out = np.empty(holders * int(link_posters), np.uint64)
+    hot = np.empty(v.shape[0], np.uint32)
     k, h = _c.value_pairs(v, d, p, int(hot_posting), int(link_posters), out, hot, lo, hi)
-    return out[:k], hot[:h]
+    return out[:k], hot[:h].copy()
 
 
 set_threads()  # as many as the cores allow, up to 2
