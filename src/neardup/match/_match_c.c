@@ -724,6 +724,25 @@ static int64_t repeated(const uint32_t *a, int64_t na, const uint8_t *cov_a, con
                         int b_is_cached, Work *w) {
     int64_t nk = terms(a, na, cov_a, 0, w->keys, w->runs);
     if (nk < 2) return 0;
+    /* the keys that stand in two runs of a or more (most pairs have none: b is not read); a
+     * stable sort keeps each key's runs in text order */
+    argsort_stable(w->keys, nk, w->order, w->kv, w->kv2, w->count);
+    int64_t nm = 0;
+    for (int64_t t = 0; t < nk;) {
+        uint64_t key = w->keys[w->order[t]];
+        int64_t seen = 0, last = -1;
+        while (t < nk && w->keys[w->order[t]] == key) {
+            int64_t r = w->runs[w->order[t]];
+            if (r != last) {
+                seen++;
+                last = r;
+            }
+            t++;
+        }
+        if (seen >= 2) w->pairs[nm++] = key;
+    }
+    if (nm == 0) return 0;
+    /* of those, the ones b does not hold */
     const uint64_t *bk;
     int64_t nbk;
     if (b_is_cached) {
@@ -743,27 +762,10 @@ static int64_t repeated(const uint32_t *a, int64_t na, const uint8_t *cov_a, con
         bk = w->bkeys;
         nbk = w->b_nk;
     }
-    int64_t m = 0;
-    for (int64_t t = 0; t < nk; t++) {
-        int64_t i = search_u64(bk, nbk, w->keys[t]);
-        if (i < nbk && bk[i] == w->keys[t]) continue;
-        w->pairs[m++] = w->keys[t] * (uint64_t)(1 << 20) + (uint64_t)w->runs[t];
-    }
-    if (m < 2) return 0;
-    sort_spread(w->pairs, m, w->spare, w->count);
-    int64_t count = 0, t = 0;
-    while (t < m) {
-        uint64_t key = w->pairs[t] >> 20;
-        int64_t seen = 0, last = -1;
-        while (t < m && (w->pairs[t] >> 20) == key) {
-            int64_t r = (int64_t)(w->pairs[t] & (uint64_t)((1 << 20) - 1));
-            if (r != last) {
-                seen++;
-                last = r;
-            }
-            t++;
-        }
-        if (seen >= 2) count++;
+    int64_t count = 0;
+    for (int64_t t = 0; t < nm; t++) {
+        int64_t i = search_u64(bk, nbk, w->pairs[t]);
+        if (!(i < nbk && bk[i] == w->pairs[t])) count++;
     }
     return count;
 }
@@ -958,7 +960,7 @@ static void text_evidence(const uint32_t *a, int64_t na, const uint32_t *b, int6
      * other never holds): two documents of one event */
     if ((new_a | new_b) & GENRE_BITS) out[8] = 3;
     int64_t ra = repeated(a, na, cov_a, b, nb, 0, W);
-    int64_t rb = repeated(b, nb, cov_b, a, na, 1, W);
+    int64_t rb = ra > 0 ? repeated(b, nb, cov_b, a, na, 1, W) : 0; /* the least of the two */
     out[6] = ra < rb ? ra : rb;
     if (n_swaps > 1) {
         int64_t *order = W->order;

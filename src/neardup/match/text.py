@@ -388,31 +388,32 @@ def _repeated(a: np.ndarray, cov_a: np.ndarray, b: np.ndarray) -> int:  # pragma
     keys, runs = _terms(a, cov_a, False)
     if keys.shape[0] < 2:
         return 0
-    bkeys = np.sort(_terms(b, np.ones(b.shape[0], np.bool_), True)[0])
-    pairs = np.empty(keys.shape[0], np.uint64)
-    m = 0
-    for t in range(keys.shape[0]):
-        i = np.searchsorted(bkeys, keys[t])
-        if i < bkeys.shape[0] and bkeys[i] == keys[t]:
-            continue
-        pairs[m] = keys[t] * np.uint64(1 << 20) + np.uint64(runs[t])  # term, then run: grouped by term
-        m += 1
-    if m < 2:
-        return 0
-    order = np.argsort(pairs[:m])
-    count = 0
+    # the terms in two runs of a or more (a stable sort keeps each term's runs in text order), then
+    # those b never holds
+    order = np.argsort(keys, kind="mergesort")
+    multi = np.empty(keys.shape[0], np.uint64)
+    nm = 0
     t = 0
-    while t < m:
-        keys_of = pairs[order[t]] >> np.uint64(20)
+    while t < keys.shape[0]:
+        key = keys[order[t]]
         runs_seen = 0
         last = np.int64(-1)
-        while t < m and (pairs[order[t]] >> np.uint64(20)) == keys_of:
-            r = np.int64(pairs[order[t]] & np.uint64((1 << 20) - 1))
+        while t < keys.shape[0] and keys[order[t]] == key:
+            r = np.int64(runs[order[t]])
             if r != last:
                 runs_seen += 1
                 last = r
             t += 1
         if runs_seen >= 2:
+            multi[nm] = key
+            nm += 1
+    if nm == 0:
+        return 0
+    bkeys = np.sort(_terms(b, np.ones(b.shape[0], np.bool_), True)[0])
+    count = 0
+    for t in range(nm):
+        i = np.searchsorted(bkeys, multi[t])
+        if not (i < bkeys.shape[0] and bkeys[i] == multi[t]):
             count += 1
     return count
 
@@ -589,7 +590,8 @@ def text_evidence(a: np.ndarray, b: np.ndarray, w_cjk: int, w_latin: int) -> np.
     # the other never holds): two documents of one event
     if (new_a | new_b) & _GENRE_BITS:
         out[8] = 3
-    out[6] = min(_repeated(a, cov_a, b), _repeated(b, cov_b, a))
+    ra = _repeated(a, cov_a, b)
+    out[6] = min(ra, _repeated(b, cov_b, a)) if ra > 0 else 0
     if n_swaps > 1:
         order = np.argsort(swaps[:n_swaps])
         name = False
