@@ -327,16 +327,16 @@ static int kv_order(const void *x, const void *y) {
     return p->i < q->i ? -1 : p->i > q->i;
 }
 
-/* R = the stable argsort of A (equal values in index order, as np.argsort(kind="mergesort")); K
- * and T: n entries of scratch each, C: 2n + 2 counters */
-static void argsort_stable(const uint64_t *A, int64_t n, int64_t *R, KV *K, KV *T, int32_t *C) {
-    if (n <= 0) return;
+/* the buckets of A's n values (by the highest bits of value - lo): C[b] = the first place of
+ * bucket b once summed, *lo and *shift to find a value's bucket; returns 0 when a bucket holds
+ * more than SPREAD_MAX values (values that do not spread: the caller sorts by comparison) */
+static int spread_buckets(const uint64_t *A, int64_t n, int32_t *C, uint64_t *lo_, int *shift_) {
     uint64_t lo = A[0], hi = A[0];
     for (int64_t i = 1; i < n; i++) {
         if (A[i] < lo) lo = A[i];
         if (A[i] > hi) hi = A[i];
     }
-    int bits = spread_bits(n), shift = spread_shift(hi - lo, bits);
+    int shift = spread_shift(hi - lo, spread_bits(n));
     int64_t nb = ((hi - lo) >> shift) + 1;
     memset(C, 0, (size_t)(nb + 1) * sizeof(int32_t));
     int32_t most = 0;
@@ -344,14 +344,26 @@ static void argsort_stable(const uint64_t *A, int64_t n, int64_t *R, KV *K, KV *
         int32_t c = ++C[((A[i] - lo) >> shift) + 1];
         if (c > most) most = c;
     }
-    if (most > SPREAD_MAX) {
+    if (most > SPREAD_MAX) return 0;
+    for (int64_t b = 0; b < nb; b++) C[b + 1] += C[b];
+    *lo_ = lo;
+    *shift_ = shift;
+    return 1;
+}
+
+/* R = the stable argsort of A (equal values in index order, as np.argsort(kind="mergesort")); K
+ * and T: n entries of scratch each, C: 2n + 2 counters */
+static void argsort_stable(const uint64_t *A, int64_t n, int64_t *R, KV *K, KV *T, int32_t *C) {
+    if (n <= 0) return;
+    uint64_t lo;
+    int shift;
+    if (!spread_buckets(A, n, C, &lo, &shift)) {
         for (int64_t i = 0; i < n; i++) {
             K[i].v = A[i];
             K[i].i = i;
         }
         qsort(K, (size_t)n, sizeof(KV), kv_order);
     } else {
-        for (int64_t b = 0; b < nb; b++) C[b + 1] += C[b];
         for (int64_t i = 0; i < n; i++) {
             int64_t at = C[(A[i] - lo) >> shift]++;
             T[at].v = A[i];
@@ -377,24 +389,12 @@ static void argsort_stable(const uint64_t *A, int64_t n, int64_t *R, KV *K, KV *
  * scratch, C: 2n + 2 counters */
 static void sort_spread(uint64_t *V, int64_t n, uint64_t *T, int32_t *C) {
     if (n < 2) return;
-    uint64_t lo = V[0], hi = V[0];
-    for (int64_t i = 1; i < n; i++) {
-        if (V[i] < lo) lo = V[i];
-        if (V[i] > hi) hi = V[i];
-    }
-    int bits = spread_bits(n), shift = spread_shift(hi - lo, bits);
-    int64_t nb = ((hi - lo) >> shift) + 1;
-    memset(C, 0, (size_t)(nb + 1) * sizeof(int32_t));
-    int32_t most = 0;
-    for (int64_t i = 0; i < n; i++) {
-        int32_t c = ++C[((V[i] - lo) >> shift) + 1];
-        if (c > most) most = c;
-    }
-    if (most > SPREAD_MAX) {
+    uint64_t lo;
+    int shift;
+    if (!spread_buckets(V, n, C, &lo, &shift)) {
         sort_u64(V, n);
         return;
     }
-    for (int64_t b = 0; b < nb; b++) C[b + 1] += C[b];
     for (int64_t i = 0; i < n; i++) T[C[(V[i] - lo) >> shift]++] = V[i];
     V[0] = T[0];
     for (int64_t i = 1; i < n; i++) {
