@@ -94,3 +94,33 @@ def test_an_empty_batch_has_no_edges() -> None:
     values, docs, posted = np.empty(0, np.uint32), np.empty(0, np.int64), np.empty(0, np.bool_)
     pairs, hot = shared_pairs(values, docs, posted, MatchConfig(), 0, budget=1)
     assert pairs.size == hot.size == 0
+
+
+def test_ranges_counted_two_at_a_time_are_the_ranges_one_at_a_time(
+    xwlb: Signatures, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With two threads the ranges run side by side, each under half the budget: the same pairs."""
+    from neardup.match import components, kernels
+
+    cfg = MatchConfig()
+    whole = sketch_edges(xwlb.sketch, cfg, parts=1)
+    monkeypatch.setattr(components, "MIN_PART_PAIRS", 1_000)  # a sample this small gets ranges too
+    pools: list[int] = []
+
+    class Counted(components.ThreadPoolExecutor):
+        def __init__(self, workers: int, **kw: object) -> None:
+            pools.append(workers)
+            super().__init__(workers, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(components, "ThreadPoolExecutor", Counted)
+    was = kernels.threads()
+    try:
+        kernels.set_threads(2)
+        for budget in (20_000, 3_000):
+            assert _same(sketch_edges(xwlb.sketch, cfg, budget=budget), whole), budget
+        assert pools == [2, 2]
+        kernels.set_threads(1)
+        assert _same(sketch_edges(xwlb.sketch, cfg, budget=3_000), whole)
+        assert pools == [2, 2]  # one thread: the ranges one after another
+    finally:
+        kernels.set_threads(was)
