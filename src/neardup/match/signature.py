@@ -371,7 +371,16 @@ class PreparedTexts:
         """The texts' signatures (the C kernels run with the interpreter's lock released)."""
         cfg, cps, offsets = self.config, self.codepoints, self.offsets
         if len(self) == 0:
-            return signatures([], cfg)
+            z = np.empty(0, np.uint64)
+            return Signatures(
+                exact=z,
+                content=z.copy(),
+                simhash=z.copy(),
+                size=np.empty(0, np.int32),
+                tokens=np.empty(0, np.int32),
+                sketch=np.empty((0, cfg.sketch_size), np.uint32),
+                numbers=np.empty((0, max(cfg.max_numbers, 1)), np.uint64),
+            )
         if _fp_c is not None:
             content, simhash, size, ntok, sketch, nums, prof = _sign_c(
                 cps, offsets, fold_table(), cfg.shingle, cfg.sketch_size, cfg.max_numbers
@@ -450,16 +459,4 @@ def signatures(
 
     ``layouts`` are layout signatures of the pages the texts came from (None where there was no page).
     """
-    cfg = config or MatchConfig()
-    if len(texts) == 0:
-        z = np.empty(0, np.uint64)
-        return Signatures(
-            exact=z,
-            content=z.copy(),
-            simhash=z.copy(),
-            size=np.empty(0, np.int32),
-            tokens=np.empty(0, np.int32),
-            sketch=np.empty((0, cfg.sketch_size), np.uint32),
-            numbers=np.empty((0, max(cfg.max_numbers, 1)), np.uint64),
-        )
-    return prepare_texts(texts, cfg, raw=raw, layouts=layouts).sign()
+    return prepare_texts(texts, config, raw=raw, layouts=layouts).sign()
