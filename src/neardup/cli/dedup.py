@@ -112,7 +112,8 @@ ENGINE_FLAGS: dict[str, Flag] = {
         metavar="DOCS",
     ),
     "workers": Flag(
-        ("--workers", "-j"), "Processes for main-text extraction of HTML records (0: every core)."
+        ("--workers", "-j"),
+        "Processes that extract HTML records' main text and sign records (0: every core; 1: none, all here).",
     ),
     "record_timeout": Flag(
         ("--record-timeout",),

@@ -49,7 +49,7 @@ class DedupConfig:
     """
 
     match: MatchConfig = field(default_factory=MatchConfig)
-    workers: int = 0  # processes for main-text extraction of HTML records (0: every core)
+    workers: int = 0  # processes that extract HTML pages and sign records (0: every core; 1: none)
     # seconds a worker process may spend on one HTML record before the run stops naming it (a page
     # past the HTML budget is refused in well under a second; this bounds what the budget misses)
     record_timeout: float = 120.0

@@ -1,9 +1,12 @@
 """Stage 1: documents in, signatures out (``neardup.match.signature``). Texts are dropped as soon as
 they are signed.
 
-HTML records go through main-text extraction (resiliparse) in a pool of worker processes, since
-that is Python-level work; signatures are then computed in the parent by one numba kernel per chunk
-that uses every core. Memory is bounded by the signatures and a few chunks of text in flight.
+This process parses the records; a pool of worker processes does the rest, which is mostly
+Python-level work (main-text extraction of HTML records with resiliparse, credit lines, phrases,
+numbers, the exact key) around the C signing kernel: a chunk of text records is cut in one slice
+per worker, each read for signing and signed on one thread there; an HTML chunk's pages are
+extracted there and signed here by the kernel over every core. Memory is bounded by the signatures
+and a few chunks of text in flight.
 
 Each chunk's signatures are small arrays that the C allocator places among the chunk's texts. They
 are joined into the batch's arrays one column at a time, each column's parts freed and handed back
@@ -33,7 +36,7 @@ from neardup._workers import WorkerDied, WorkerPool, WorkerStuck, describe_exit
 from neardup.dedup.config import DedupConfig
 from neardup.exceptions import InputError
 from neardup.io import Record
-from neardup.match import Signatures, signatures
+from neardup.match import MatchConfig, Signatures, signatures
 from neardup.match.dates import days_of, reads_dates
 from neardup.match.pages import has_html, prepare_pages, read_page
 
@@ -66,10 +69,33 @@ class Fingerprints:
 Item = tuple[str | None, str | None]
 _Where = tuple[str, str, int]  # id, source, line
 
+# chunks of text records at least this long are read for signing and signed by the worker
+# processes (a slice each); shorter ones, in this process
+SIGN_IN_WORKERS_FROM = 1000
+
+
+@dataclass(frozen=True)
+class _Slice:
+    """A worker task's one item: a slice of a chunk's text records, to be signed there."""
+
+    items: list[Item]
+
 
 def _read_item(item: Item, extractor: str) -> Any:
     """One worker step: the page of one (text, html) item."""
     return read_page(item[0], item[1], extractor)
+
+
+def _sign_slice(items: list[Item], config: MatchConfig) -> Signatures:
+    """One worker step: a slice of text records read for signing and signed, on one thread (the
+    workers are the parallelism)."""
+    return prepare_pages(items, config)[0].sign(threads=1)
+
+
+def _work(item: Item | _Slice, config: MatchConfig) -> Any:
+    if isinstance(item, _Slice):
+        return _sign_slice(item.items, config)
+    return _read_item(item, config.extractor)
 
 
 # -------------------------------------------------------------------------------- parent side
@@ -125,13 +151,16 @@ def fingerprint_records(
     *,
     on_chunk: Callable[[int], None] | None = None,
 ) -> Fingerprints:
-    """Sign a stream of records; HTML is extracted by ``config.n_workers`` processes.
+    """Sign a stream of records in ``config.n_workers`` processes.
 
-    ``on_chunk(n)`` is called after each chunk of ``n`` documents (progress). A worker process that
-    dies (killed, out of memory, a crash in the extractor) is replaced and its pages read again
-    once; when it dies on them twice, an InputError names the record it was reading, as it does
-    when a worker spends over ``config.record_timeout`` seconds on one record (the worker is killed).
-    With ``workers=1`` pages are read in this process, where nothing can bound them.
+    This process parses the records; the workers extract HTML pages' main text and read text
+    records for signing and sign them, a slice of a chunk each, while the next chunk is parsed
+    (a chunk shorter than ``SIGN_IN_WORKERS_FROM`` is signed here). ``on_chunk(n)`` is called after
+    each chunk of ``n`` documents (progress). A worker process that dies (killed, out of memory, a
+    crash in the extractor) is replaced and its task run again once; when it dies on it twice, an
+    InputError names the record it was reading, as it does when a worker spends over
+    ``config.record_timeout`` seconds on one record or slice (the worker is killed). With
+    ``workers=1`` everything runs in this process, where nothing can bound it.
     """
     cfg = config.match
     ids: list[str] = []
@@ -142,12 +171,15 @@ def fingerprint_records(
     chunks = _chunks(
         unique_ids(records, config.duplicate_ids), config.chunk_size, ids, values, cfg.keep_field
     )
+    in_workers = config.workers != 1
     pool: WorkerPool | None = None
-    pending: deque[tuple[list[Item], list[int] | None]] = deque()
+    # chunks given to the workers, in input order: (items, tasks, signed there)
+    pending: deque[tuple[list[Item], list[int] | None, bool]] = deque()
     owners: dict[int, list[_Where]] = {}  # task -> its records (for the message when a worker dies)
+    slices: set[int] = set()  # the tasks that sign a slice (the others extract pages)
 
-    # a chunk's texts are read for signing here (the interpreter's lock held) and signed by a
-    # thread (the C kernels release the lock), so one chunk is signed while the next is read
+    # a chunk signed in this process is read for signing here (the interpreter's lock held) and
+    # signed by a thread (the C kernels release the lock), so it is signed while the next is read
     signer = ThreadPoolExecutor(1, thread_name_prefix="neardup-sign")
     signing: deque[tuple[Future[Signatures], int]] = deque()
 
@@ -158,56 +190,80 @@ def fingerprint_records(
             if on_chunk:
                 on_chunk(n)
 
-    def finish(items: list[Item], tasks: list[int] | None) -> None:
-        got: list[Any] | None = None
-        if tasks is not None:
-            assert pool is not None
-            got = []
-            for tid in tasks:
-                got.extend(pool.result(tid))
-                owners.pop(tid, None)
-        prepared = prepare_pages(items, cfg, pages=got)[0]
+    def results(tasks: list[int]) -> list[Any]:
+        assert pool is not None
+        got: list[Any] = []
+        for tid in tasks:
+            got.extend(pool.result(tid))
+            owners.pop(tid, None)
+            slices.discard(tid)
+        return got
+
+    def finish(items: list[Item], tasks: list[int] | None, signed: bool) -> None:
+        if signed:
+            assert tasks is not None
+            got = results(tasks)
+            collect(0)  # the chunks before it first
+            parts.extend(got)
+            if on_chunk:
+                on_chunk(len(items))
+            return
+        pages = None if tasks is None else results(tasks)
+        prepared = prepare_pages(items, cfg, pages=pages)[0]
         collect(0)  # at most one chunk signing while the next is read
         signing.append((signer.submit(prepared.sign), len(items)))
 
     try:
         for chunk, recs in chunks:
-            if config.workers == 1 or not any(has_html(item) for item in chunk):
+            html = any(has_html(item) for item in chunk)
+            if not in_workers or not (html or len(chunk) >= SIGN_IN_WORKERS_FROM):
                 while pending:
                     finish(*pending.popleft())
-                finish(chunk, None)
+                finish(chunk, None, False)
                 continue
             if pool is None:
                 pool = WorkerPool(
                     config.n_workers,
-                    functools.partial(_read_item, extractor=cfg.extractor),
+                    functools.partial(_work, config=cfg),
                     deadline=config.record_timeout,
                 )
-            step = max(1, len(chunk) // config.n_workers)
+            step = -(-len(chunk) // config.n_workers)
             tasks = []
             for i in range(0, len(chunk), step):
-                tid = pool.submit(chunk[i : i + step])
+                piece = chunk[i : i + step]
+                tid = pool.submit(piece if html else [_Slice(piece)])
                 owners[tid] = recs[i : i + step]
+                if not html:
+                    slices.add(tid)
                 tasks.append(tid)
-            pending.append((chunk, tasks))
+            pending.append((chunk, tasks, not html))
             while len(pending) > 2:  # bounded: a few chunks of text in flight
                 finish(*pending.popleft())
         while pending:
             finish(*pending.popleft())
         collect(0)
     except WorkerDied as exc:
-        doc_id, source, line = owners[exc.task][exc.item]
+        doc_id, source, line = owners[exc.task][0 if exc.task in slices else exc.item]
+        if exc.task in slices:
+            what = f"records {doc_id!r} to {owners[exc.task][-1][0]!r}: the process signing them died"
+            fix = "give the run more memory, or pass --workers 1"
+        else:
+            what = f"record {doc_id!r}: the process extracting its main text died on it"
+            fix = "remove the record, or give the run more memory"
         raise InputError(
-            f"record {doc_id!r}: the process extracting its main text died on it twice "
-            f"({describe_exit(exc.exitcode)}); remove the record, or give the run more memory",
+            f"{what} twice ({describe_exit(exc.exitcode)}); {fix}",
             source=source or None,
             line=line or None,
         ) from None
     except WorkerStuck as exc:
-        doc_id, source, line = owners[exc.task][exc.item]
+        doc_id, source, line = owners[exc.task][0 if exc.task in slices else exc.item]
+        if exc.task in slices:
+            what = f"records {doc_id!r} to {owners[exc.task][-1][0]!r}: signing them"
+        else:
+            what = f"record {doc_id!r}: extracting its main text"
         raise InputError(
-            f"record {doc_id!r}: extracting its main text took over {exc.seconds:g} s (the per-record "
-            "deadline, --record-timeout); its worker was stopped. Remove the record, or raise the deadline",
+            f"{what} took over {exc.seconds:g} s (the per-record deadline, --record-timeout); its "
+            "worker was stopped. Remove the record, or raise the deadline",
             source=source or None,
             line=line or None,
         ) from None

@@ -111,10 +111,16 @@ _PARALLEL_FROM = 256
 
 
 def _sign_c(
-    cps: np.ndarray, offsets: np.ndarray, table: np.ndarray, n: int, k: int, m: int
+    cps: np.ndarray,
+    offsets: np.ndarray,
+    table: np.ndarray,
+    n: int,
+    k: int,
+    m: int,
+    threads: int | None = None,
 ) -> tuple[np.ndarray, ...]:
-    """``_signature_kernel`` in C: the batch split in contiguous parts, one per core from
-    ``_PARALLEL_FROM`` documents, each signed by a thread with the GIL released."""
+    """``_signature_kernel`` in C: the batch split in contiguous parts, one per core (at most
+    ``threads``) from ``_PARALLEL_FROM`` documents, each signed by a thread with the GIL released."""
     assert _fp_c is not None
     nd = offsets.shape[0] - 1
     out = (
@@ -128,7 +134,8 @@ def _sign_c(
     )
     cps = np.ascontiguousarray(cps, np.uint32)
     offsets = np.ascontiguousarray(offsets, np.int64)
-    parts = min(_cores(), nd // (_PARALLEL_FROM // 2)) if nd >= _PARALLEL_FROM else 1
+    cores = _cores() if threads is None else threads
+    parts = min(cores, nd // (_PARALLEL_FROM // 2)) if nd >= _PARALLEL_FROM else 1
     if parts <= 1:
         _fp_c.signature_range(cps, offsets, table, n, k, m, 0, nd, *out)
         return out
@@ -367,8 +374,9 @@ class PreparedTexts:
     def __len__(self) -> int:
         return int(self.exact.shape[0])
 
-    def sign(self) -> Signatures:
-        """The texts' signatures (the C kernels run with the interpreter's lock released)."""
+    def sign(self, *, threads: int | None = None) -> Signatures:
+        """The texts' signatures (the C kernels run with the interpreter's lock released, on up to
+        ``threads`` threads: every core by default)."""
         cfg, cps, offsets = self.config, self.codepoints, self.offsets
         if len(self) == 0:
             z = np.empty(0, np.uint64)
@@ -383,7 +391,7 @@ class PreparedTexts:
             )
         if _fp_c is not None:
             content, simhash, size, ntok, sketch, nums, prof = _sign_c(
-                cps, offsets, fold_table(), cfg.shingle, cfg.sketch_size, cfg.max_numbers
+                cps, offsets, fold_table(), cfg.shingle, cfg.sketch_size, cfg.max_numbers, threads
             )
             prof_ptr, prof = _compact_profiles_c(prof, offsets, ntok, cfg.profile_tokens)
         else:
@@ -393,7 +401,8 @@ class PreparedTexts:
                 _signature_kernel_serial,
             )
 
-            kernel = _signature_kernel if len(self) >= _PARALLEL_FROM else _signature_kernel_serial
+            parallel = len(self) >= _PARALLEL_FROM and threads != 1
+            kernel = _signature_kernel if parallel else _signature_kernel_serial
             with np.errstate(over="ignore"):  # hashing wraps around 2**64 on purpose (interpreted runs)
                 content, simhash, size, ntok, sketch, nums, prof = kernel(
                     cps, offsets, fold_table(), cfg.shingle, cfg.sketch_size, cfg.max_numbers

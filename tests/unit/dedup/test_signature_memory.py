@@ -75,3 +75,25 @@ def test_release_free_memory_answers_whether_it_could() -> None:
     glibc = sys.platform.startswith("linux") and platform.libc_ver()[0] == "glibc"
     assert released is True if glibc else released in (True, False)
     assert len(blocks) == 25
+
+
+@pytest.mark.parametrize("chunk_size", [5, 13])
+def test_records_signed_by_the_worker_processes_are_signed_as_here(
+    monkeypatch: pytest.MonkeyPatch, chunk_size: int
+) -> None:
+    # every chunk, text or HTML, to the two workers (a slice each): the same arrays, in input order,
+    # as one process signing it all, and the same output rows
+    import neardup.dedup.fingerprints as fpmod
+
+    monkeypatch.setattr(fpmod, "SIGN_IN_WORKERS_FROM", 1)
+    docs = make_docs(40)
+    for d in docs[7:20]:  # a run of HTML pages among the texts: HTML chunks and mixed ones
+        d["html"] = f"<html><body><p>{d.pop('text')}</p></body></html>"
+    recs = lambda: [Record(id=d["id"], text=d.get("text"), html=d.get("html")) for d in docs]  # noqa: E731
+    here = DedupConfig(workers=1, chunk_size=chunk_size)
+    workers = DedupConfig(workers=2, chunk_size=chunk_size)
+    seen: list[int] = []
+    fps = fingerprint_records(recs(), workers, on_chunk=seen.append)
+    assert_same(fps.sigs, fingerprint_records(recs(), here).sigs)
+    assert sum(seen) == len(docs)
+    assert list(dedup_records(recs(), workers)) == list(dedup_records(recs(), here))

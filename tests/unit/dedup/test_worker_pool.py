@@ -168,3 +168,27 @@ def test_dedup_names_the_record_a_worker_is_stuck_on(monkeypatch: pytest.MonkeyP
 def test_record_timeout_must_be_positive() -> None:
     with pytest.raises(ConfigError, match="record_timeout must be > 0"):
         DedupConfig(record_timeout=0)
+
+
+def _die_on_poison_slice(items: list[tuple[str | None, str | None]], config: object) -> object:
+    if any(text and "POISON" in text for text, _ in items):
+        os._exit(1)
+    return fpmod.prepare_pages(items, config)[0].sign(threads=1)
+
+
+def test_dedup_names_the_records_whose_signing_kills_the_worker_twice(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(fpmod, "_sign_slice", _die_on_poison_slice)
+    monkeypatch.setattr(fpmod, "SIGN_IN_WORKERS_FROM", 1)
+    recs = [
+        Record(id=f"t{i}", text=f"第{i}篇文章的正文内容。", source="texts.jsonl", line=i + 1)
+        for i in range(40)
+    ]
+    recs[23].text = "POISON"
+    cfg = DedupConfig(workers=2, chunk_size=16)  # chunk 16-31 in two slices: 16-23, 24-31
+    with pytest.raises(InputError) as info:
+        fpmod.fingerprint_records(iter(recs), cfg)
+    msg = str(info.value)
+    assert msg.startswith("texts.jsonl:17: records 't16' to 't23': the process signing them died twice"), msg
+    assert "(exited with code 1); give the run more memory, or pass --workers 1" in msg
