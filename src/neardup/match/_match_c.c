@@ -3051,6 +3051,131 @@ static PyObject *py_value_pairs(PyObject *self, PyObject *args) {
 }
 
 
+/* components.shared_pairs' index of (value, document, posted?) rows as value_rows makes them
+ * (sorted by value, a value's posters first, then by document): per document d, ptr[d]..ptr[d+1]
+ * of starts holds the first rows of the values it holds that are not hot (posted by at most
+ * hot_posting documents); bound[d] the pairs range_pairs can give d (each such value's first
+ * link_posters posters); hot the hot values, ascending. Returns (entries, hot values). Two passes
+ * over the rows: a count per document, then the starts placed. */
+static PyObject *py_value_groups(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *vo, *dox, *po, *pto, *so, *bo, *ho;
+    long long hot_posting, link_posters;
+    if (!PyArg_ParseTuple(args, "OOOLLOOOO", &vo, &dox, &po, &hot_posting, &link_posters, &pto, &so, &bo, &ho))
+        return NULL;
+    if (link_posters < 1 || link_posters > (1 << 20))
+        return PyErr_Format(PyExc_ValueError, "link_posters must be between 1 and 1048576, got %lld", link_posters);
+    Held h = {.n = 0};
+    Arr V, D, P, PT, S, B, H;
+    if (get_arr(&h, vo, &V, 0, 'u', 4, 1, "values") < 0 || get_arr(&h, dox, &D, 0, 'i', 8, 1, "docs") < 0 ||
+        get_arr(&h, po, &P, 0, 'b', 1, 1, "posted") < 0 || get_arr(&h, pto, &PT, 1, 'i', 8, 1, "ptr") < 0 ||
+        get_arr(&h, so, &S, 1, 'u', 4, 1, "starts") < 0 || get_arr(&h, bo, &B, 1, 'f', 8, 1, "bound") < 0 ||
+        get_arr(&h, ho, &H, 1, 'u', 4, 1, "hot") < 0) {
+        release(&h);
+        return NULL;
+    }
+    int64_t n = V.len, nd = PT.len - 1;
+    if (D.len != n || P.len != n || nd < 0 || B.len != nd || S.len < n || H.len < n || n >= ((int64_t)1 << 32)) {
+        release(&h);
+        return PyErr_Format(PyExc_ValueError, "value_groups: arrays of mismatched lengths (or 2^32 rows or more)");
+    }
+    const uint32_t *values = (const uint32_t *)V.p;
+    const int64_t *docs = (const int64_t *)D.p;
+    const uint8_t *posted = (const uint8_t *)P.p;
+    int64_t *ptr = (int64_t *)PT.p;
+    uint32_t *starts = (uint32_t *)S.p, *hot = (uint32_t *)H.p;
+    double *bound = (double *)B.p;
+    int64_t n_hot = 0, bad = 0;
+    Py_BEGIN_ALLOW_THREADS;
+    memset(ptr, 0, (size_t)(nd + 1) * 8);
+    memset(bound, 0, (size_t)nd * 8);
+    for (int pass = 0; pass < 2 && !bad; pass++) {
+        for (int64_t i = 0; i < n;) {
+            int64_t j = i + 1;
+            while (j < n && values[j] == values[i]) j++;
+            int64_t p = 0;
+            for (int64_t a = i; a < j && posted[a]; a++) p++;
+            if (p > hot_posting) {
+                if (pass == 0) hot[n_hot++] = values[i];
+            } else {
+                double f = (double)(p < link_posters ? p : link_posters);
+                for (int64_t b = i; b < j; b++) {
+                    int64_t d = docs[b];
+                    if (d < 0 || d >= nd) {
+                        bad = 1;
+                        break;
+                    }
+                    if (pass == 0) {
+                        ptr[d + 1]++;
+                        bound[d] += f;
+                    } else {
+                        starts[ptr[d]++] = (uint32_t)i;
+                    }
+                }
+            }
+            i = j;
+        }
+        if (pass == 0)
+            for (int64_t d = 0; d < nd; d++) ptr[d + 1] += ptr[d];
+        else {
+            for (int64_t d = nd; d > 0; d--) ptr[d] = ptr[d - 1];
+            ptr[0] = 0;
+        }
+    }
+    Py_END_ALLOW_THREADS;
+    release(&h);
+    if (bad) return PyErr_Format(PyExc_ValueError, "value_groups: a document outside 0..%lld", (long long)nd - 1);
+    return Py_BuildValue("LL", (long long)ptr[nd], (long long)n_hot);
+}
+
+/* the pairs a << 32 | b of value_pairs whose later document b is in [lo, hi), from value_groups'
+ * index: for each value b holds, the value's first link_posters posters a < b. Returns how many
+ * were written into out (-1: out too small). */
+static PyObject *py_range_pairs(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *vo, *dox, *po, *pto, *so, *oo;
+    long long link_posters, lo, hi;
+    if (!PyArg_ParseTuple(args, "OOOOOLLLO", &vo, &dox, &po, &pto, &so, &link_posters, &lo, &hi, &oo)) return NULL;
+    Held h = {.n = 0};
+    Arr V, D, P, PT, S, O;
+    if (get_arr(&h, vo, &V, 0, 'u', 4, 1, "values") < 0 || get_arr(&h, dox, &D, 0, 'i', 8, 1, "docs") < 0 ||
+        get_arr(&h, po, &P, 0, 'b', 1, 1, "posted") < 0 || get_arr(&h, pto, &PT, 0, 'i', 8, 1, "ptr") < 0 ||
+        get_arr(&h, so, &S, 0, 'u', 4, 1, "starts") < 0 || get_arr(&h, oo, &O, 1, 'u', 8, 1, "out") < 0) {
+        release(&h);
+        return NULL;
+    }
+    int64_t n = V.len, nd = PT.len - 1;
+    if (D.len != n || P.len != n || nd < 0 || lo < 0 || PT.len < 1 || ((const int64_t *)PT.p)[nd] > S.len) {
+        release(&h);
+        return PyErr_Format(PyExc_ValueError, "range_pairs: arrays of mismatched lengths");
+    }
+    const uint32_t *values = (const uint32_t *)V.p, *starts = (const uint32_t *)S.p;
+    const int64_t *docs = (const int64_t *)D.p, *ptr = (const int64_t *)PT.p;
+    const uint8_t *posted = (const uint8_t *)P.p;
+    uint64_t *out = (uint64_t *)O.p;
+    int64_t cap = O.len, k = 0, end = hi < nd ? hi : nd, bad = 0;
+    Py_BEGIN_ALLOW_THREADS;
+    for (int64_t d = lo; d < end && !bad; d++)
+        for (int64_t e = ptr[d]; e < ptr[d + 1]; e++) {
+            int64_t g = starts[e];
+            uint32_t v = values[g];
+            for (int64_t r = g; r < n && r - g < link_posters && posted[r] && values[r] == v; r++) {
+                int64_t a = docs[r];
+                if (a >= d) continue;
+                if (k >= cap) {
+                    bad = 1;
+                    break;
+                }
+                out[k++] = ((uint64_t)a << 32) | (uint64_t)d;
+            }
+            if (bad) break;
+        }
+    Py_END_ALLOW_THREADS;
+    release(&h);
+    if (bad) return PyErr_Format(PyExc_ValueError, "range_pairs: out is too small for the range's pairs");
+    return PyLong_FromLongLong(k);
+}
+
 /* components._kinds_serial: the kind of each pair todo[q] of (ra, rb) from its two documents
  * alone, the batch's boilerplate (pv, pc) left out as it stands at row at[t] (max_posting = -at[t]);
  * the sketches first, the texts (full) only when the sketches call the pair near, partial or layout */
@@ -3237,6 +3362,10 @@ static PyMethodDef methods[] = {
     {"join", py_join, METH_VARARGS, "components._join: link the pairs whose kind is not unique."},
     {"pair_kinds", py_pair_kinds, METH_VARARGS, "components._kinds_serial: each pair's kind from its two documents alone."},
     {"sort_u64", py_sort_u64, METH_VARARGS, "Sort a contiguous uint64 array in place (radix sort, without the GIL)."},
+    {"value_groups", py_value_groups, METH_VARARGS,
+     "components.shared_pairs: per document the first rows of the values it holds, and the hot values."},
+    {"range_pairs", py_range_pairs, METH_VARARGS,
+     "components.shared_pairs: the pairs whose later document is in [lo, hi), from value_groups' index."},
     {"value_pairs", py_value_pairs, METH_VARARGS,
      "components.value_pairs: counts (pairs, hot) without out/hot arrays, fills them with."},
     {NULL, NULL, 0, NULL}};

@@ -306,7 +306,10 @@ def shared_pairs(
     >>> [(int(p) >> 32, int(p) & 0xFFFFFFFF) for p in pairs]
     [(0, 1), (0, 2), (1, 2)]
     """
-    weight = np.cumsum(pair_bounds(values, docs, posted, config, n))
+    # with the C kernels, each range reads only its documents' rows, through an index of the values
+    # each document holds (``kernels.value_groups``); else each range scans every row
+    index = kernels.value_groups(values, docs, posted, config.hot_posting, config.link_posters, n)
+    weight = np.cumsum(pair_bounds(values, docs, posted, config, n) if index is None else index[2])
     total = float(weight[-1]) if n else 0.0
     # ranges are counted two at a time where the pass has two threads, each under half the budget:
     # the pairs held at once stay within it
@@ -323,7 +326,13 @@ def shared_pairs(
     spans = [None] if len(bounds) == 2 else list(itertools.pairwise(bounds))
 
     def count(span: tuple[int, int] | None) -> tuple[U64, U32]:
-        p, c, h = counted_pairs(values, docs, posted, config, span=span)
+        if index is None:
+            p, c, h = counted_pairs(values, docs, posted, config, span=span)
+        else:
+            packed = kernels.range_pairs(values, docs, posted, index, config.link_posters, span or (0, n))
+            p, c = count_pairs(packed)
+            del packed
+            h = index[3]
         kept = p[c >= config.min_shared]
         del p, c
         release_free_memory()  # the range's merges leave holes in the C heap: hand them back

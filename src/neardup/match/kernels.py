@@ -422,4 +422,57 @@ def value_pairs(
     return out[:k], hot[:h].copy()
 
 
+def value_groups(
+    values: Any, docs: Any, posted: Any, hot_posting: int, link_posters: int, n: int
+) -> tuple[I64, npt.NDArray[np.uint32], npt.NDArray[np.float64], npt.NDArray[np.uint32]] | None:
+    """``components.shared_pairs``' index of rows as ``components.value_rows`` makes them (a value's
+    posters first): per document ``d`` (``n`` of them), ``starts[ptr[d]:ptr[d + 1]]`` are the first
+    rows of the values it holds that are not hot; ``bound[d]``, the pairs ``range_pairs`` can give it
+    (``components.pair_bounds``); and the hot values, ascending. ``None`` without the C extension or
+    past 2^32 rows (the pairs are then found by ``value_pairs``' scans)."""
+    v = np.ascontiguousarray(values, np.uint32)
+    if _c is None or v.shape[0] >= 1 << 32:
+        return None
+    ptr = np.empty(n + 1, np.int64)
+    starts = np.empty(v.shape[0], np.uint32)
+    bound = np.empty(n, np.float64)
+    hot = np.empty(v.shape[0], np.uint32)
+    k, h = _c.value_groups(
+        v,
+        np.ascontiguousarray(docs, np.int64),
+        np.ascontiguousarray(posted, np.bool_),
+        int(hot_posting),
+        int(link_posters),
+        ptr,
+        starts,
+        bound,
+        hot,
+    )
+    return ptr, starts[:k].copy(), bound, hot[:h].copy()
+
+
+def range_pairs(
+    values: Any, docs: Any, posted: Any, index: tuple[Any, ...], link_posters: int, span: tuple[int, int]
+) -> npt.NDArray[np.uint64]:
+    """The packed pairs ``value_pairs`` gives over the same rows whose later document is in
+    ``span`` (unsorted), read from ``value_groups``' ``index``: the work follows the range's pairs,
+    not every row."""
+    assert _c is not None
+    ptr, starts, bound = index[0], index[1], index[2]
+    lo, hi = span[0], min(span[1], bound.shape[0])
+    out = np.empty(int(bound[lo:hi].sum()) if hi > lo else 0, np.uint64)
+    k = _c.range_pairs(
+        np.ascontiguousarray(values, np.uint32),
+        np.ascontiguousarray(docs, np.int64),
+        np.ascontiguousarray(posted, np.bool_),
+        ptr,
+        starts,
+        int(link_posters),
+        int(lo),
+        int(hi),
+        out,
+    )
+    return out[:k]
+
+
 set_threads()  # as many as the cores allow, up to 2

@@ -124,3 +124,31 @@ def test_ranges_counted_two_at_a_time_are_the_ranges_one_at_a_time(
         assert pools == [2, 2]  # one thread: the ranges one after another
     finally:
         kernels.set_threads(was)
+
+
+@pytest.mark.parametrize("variant", ["default", "hot", "wide"])
+def test_the_pairs_read_through_the_index_are_the_pairs_of_the_scans(
+    xwlb: Signatures, monkeypatch: pytest.MonkeyPatch, variant: str
+) -> None:
+    """With the C kernels a range reads only its documents' rows, through ``value_groups``' index;
+    without them each range scans every row (``value_pairs``): the same pairs, hot values and bounds."""
+    from neardup.match import kernels
+
+    if kernels._c is None:
+        pytest.skip("the C kernels are not built")
+    cfg = MatchConfig()
+    cfg = {
+        "default": cfg,
+        "hot": MatchConfig(hot_posting=4),
+        "wide": dataclasses.replace(cfg, hot_posting=10**9, link_posters=cfg.max_posting + 1),
+    }[variant]
+    n = len(xwlb)
+    values, docs, posted = _rows(xwlb.sketch, cfg)
+    index = kernels.value_groups(values, docs, posted, cfg.hot_posting, cfg.link_posters, n)
+    assert index is not None
+    assert np.array_equal(index[2], pair_bounds(values, docs, posted, cfg, n))
+    got = {parts: shared_pairs(values, docs, posted, cfg, n, parts=parts) for parts in (1, 5, n + 3)}
+    monkeypatch.setattr(kernels, "value_groups", lambda *args: None)
+    for parts, pairs in got.items():
+        assert _same(pairs, shared_pairs(values, docs, posted, cfg, n, parts=parts)), parts
+    assert got[1][0].size > 1000 and (got[1][1].size > 0) == (variant == "hot")
