@@ -101,7 +101,15 @@ def verify_pair(
 ) -> tuple[int, float, float, float, int, int]: ...
 def sort_u64(a: Any) -> None: ...
 def value_groups(
-    values: Any, docs: Any, posted: Any, hot_posting: int, link_posters: int, ptr: Any, starts: Any, bound: Any, hot: Any
+    values: Any,
+    docs: Any,
+    posted: Any,
+    hot_posting: int,
+    link_posters: int,
+    ptr: Any,
+    starts: Any,
+    bound: Any,
+    hot: Any,
 ) -> tuple[int, int]: ...
 def range_pairs(
     values: Any, docs: Any, posted: Any, ptr: Any, starts: Any, link_posters: int, lo: int, hi: int, out: Any
