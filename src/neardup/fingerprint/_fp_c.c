@@ -399,10 +399,14 @@ DEFINE_SORT(sort_i64, int64_t)
 #include "../_radix_sort.h"
 
 
-/* sort v[0:n] and drop repeats (np.unique); returns the number left */
-static int64_t unique_u64(uint64_t *v, int64_t n) {
+/* sort v[0:n] and drop repeats (np.unique); returns the number left. spare (n values) and counts
+ * (2n + 2): sort_spread's scratch, or NULL for the radix sort */
+static int64_t unique_u64(uint64_t *v, int64_t n, uint64_t *spare, int32_t *counts) {
     if (n == 0) return 0;
-    sort_u64(v, n);
+    if (spare && counts)
+        sort_spread(v, n, spare, counts);
+    else
+        sort_u64(v, n);
     int64_t u = 1;
     for (int64_t i = 1; i < n; i++)
         if (v[i] != v[u - 1]) v[u++] = v[i];
@@ -608,7 +612,7 @@ static PyObject *py_shingle_into(PyObject *self, PyObject *args) {
             }
         }
         if (!ok[d]) continue;
-        if (binary) nh = unique_u64(hs, nh);
+        if (binary) nh = unique_u64(hs, nh, NULL, NULL);
         out[d] = majority(hs, nh, (int)bits);
     }
     Py_END_ALLOW_THREADS;
@@ -872,7 +876,8 @@ typedef struct {
 } SigOut;
 
 typedef struct {
-    uint64_t *toks, *wins, *facts;
+    uint64_t *toks, *wins, *facts, *spare;
+    int32_t *counts;
     uint8_t *cjks, *quoted, *marked;
     int8_t *numeric;
 } SigScratch;
@@ -1105,7 +1110,8 @@ static void sign_one(const uint32_t *cps, int64_t lo, int64_t hi, const uint32_t
         for (int64_t t = st; t < e; t++) w = w * SP + toks[t];
         wins[st] = smix(w ^ (uint64_t)n);
     }
-    int64_t u = unique_u64(wins, last + 1);
+    /* window hashes are spread over 64 bits: sorted by their high bits in O(n) */
+    int64_t u = unique_u64(wins, last + 1, s->spare, s->counts);
     o->size[d] = (int32_t)u;
     o->simhash[d] = u ? majority(wins, u, 64) : 0;
     for (int64_t j = 0; j < k && j < u; j++) o->sketch[d * k + j] = (uint32_t)(wins[j] >> 32);
@@ -1138,7 +1144,7 @@ static void sign_one(const uint32_t *cps, int64_t lo, int64_t hi, const uint32_t
             t = e;
         }
         if (nf) {
-            int64_t f = unique_u64(facts, nf);
+            int64_t f = unique_u64(facts, nf, s->spare, s->counts);
             for (int64_t j = 0; j < m && j < f; j++) o->nums[d * o->m + j] = facts[j];
         }
     }
@@ -1196,19 +1202,23 @@ static PyObject *py_signature_range(PyObject *self, PyObject *args) {
     s.toks = malloc(sizeof(uint64_t) * cap);
     s.wins = malloc(sizeof(uint64_t) * cap);
     s.facts = malloc(sizeof(uint64_t) * 2 * cap);
+    s.spare = malloc(sizeof(uint64_t) * 2 * cap);
+    s.counts = malloc(sizeof(int32_t) * (4 * cap + 2));
     s.cjks = malloc(cap);
     s.quoted = malloc(cap);
     s.marked = malloc(cap);
     s.numeric = malloc(cap);
-    if (!s.toks || !s.wins || !s.facts || !s.cjks || !s.quoted || !s.marked || !s.numeric) {
-        free(s.toks), free(s.wins), free(s.facts), free(s.cjks), free(s.quoted), free(s.marked), free(s.numeric);
+    if (!s.toks || !s.wins || !s.facts || !s.spare || !s.counts || !s.cjks || !s.quoted || !s.marked || !s.numeric) {
+        free(s.toks), free(s.wins), free(s.facts), free(s.spare), free(s.counts);
+        free(s.cjks), free(s.quoted), free(s.marked), free(s.numeric);
         release(&b);
         return PyErr_NoMemory();
     }
     Py_BEGIN_ALLOW_THREADS;
     for (int64_t d = d0; d < d1; d++) sign_one(cps, offsets[d], offsets[d + 1], table, n, k, m, d, &o, &s);
     Py_END_ALLOW_THREADS;
-    free(s.toks), free(s.wins), free(s.facts), free(s.cjks), free(s.quoted), free(s.marked), free(s.numeric);
+    free(s.toks), free(s.wins), free(s.facts), free(s.spare), free(s.counts);
+    free(s.cjks), free(s.quoted), free(s.marked), free(s.numeric);
     release(&b);
     Py_RETURN_NONE;
 }
