@@ -955,7 +955,21 @@ typedef struct {
     int64_t np;
     int32_t *er, *en;
     int64_t ne;
+    /* a filter of the boilerplate values (pc > cmax): a value whose bit is clear is not one, so
+     * the sketch overlaps skip most of their table lookups (the table spans megabytes in a large
+     * component, the filter 128 KB at most); NULL where the tables come from Python (the stream) */
+    uint64_t *cbits;
+    int cshift;
+    int64_t cmax;
 } Tab;
+
+static inline uint32_t filter_bit(uint32_t v, int shift) { return (v * 0x9E3779B1u) >> shift; }
+
+static inline void filter_add(Tab *T, uint32_t v) {
+    if (T->cbits == NULL) return;
+    uint32_t b = filter_bit(v, T->cshift);
+    T->cbits[b >> 6] |= (uint64_t)1 << (b & 63);
+}
 
 static inline int64_t posting_slot(const uint32_t *pv, int64_t size, uint32_t v) {
     int64_t i = h32(v, size);
@@ -1039,8 +1053,19 @@ typedef struct {
 /* ---------------------------------------------------------------------------------------------- */
 /* verification (verify.py)                                                                         */
 
+/* is v boilerplate: the filter first (cbits: NULL for none), the table when its bit is set */
+static inline int is_common_f(const uint32_t *pv, const int32_t *pc, int64_t size, int64_t max_posting,
+                              const uint64_t *cbits, int cshift, uint32_t v) {
+    if (cbits != NULL) {
+        uint32_t b = filter_bit(v, cshift);
+        if (!(cbits[b >> 6] & ((uint64_t)1 << (b & 63)))) return 0;
+    }
+    return is_common(pv, pc, size, max_posting, v);
+}
+
 static void overlap(const uint32_t *a, const uint32_t *b, int64_t k, const uint32_t *pv, const int32_t *pc,
-                    int64_t npv, int64_t max_posting, int64_t *union_, int64_t *both_, int64_t *na_, int64_t *nb_) {
+                    int64_t npv, int64_t max_posting, const uint64_t *cbits, int cshift, int64_t *union_,
+                    int64_t *both_, int64_t *na_, int64_t *nb_) {
     uint32_t ha = a[k - 1], hb = b[k - 1];
     uint32_t horizon = ha < hb ? ha : hb;
     int64_t i = 0, j = 0, un = 0, bo = 0, na = 0, nb = 0;
@@ -1052,7 +1077,7 @@ static void overlap(const uint32_t *a, const uint32_t *b, int64_t k, const uint3
         if (x == y) {
             i++;
             j++;
-            if (!is_common(pv, pc, npv, max_posting, v)) {
+            if (!is_common_f(pv, pc, npv, max_posting, cbits, cshift, v)) {
                 un++;
                 bo++;
                 na++;
@@ -1060,13 +1085,13 @@ static void overlap(const uint32_t *a, const uint32_t *b, int64_t k, const uint3
             }
         } else if (x < y) {
             i++;
-            if (!is_common(pv, pc, npv, max_posting, v)) {
+            if (!is_common_f(pv, pc, npv, max_posting, cbits, cshift, v)) {
                 un++;
                 na++;
             }
         } else {
             j++;
-            if (!is_common(pv, pc, npv, max_posting, v)) {
+            if (!is_common_f(pv, pc, npv, max_posting, cbits, cshift, v)) {
                 un++;
                 nb++;
             }
@@ -1266,11 +1291,11 @@ typedef struct {
 static Verdict verify_overlap(const uint32_t *sa, const uint64_t *na, int64_t la, const uint32_t *sb,
                               const uint64_t *nb, int64_t lb, int64_t m, int exact_eq, int content_eq,
                               int same_layout, int64_t k, const uint32_t *pv, const int32_t *pc, int64_t npv,
-                              int64_t max_posting, const double *th, int64_t max_conflicts, int64_t agree_min,
-                              int64_t *ev, int *need) {
+                              int64_t max_posting, const uint64_t *cbits, int cshift, const double *th,
+                              int64_t max_conflicts, int64_t agree_min, int64_t *ev, int *need) {
     Verdict r;
     int64_t un, bo, ca_n, cb_n;
-    overlap(sa, sb, k, pv, pc, npv, max_posting, &un, &bo, &ca_n, &cb_n);
+    overlap(sa, sb, k, pv, pc, npv, max_posting, cbits, cshift, &un, &bo, &ca_n, &cb_n);
     if (un == 0) {
         r.s = 0.0;
         r.ca = 0.0;
@@ -1310,7 +1335,7 @@ static Verdict verify_pair(const uint32_t *sa, const uint64_t *na, const uint32_
                            int64_t max_conflicts, int64_t agree_min, int64_t *ev, Work *W) {
     int need;
     Verdict r = verify_overlap(sa, na, la, sb, nb, lb, m, exact_eq, content_eq, same_layout, k, pv, pc, npv,
-                               max_posting, th, max_conflicts, agree_min, ev, &need);
+                               max_posting, NULL, 0, th, max_conflicts, agree_min, ev, &need);
     return need ? verify_text(r, pa, la, pb, lb, same_layout, th, ev, W) : r;
 }
 
@@ -1339,7 +1364,8 @@ static int rows_overlap(int64_t j, int64_t x, const Sig *S, const Rule *R, const
     o->v = verify_overlap(S->sketch + j * S->kc, S->numbers + j * S->mc, S->pp[j + 1] - S->pp[j],
                           S->sketch + x * S->kc, S->numbers + x * S->mc, S->pp[x + 1] - S->pp[x], S->mc,
                           S->exact[j] == S->exact[x], S->content[j] == S->content[x] && S->tokens[j] > 0,
-                          o->same_layout, R->k, T->pv, T->pc, T->np, R->max_posting, R->th, R->max_conflicts,
+                          o->same_layout, R->k, T->pv, T->pc, T->np, R->max_posting,
+                          T->cmax == R->max_posting ? T->cbits : NULL, T->cshift, R->th, R->max_conflicts,
                           R->agree_min, ev, &need);
     if (!need && R->nday > 0) o->v.kind = occasions_apart(o->v.kind, R->day[j], R->day[x], R->th);
     return need;
@@ -1750,9 +1776,11 @@ static int record_document(int64_t j, int merged, const Sig *S, Tab *T, int64_t 
             T->pf[i] = (int32_t)j;
             T->ph[i] = -1;
             meta[SLOTS]++;
+            if (1 > T->cmax) filter_add(T, v);
             continue;
         }
         T->pc[i]++;
+        if (T->pc[i] > T->cmax) filter_add(T, v);
         if (T->pc[i] <= max_posting + 1) {
             int64_t e = meta[ENTRIES];
             if (e >= T->ne) return -1;
@@ -2000,6 +2028,9 @@ static int parse_tab(Held *h, PyObject *t, Tab *T) {
     T->er = (int32_t *)a[8].p;
     T->en = (int32_t *)a[9].p;
     T->ne = a[8].len;
+    T->cbits = NULL;
+    T->cshift = 0;
+    T->cmax = -1;
     return 0;
 }
 
@@ -2270,6 +2301,11 @@ static int pass_component(int64_t c, const PassCtx *X, Work *W, Cand *C, uint64_
     T.np = slots;
     T.nx = T.nc = keys;
     T.ne = entries;
+    int fbits = 12; /* the boilerplate filter: about a bit a posting slot, 2^12 to 2^20 bits */
+    while (fbits < 20 && ((int64_t)1 << fbits) < slots) fbits++;
+    T.cshift = 32 - fbits;
+    T.cmax = max_posting;
+    T.cbits = calloc((size_t)1 << (fbits - 6), 8);
     T.pv = malloc((size_t)slots * 4);
     T.pc = calloc((size_t)slots, 4);
     T.pf = calloc((size_t)slots, 4);
@@ -2280,7 +2316,7 @@ static int pass_component(int64_t c, const PassCtx *X, Work *W, Cand *C, uint64_
     T.xr = malloc((size_t)keys * 8);
     T.ck = calloc((size_t)keys, 8);
     T.cr = malloc((size_t)keys * 8);
-    if (!T.pv || !T.pc || !T.pf || !T.ph || !T.er || !T.en || !T.xk || !T.xr || !T.ck || !T.cr) {
+    if (!T.pv || !T.pc || !T.pf || !T.ph || !T.er || !T.en || !T.xk || !T.xr || !T.ck || !T.cr || !T.cbits) {
         bad = 2;
     } else {
         memset(T.pv, 0xFF, (size_t)slots * 4);
@@ -2303,6 +2339,7 @@ static int pass_component(int64_t c, const PassCtx *X, Work *W, Cand *C, uint64_
                     meta[0]++;
                 }
                 if (T.pc[i] <= max_posting) T.pc[i] = (int32_t)(max_posting + 1);
+                filter_add(&T, v);
             }
             int64_t v = document(j, j, j < fixed, fixed, 1, L, S, &T, meta, ex + ep[j], ep[j + 1] - ep[j], rule,
                                  posted, min_shared, member_checks, C, out_f, out_i, R, W);
@@ -2318,7 +2355,7 @@ static int pass_component(int64_t c, const PassCtx *X, Work *W, Cand *C, uint64_
         }
     }
     free(T.pv); free(T.pc); free(T.pf); free(T.ph); free(T.er); free(T.en);
-    free(T.xk); free(T.xr); free(T.ck); free(T.cr);
+    free(T.xk); free(T.xr); free(T.ck); free(T.cr); free(T.cbits);
     return bad;
 }
 
@@ -3169,7 +3206,7 @@ static PyObject *py_pair_kinds(PyObject *self, PyObject *args) {
         int64_t un, bo, ca_n, cb_n, c = 0, a = 0;
         double sj = 0.0, ca = 0.0, cb = 0.0;
         overlap(S.sketch + j * S.kc, S.sketch + x * S.kc, k, (const uint32_t *)PV.p, (const int32_t *)PC.p, PV.len,
-                mp, &un, &bo, &ca_n, &cb_n);
+                mp, NULL, 0, &un, &bo, &ca_n, &cb_n);
         if (un) {
             sj = (double)bo / (double)un;
             ca = ca_n ? (double)bo / (double)ca_n : 0.0;
