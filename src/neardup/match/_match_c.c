@@ -3039,7 +3039,7 @@ static PyObject *py_value_groups(PyObject *self, PyObject *args) {
         return PyErr_Format(PyExc_ValueError, "link_posters must be between 1 and 1048576, got %lld", link_posters);
     Held h = {.n = 0};
     Arr V, D, P, PT, S, B, H;
-    if (get_arr(&h, vo, &V, 0, 'u', 4, 1, "values") < 0 || get_arr(&h, dox, &D, 0, 'i', 8, 1, "docs") < 0 ||
+    if (get_arr(&h, vo, &V, 0, 'u', 4, 1, "values") < 0 || get_arr(&h, dox, &D, 0, 'i', 4, 1, "docs") < 0 ||
         get_arr(&h, po, &P, 0, 'b', 1, 1, "posted") < 0 || get_arr(&h, pto, &PT, 1, 'i', 8, 1, "ptr") < 0 ||
         get_arr(&h, so, &S, 1, 'u', 4, 1, "starts") < 0 || get_arr(&h, bo, &B, 1, 'f', 8, 1, "bound") < 0 ||
         get_arr(&h, ho, &H, 1, 'u', 4, 1, "hot") < 0) {
@@ -3052,7 +3052,7 @@ static PyObject *py_value_groups(PyObject *self, PyObject *args) {
         return PyErr_Format(PyExc_ValueError, "value_groups: arrays of mismatched lengths (or 2^32 rows or more)");
     }
     const uint32_t *values = (const uint32_t *)V.p;
-    const int64_t *docs = (const int64_t *)D.p;
+    const int32_t *docs = (const int32_t *)D.p;
     const uint8_t *posted = (const uint8_t *)P.p;
     int64_t *ptr = (int64_t *)PT.p;
     uint32_t *starts = (uint32_t *)S.p, *hot = (uint32_t *)H.p;
@@ -3110,7 +3110,7 @@ static PyObject *py_range_pairs(PyObject *self, PyObject *args) {
     if (!PyArg_ParseTuple(args, "OOOOOLLLO", &vo, &dox, &po, &pto, &so, &link_posters, &lo, &hi, &oo)) return NULL;
     Held h = {.n = 0};
     Arr V, D, P, PT, S, O;
-    if (get_arr(&h, vo, &V, 0, 'u', 4, 1, "values") < 0 || get_arr(&h, dox, &D, 0, 'i', 8, 1, "docs") < 0 ||
+    if (get_arr(&h, vo, &V, 0, 'u', 4, 1, "values") < 0 || get_arr(&h, dox, &D, 0, 'i', 4, 1, "docs") < 0 ||
         get_arr(&h, po, &P, 0, 'b', 1, 1, "posted") < 0 || get_arr(&h, pto, &PT, 0, 'i', 8, 1, "ptr") < 0 ||
         get_arr(&h, so, &S, 0, 'u', 4, 1, "starts") < 0 || get_arr(&h, oo, &O, 1, 'u', 8, 1, "out") < 0) {
         release(&h);
@@ -3122,7 +3122,8 @@ static PyObject *py_range_pairs(PyObject *self, PyObject *args) {
         return PyErr_Format(PyExc_ValueError, "range_pairs: arrays of mismatched lengths");
     }
     const uint32_t *values = (const uint32_t *)V.p, *starts = (const uint32_t *)S.p;
-    const int64_t *docs = (const int64_t *)D.p, *ptr = (const int64_t *)PT.p;
+    const int32_t *docs = (const int32_t *)D.p;
+    const int64_t *ptr = (const int64_t *)PT.p;
     const uint8_t *posted = (const uint8_t *)P.p;
     uint64_t *out = (uint64_t *)O.p;
     int64_t cap = O.len, k = 0, end = hi < nd ? hi : nd, bad = 0;

@@ -439,7 +439,7 @@ def value_groups(
     hot = np.empty(v.shape[0], np.uint32)
     k, h = _c.value_groups(
         v,
-        np.ascontiguousarray(docs, np.int64),
+        np.ascontiguousarray(docs, np.int32),
         np.ascontiguousarray(posted, np.bool_),
         int(hot_posting),
         int(link_posters),
@@ -463,7 +463,7 @@ def range_pairs(
     out = np.empty(int(bound[lo:hi].sum()) if hi > lo else 0, np.uint64)
     k = _c.range_pairs(
         np.ascontiguousarray(values, np.uint32),
-        np.ascontiguousarray(docs, np.int64),
+        np.ascontiguousarray(docs, np.int32),
         np.ascontiguousarray(posted, np.bool_),
         ptr,
         starts,

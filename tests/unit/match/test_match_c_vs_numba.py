@@ -189,6 +189,22 @@ def test_the_batch_pass_equals_numba(config: MatchConfig) -> None:
 
 
 @needs_data
+def test_the_candidate_graph_equals_numba() -> None:
+    """The graph's ranges read through the C index (``value_groups``, ``range_pairs``) and scanned
+    by numba's ``value_pairs`` over the same int32 rows: the same edges and hot values."""
+    from neardup.match.components import sketch_edges
+
+    config = CONFIGS[0]
+    sketch = _sigs(config).sketch
+    for parts in (1, 4):
+        got = sketch_edges(sketch, config, parts=parts)
+        with _numba():
+            want = sketch_edges(sketch, config, parts=parts)
+        assert all(np.array_equal(x, y) for x, y in zip(got, want, strict=True)), parts
+        assert got[0].size > 100
+
+
+@needs_data
 @pytest.mark.parametrize("config", CONFIGS[:2], ids=["default", "corpus"])
 def test_components_with_a_corpus_equal_numba(config: MatchConfig) -> None:
     sigs = _sigs(config)
