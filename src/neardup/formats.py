@@ -188,9 +188,15 @@ def write_records(
     n = 0
     with atomic_write(path, "wb") as fh:
         out: Any = gzip.GzipFile(fileobj=fh, mode="wb", mtime=0) if kind == "jsonl.gz" else fh
+        lines: list[bytes] = []
         for row in rows:
-            out.write(orjson.dumps(row) + b"\n")
-            n += 1
+            lines.append(orjson.dumps(row, option=orjson.OPT_APPEND_NEWLINE))
+            if len(lines) == 512:  # one write a block of lines, not one a line
+                out.write(b"".join(lines))
+                n += len(lines)
+                lines.clear()
+        out.write(b"".join(lines))
+        n += len(lines)
         if out is not fh:
             out.close()
     return n
