@@ -3100,14 +3100,17 @@ static PyObject *py_value_groups(PyObject *self, PyObject *args) {
     return Py_BuildValue("LL", (long long)ptr[nd], (long long)n_hot);
 }
 
-/* the pairs a << 32 | b of value_pairs whose later document b is in [lo, hi), from value_groups'
- * index: for each value b holds, the value's first link_posters posters a < b. Returns how many
- * were written into out (-1: out too small). */
+/* the pairs a << 32 | b of value_pairs seen at least min_shared times, for the later documents b
+ * in [lo, hi), from value_groups' index: b's earlier posters of each value it holds (a value's
+ * first link_posters posters) gathered, sorted and counted, one document at a time, so no pair is
+ * held before it is counted. Written into out ascending by b, then a; returns how many (an error
+ * when out is too small). */
 static PyObject *py_range_pairs(PyObject *self, PyObject *args) {
     (void)self;
     PyObject *vo, *dox, *po, *pto, *so, *oo;
-    long long link_posters, lo, hi;
-    if (!PyArg_ParseTuple(args, "OOOOOLLLO", &vo, &dox, &po, &pto, &so, &link_posters, &lo, &hi, &oo)) return NULL;
+    long long link_posters, min_shared, lo, hi;
+    if (!PyArg_ParseTuple(args, "OOOOOLLLLO", &vo, &dox, &po, &pto, &so, &link_posters, &min_shared, &lo, &hi, &oo))
+        return NULL;
     Held h = {.n = 0};
     Arr V, D, P, PT, S, O;
     if (get_arr(&h, vo, &V, 0, 'u', 4, 1, "values") < 0 || get_arr(&h, dox, &D, 0, 'i', 4, 1, "docs") < 0 ||
@@ -3117,7 +3120,7 @@ static PyObject *py_range_pairs(PyObject *self, PyObject *args) {
         return NULL;
     }
     int64_t n = V.len, nd = PT.len - 1;
-    if (D.len != n || P.len != n || nd < 0 || lo < 0 || PT.len < 1 || ((const int64_t *)PT.p)[nd] > S.len) {
+    if (D.len != n || P.len != n || nd < 0 || lo < 0 || link_posters < 1 || ((const int64_t *)PT.p)[nd] > S.len) {
         release(&h);
         return PyErr_Format(PyExc_ValueError, "range_pairs: arrays of mismatched lengths");
     }
@@ -3126,24 +3129,39 @@ static PyObject *py_range_pairs(PyObject *self, PyObject *args) {
     const int64_t *ptr = (const int64_t *)PT.p;
     const uint8_t *posted = (const uint8_t *)P.p;
     uint64_t *out = (uint64_t *)O.p;
-    int64_t cap = O.len, k = 0, end = hi < nd ? hi : nd, bad = 0;
+    int64_t cap = O.len, k = 0, end = hi < nd ? hi : nd, bad = 0, most = 0;
+    for (int64_t d = lo; d < end; d++)
+        if (ptr[d + 1] - ptr[d] > most) most = ptr[d + 1] - ptr[d];
+    uint64_t *buf = malloc((size_t)(most * link_posters + 1) * sizeof(uint64_t));
+    if (!buf) {
+        release(&h);
+        return PyErr_NoMemory();
+    }
     Py_BEGIN_ALLOW_THREADS;
-    for (int64_t d = lo; d < end && !bad; d++)
+    for (int64_t d = lo; d < end && !bad; d++) {
+        int64_t m = 0;
         for (int64_t e = ptr[d]; e < ptr[d + 1]; e++) {
             int64_t g = starts[e];
             uint32_t v = values[g];
-            for (int64_t r = g; r < n && r - g < link_posters && posted[r] && values[r] == v; r++) {
-                int64_t a = docs[r];
-                if (a >= d) continue;
+            for (int64_t r = g; r < n && r - g < link_posters && posted[r] && values[r] == v; r++)
+                if (docs[r] < d) buf[m++] = (uint64_t)docs[r];
+        }
+        sort_u64(buf, m);
+        for (int64_t i = 0; i < m;) {
+            int64_t j = i + 1;
+            while (j < m && buf[j] == buf[i]) j++;
+            if (j - i >= min_shared) {
                 if (k >= cap) {
                     bad = 1;
                     break;
                 }
-                out[k++] = ((uint64_t)a << 32) | (uint64_t)d;
+                out[k++] = (buf[i] << 32) | (uint64_t)d;
             }
-            if (bad) break;
+            i = j;
         }
+    }
     Py_END_ALLOW_THREADS;
+    free(buf);
     release(&h);
     if (bad) return PyErr_Format(PyExc_ValueError, "range_pairs: out is too small for the range's pairs");
     return PyLong_FromLongLong(k);
@@ -3338,7 +3356,7 @@ static PyMethodDef methods[] = {
     {"value_groups", py_value_groups, METH_VARARGS,
      "components.shared_pairs: per document the first rows of the values it holds, and the hot values."},
     {"range_pairs", py_range_pairs, METH_VARARGS,
-     "components.shared_pairs: the pairs whose later document is in [lo, hi), from value_groups' index."},
+     "components.shared_pairs: the pairs seen min_shared times whose later document is in [lo, hi)."},
     {"value_pairs", py_value_pairs, METH_VARARGS,
      "components.value_pairs: counts (pairs, hot) without out/hot arrays, fills them with."},
     {NULL, NULL, 0, NULL}};

@@ -112,5 +112,14 @@ def value_groups(
     hot: Any,
 ) -> tuple[int, int]: ...
 def range_pairs(
-    values: Any, docs: Any, posted: Any, ptr: Any, starts: Any, link_posters: int, lo: int, hi: int, out: Any
+    values: Any,
+    docs: Any,
+    posted: Any,
+    ptr: Any,
+    starts: Any,
+    link_posters: int,
+    min_shared: int,
+    lo: int,
+    hi: int,
+    out: Any,
 ) -> int: ...

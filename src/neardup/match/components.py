@@ -298,7 +298,10 @@ def shared_pairs(
     than ``min_shared`` values are dropped before the next: the kept pairs are the same. The
     ranges split ``pair_bounds`` evenly, each under ``budget`` pairs (default: a quarter of the
     rows, at least ``MIN_PART_PAIRS``), so the pairs held follow the rows, whatever the batch;
-    ``parts``: that many ranges instead.
+    ``parts``: that many ranges instead. With the C kernels and rows as ``value_rows`` makes them
+    (a value's posters first), a range does not scan the rows: each later document's earlier
+    posters are gathered through an index of the values it holds (``kernels.value_groups``) and
+    counted there (``kernels.range_pairs``), so no pair is held before it is counted.
 
     >>> cfg = MatchConfig(min_shared=2, posted=2)
     >>> values = np.array([1, 1, 1, 2, 2, 2], np.uint32)
@@ -328,13 +331,12 @@ def shared_pairs(
     spans = [None] if len(bounds) == 2 else list(itertools.pairwise(bounds))
 
     def count(span: tuple[int, int] | None) -> tuple[U64, U32]:
-        if index is None:
-            p, c, h = counted_pairs(values, docs, posted, config, span=span)
-        else:
-            packed = kernels.range_pairs(values, docs, posted, index, config.link_posters, span or (0, n))
-            p, c = count_pairs(packed)
-            del packed
-            h = index[3]
+        if index is not None:
+            span = span or (0, n)
+            return kernels.range_pairs(
+                values, docs, posted, index, config.link_posters, config.min_shared, span
+            ), index[3]
+        p, c, h = counted_pairs(values, docs, posted, config, span=span)
         kept = p[c >= config.min_shared]
         del p, c
         release_free_memory()  # the range's merges leave holes in the C heap: hand them back

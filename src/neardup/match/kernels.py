@@ -452,15 +452,24 @@ def value_groups(
 
 
 def range_pairs(
-    values: Any, docs: Any, posted: Any, index: tuple[Any, ...], link_posters: int, span: tuple[int, int]
+    values: Any,
+    docs: Any,
+    posted: Any,
+    index: tuple[Any, ...],
+    link_posters: int,
+    min_shared: int,
+    span: tuple[int, int],
 ) -> npt.NDArray[np.uint64]:
-    """The packed pairs ``value_pairs`` gives over the same rows whose later document is in
-    ``span`` (unsorted), read from ``value_groups``' ``index``: the work follows the range's pairs,
-    not every row."""
+    """The packed pairs ``value_pairs`` gives over the same rows at least ``min_shared`` times,
+    whose later document is in ``span`` (ascending by that document, then the earlier), read from
+    ``value_groups``' ``index`` and counted a document at a time: the work follows the range's
+    pairs, not every row, and no pair is held before it is counted."""
     assert _c is not None
     ptr, starts, bound = index[0], index[1], index[2]
     lo, hi = span[0], min(span[1], bound.shape[0])
-    out = np.empty(int(bound[lo:hi].sum()) if hi > lo else 0, np.uint64)
+    # a kept pair is min_shared of a document's gathered posters, so the range's bound over
+    # min_shared bounds the pairs kept (pages never written are never resident)
+    out = np.empty(int(bound[lo:hi].sum()) // max(1, int(min_shared)) + 1 if hi > lo else 0, np.uint64)
     k = _c.range_pairs(
         np.ascontiguousarray(values, np.uint32),
         np.ascontiguousarray(docs, np.int32),
@@ -468,11 +477,13 @@ def range_pairs(
         ptr,
         starts,
         int(link_posters),
+        int(min_shared),
         int(lo),
         int(hi),
         out,
     )
-    return out[:k]
+    kept: npt.NDArray[np.uint64] = out[:k].copy()
+    return kept
 
 
 set_threads()  # as many as the cores allow, up to 2
