@@ -2934,10 +2934,60 @@ static PyObject *py_verify_pair(PyObject *self, PyObject *args) {
  * the hot values (posted by more than hot_posting documents). */
 /* sort_u64(a): a contiguous writable uint64 array sorted in place (the radix sort of _radix_sort.h),
  * without the GIL */
+#if HAVE_HELPER
+typedef struct {
+    uint64_t *v;
+    int64_t n;
+} SortPart;
+
+static void *sort_part(void *arg) {
+    SortPart *p = (SortPart *)arg;
+    sort_u64(p->v, p->n);
+    return NULL;
+}
+#endif
+
+/* v sorted on two threads from 2^20 values: split at a sampled median (the values below it first),
+ * each side sorted by a thread; a sort of values alone, so the same array as one thread's sort */
+static void sort_u64_threads(uint64_t *v, int64_t n, int threads) {
+#if HAVE_HELPER
+    if (threads >= 2 && n >= ((int64_t)1 << 20)) {
+        uint64_t sample[255];
+        for (int i = 0; i < 255; i++) sample[i] = v[(int64_t)((2.0 * i + 1.0) / 510.0 * (double)n)];
+        qsort_u64(sample, 255);
+        uint64_t pivot = sample[127];
+        int64_t i = 0, j = n - 1;
+        for (;;) {
+            while (i <= j && v[i] < pivot) i++;
+            while (i <= j && v[j] >= pivot) j--;
+            if (i >= j) break;
+            uint64_t t = v[i];
+            v[i] = v[j];
+            v[j] = t;
+            i++;
+            j--;
+        }
+        if (i > 0 && i < n) {
+            SortPart later = {v + i, n - i};
+            pthread_t t;
+            if (pthread_create(&t, NULL, sort_part, &later) == 0) {
+                sort_u64(v, i);
+                pthread_join(t, NULL);
+                return;
+            }
+        }
+    }
+#else
+    (void)threads;
+#endif
+    sort_u64(v, n);
+}
+
 static PyObject *py_sort_u64(PyObject *self, PyObject *args) {
     (void)self;
     PyObject *ao;
-    if (!PyArg_ParseTuple(args, "O", &ao)) return NULL;
+    int threads = 1;
+    if (!PyArg_ParseTuple(args, "O|i", &ao, &threads)) return NULL;
     Held h = {.n = 0};
     Arr A;
     if (get_arr(&h, ao, &A, 1, 'u', 8, 1, "a") < 0) {
@@ -2945,10 +2995,57 @@ static PyObject *py_sort_u64(PyObject *self, PyObject *args) {
         return NULL;
     }
     Py_BEGIN_ALLOW_THREADS;
-    sort_u64((uint64_t *)A.p, A.len);
+    sort_u64_threads((uint64_t *)A.p, A.len, threads);
     Py_END_ALLOW_THREADS;
     release(&h);
     Py_RETURN_NONE;
+}
+
+/* components.value_rows' keys value << 32 | not posted << 31 | document of a batch's sketch (n, k):
+ * a document's first `posted` values are posted (where reps[d], when reps is given); EMPTY32 is no
+ * value. Without out (None), counts the keys; with it, writes them and returns how many. */
+static PyObject *py_value_keys(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *so, *ro, *oo;
+    long long posted;
+    if (!PyArg_ParseTuple(args, "OLOO", &so, &posted, &ro, &oo)) return NULL;
+    Held h = {.n = 0};
+    Arr S, R, O;
+    int has_reps = ro != Py_None, fill = oo != Py_None;
+    if (get_arr(&h, so, &S, 0, 'u', 4, 2, "sketch") < 0 || (has_reps && get_arr(&h, ro, &R, 0, 'b', 1, 1, "reps") < 0) ||
+        (fill && get_arr(&h, oo, &O, 1, 'u', 8, 1, "out") < 0)) {
+        release(&h);
+        return NULL;
+    }
+    int64_t n = S.rows, k = S.cols;
+    if ((has_reps && R.len != n) || n >= ((int64_t)1 << 31)) {
+        release(&h);
+        return PyErr_Format(PyExc_ValueError, "value_keys: reps must have a row per document (under 2^31)");
+    }
+    const uint32_t *sketch = (const uint32_t *)S.p;
+    const uint8_t *reps = has_reps ? (const uint8_t *)R.p : NULL;
+    uint64_t *out = fill ? (uint64_t *)O.p : NULL;
+    int64_t cap = fill ? O.len : 0, m = 0, bad = 0;
+    Py_BEGIN_ALLOW_THREADS;
+    for (int64_t d = 0; d < n && !bad; d++) {
+        int64_t lim = reps == NULL || reps[d] ? posted : 0;
+        for (int64_t q = 0; q < k; q++) {
+            uint32_t v = sketch[d * k + q];
+            if (v == EMPTY32) continue;
+            if (fill) {
+                if (m >= cap) {
+                    bad = 1;
+                    break;
+                }
+                out[m] = ((uint64_t)v << 32) | (q < lim ? 0 : (uint64_t)1 << 31) | (uint64_t)d;
+            }
+            m++;
+        }
+    }
+    Py_END_ALLOW_THREADS;
+    release(&h);
+    if (bad) return PyErr_Format(PyExc_ValueError, "value_keys: out is too small");
+    return PyLong_FromLongLong(m);
 }
 
 static PyObject *py_value_pairs(PyObject *self, PyObject *args) {
@@ -3352,7 +3449,9 @@ static PyMethodDef methods[] = {
     {"apart", py_apart, METH_VARARGS, "components._apart: the pairs s..e-1 not connected yet, into out; returns how many."},
     {"join", py_join, METH_VARARGS, "components._join: link the pairs whose kind is not unique."},
     {"pair_kinds", py_pair_kinds, METH_VARARGS, "components._kinds_serial: each pair's kind from its two documents alone."},
-    {"sort_u64", py_sort_u64, METH_VARARGS, "Sort a contiguous uint64 array in place (radix sort, without the GIL)."},
+    {"sort_u64", py_sort_u64, METH_VARARGS,
+     "Sort a contiguous uint64 array in place (radix sort, without the GIL; threads: 1 or 2)."},
+    {"value_keys", py_value_keys, METH_VARARGS, "components.value_rows' sort keys of a batch's sketch, into out."},
     {"value_groups", py_value_groups, METH_VARARGS,
      "components.shared_pairs: per document the first rows of the values it holds, and the hot values."},
     {"range_pairs", py_range_pairs, METH_VARARGS,

@@ -402,6 +402,10 @@ def value_rows(
             out &= ~hit | (row <= np.where(hit, after[np.minimum(at, values.size - 1)], 0))
         return out
 
+    built = kernels.value_keys(sketch, posted, reps) if common is None or not common[0].size else None
+    if built is not None:  # the C pass: the same keys in the same order
+        kernels.sort_u64(built)
+        return _sorted_rows(built)
     blocks = [(s, min(n, s + step)) for s in range(0, n, step)]
     keys = np.empty(sum(int(np.count_nonzero(keep(s, e))) for s, e in blocks), np.uint64)
     at = 0

@@ -386,7 +386,7 @@ def sort_u64(a: npt.NDArray[np.uint64]) -> None:
     [1, 2, 3]
     """
     if _c is not None and a.dtype == np.uint64 and a.flags.c_contiguous and a.flags.writeable:
-        _c.sort_u64(a)
+        _c.sort_u64(a, threads())  # from 2^20 values, split at a sampled median and sorted on two threads
     else:
         a.sort()
 
@@ -420,6 +420,19 @@ def value_pairs(
     hot = np.empty(v.shape[0], np.uint32)
     k, h = _c.value_pairs(v, d, p, int(hot_posting), int(link_posters), out, hot, lo, hi)
     return out[:k], hot[:h].copy()
+
+
+def value_keys(sketch: Any, posted: int, reps: Any = None) -> npt.NDArray[np.uint64] | None:
+    """``components.value_rows``' unsorted keys ``value << 32 | not posted << 31 | document`` of a
+    batch's sketch (a document's first ``posted`` values posted, where ``reps`` when given), in one
+    C pass; ``None`` without the C extension."""
+    if _c is None:
+        return None
+    sk = np.ascontiguousarray(sketch, np.uint32)
+    rp = None if reps is None else np.ascontiguousarray(reps, np.bool_)
+    out = np.empty(_c.value_keys(sk, int(posted), rp, None), np.uint64)  # counted, then written
+    _c.value_keys(sk, int(posted), rp, out)
+    return out
 
 
 def value_groups(

@@ -152,3 +152,40 @@ def test_the_pairs_read_through_the_index_are_the_pairs_of_the_scans(
     for parts, pairs in got.items():
         assert _same(pairs, shared_pairs(values, docs, posted, cfg, n, parts=parts)), parts
     assert got[1][0].size > 1000 and (got[1][1].size > 0) == (variant == "hot")
+
+
+def test_value_rows_from_the_c_keys_are_the_rows_numpy_builds(
+    xwlb: Signatures, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``value_rows`` builds its keys in one C pass (``kernels.value_keys``) where it can: the same
+    rows as the numpy blocks (the path ``common`` takes), with and without ``reps``."""
+    from neardup.match import components, kernels
+
+    if kernels._c is None:
+        pytest.skip("the C kernels are not built")
+    sketch = xwlb.sketch.copy()
+    sketch[5, 100:] = EMPTY32  # a short row
+    reps = np.random.default_rng(3).random(sketch.shape[0]) < 0.7
+    got = {i: components.value_rows(sketch, 32, r) for i, r in enumerate((None, reps))}
+    monkeypatch.setattr(kernels, "value_keys", lambda *args: None)
+    for i, r in enumerate((None, reps)):
+        want = components.value_rows(sketch, 32, r)
+        assert _same(got[i], want), i
+    for got_rows in got.values():
+        assert got_rows[1].dtype == np.int32 and got_rows[0].size == int(np.count_nonzero(sketch != EMPTY32))
+
+
+@pytest.mark.parametrize("kind", ["random", "repeats", "equal"])
+def test_the_sort_on_two_threads_is_the_sort(kind: str) -> None:
+    from neardup.match import kernels
+
+    rng = np.random.default_rng(5)
+    n = (1 << 20) + 12_345
+    a = {
+        "random": rng.integers(0, 1 << 63, n, dtype=np.uint64),
+        "repeats": rng.integers(0, 50, n).astype(np.uint64) << np.uint64(40),
+        "equal": np.full(n, 7, np.uint64),
+    }[kind]
+    want = np.sort(a)
+    kernels.sort_u64(a)
+    assert np.array_equal(a, want)
