@@ -3226,10 +3226,9 @@ static PyObject *py_range_pairs(PyObject *self, PyObject *args) {
     const int64_t *ptr = (const int64_t *)PT.p;
     const uint8_t *posted = (const uint8_t *)P.p;
     uint64_t *out = (uint64_t *)O.p;
-    int64_t cap = O.len, k = 0, end = hi < nd ? hi : nd, bad = 0, most = 0;
-    for (int64_t d = lo; d < end; d++)
-        if (ptr[d + 1] - ptr[d] > most) most = ptr[d + 1] - ptr[d];
-    uint64_t *buf = malloc((size_t)(most * link_posters + 1) * sizeof(uint64_t));
+    int64_t cap = O.len, k = 0, end = hi < nd ? hi : nd, bad = 0, room = 1024;
+    /* a document's gathered posters: grown as needed (at most link_posters a value it holds) */
+    uint64_t *buf = malloc((size_t)room * sizeof(uint64_t));
     if (!buf) {
         release(&h);
         return PyErr_NoMemory();
@@ -3237,12 +3236,24 @@ static PyObject *py_range_pairs(PyObject *self, PyObject *args) {
     Py_BEGIN_ALLOW_THREADS;
     for (int64_t d = lo; d < end && !bad; d++) {
         int64_t m = 0;
-        for (int64_t e = ptr[d]; e < ptr[d + 1]; e++) {
+        for (int64_t e = ptr[d]; e < ptr[d + 1] && !bad; e++) {
             int64_t g = starts[e];
             uint32_t v = values[g];
-            for (int64_t r = g; r < n && r - g < link_posters && posted[r] && values[r] == v; r++)
-                if (docs[r] < d) buf[m++] = (uint64_t)docs[r];
+            for (int64_t r = g; r < n && r - g < link_posters && posted[r] && values[r] == v; r++) {
+                if (docs[r] >= d) continue;
+                if (m == room) {
+                    uint64_t *grown = realloc(buf, (size_t)room * 2 * sizeof(uint64_t));
+                    if (!grown) {
+                        bad = 2;
+                        break;
+                    }
+                    buf = grown;
+                    room *= 2;
+                }
+                buf[m++] = (uint64_t)docs[r];
+            }
         }
+        if (bad) break;
         sort_u64(buf, m);
         for (int64_t i = 0; i < m;) {
             int64_t j = i + 1;
@@ -3260,6 +3271,7 @@ static PyObject *py_range_pairs(PyObject *self, PyObject *args) {
     Py_END_ALLOW_THREADS;
     free(buf);
     release(&h);
+    if (bad == 2) return PyErr_NoMemory();
     if (bad) return PyErr_Format(PyExc_ValueError, "range_pairs: out is too small for the range's pairs");
     return PyLong_FromLongLong(k);
 }

@@ -461,7 +461,9 @@ def value_groups(
         bound,
         hot,
     )
-    return ptr, starts[:k].copy(), bound, hot[:h].copy()
+    # starts[:k] as it is: the rows past k were never written, so never resident (a copy would hold
+    # the index twice at the graph's peak)
+    return ptr, starts[:k], bound, hot[:h].copy()
 
 
 def range_pairs(
