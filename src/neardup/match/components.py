@@ -382,11 +382,16 @@ def value_rows(
 ) -> tuple[U32, I32, npt.NDArray[np.bool_]]:
     """A batch's sketch values as (value, document, posted?) rows sorted by value, then posters
     before holders, then document: one 64-bit key a value (``value << 32 | not posted << 31 |
-    document``, fewer than 2^31 documents), built ``step`` documents at a time into one array and
-    sorted in place, then turned into the rows (``_sorted_rows``): 9 B a row held.
+    document``, fewer than 2^31 documents), built in one C pass (``kernels.value_keys``; with
+    ``common``, or without the extension, in numpy ``step`` documents at a time) and sorted in
+    place, then turned into the rows (``_sorted_rows``): 9 B a row held.
     A document posts its first ``posted`` values (and only when ``reps[d]``, if given); with
     ``common`` (``batch_boilerplate``), a value is left out of the documents after the row it
     became boilerplate at."""
+    built = kernels.value_keys(sketch, posted, reps) if common is None or not common[0].size else None
+    if built is not None:
+        kernels.sort_u64(built)
+        return _sorted_rows(built)
     n, k = sketch.shape
     col = np.arange(k) < posted
 
@@ -402,10 +407,6 @@ def value_rows(
             out &= ~hit | (row <= np.where(hit, after[np.minimum(at, values.size - 1)], 0))
         return out
 
-    built = kernels.value_keys(sketch, posted, reps) if common is None or not common[0].size else None
-    if built is not None:  # the C pass: the same keys in the same order
-        kernels.sort_u64(built)
-        return _sorted_rows(built)
     blocks = [(s, min(n, s + step)) for s in range(0, n, step)]
     keys = np.empty(sum(int(np.count_nonzero(keep(s, e))) for s, e in blocks), np.uint64)
     at = 0
