@@ -88,8 +88,10 @@ def decision_rows(result: Any) -> Iterator[dict[str, Any]]:
     computed for each stored pair and does not keep: ``chars`` (each text's length, in the text
     evidence's units: a CJK character is 1, another token 5), ``quoted`` (shared text each side
     sets on quoted lines), ``occasion`` (both hold a year, date or edition the other lacks),
-    ``occasion_replaced`` (one such number stands in place of the other's, 第59次 / 第61次, or the
-    shorter text tells another phase of a visit than the longer: 将于 / 离京 in its own words),
+    ``occasion_replaced`` (one such number stands in place of the other's, 第59次 / 第61次, or
+    each text's lead names a session or a day of its own, the other's lead another: with
+    ``occasion`` false; or the shorter text tells another phase of a visit than the longer: 将于 /
+    离京 in its own words),
     ``reactions`` (one text is, in its own words, the reactions to what the other reports: 反响),
     ``leads`` (each text's own text before the first shared token), ``blocks`` (each text's
     longest run of its own), ``pieces`` (the shared runs each holds), ``alike`` (text of the
@@ -146,7 +148,7 @@ def decision_rows(result: Any) -> Iterator[dict[str, Any]]:
                     ev["chars"] = [t[0], t[1]]
                     ev["quoted"] = [t[2], t[3]]
                     ev["occasion"] = t[4] in (1, 2)
-                    ev["occasion_replaced"] = t[4] == 2
+                    ev["occasion_replaced"] = t[4] in (2, 4)
                     ev["reactions"] = t[4] == 3
                     ev["leads"] = [t[5], t[6]]
                     ev["blocks"] = [t[7], t[8]]
@@ -242,11 +244,13 @@ def _ev_array(ev: dict[str, Any]) -> np.ndarray | None:
         out[4] = int(ev["passage"])
         out[6] = int(ev["repeated"])
         # 3: the reactions to what the other reports; 2: an occasion named in the other's place;
-        # 1: each holds an occasion the other lacks
+        # 1: each holds an occasion the other lacks; 4: each lead names an occasion of its own
         if ev.get("reactions"):
             out[8] = 3
         elif ev["occasion"]:
             out[8] = 2 if ev.get("occasion_replaced") else 1
+        elif ev.get("occasion_replaced"):
+            out[8] = 4
         out[[11, 12]] = [int(x) for x in ev["leads"]]
         out[[13, 14]] = [int(x) for x in ev["blocks"]]
         out[[15, 16]] = [int(x) for x in ev["pieces"]]

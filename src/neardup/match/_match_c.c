@@ -630,6 +630,67 @@ static int own_occasion(const uint32_t *a, int64_t na, const uint8_t *cov_a, con
     return 0;
 }
 
+/* the units of a text's lead, where news names its occasion (the day, the session, the meeting) */
+#define LEAD_UNITS 60
+/* the kind of occasion number p[t] names in a lead: 1 an ordinal (before 次 届 期: a session, a
+ * meeting), 2 a day (before 日; 号 also numbers a decree or a line: 第四十六号主席令), but not the day after 今天 / 昨天 / 明天 within four tokens (a
+ * broadcast's "today (February 5)" dates its telling, not the event); 0 another (a year, a month,
+ * 第一 in 质量第一) */
+static int lead_kind(const uint32_t *p, int64_t n, int64_t t) {
+    const uint32_t m = T_HASH | T_CJK;
+    uint32_t next = t + 1 < n ? p[t + 1] & m : 0;
+    if (next == 0x84a592f0u || next == 0x89b5c3eeu || next == 0x8e299f58u) return 1; /* 次 届 期 */
+    if (next != 0x87109468u) return 0; /* 日 */
+    for (int64_t x = t - 1; x >= 0 && x >= t - 4; x--) {
+        uint32_t c = p[x] & m;
+        if (c == 0x893ab33du || c == 0x8148438cu || c == 0x86870dfau) return 0; /* 今 昨 明 */
+    }
+    return 2;
+}
+
+/* the leads of a and b name two occasions: a's lead holds an occasion number of its own (not
+ * shared) that b's lead never holds, and b's lead one of the same kind that is none of a's own:
+ * the 37th chairmen's meeting on the 26th against the committee's 11th session on the 27th; a
+ * wire's dateline against a broadcast that writes no date, or 今天 for 26日, names one side's only */
+static int lead_occasions(const uint32_t *a, int64_t na, const uint8_t *cov_a, const uint32_t *b, int64_t nb,
+                          const uint8_t *cov_b) {
+    uint32_t own_a[32], all_b[32], own_b[32];
+    int kind_a[32], kind_b[32];
+    int ma = 0, mb = 0, mo = 0;
+    int64_t u = 0;
+    for (int64_t t = 0; t < na && u < LEAD_UNITS && ma < 32; t++) {
+        u += units(a[t]);
+        int k = (a[t] & T_OCCASION) && !cov_a[t] ? lead_kind(a, na, t) : 0;
+        if (k) {
+            kind_a[ma] = k;
+            own_a[ma++] = a[t] & T_HASH;
+        }
+    }
+    u = 0;
+    for (int64_t t = 0; t < nb && u < LEAD_UNITS && mb < 32; t++) {
+        u += units(b[t]);
+        if (!(b[t] & T_OCCASION)) continue;
+        all_b[mb++] = b[t] & T_HASH;
+        int k = cov_b[t] ? 0 : lead_kind(b, nb, t);
+        if (k) {
+            kind_b[mo] = k;
+            own_b[mo++] = b[t] & T_HASH;
+        }
+    }
+    for (int i = 0; i < ma; i++) {
+        int held = 0;
+        for (int j = 0; j < mb; j++) held |= own_a[i] == all_b[j];
+        if (held) continue;
+        for (int j = 0; j < mo; j++) {
+            if (kind_b[j] != kind_a[i]) continue;
+            int mine = 0;
+            for (int x = 0; x < ma; x++) mine |= own_b[j] == own_a[x];
+            if (!mine) return 1;
+        }
+    }
+    return 0;
+}
+
 /* the terms of p where mask == want, with the run each lies in; returns how many */
 static int64_t terms(const uint32_t *p, int64_t n, const uint8_t *mask, int want, uint64_t *keys, int64_t *runs) {
     int64_t m = 0, r = 0;
@@ -883,6 +944,9 @@ static void text_evidence(const uint32_t *a, int64_t na, const uint32_t *b, int6
         for (int64_t x = 0; x < na; x++) kept += cov_a[x] && (a[x] & T_NUMBER);
         if (figures >= kept) out[8] = 2;
     }
+    /* each text's lead names an occasion of its own, not the other's (4: decides a merge, not a
+     * shared passage: a commentary told on another day may still reuse a report's paragraphs) */
+    if (out[8] < 2 && 2 * cjk >= na && lead_occasions(a, na, cov_a, b, nb, cov_b)) out[8] = 4;
     /* the shorter text tells another phase of a visit than the longer (a marker of its own that the
      * longer never holds: 将于 in the notice against at most 将出席 in the arrival report, 离京 in the
      * departure): two occasions of one event */

@@ -343,6 +343,90 @@ def _own_occasion(a: np.ndarray, cov_a: np.ndarray, b: np.ndarray) -> bool:  # p
     return False
 
 
+#: the units of a text's lead, where news names its occasion (the day, the session, the meeting)
+LEAD_UNITS = 60
+# the profile values of 次 届 期 (an ordinal's units), 日 (a day's) and 今 昨 明 (今天 昨天 明天)
+_ORDINAL_UNITS = np.array([_cjk_profile(c) | 0x80000000 for c in "次届期"], np.uint32)
+_DAY = np.uint32(_cjk_profile("日") | 0x80000000)
+_NOW = np.array([_cjk_profile(c) | 0x80000000 for c in "今昨明"], np.uint32)
+
+
+@njit(cache=True, nogil=True)
+def _lead_kind(p: np.ndarray, t: int) -> int:  # pragma: no cover
+    """The kind of occasion number ``p[t]`` names in a lead: 1 an ordinal (before 次 届 期: a
+    session, a meeting), 2 a day (before 日; 号 also numbers a decree or a line: 第四十六号主席令), but not the day after 今天 / 昨天 / 明天 within
+    four tokens (a broadcast's "today (February 5)" dates its telling, not the event); 0 another
+    (a year, a month, 第一 in 质量第一)."""
+    m = _HASH | _CJK
+    nxt = p[t + 1] & m if t + 1 < p.shape[0] else np.uint32(0)
+    for i in range(_ORDINAL_UNITS.shape[0]):
+        if nxt == _ORDINAL_UNITS[i]:
+            return 1
+    if nxt != _DAY:
+        return 0
+    for x in range(t - 1, max(-1, t - 5), -1):
+        c = p[x] & m
+        for i in range(_NOW.shape[0]):
+            if c == _NOW[i]:
+                return 0
+    return 2
+
+
+@njit(cache=True, nogil=True)
+def _lead_occasions(
+    a: np.ndarray, cov_a: np.ndarray, b: np.ndarray, cov_b: np.ndarray
+) -> bool:  # pragma: no cover
+    """The leads of a and b name two occasions: a's lead (its first ``LEAD_UNITS`` units) holds an
+    occasion number of its own (not shared) that b's lead never holds, and b's lead one of the same
+    kind that is none of a's own: the 37th chairmen's meeting on the 26th against the committee's
+    11th session on the 27th. A wire's dateline against a broadcast that writes no date, or 今天
+    for 26日, names one side's only."""
+    own_a = np.empty(32, np.uint32)
+    kind_a = np.empty(32, np.int64)
+    all_b = np.empty(32, np.uint32)
+    own_b = np.empty(32, np.uint32)
+    kind_b = np.empty(32, np.int64)
+    ma = mb = mo = 0
+    u = 0
+    t = 0
+    while t < a.shape[0] and u < LEAD_UNITS and ma < 32:
+        u += _units(a[t])
+        k = _lead_kind(a, t) if (a[t] & _OCCASION) and not cov_a[t] else 0
+        if k:
+            kind_a[ma] = k
+            own_a[ma] = a[t] & _HASH
+            ma += 1
+        t += 1
+    u = 0
+    t = 0
+    while t < b.shape[0] and u < LEAD_UNITS and mb < 32:
+        u += _units(b[t])
+        if b[t] & _OCCASION:
+            all_b[mb] = b[t] & _HASH
+            mb += 1
+            k = 0 if cov_b[t] else _lead_kind(b, t)
+            if k:
+                kind_b[mo] = k
+                own_b[mo] = b[t] & _HASH
+                mo += 1
+        t += 1
+    for i in range(ma):
+        held = False
+        for j in range(mb):
+            held = held or own_a[i] == all_b[j]
+        if held:
+            continue
+        for j in range(mo):
+            if kind_b[j] != kind_a[i]:
+                continue
+            mine = False
+            for x in range(ma):
+                mine = mine or own_b[j] == own_a[x]
+            if not mine:
+                return True
+    return False
+
+
 @njit(cache=True, nogil=True, inline="always")
 def _swap_hash(a: np.ndarray, t: int, e: int, b: np.ndarray, q: int, f: int) -> Any:  # pragma: no cover
     """A substitution's key: a's tokens [t, e) replaced by b's [q, f)."""
@@ -578,6 +662,10 @@ def text_evidence(a: np.ndarray, b: np.ndarray, w_cjk: int, w_latin: int) -> np.
                 kept += 1
         if figures >= kept:
             out[8] = 2
+    # each text's lead names an occasion of its own, not the other's (4: decides a merge, not a
+    # shared passage: a commentary told on another day may still reuse a report's paragraphs)
+    if out[8] < 2 and 2 * cjk >= na and _lead_occasions(a, cov_a, b, cov_b):
+        out[8] = 4
     # the shorter text tells another phase of a visit than the longer (a marker of its own that
     # the longer never holds: 将于 in the notice against at most 将出席 in the arrival report, 离京
     # in the departure): two occasions of one event

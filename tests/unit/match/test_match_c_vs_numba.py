@@ -308,6 +308,32 @@ def test_pair_checks_equal_numba() -> None:
     assert len({r[0].kind for r in got}) >= 4
 
 
+def test_the_leads_occasions_equal_numba() -> None:
+    """Leads naming a session or a day of their own (a meeting against the next one, a decree's
+    第四十六号, a broadcast's 今天（5月26日）, a typo in a number): the evidence is numba's."""
+    lead = "新华社北京5月26日电 学会第十三届理事会第三十七次主席会议26日下午在北京召开。会长王明主持会议。"
+    body = (
+        "会议审议通过了学会章程修正案（草案）和学会第十三届理事会关于常务理事会工作报告的决议（草案），决定提请审议。"
+        * 3
+    )
+    texts = [
+        lead + body,
+        lead.replace("第三十七次主席会议26日下午", "常务理事会第十一次会议27日上午") + body,
+        "本台消息：今天（5月26日）下午，学会第十三届理事会第三十七次主席会议在北京召开。" + body,
+        "国家主席4月30日签署了第四十六号、第四十七号主席令。" + body,
+        "国家主席4月30日签署了第法十六号、第四十七号主席令。" + body,
+        "第三十七次会议" + body,
+    ]
+    sigs = signatures(texts, MatchConfig())
+    pairs = [(i, j) for i in range(len(texts)) for j in range(len(texts)) if i != j]
+    got = [kernels.text_evidence(sigs.profile(i), sigs.profile(j), 8, 4).tolist() for i, j in pairs]
+    with _numba():
+        want = [kernels.text_evidence(sigs.profile(i), sigs.profile(j), 8, 4).tolist() for i, j in pairs]
+    assert got == want
+    assert got[0][8] == 4  # the chairmen's meeting against the committee's session
+    assert got[1][8] != 4  # the wire's dateline against the broadcast's 今天（5月26日）
+
+
 @contextmanager
 def _nothing() -> Iterator[None]:
     yield

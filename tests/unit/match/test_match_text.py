@@ -522,3 +522,38 @@ def test_a_frame_shared_by_two_occasions_is_a_template_not_a_shared_passage() ->
     plenary = "本台消息：3月8日下午3时，全国学术大会第二次全体会议将在北京举行，秘书长将作财务报告。" + frame
     assert compare_texts(opening, plenary).kind == "unique"
     assert compare_texts(opening, plenary, MatchConfig(report_templates=True)).kind == "template"
+
+
+DOCS = (
+    "学会第十三届理事会第三次会议选举办法（草案）、学会第十三届理事会关于常务理事会工作报告的决议（草案）、"
+    "学会第十三届理事会关于会员发展情况报告的决议（草案）、学会第十三届理事会提案委员会关于十三届三次会议提案审查情况的报告（草案）、"
+    "学会第十三届理事会补选副会长候选人名单（草案）、学会第十三届理事会第三次会议总结决议（草案）和学会章程修正案（草案）"
+)
+CHAIRS = (
+    "新华社北京5月26日电 学会第十三届理事会第三十七次主席会议26日下午在北京召开。会长王明主持会议。\n"
+    "会议审议通过了"
+    + DOCS
+    + "。会议决定将上述文件草案提请5月27日上午召开的学会常务理事会第十一次会议审议。\n"
+    "王明指出，大会开幕以来，理事们按照预定议程认真参加会议，围绕学科建设和人才培养提出了许多意见和建议，会议开得务实高效。"
+)
+
+
+def test_leads_that_name_two_sessions_are_two_occasions_not_one_report_contained_in_another() -> None:
+    """The chairmen's meeting that sends the drafts on and the committee's session that passes them
+    share the list of drafts, and the chairmen's report names the session as its next step, so
+    neither holds a number of its own the other lacks anywhere; their leads name two meetings on
+    two days: two occasions, not a report and its abridgment. A broadcast's abridgment that dates
+    its telling (今天（5月26日）) against the wire's dateline is still the same report."""
+    committee = (
+        "新华社北京5月27日电 学会第十三届理事会常务理事会第十一次会议27日上午在北京举行。会长王明主持会议。\n"
+        "会议通过了" + DOCS + "。会议决定将上述文件草案提交5月27日下午举行的闭幕会审议。"
+    )
+    assert compare_texts(CHAIRS, committee).kind == "unique"
+    assert compare_texts(CHAIRS, committee, MatchConfig(report_templates=True)).kind == "template"
+    broadcast = (
+        "本台消息：今天（5月26日）下午，学会第十三届理事会第三十七次主席会议在北京召开。会长王明主持会议。\n"
+        "会议审议通过了"
+        + DOCS
+        + "。会议决定将上述文件草案提请5月27日上午召开的学会常务理事会第十一次会议审议。"
+    )
+    assert compare_texts(CHAIRS, broadcast).kind == "contained"
