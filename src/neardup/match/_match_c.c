@@ -575,24 +575,48 @@ static const uint32_t PHASE_SECOND[] = {0x8e47e152u, 0x80bf50f3u, 0x8bbc72fdu, 0
 static const uint32_t GENRE_FIRST[] = {0x84e95a48u};
 static const uint32_t GENRE_SECOND[] = {0x8d80933eu};
 
+/* and the words of a reaction, read in the shorter text only (text.py's _REACTION_FIRST/_SECOND):
+ * 鼓舞 界表 振奋 热议 纷纷 */
+static const uint32_t REACTION_FIRST[] = {0x813940c7u, 0x8111e72bu, 0x8088a719u, 0x866e0b83u, 0x85061d67u};
+static const uint32_t REACTION_SECOND[] = {0x8ea854ccu, 0x86afc1e8u, 0x871e060au, 0x81063bb1u, 0x85061d67u};
+
 #define N_PHASE (sizeof PHASE_FIRST / sizeof PHASE_FIRST[0])
 #define N_GENRE (sizeof GENRE_FIRST / sizeof GENRE_FIRST[0])
+#define N_REACTION (sizeof REACTION_FIRST / sizeof REACTION_FIRST[0])
+#define N_MARKERS (N_PHASE + N_GENRE + N_REACTION)
 #define PHASE_BITS ((1u << N_PHASE) - 1)
+#define REACTION_BITS (((1u << N_MARKERS) - 1) & ~((1u << (N_PHASE + N_GENRE)) - 1))
 #define GENRE_BITS (((1u << (N_PHASE + N_GENRE)) - 1) & ~PHASE_BITS)
 
-/* the markers (the phases', then the genre's) in p as a bit per marker: among its uncovered tokens
- * (*own) and anywhere (*every), in one pass */
+/* marker i's two characters: the phases', then the genre's, then the reactions' */
+static inline void marker(unsigned i, uint32_t *f, uint32_t *s) {
+    if (i < N_PHASE) {
+        *f = PHASE_FIRST[i];
+        *s = PHASE_SECOND[i];
+    } else if (i < N_PHASE + N_GENRE) {
+        *f = GENRE_FIRST[i - N_PHASE];
+        *s = GENRE_SECOND[i - N_PHASE];
+    } else {
+        *f = REACTION_FIRST[i - N_PHASE - N_GENRE];
+        *s = REACTION_SECOND[i - N_PHASE - N_GENRE];
+    }
+}
+
+/* the markers in p as a bit per marker: among its uncovered tokens (*own) and anywhere (*every), in
+ * one pass */
 static void markers(const uint32_t *p, int64_t n, const uint8_t *cov, unsigned *own, unsigned *every) {
     *own = *every = 0;
     uint64_t firsts = 0; /* a bit per marker's first character, by its low six bits */
-    for (unsigned i = 0; i < N_PHASE + N_GENRE; i++)
-        firsts |= 1ull << ((i < N_PHASE ? PHASE_FIRST[i] : GENRE_FIRST[i - N_PHASE]) & 63);
+    uint32_t f, s;
+    for (unsigned i = 0; i < N_MARKERS; i++) {
+        marker(i, &f, &s);
+        firsts |= 1ull << (f & 63);
+    }
     for (int64_t t = 0; t + 1 < n; t++) {
         uint32_t x = p[t] & (T_HASH | T_CJK), y = p[t + 1] & (T_HASH | T_CJK);
         if (!((firsts >> (x & 63)) & 1)) continue;
-        for (unsigned i = 0; i < N_PHASE + N_GENRE; i++) {
-            uint32_t f = i < N_PHASE ? PHASE_FIRST[i] : GENRE_FIRST[i - N_PHASE];
-            uint32_t s = i < N_PHASE ? PHASE_SECOND[i] : GENRE_SECOND[i - N_PHASE];
+        for (unsigned i = 0; i < N_MARKERS; i++) {
+            marker(i, &f, &s);
             if (x == f && y == s) {
                 *every |= 1u << i;
                 if (!cov[t]) *own |= 1u << i;
@@ -956,8 +980,9 @@ static void text_evidence(const uint32_t *a, int64_t na, const uint32_t *b, int6
     unsigned new_a = own_a & ~every_b, new_b = own_b & ~every_a;
     if ((out[2] <= out[3] ? new_a : new_b) & PHASE_BITS) out[8] = 2;
     /* either text, in its own words, is the reactions to what the other reports (a genre marker the
-     * other never holds): two documents of one event */
-    if ((new_a | new_b) & GENRE_BITS) out[8] = 3;
+     * other never holds), or the shorter tells a reaction in its own words (倍受鼓舞, 澳门各界表示)
+     * that the fuller never holds: two documents of one event */
+    if (((new_a | new_b) & GENRE_BITS) || ((out[2] <= out[3] ? new_a : new_b) & REACTION_BITS)) out[8] = 3;
     int64_t ra = repeated(a, na, cov_a, b, nb, 0, W);
     int64_t rb = ra > 0 ? repeated(b, nb, cov_b, a, na, 1, W) : 0; /* the least of the two */
     out[6] = ra < rb ? ra : rb;

@@ -287,11 +287,21 @@ _GENRE_FIRST = np.array([0x84E95A48], np.uint32)
 _GENRE_SECOND = np.array([0x8D80933E], np.uint32)
 
 
-#: both tables as one, read in one pass over each text: the phases' bits, then the genre's
-_MARKER_FIRST = np.concatenate((_PHASE_FIRST, _GENRE_FIRST))
-_MARKER_SECOND = np.concatenate((_PHASE_SECOND, _GENRE_SECOND))
+#: and the words of a reaction told in the shorter text's own words, never in the fuller one's: the
+#: shorter is the echo of what the fuller reports (鼓舞 in 倍受鼓舞 and 振奋 in the people who read a
+#: letter, 界表 in 各界表示 and 业界表示 after an official's statement, 热议, 纷纷; not 各界 alone, a
+#: stock phrase of 各族各界人士). The fuller text may hold them itself (a speech's 极大鼓舞): read in
+#: the shorter only
+_REACTION_FIRST = np.array([0x813940C7, 0x8111E72B, 0x8088A719, 0x866E0B83, 0x85061D67], np.uint32)
+_REACTION_SECOND = np.array([0x8EA854CC, 0x86AFC1E8, 0x871E060A, 0x81063BB1, 0x85061D67], np.uint32)
+
+
+#: the tables as one, read in one pass over each text: the phases' bits, the genre's, the reactions'
+_MARKER_FIRST = np.concatenate((_PHASE_FIRST, _GENRE_FIRST, _REACTION_FIRST))
+_MARKER_SECOND = np.concatenate((_PHASE_SECOND, _GENRE_SECOND, _REACTION_SECOND))
 _PHASE_BITS = (1 << _PHASE_FIRST.shape[0]) - 1
-_GENRE_BITS = ((1 << _MARKER_FIRST.shape[0]) - 1) & ~_PHASE_BITS
+_GENRE_BITS = ((1 << (_PHASE_FIRST.shape[0] + _GENRE_FIRST.shape[0])) - 1) & ~_PHASE_BITS
+_REACTION_BITS = ((1 << _MARKER_FIRST.shape[0]) - 1) & ~_PHASE_BITS & ~_GENRE_BITS
 
 
 @njit(cache=True, nogil=True)
@@ -675,8 +685,9 @@ def text_evidence(a: np.ndarray, b: np.ndarray, w_cjk: int, w_latin: int) -> np.
     if (new_a if out[2] <= out[3] else new_b) & _PHASE_BITS:
         out[8] = 2
     # either text, in its own words, is the reactions to what the other reports (a genre marker
-    # the other never holds): two documents of one event
-    if (new_a | new_b) & _GENRE_BITS:
+    # the other never holds), or the shorter tells a reaction in its own words (倍受鼓舞, 澳门各界
+    # 表示) that the fuller never holds: two documents of one event
+    if (new_a | new_b) & _GENRE_BITS or (new_a if out[2] <= out[3] else new_b) & _REACTION_BITS:
         out[8] = 3
     ra = _repeated(a, cov_a, b)
     out[6] = min(ra, _repeated(b, cov_b, a)) if ra > 0 else 0

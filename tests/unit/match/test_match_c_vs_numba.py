@@ -308,9 +308,10 @@ def test_pair_checks_equal_numba() -> None:
     assert len({r[0].kind for r in got}) >= 4
 
 
-def test_the_leads_occasions_equal_numba() -> None:
+def test_the_leads_occasions_and_reactions_equal_numba() -> None:
     """Leads naming a session or a day of their own (a meeting against the next one, a decree's
-    第四十六号, a broadcast's 今天（5月26日）, a typo in a number): the evidence is numba's."""
+    第四十六号, a broadcast's 今天（5月26日）, a typo in a number) and reactions told in a shorter
+    text's own words: the evidence is numba's."""
     lead = "新华社北京5月26日电 学会第十三届理事会第三十七次主席会议26日下午在北京召开。会长王明主持会议。"
     body = (
         "会议审议通过了学会章程修正案（草案）和学会第十三届理事会关于常务理事会工作报告的决议（草案），决定提请审议。"
@@ -323,6 +324,8 @@ def test_the_leads_occasions_equal_numba() -> None:
         "国家主席4月30日签署了第四十六号、第四十七号主席令。" + body,
         "国家主席4月30日签署了第法十六号、第四十七号主席令。" + body,
         "第三十七次会议" + body,
+        "学会各界表示，收到回信倍受鼓舞，纷纷热议，深感振奋。" + body[:60],
+        "学会各界人士出席。" + body[:60],
     ]
     sigs = signatures(texts, MatchConfig())
     pairs = [(i, j) for i in range(len(texts)) for j in range(len(texts)) if i != j]

@@ -557,3 +557,36 @@ def test_leads_that_name_two_sessions_are_two_occasions_not_one_report_contained
         + "。会议决定将上述文件草案提请5月27日上午召开的学会常务理事会第十一次会议审议。"
     )
     assert compare_texts(CHAIRS, broadcast).kind == "contained"
+
+
+def test_a_letters_echo_in_its_readers_words_is_not_a_copy_of_the_letter() -> None:
+    """The shorter text restates a letter as its readers' pledge and tells their reaction in its own
+    words (倍受鼓舞), which the letter's report never holds: two documents of one event. Without the
+    reaction it is the report's abridgment."""
+    from neardup.match.signature import signatures
+    from neardup.match.text import _QUOTED, _REACTION_FIRST, _REACTION_SECOND
+
+    # the kernels' values of the reaction markers' characters are the signature's
+    values = [
+        [int(v) & ~_QUOTED & 0x8FFFFFFF for v in signatures([m]).profile(0)]
+        for m in ("鼓舞", "界表", "振奋", "热议")
+    ]
+    assert values == [
+        [int(f), int(s)] for f, s in zip(_REACTION_FIRST[:4], _REACTION_SECOND[:4], strict=True)
+    ]
+    assert (
+        int(_REACTION_FIRST[4])
+        == int(_REACTION_SECOND[4])
+        == int(signatures(["纷"]).profile(0)[0]) & 0x8FFFFFFF
+    )
+    lead = "国家主席王明5月23日给参与东海一号卫星研制的东海大学师生代表回信，对他们予以亲切勉励。"
+    pledge = "继续传承爱国爱校的优良传统，积极融入国家发展大局，积极参与区域科技建设"
+    letter = (
+        lead + "王明在回信中说，从字里行间，我感受到了你们投身国家科技事业和航天强国建设的热情与担当。"
+        "欣闻你们参与研制的卫星发射成功，谨向大家致以热烈的祝贺！王明指出，近年来，东海深化与各地在航天等领域的"
+        "科技合作，取得了可喜成果。希望你们" + pledge + "，为国家科技事业作出新的贡献。"
+    )
+    echo = lead + "东海大学师生表示，收到回信倍受鼓舞，将" + pledge + "。"
+    assert not compare_texts(letter, echo).is_duplicate
+    assert compare_texts(letter, echo, MatchConfig(profile="corpus")).kind == "contained"
+    assert compare_texts(letter, lead + "他们将" + pledge + "。").kind == "contained"
