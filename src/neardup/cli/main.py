@@ -86,10 +86,31 @@ def _small_run(argv: list[str]) -> bool:
     return interpret_small_inputs(words[1:])
 
 
+def _without_huge_pages() -> None:
+    """Ask numpy not to request transparent huge pages for its large arrays (``madvise``): where the
+    kernel compacts memory to serve such a fault (THP ``defrag`` set to ``madvise``, Debian's
+    default), a run pays for it in system time and gains nothing (the 10x benchmark set: 1.1 s of
+    system time and 0.8 s of its 18.9 s wall time, docs/benchmarks.md). The worker processes the
+    run starts inherit the setting; a ``NUMPY_MADVISE_HUGEPAGE`` the user set is left as it is."""
+    if "NUMPY_MADVISE_HUGEPAGE" in os.environ:
+        return
+    os.environ["NUMPY_MADVISE_HUGEPAGE"] = "0"  # read when numpy is imported: here, or in a worker
+    if "numpy" not in sys.modules:
+        return
+    for module in ("numpy._core.multiarray", "numpy.core.multiarray"):  # numpy 2, numpy 1.x
+        try:
+            setter = importlib.import_module(module)._set_madvise_hugepage
+        except (ImportError, AttributeError):
+            continue
+        setter(False)
+        return
+
+
 def main(argv: list[str] | None = None) -> Any:
     """Entry point of the console script; returns the exit code through SystemExit."""
     debug = bool(os.environ.get("NEARDUP_DEBUG"))
     if argv is None:  # the console script: this process is the user's run (not a caller's library use)
+        _without_huge_pages()
         _small_run(sys.argv[1:])
     try:
         rv = cli.main(args=argv, prog_name="neardup", standalone_mode=False)

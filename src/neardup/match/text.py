@@ -364,9 +364,9 @@ _NOW = np.array([_cjk_profile(c) | 0x80000000 for c in "今昨明"], np.uint32)
 @njit(cache=True, nogil=True)
 def _lead_kind(p: np.ndarray, t: int) -> int:  # pragma: no cover
     """The kind of occasion number ``p[t]`` names in a lead: 1 an ordinal (before 次 届 期: a
-    session, a meeting), 2 a day (before 日; 号 also numbers a decree or a line: 第四十六号主席令), but not the day after 今天 / 昨天 / 明天 within
-    four tokens (a broadcast's "today (February 5)" dates its telling, not the event); 0 another
-    (a year, a month, 第一 in 质量第一)."""
+    session, a meeting), 2 a day (before 日; 号 also numbers a decree or a line: 第四十六号主席令),
+    but not the day after 今天 / 昨天 / 明天 within four tokens (a broadcast's "today (February 5)"
+    dates its telling, not the event); 0 another (a year, a month, 第一 in 质量第一)."""
     m = _HASH | _CJK
     nxt = p[t + 1] & m if t + 1 < p.shape[0] else np.uint32(0)
     for i in range(_ORDINAL_UNITS.shape[0]):
@@ -541,7 +541,9 @@ def text_evidence(a: np.ndarray, b: np.ndarray, w_cjk: int, w_latin: int) -> np.
     """Evidence of two text profiles: int64[9] = (units a adds, units b adds, units of a, units of
     b, longest shared passage in units, substitutions, repeated substitutions, short
     substitutions of two or more characters on a side, occasion numbers that differ: 1 when both
-    texts hold an uncovered year, date or edition number, shared units that a quotes on quoted
+    texts hold an uncovered year, date or edition number, 2 when one also stands in the other's
+    place (or the shorter tells another phase of a visit), 3 when one is the reactions to the
+    other, 4 when only the leads name two occasions, shared units that a quotes on quoted
     lines, shared units that b quotes, units of a before its first shared token, units of b
     before its first shared token, longest uncovered run of a, of b, shared runs of a, of b, units of the substitutions made alike in two or more places, both sides, units of a's
     short substitutions, of b's)."""

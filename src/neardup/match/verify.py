@@ -320,12 +320,14 @@ def decide_text(kd: int, ev: np.ndarray, same_layout: bool, th: np.ndarray) -> i
       or more, when the texts differ in a few places: ``SUBJECT_PLACES`` shared runs or fewer on
       one side at least; or one span replaced alike in two places that makes at least half of what the
       closer text adds or 25 units at least: a person's full name), or whose texts each hold a
-      year, date or edition number the other lacks, is ``template``: the same template told of
-      another subject or occasion. It merges nothing and is reported only with
+      year, date or edition number the other lacks, or whose leads each name a session or a day
+      of their own (the chairmen's 37th meeting on the 26th, the committee's 11th session on the
+      27th), is ``template``: the same template told of another subject or occasion. It merges nothing and is reported only with
       ``report_templates``;
     - neither when one text is, in its own words, the reactions to what the other reports (a
-      genre marker, 反响, that the other never holds): two documents of one event, ``partial``
-      when they share a passage (the news profile).
+      genre marker, 反响, that the other never holds; or, in the shorter text only, 倍受鼓舞,
+      各界表示): two documents of one event, ``partial`` when they share a passage (the news
+      profile).
     """
     ua, ub, ta, tb, passage = ev[0], ev[1], ev[2], ev[3], ev[4]
     repeated, occasion, qa, qb = ev[6], ev[8], ev[9], ev[10]
