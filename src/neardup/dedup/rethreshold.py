@@ -49,7 +49,7 @@ import numpy as np
 from neardup.exceptions import ConfigError
 from neardup.match.config import PROFILES, MatchConfig
 from neardup.match.kernels import decide_text, text_evidence_rows
-from neardup.match.text import EVIDENCE_SIZE
+from neardup.match.text import EVIDENCE_SIZE, ROW_FIELDS
 from neardup.match.verify import CONTAINED, KINDS, NEAR, thresholds
 
 __all__ = [
@@ -97,7 +97,8 @@ def decision_rows(result: Any) -> Iterator[dict[str, Any]]:
     longest run of its own), ``pieces`` (the shared runs each holds), ``alike`` (text of the
     substitutions made alike in two or more places), ``substitutions`` (short spans replaced by
     other short spans) and ``substituted`` (each side's text in them).
-    They are read again from the two texts' profiles, which are still in memory."""
+    They are the pass's own, kept in the result's text columns; a result without them (its text
+    array of four columns) has them read again from the two texts' profiles, still in memory."""
     c = result.clusters
     sigs = result.sigs if result.sigs is not None else result.fps.sigs
     cfg = result.config
@@ -117,7 +118,9 @@ def decision_rows(result: Any) -> Iterator[dict[str, Any]]:
             has[:] = False
         todo = np.flatnonzero(has)
         evs: list[list[int]] = []
-        if todo.size:
+        if todo.size and c.text is not None and c.text.shape[1] == 4 + len(ROW_FIELDS):
+            evs = np.asarray(c.text[lo:hi])[todo, 4:].tolist()  # as the pass read them
+        elif todo.size:
             with np.errstate(over="ignore"):  # hash arithmetic wraps around on purpose
                 evs = text_evidence_rows(
                     sigs.prof_ptr,
@@ -126,7 +129,7 @@ def decision_rows(result: Any) -> Iterator[dict[str, Any]]:
                     partner[todo],
                     cfg.text_window_cjk,
                     cfg.text_window_latin,
-                )[:, _ROW_FIELDS].tolist()
+                )[:, ROW_FIELDS].tolist()
         return has.tolist(), evs
 
     # the next block's evidence is read by a thread (the C call releases the interpreter's lock)
@@ -161,9 +164,6 @@ def decision_rows(result: Any) -> Iterator[dict[str, Any]]:
 
 #: rows whose text evidence is read in one call (at most 160 bytes a row of int64 evidence)
 _ROWS_AT_ONCE = 1 << 14
-#: the columns of text.text_evidence the rows report, in the order decision_rows reads them:
-#: chars, quoted, occasion, leads, blocks, pieces, alike, substitutions, substituted
-_ROW_FIELDS = [2, 3, 9, 10, 8, 11, 12, 13, 14, 15, 16, 17, 5, 18, 19]
 
 
 def parse_strictness(spec: str) -> list[float]:

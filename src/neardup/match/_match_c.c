@@ -576,9 +576,9 @@ static const uint32_t GENRE_FIRST[] = {0x84e95a48u};
 static const uint32_t GENRE_SECOND[] = {0x8d80933eu};
 
 /* and the words of a reaction, read in the shorter text only (text.py's _REACTION_FIRST/_SECOND):
- * 鼓舞 界表 振奋 热议 纷纷 */
-static const uint32_t REACTION_FIRST[] = {0x813940c7u, 0x8111e72bu, 0x8088a719u, 0x866e0b83u, 0x85061d67u};
-static const uint32_t REACTION_SECOND[] = {0x8ea854ccu, 0x86afc1e8u, 0x871e060au, 0x81063bb1u, 0x85061d67u};
+ * 鼓舞 界表 振奋 */
+static const uint32_t REACTION_FIRST[] = {0x813940c7u, 0x8111e72bu, 0x8088a719u};
+static const uint32_t REACTION_SECOND[] = {0x8ea854ccu, 0x86afc1e8u, 0x871e060au};
 
 #define N_PHASE (sizeof PHASE_FIRST / sizeof PHASE_FIRST[0])
 #define N_GENRE (sizeof GENRE_FIRST / sizeof GENRE_FIRST[0])
@@ -1131,13 +1131,35 @@ typedef struct {
     int64_t nday;       /* 0: no dates */
 } Rule;
 
+/* the text evidence a result row keeps beside adds, passage and repeated (when the result's text
+ * array has TEXT_COLS columns): the fields dedup's rows carry (rethreshold.decision_rows), so they
+ * are not computed a second time for the output */
+#define TEXT_COLS (4 + ROW_EVIDENCE)
+#define ROW_EVIDENCE 15
+static const int ROW_FIELDS[ROW_EVIDENCE] = {2, 3, 9, 10, 8, 11, 12, 13, 14, 15, 16, 17, 5, 18, 19};
+/* out_i: kind, partner, conflicts, aligned, hamming, the four text fields, the backfill candidate,
+ * then the ROW_EVIDENCE fields */
+#define OUT_I (10 + ROW_EVIDENCE)
+
 typedef struct {
     int8_t *kind;
     int64_t *partner;
     double *sim, *cont;
     int32_t *conf, *alig, *ham, *text;
-    int64_t n;
+    int64_t n, tcols; /* tcols: the text array's columns, 4 or TEXT_COLS */
 } Res;
+
+/* result row o's text columns from a pair's evidence (ev NULL or without text: -1) */
+static void put_text(Res *res, int64_t o, const int64_t *ev) {
+    int has_text = ev != NULL && (ev[2] > 0 || ev[3] > 0);
+    int32_t *t = res->text + res->tcols * o;
+    t[0] = (int32_t)(has_text ? ev[0] : -1);
+    t[1] = (int32_t)(has_text ? ev[1] : -1);
+    t[2] = (int32_t)(has_text ? ev[4] : -1);
+    t[3] = (int32_t)(has_text ? ev[6] : -1);
+    if (res->tcols == TEXT_COLS)
+        for (int q = 0; q < ROW_EVIDENCE; q++) t[4 + q] = (int32_t)(has_text ? ev[ROW_FIELDS[q]] : -1);
+}
 
 /* ---------------------------------------------------------------------------------------------- */
 /* verification (verify.py)                                                                         */
@@ -1680,6 +1702,7 @@ static int64_t assign_one(int64_t j, int64_t stamp, const int64_t *cands, int64_
     out_f[1] = 0.0;
     out_f[2] = 0.0;
     for (int q = 5; q < 9; q++) out_i[q] = -1;
+    for (int q = 10; q < OUT_I; q++) out_i[q] = -1;
     /* the two representatives j shares the most with as partial or layout copies (first round) */
     int64_t bf_best = -1, bf_second = -1;
     double bf_best_p = 0.0, bf_second_p = 0.0;
@@ -1796,6 +1819,7 @@ static int64_t assign_one(int64_t j, int64_t stamp, const int64_t *cands, int64_
             out_i[6] = has_text ? ev[1] : -1;
             out_i[7] = has_text ? ev[4] : -1;
             out_i[8] = has_text ? ev[6] : -1;
+            for (int q = 0; q < ROW_EVIDENCE; q++) out_i[10 + q] = has_text ? ev[ROW_FIELDS[q]] : -1;
         }
     }
     out_i[9] = bf_best == out_i[1] ? bf_second : bf_best;
@@ -1818,11 +1842,7 @@ static int64_t backfill(int64_t j, int64_t x, int64_t ox, const Sig *S, const Ru
     res->sim[ox] = r.v.s;
     res->cont[2 * ox] = r.v.ca;
     res->cont[2 * ox + 1] = r.v.cb;
-    int has_text = ev[2] > 0 || ev[3] > 0;
-    res->text[4 * ox] = (int32_t)(has_text ? ev[0] : -1);
-    res->text[4 * ox + 1] = (int32_t)(has_text ? ev[1] : -1);
-    res->text[4 * ox + 2] = (int32_t)(has_text ? ev[4] : -1);
-    res->text[4 * ox + 3] = (int32_t)(has_text ? ev[6] : -1);
+    put_text(res, ox, ev);
     return 1;
 }
 
@@ -1996,6 +2016,7 @@ static int64_t document(int64_t j, int64_t o, int is_fixed, int64_t free_row, in
                     out_i[2] = 0;
                     out_i[4] = (int64_t)popcount64(S->simhash[j] ^ S->simhash[r]);
                     for (int q = 5; q < 9; q++) out_i[q] = -1;
+                    for (int q = 10; q < OUT_I; q++) out_i[q] = -1;
                     out_f[0] = 1.0;
                     out_f[1] = 1.0;
                     out_f[2] = 1.0;
@@ -2008,7 +2029,10 @@ static int64_t document(int64_t j, int64_t o, int is_fixed, int64_t free_row, in
         res->conf[o] = (int32_t)out_i[2];
         res->alig[o] = (int32_t)out_i[3];
         res->ham[o] = (int32_t)out_i[4];
-        for (int q = 0; q < 4; q++) res->text[4 * o + q] = (int32_t)out_i[5 + q];
+        int32_t *t = res->text + res->tcols * o;
+        for (int q = 0; q < 4; q++) t[q] = (int32_t)out_i[5 + q];
+        if (res->tcols == TEXT_COLS)
+            for (int q = 0; q < ROW_EVIDENCE; q++) t[4 + q] = (int32_t)out_i[10 + q];
         res->sim[o] = out_f[0];
         res->cont[2 * o] = out_f[1];
         res->cont[2 * o + 1] = out_f[2];
@@ -2019,7 +2043,8 @@ static int64_t document(int64_t j, int64_t o, int is_fixed, int64_t free_row, in
             verified += backfill(j, x, ox, S, R, T, res, W);
     }
     if (add) {
-        if (!is_fixed && res->kind[o] == CONTAINED && res->text[4 * o] > res->text[4 * o + 1]) L->sup[rep[j]] = 1;
+        if (!is_fixed && res->kind[o] == CONTAINED && res->text[res->tcols * o] > res->text[res->tcols * o + 1])
+            L->sup[rep[j]] = 1;
         link_member(j, rep, L->nxt, S, R, T, is_fixed ? NULL : &C->P, W);
         if (record_document(j, rep[j] != j, S, T, posted, R->max_posting, meta) < 0) return -1;
     } else {
@@ -2138,8 +2163,8 @@ static int parse_res(Held *h, PyObject *t, int64_t need, Res *R) {
             PyErr_Format(PyExc_ValueError, "%s has %zd rows, need %lld", names[i], a[i].rows, (long long)need);
             return -1;
         }
-    if (a[3].cols != 2 || a[7].cols != 4) {
-        PyErr_SetString(PyExc_ValueError, "res containment must have 2 columns and res text 4");
+    if (a[3].cols != 2 || (a[7].cols != 4 && a[7].cols != TEXT_COLS)) {
+        PyErr_SetString(PyExc_ValueError, "res containment must have 2 columns and res text 4 or 19");
         return -1;
     }
     R->kind = (int8_t *)a[0].p;
@@ -2150,6 +2175,7 @@ static int parse_res(Held *h, PyObject *t, int64_t need, Res *R) {
     R->alig = (int32_t *)a[5].p;
     R->ham = (int32_t *)a[6].p;
     R->text = (int32_t *)a[7].p;
+    R->tcols = a[7].cols;
     R->n = need;
     return 0;
 }
@@ -2294,7 +2320,7 @@ static PyObject *py_run(PyObject *self, PyObject *args) {
     const int64_t *ep = (const int64_t *)P.p, *ex = (const int64_t *)X.p;
     Py_BEGIN_ALLOW_THREADS;
     double out_f[3] = {0.0, 0.0, 0.0};
-    int64_t out_i[10] = {0};
+    int64_t out_i[OUT_I] = {0};
     for (int64_t j = j0; j < j1; j++) {
         int64_t o = j - j0;
         int64_t v = document(j, o, o < fixed, j0 + fixed, add, &L, &S, &T, mt, ex + ep[o], ep[o + 1] - ep[o], &rule, posted,
@@ -2363,7 +2389,7 @@ static int pass_component(int64_t c, const PassCtx *X, Work *W, Cand *C, uint64_
     uint64_t *seed = *seedp;
     int bad = 0;
     double out_f[3] = {0.0, 0.0, 0.0};
-    int64_t out_i[10] = {0};
+    int64_t out_i[OUT_I] = {0};
     int64_t a = ptr[c], b = ptr[c + 1];
     int64_t m = b - a;
     int64_t seeds = 0;

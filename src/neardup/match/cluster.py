@@ -32,6 +32,7 @@ from neardup.match._numba_lazy import njit
 from neardup.match.config import MatchConfig
 from neardup.match.signature import Signatures
 from neardup.match.tables import Arrays
+from neardup.match.text import ROW_FIELDS
 from neardup.match.verify import (
     CONTAINED,
     CONTENT,
@@ -218,6 +219,7 @@ def assign_one(
     out_f[1] = 0.0
     out_f[2] = 0.0
     out_i[5:9] = -1
+    out_i[10:] = -1
     # the two representatives j shares the most with as partial or layout copies (first round)
     bf_best, bf_second = -1, -1
     bf_best_p, bf_second_p = 0.0, 0.0
@@ -295,6 +297,8 @@ def assign_one(
             out_i[6] = ev[1] if has_text else -1
             out_i[7] = ev[4] if has_text else -1
             out_i[8] = ev[6] if has_text else -1
+            for q in range(ROW_FIELDS.shape[0]):
+                out_i[10 + q] = ev[ROW_FIELDS[q]] if has_text else -1
     out_i[9] = bf_second if bf_best == out_i[1] else bf_best
     return verified
 
@@ -329,6 +333,9 @@ def backfill(
     text[ox, 1] = ev[1] if has_text else -1
     text[ox, 2] = ev[4] if has_text else -1
     text[ox, 3] = ev[6] if has_text else -1
+    if text.shape[1] > 4:
+        for q in range(ROW_FIELDS.shape[0]):
+            text[ox, 4 + q] = ev[ROW_FIELDS[q]] if has_text else -1
     return 1
 
 

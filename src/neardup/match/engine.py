@@ -52,6 +52,7 @@ from neardup.match.tables import (
     posting_slot,
     record_document,
 )
+from neardup.match.text import ROW_FIELDS
 from neardup.match.verify import CONTAINED, UNIQUE, popcount
 
 __all__ = ["EngineState", "run_components"]
@@ -60,6 +61,12 @@ I64 = npt.NDArray[np.int64]
 _EMPTY32 = np.uint32(0xFFFFFFFF)
 # per-row arrays of the state's signatures: the signature columns and the records' days
 _ROWS = (*_FIELDS, "day")
+#: a result's text columns: adds both ways, the longest passage, repeated terms, then the evidence
+#: fields dedup's rows carry (``text.ROW_FIELDS``), kept from the pass instead of read again
+TEXT_COLS = 4 + ROW_FIELDS.shape[0]
+# assign_one's integer outputs: kind, partner, conflicts, aligned, hamming, the four text fields,
+# the document to backfill, then the ROW_FIELDS
+_OUT_I = 10 + ROW_FIELDS.shape[0]
 
 
 @njit(cache=True, nogil=True)
@@ -174,6 +181,7 @@ def _document(
                     out_i[2] = 0
                     out_i[4] = int(popcount(simhash[j] ^ simhash[r]))
                     out_i[5:9] = -1
+                    out_i[10:] = -1
                     out_f[0] = 1.0
                     out_f[1] = 1.0
                     out_f[2] = 1.0
@@ -188,6 +196,8 @@ def _document(
         text[o, 1] = out_i[6]
         text[o, 2] = out_i[7]
         text[o, 3] = out_i[8]
+        if text.shape[1] > 4:
+            text[o, 4:] = out_i[10 : 10 + text.shape[1] - 4]
         sim[o] = out_f[0]
         cont[o, 0] = out_f[1]
         cont[o, 1] = out_f[2]
@@ -245,7 +255,7 @@ def _run(
     ``res``: kind, partner, similarity, containment, conflicts, aligned, hamming, text."""
     rule = (k, layout_distance, th, max_conflicts, agree_min, max_posting, day)
     out_f = np.zeros(3, np.float64)
-    out_i = np.zeros(10, np.int64)
+    out_i = np.zeros(_OUT_I, np.int64)
     buf = np.empty(k * (max_posting + 2) + 2, np.int64)
     verified = 0
     for j in range(j0, j1):
@@ -310,7 +320,7 @@ def _run_components(
     representatives already (a corpus). Outputs are indexed by row."""
     rule = (k, layout_distance, th, max_conflicts, agree_min, max_posting, day)
     out_f = np.zeros(3, np.float64)
-    out_i = np.zeros(10, np.int64)
+    out_i = np.zeros(_OUT_I, np.int64)
     buf = np.empty(k * (max_posting + 2) + 2, np.int64)
     verified = 0
     for c in range(ptr.shape[0] - 1):
@@ -412,7 +422,7 @@ def _outputs(m: int) -> dict[str, np.ndarray]:
         "conflicts": np.zeros(m, np.int32),
         "aligned": np.zeros(m, np.int32),
         "hamming": np.full(m, -1, np.int32),
-        "text": np.full((m, 4), -1, np.int32),
+        "text": np.full((m, TEXT_COLS), -1, np.int32),
     }
 
 

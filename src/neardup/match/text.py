@@ -74,6 +74,10 @@ __all__ = ["EVIDENCE_SIZE", "LATIN_UNITS", "text_evidence"]
 
 #: length of the evidence array ``text_evidence`` returns
 EVIDENCE_SIZE = 20
+#: the evidence fields a result row keeps beside adds, passage and repeated (``engine``'s text
+#: columns 4 on): each text's units, quoted units, occasion, leads, blocks, pieces, alike,
+#: substitutions and substituted, what dedup's rows carry (``rethreshold.decision_rows``)
+ROW_FIELDS = np.array([2, 3, 9, 10, 8, 11, 12, 13, 14, 15, 16, 17, 5, 18, 19], np.int64)
 # substitutions of figures only (numbers on both sides) that name another occasion
 _FIGURES_OCCASION = 3
 
@@ -289,11 +293,11 @@ _GENRE_SECOND = np.array([0x8D80933E], np.uint32)
 
 #: and the words of a reaction told in the shorter text's own words, never in the fuller one's: the
 #: shorter is the echo of what the fuller reports (鼓舞 in 倍受鼓舞 and 振奋 in the people who read a
-#: letter, 界表 in 各界表示 and 业界表示 after an official's statement, 热议, 纷纷; not 各界 alone, a
-#: stock phrase of 各族各界人士). The fuller text may hold them itself (a speech's 极大鼓舞): read in
-#: the shorter only
-_REACTION_FIRST = np.array([0x813940C7, 0x8111E72B, 0x8088A719, 0x866E0B83, 0x85061D67], np.uint32)
-_REACTION_SECOND = np.array([0x8EA854CC, 0x86AFC1E8, 0x871E060A, 0x81063BB1, 0x85061D67], np.uint32)
+#: letter, 界表 in 各界表示 and 业界表示 after an official's statement; not 各界 alone, a stock phrase
+#: of 各族各界人士, nor 热议, which a portal's 网友热议 line adds to a repost). The fuller text may hold
+#: them itself (a speech's 极大鼓舞): read in the shorter only
+_REACTION_FIRST = np.array([0x813940C7, 0x8111E72B, 0x8088A719], np.uint32)
+_REACTION_SECOND = np.array([0x8EA854CC, 0x86AFC1E8, 0x871E060A], np.uint32)
 
 
 #: the tables as one, read in one pass over each text: the phases' bits, the genre's, the reactions'

@@ -568,17 +568,9 @@ def test_a_letters_echo_in_its_readers_words_is_not_a_copy_of_the_letter() -> No
 
     # the kernels' values of the reaction markers' characters are the signature's
     values = [
-        [int(v) & ~_QUOTED & 0x8FFFFFFF for v in signatures([m]).profile(0)]
-        for m in ("鼓舞", "界表", "振奋", "热议")
+        [int(v) & ~_QUOTED & 0x8FFFFFFF for v in signatures([m]).profile(0)] for m in ("鼓舞", "界表", "振奋")
     ]
-    assert values == [
-        [int(f), int(s)] for f, s in zip(_REACTION_FIRST[:4], _REACTION_SECOND[:4], strict=True)
-    ]
-    assert (
-        int(_REACTION_FIRST[4])
-        == int(_REACTION_SECOND[4])
-        == int(signatures(["纷"]).profile(0)[0]) & 0x8FFFFFFF
-    )
+    assert values == [[int(f), int(s)] for f, s in zip(_REACTION_FIRST, _REACTION_SECOND, strict=True)]
     lead = "国家主席王明5月23日给参与东海一号卫星研制的东海大学师生代表回信，对他们予以亲切勉励。"
     pledge = "继续传承爱国爱校的优良传统，积极融入国家发展大局，积极参与区域科技建设"
     letter = (
