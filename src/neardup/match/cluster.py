@@ -71,7 +71,8 @@ class Clusters:
     aligned: npt.NDArray[np.int32]
     hamming: npt.NDArray[np.int32]
     verified: int = 0  # pairs verified
-    text: npt.NDArray[np.int32] | None = None  # (n, 4): adds, partner adds, passage, repeated; -1: none
+    # (n, 4 + 15): adds, partner adds, passage, repeated, then the pair's text.ROW_FIELDS; -1: none
+    text: npt.NDArray[np.int32] | None = None
 
     @classmethod
     def from_run(cls, out: dict[str, np.ndarray], offset: int = 0) -> Clusters:
