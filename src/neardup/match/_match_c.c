@@ -1133,9 +1133,9 @@ typedef struct {
 
 /* the text evidence a result row keeps beside adds, passage and repeated (when the result's text
  * array has TEXT_COLS columns): the fields dedup's rows carry (rethreshold.decision_rows), so they
- * are not computed a second time for the output */
-#define TEXT_COLS (4 + ROW_EVIDENCE)
+ * are not computed a second time for the output (text.py's ROW_FIELDS) */
 #define ROW_EVIDENCE 15
+#define TEXT_COLS (4 + ROW_EVIDENCE)
 static const int ROW_FIELDS[ROW_EVIDENCE] = {2, 3, 9, 10, 8, 11, 12, 13, 14, 15, 16, 17, 5, 18, 19};
 /* out_i: kind, partner, conflicts, aligned, hamming, the four text fields, the backfill candidate,
  * then the ROW_EVIDENCE fields */
@@ -1149,9 +1149,9 @@ typedef struct {
     int64_t n, tcols; /* tcols: the text array's columns, 4 or TEXT_COLS */
 } Res;
 
-/* result row o's text columns from a pair's evidence (ev NULL or without text: -1) */
+/* result row o's text columns from a pair's evidence (-1 when the texts were not read) */
 static void put_text(Res *res, int64_t o, const int64_t *ev) {
-    int has_text = ev != NULL && (ev[2] > 0 || ev[3] > 0);
+    int has_text = ev[2] > 0 || ev[3] > 0;
     int32_t *t = res->text + res->tcols * o;
     t[0] = (int32_t)(has_text ? ev[0] : -1);
     t[1] = (int32_t)(has_text ? ev[1] : -1);
