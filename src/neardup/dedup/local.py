@@ -103,7 +103,7 @@ class DedupResult:
                 conflicts = c.conflicts[lo:hi].tolist()
                 aligned = c.aligned[lo:hi].tolist()
                 hamming = c.hamming[lo:hi].tolist()
-                text = c.text[lo:hi].tolist() if c.text is not None else None
+                text = c.text[lo:hi, :4].tolist() if c.text is not None else None
             k = kinds[node]
             keeper = kept[node]
             row: dict[str, Any] = {"id": names[node], "cluster": names[keeper]}
