@@ -87,6 +87,8 @@ def _serve(
     initargs: tuple[Any, ...],
 ) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides what Ctrl-C stops
+    if hasattr(signal, "pthread_sigmask"):  # born with it blocked (_start): ignored now
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
     if initializer is not None:
         initializer(*initargs)
     while True:
@@ -180,7 +182,17 @@ class WorkerPool:
             daemon=True,
             name=f"neardup-worker-{k}",
         )
-        proc.start()
+        # a Ctrl-C while the worker is being forked would reach it before it ignores SIGINT (a
+        # KeyboardInterrupt in the child's at-fork handlers, its traceback on the run's stderr):
+        # the worker is born with SIGINT blocked and unblocks it once ignored (_serve); this
+        # process takes a Ctrl-C that came meanwhile when its mask is restored
+        masked = hasattr(signal, "pthread_sigmask")
+        before = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT}) if masked else None
+        try:
+            proc.start()
+        finally:
+            if before is not None:
+                signal.pthread_sigmask(signal.SIG_SETMASK, before)
         child.close()  # only the worker holds its end: its death closes the pipe
         w = self._workers[k] = _Worker(proc, parent)
         return w
