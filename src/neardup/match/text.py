@@ -516,19 +516,45 @@ def _repeated(a: np.ndarray, cov_a: np.ndarray, b: np.ndarray) -> int:  # pragma
     return count
 
 
+# a shared run that ends with 同志 (or 同志的遗体) is a person's designation
+_TONG_ZHI = np.array([_cjk_profile(c) | 0x80000000 for c in "同志"], np.uint32)
+_REMAINS = np.array([_cjk_profile(c) | 0x80000000 for c in "的遗体"], np.uint32)
+
+
+@njit(cache=True, nogil=True)
+def _designation(p: np.ndarray, start: int, t: int) -> bool:  # pragma: no cover
+    """The shared run ``p[start..t]`` is a person's designation: it ends with 同志, or with 同志的遗体
+    (a leader's titles before the name, "...的卓越领导人，...主席钱正英同志"), which every report of one
+    funeral repeats: not a passage of content."""
+    m = _HASH | _CJK
+    if (
+        t - 4 >= start
+        and (p[t - 2] & m) == _REMAINS[0]
+        and (p[t - 1] & m) == _REMAINS[1]
+        and (p[t] & m) == _REMAINS[2]
+    ):
+        t -= 3
+    return t - 1 >= start and (p[t - 1] & m) == _TONG_ZHI[0] and (p[t] & m) == _TONG_ZHI[1]
+
+
 @njit(cache=True, nogil=True)
 def _walk(p: np.ndarray, cov: np.ndarray) -> tuple[int, int, int, int, int]:  # pragma: no cover
-    """Units of ``p`` the other text does not cover, its longest shared run, shared units it sets on
-    quoted lines, its longest run of its own, and how many shared runs it holds."""
+    """Units of ``p`` the other text does not cover, its longest shared run (a run that ends with a
+    person's designation does not count: ``_designation``), shared units it sets on quoted lines,
+    its longest run of its own, and how many shared runs it holds."""
     adds = longest = quoted = block = pieces = 0
-    run = own = 0
-    for t in range(p.shape[0]):
+    run = own = start = 0
+    n = p.shape[0]
+    for t in range(n):
         u = _units(p[t])
         if cov[t]:
             if run == 0:
                 pieces += 1
+                start = t
             run += u
-            longest = max(longest, run)
+            # a run counts as a whole, where it ends
+            if run > longest and (t + 1 == n or not cov[t + 1]) and not _designation(p, start, t):
+                longest = run
             own = 0
             if p[t] & _QUOTED:
                 quoted += u

@@ -310,8 +310,9 @@ def test_pair_checks_equal_numba() -> None:
 
 def test_the_leads_occasions_and_reactions_equal_numba() -> None:
     """Leads naming a session or a day of their own (a meeting against the next one, a decree's
-    第四十六号, a broadcast's 今天（5月26日）, a typo in a number) and reactions told in a shorter
-    text's own words: the evidence is numba's."""
+    第四十六号, a broadcast's 今天（5月26日）, a typo in a number), reactions told in a shorter
+    text's own words and shared runs ending in a designation (同志, 同志的遗体): the evidence is
+    numba's."""
     lead = "新华社北京5月26日电 学会第十三届理事会第三十七次主席会议26日下午在北京召开。会长王明主持会议。"
     body = (
         "会议审议通过了学会章程修正案（草案）和学会第十三届理事会关于常务理事会工作报告的决议（草案），决定提请审议。"
@@ -326,6 +327,8 @@ def test_the_leads_occasions_and_reactions_equal_numba() -> None:
         "第三十七次会议" + body,
         "学会各界表示，收到回信倍受鼓舞，深感振奋。" + body[:60],
         "学会各界人士出席。" + body[:60],
+        "新华社北京3月4日电 学会原会长、名誉会长王明同志，因病于3月4日在北京逝世。" + body[:40],
+        "学会原会长、名誉会长王明同志的遗体，10日在北京火化。" + body[:40],
     ]
     sigs = signatures(texts, MatchConfig())
     pairs = [(i, j) for i in range(len(texts)) for j in range(len(texts)) if i != j]

@@ -582,3 +582,35 @@ def test_a_letters_echo_in_its_readers_words_is_not_a_copy_of_the_letter() -> No
     assert not compare_texts(letter, echo).is_duplicate
     assert compare_texts(letter, echo, MatchConfig(profile="corpus")).kind == "contained"
     assert compare_texts(letter, lead + "他们将" + pledge + "。").kind == "contained"
+
+
+def test_a_leaders_title_repeated_through_one_funeral_is_no_shared_passage() -> None:
+    """The reports of one funeral name the deceased by the same 60-odd characters of titles ending
+    in 同志: a designation, not a passage of content, so the death notice and the cremation report
+    are not reported as sharing one. A passage that only closes with a line naming 同志 (有关负责同志
+    出席会议) is still one."""
+    title = (
+        "中国共产党的优秀党员，久经考验的忠诚的共产主义战士，我国科技战线的杰出领导人，中国科学院原院长，"
+        "中国人民政治协商会议第九届全国委员会副主席王明同志"
+    )
+    death = "新华社北京3月4日电 " + title + "，因病医治无效，于2026年3月4日在北京逝世，享年95岁。"
+    funeral = (
+        "新华社北京3月10日电 " + title + "的遗体，10日在北京八宝山革命公墓火化。王明同志病重期间和逝世后，"
+        "有关领导同志前往医院看望或通过各种形式对王明同志逝世表示沉痛哀悼并向其亲属表示深切慰问。"
+        "10日上午，八宝山革命公墓礼堂庄严肃穆，哀乐低回。正厅上方悬挂着黑底白字的横幅，横幅下方是王明同志的遗像。"
+    )
+    ev = compare_texts(death, funeral)
+    assert ev.kind == "unique" and ev.passage == 0, ev
+    meeting = (
+        "会议强调，要推动两岸交流合作，深化两岸融合发展，让台湾同胞共享现代化发展机遇和成果，"
+        "为台湾青年来大陆追梦圆梦创造更好条件。王明主持会议。中央有关部门和各地有关负责同志出席会议。"
+    )
+    report = (
+        "本台消息：年度对台工作会议25日至26日在京召开。" + meeting + "与会代表围绕重点任务进行了深入讨论。"
+    )
+    digest = (
+        "本台消息：铁路开通运营以来，客货运量稳定增长。"
+        + meeting
+        + "最新数据显示，铁路已累计发送旅客超3000万人次。"
+    )
+    assert compare_texts(report, digest).kind == "partial"
