@@ -48,6 +48,7 @@ import numpy as np
 
 from neardup.exceptions import ConfigError
 from neardup.match.config import PROFILES, MatchConfig
+from neardup.match.engine import TEXT_COLS
 from neardup.match.kernels import decide_text, text_evidence_rows
 from neardup.match.text import EVIDENCE_SIZE, ROW_FIELDS
 from neardup.match.verify import CONTAINED, KINDS, NEAR, thresholds
@@ -118,7 +119,7 @@ def decision_rows(result: Any) -> Iterator[dict[str, Any]]:
             has[:] = False
         todo = np.flatnonzero(has)
         evs: list[list[int]] = []
-        if todo.size and c.text is not None and c.text.shape[1] == 4 + len(ROW_FIELDS):
+        if todo.size and c.text is not None and c.text.shape[1] == TEXT_COLS:
             evs = np.asarray(c.text[lo:hi])[todo, 4:].tolist()  # as the pass read them
         elif todo.size:
             with np.errstate(over="ignore"):  # hash arithmetic wraps around on purpose

@@ -657,9 +657,9 @@ static int own_occasion(const uint32_t *a, int64_t na, const uint8_t *cov_a, con
 /* the units of a text's lead, where news names its occasion (the day, the session, the meeting) */
 #define LEAD_UNITS 60
 /* the kind of occasion number p[t] names in a lead: 1 an ordinal (before 次 届 期: a session, a
- * meeting), 2 a day (before 日; 号 also numbers a decree or a line: 第四十六号主席令), but not the day after 今天 / 昨天 / 明天 within four tokens (a
- * broadcast's "today (February 5)" dates its telling, not the event); 0 another (a year, a month,
- * 第一 in 质量第一) */
+ * meeting), 2 a day (before 日; 号 also numbers a decree or a line: 第四十六号主席令), but not the
+ * day after 今天 / 昨天 / 明天 within four tokens (a broadcast's "today (February 5)" dates its
+ * telling, not the event); 0 another (a year, a month, 第一 in 质量第一) */
 static int lead_kind(const uint32_t *p, int64_t n, int64_t t) {
     const uint32_t m = T_HASH | T_CJK;
     uint32_t next = t + 1 < n ? p[t + 1] & m : 0;
