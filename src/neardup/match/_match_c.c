@@ -951,9 +951,12 @@ static void text_evidence(const uint32_t *a, int64_t na, const uint32_t *b, int6
                     int typo = e - t == 1 && f - q == 1 && (a[t] & T_CJK) && (b[q] & T_CJK) &&
                                (function_cjk(a[t]) || function_cjk(b[q]));
                     if (words && num_a == num_b && !typo) {
-                        /* a name: two tokens or more on each side and no number (佐科 -> 博里奇; a
-                         * typo or a look-alike changes one character, a date rewrite holds digits) */
-                        int name = e - t >= 2 && f - q >= 2 && !numbers;
+                        /* a name: two tokens or more on each side, or among CJK three in all
+                         * (法 -> 检察 in 最高人民法院 -> 最高人民检察院), and no number (佐科 -> 博里奇;
+                         * a typo or a look-alike changes one character for one, a date rewrite
+                         * holds digits) */
+                        int name = !numbers && ((e - t >= 2 && f - q >= 2) ||
+                                                (e - t + f - q >= 3 && (a[t] & T_CJK) && (b[q] & T_CJK)));
                         W->swaps[n_swaps] = swap_hash(a, t, e, b, q, f);
                         W->swap_units[n_swaps] = ua + ub + (name ? SWAP_NAME : 0);
                         n_swaps++;
@@ -1308,13 +1311,18 @@ static inline int scattered_in(int64_t ux, int64_t tx, int64_t bx, int64_t uy, i
            (double)by >= passage_min && (double)uy >= (double)ux + passage_min && (double)uy <= contained_share * (double)tx;
 }
 
+#define QUOTE_FAR 3.0
+
 static inline int quotes(const int64_t *ev, int a_fuller, const double *th) {
     int64_t block = a_fuller ? ev[13] : ev[14];
     int64_t pieces = a_fuller ? ev[15] : ev[16];
     int64_t other = a_fuller ? ev[3] : ev[2];
     int64_t ld = a_fuller ? ev[11] : ev[12];
     if (pieces == 1 && (double)ld <= fmax2(th[7], th[22])) return 0;
-    return (double)pieces <= th[19] && (double)block >= fmax2(th[21], th[20] * (double)other);
+    /* a block of its own several times the other's length: the other is an excerpt of a larger
+     * document (a brief inside a round-up, a resolution inside the report), even in more pieces */
+    double most = (double)block >= QUOTE_FAR * (double)other ? 2 * th[19] : th[19];
+    return (double)pieces <= most && (double)block >= fmax2(th[21], th[20] * (double)other);
 }
 
 static int decide_text(int kd, const int64_t *ev, int same_layout, const double *th) {

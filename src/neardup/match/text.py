@@ -674,9 +674,14 @@ def text_evidence(a: np.ndarray, b: np.ndarray, w_cjk: int, w_latin: int) -> np.
                         and (_function_cjk(a[t]) or _function_cjk(b[q]))
                     )
                     if words and num_a == num_b and not typo:
-                        # a name: two tokens or more on each side and no number (佐科 -> 博里奇; a
-                        # typo or a look-alike changes one character, a date rewrite holds digits)
-                        name = e - t >= 2 and f - q >= 2 and not numbers
+                        # a name: two tokens or more on each side, or among CJK three in all
+                        # (法 -> 检察 in 最高人民法院 -> 最高人民检察院), and no number (佐科 -> 博里奇;
+                        # a typo or a look-alike changes one character for one, a date rewrite
+                        # holds digits)
+                        name = not numbers and (
+                            (e - t >= 2 and f - q >= 2)
+                            or (e - t + f - q >= 3 and (a[t] & _CJK) != 0 and (b[q] & _CJK) != 0)
+                        )
                         swaps[n_swaps] = _swap_hash(a, t, e, b, q, f)
                         swap_units[n_swaps] = ua + ub + (_SWAP_NAME if name else 0)
                         n_swaps += 1

@@ -266,6 +266,9 @@ def _scattered_in(
     )
 
 
+_QUOTE_FAR = 3
+
+
 @njit(cache=True, nogil=True)
 def _quotes(ev: np.ndarray, a_fuller: bool, th: np.ndarray) -> bool:  # pragma: no cover
     """The fuller text quotes the other as a block or two and adds a block of its own; a fuller
@@ -276,7 +279,10 @@ def _quotes(ev: np.ndarray, a_fuller: bool, th: np.ndarray) -> bool:  # pragma: 
     )
     if pieces == 1 and lead <= max(th[7], th[22]):
         return False
-    return bool(pieces <= th[19] and block >= max(th[21], th[20] * other))
+    # a block of its own several times the other's length: the other is an excerpt of a larger
+    # document (a brief inside a round-up, a resolution inside the report), even in more pieces
+    most = 2 * th[19] if block >= _QUOTE_FAR * other else th[19]
+    return bool(pieces <= most and block >= max(th[21], th[20] * other))
 
 
 @njit(cache=True, nogil=True)

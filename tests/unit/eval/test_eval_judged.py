@@ -48,11 +48,12 @@ def test_merge_rates_per_label_on_the_judged_real_pairs(data_dir: Path) -> None:
         for r in judge_pairs(pairs, texts, dates=dates):
             merged[r["pair"].label].append(bool(r["merged"]))
     got = rates(merged)
-    # measured 2026-12-07 (docs/quality.md): same .952, related .040, template .023, different 0
+    # measured 2026-12-07 (docs/quality.md, the second decision round): same .952, related .026,
+    # template .017, different 0
     assert got["same"]["rate"] >= 0.94, got
     assert got["different"]["rate"] <= 0.02, got
-    assert got["related"]["rate"] <= 0.045, got
-    assert got["template"]["rate"] <= 0.03, got
+    assert got["related"]["rate"] <= 0.03, got
+    assert got["template"]["rate"] <= 0.02, got
 
 
 @pytest.mark.slow

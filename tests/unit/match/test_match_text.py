@@ -614,3 +614,36 @@ def test_a_leaders_title_repeated_through_one_funeral_is_no_shared_passage() -> 
         + "最新数据显示，铁路已累计发送旅客超3000万人次。"
     )
     assert compare_texts(report, digest).kind == "partial"
+
+
+def test_an_institution_replaced_alike_by_a_longer_one_is_a_template_not_a_typo() -> None:
+    # one resolution told of two bodies: 法 -> 检察 (one character for two) wherever the body is
+    # named, beside the head of each; a typo or a look-alike changes one character for one
+    resolution = (
+        "（某年某月某日某省人民代表大会第五次会议通过）某省人民代表大会第五次会议听取和审议了省高级人民{body}{head}所作的工作报告。"
+        "会议充分肯定省高级人民{body}的工作，同意报告提出的下一阶段工作安排，决定批准这个报告。"
+        "会议要求，省高级人民{body}要坚持以人民为中心，忠实履行宪法法律赋予的职责，着力维护社会公平正义，"
+        "持续深化体制改革，大力加强队伍建设，{own}为全省经济社会发展提供有力保障。"
+    )
+    court = resolution.format(body="法院", head="院长李明", own="加快建设智慧法院，")
+    procuracy = resolution.format(body="检察院", head="检察长王强", own="推动各项检察工作全面协调充分发展，")
+    assert compare_texts(court, procuracy, MatchConfig(report_templates=True)).kind == "template"
+    assert compare_texts(court, court.replace("维护", "维户", 1)).kind == "near"
+
+
+def test_a_brief_held_inside_a_round_up_several_times_its_length_is_related_not_contained() -> None:
+    # a short news brief, and a holiday round-up that holds it in three pieces (two clauses inserted)
+    # beside a block of reporting of its own more than three times the brief's length
+    brief = (
+        "本报北京五月五日电  文化和旅游部发布的数据显示：假期全国共计接待国内游客一亿一千五百万人次，"
+        "实现国内旅游收入四百七十五亿元。五日当天，全国接待国内游客一千零二十三万人次，实现国内旅游收入四十三亿元。"
+        "各地景区严格落实限量、预约、错峰要求，游客在景区内保持安全距离，假期旅游市场总体平稳有序。"
+    )
+    held = brief.replace("显示：", "显示，在疫情防控常态化条件下，").replace(
+        "五日当天，", "据测算，五日当天，"
+    )
+    own = OWN + OWN.replace("记者", "本报记者").replace("市民", "游客") + NOTICE[::-1]
+    assert compare_texts(brief, NOTICE + held + own).kind == "partial"
+    # with a block of its own under three times the brief's length, the same three pieces are the
+    # fuller copy of an abridged telling
+    assert compare_texts(brief, NOTICE + held + OWN).kind == "contained"
