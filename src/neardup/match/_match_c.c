@@ -986,8 +986,9 @@ static void text_evidence(const uint32_t *a, int64_t na, const uint32_t *b, int6
         for (int64_t x = 0; x < na; x++) kept += cov_a[x] && (a[x] & T_NUMBER);
         if (figures >= kept) out[8] = 2;
     }
-    /* each text's lead names an occasion of its own, not the other's (4: decides a merge, not a
-     * shared passage: a commentary told on another day may still reuse a report's paragraphs) */
+    /* each text's lead names an occasion of its own, not the other's (4: decides a merge, and a
+     * shared passage only when both fill the rest with short runs of their own: a commentary told
+     * on another day may still reuse a report's paragraphs) */
     if (out[8] < 2 && 2 * cjk >= na && lead_occasions(a, na, cov_a, b, nb, cov_b)) out[8] = 4;
     /* the shorter text tells another phase of a visit than the longer (a marker of its own that the
      * longer never holds: 将于 in the notice against at most 将出席 in the arrival report, 离京 in the
@@ -1391,10 +1392,11 @@ static int decide_text(int kd, const int64_t *ev, int same_layout, const double 
     if ((double)passage >= passage_min && kd != UNIQUE) {
         /* what they share is a frame, one text naming another occasion: filled in with words
          * replaced in place (the presidium's fifth and sixth meetings) or with short runs of their
-         * own (two live-broadcast notices): a template, no shared passage of content; a passage
-         * pasted into another article that tells another phase of an event leaves that article's
-         * own paragraphs around it and replaces nothing */
-        if (occasion == 2 && th[18] > 0 && (ev[5] > 0 || imax2(ev[13], ev[14]) <= FRAME_FILL))
+         * own (two live-broadcast notices, whose leads name two days): a template, no shared passage
+         * of content; a passage pasted into another article that tells another phase of an event
+         * leaves that article's own paragraphs around it and replaces nothing */
+        int filled = imax2(ev[13], ev[14]) <= FRAME_FILL;
+        if (th[18] > 0 && ((occasion == 2 && (ev[5] > 0 || filled)) || (occasion == 4 && filled)))
             return report > 0 ? TEMPLATE : UNIQUE;
         return same_layout ? LAYOUT : PARTIAL;
     }

@@ -709,8 +709,9 @@ def text_evidence(a: np.ndarray, b: np.ndarray, w_cjk: int, w_latin: int) -> np.
                 kept += 1
         if figures >= kept:
             out[8] = 2
-    # each text's lead names an occasion of its own, not the other's (4: decides a merge, not a
-    # shared passage: a commentary told on another day may still reuse a report's paragraphs)
+    # each text's lead names an occasion of its own, not the other's (4: decides a merge, and a
+    # shared passage only when both fill the rest with short runs of their own: a commentary told
+    # on another day may still reuse a report's paragraphs)
     if out[8] < 2 and 2 * cjk >= na and _lead_occasions(a, cov_a, b, cov_b):
         out[8] = 4
     # the shorter text tells another phase of a visit than the longer (a marker of its own that

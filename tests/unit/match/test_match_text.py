@@ -647,3 +647,24 @@ def test_a_brief_held_inside_a_round_up_several_times_its_length_is_related_not_
     # with a block of its own under three times the brief's length, the same three pieces are the
     # fuller copy of an abridged telling
     assert compare_texts(brief, NOTICE + held + OWN).kind == "contained"
+
+
+def test_two_notices_of_one_frame_whose_leads_name_two_days_are_a_template_not_a_shared_passage() -> None:
+    # each notice its own lead (another event, another day), then the same broadcast frame
+    frame = (
+        "届时，省广播电视台综合频道、新闻频道、公共频道、国际频道，省人民广播电台新闻广播、交通广播、"
+        "经济广播等频率将进行现场直播；省台新闻客户端、省新闻网等重点新媒体平台将同步转播。"
+    )
+    opening = (
+        "全省第十四次人民代表大会第三次会议将于16日上午9时在省人民会堂开幕，省长将作政府工作报告。" + frame
+    )
+    closing = (
+        "全省第十四次人民代表大会第三次会议将于23日下午3时在省人民会堂举行闭幕会，省委书记将发表讲话。"
+        + frame
+    )
+    cfg = MatchConfig(report_templates=True)
+    assert compare_texts(opening, closing, cfg).kind == "template"
+    # a commentary of another day that reuses a report's paragraphs beside its own still shares them
+    report = "全省第十四次人民代表大会第三次会议16日上午在省人民会堂开幕。" + NOTICE + OWN
+    commentary = "23日，本报评论员文章指出，" + NOTICE + OWN[::-1]
+    assert compare_texts(report, commentary, cfg).kind == "partial"
