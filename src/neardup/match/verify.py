@@ -413,11 +413,16 @@ def decide_text(kd: int, ev: np.ndarray, same_layout: bool, th: np.ndarray) -> i
     if passage >= passage_min and kd != UNIQUE:
         # what they share is a frame, one text naming another occasion: filled in with words
         # replaced in place (the presidium's fifth and sixth meetings) or with short runs of their
-        # own (two live-broadcast notices, whose leads name two days): a template, no shared passage
-        # of content; a passage pasted into another article that tells another phase of an event
+        # own (two live-broadcast notices, whose leads name two days, neither quoting the other): a
+        # template, no shared passage of content; a passage pasted into another article that tells another phase of an event
         # leaves that article's own paragraphs around it and replaces nothing
         filled = max(ev[13], ev[14]) <= _FRAME_FILL
-        if th[18] > 0 and ((occasion == 2 and (ev[5] > 0 or filled)) or (occasion == 4 and filled)):
+        quoting = qa > 0 or qb > 0
+        if (
+            th[18] > 0
+            and not quoting
+            and ((occasion == 2 and (ev[5] > 0 or filled)) or (occasion == 4 and filled))
+        ):
             return TEMPLATE if report > 0 else UNIQUE
         return LAYOUT if same_layout else PARTIAL
     return UNIQUE
