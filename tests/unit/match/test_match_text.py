@@ -666,7 +666,9 @@ def test_two_notices_of_one_frame_whose_leads_name_two_days_are_a_template_not_a
     assert compare_texts(opening, closing, cfg).kind == "template"
     # a text of another day that quotes the other, in quotation marks, shares a passage of content
     quoting = "全省第十四次人民代表大会第三次会议23日闭幕。本报此前的报道说：“" + NOTICE + "”"
-    assert compare_texts("全省第十四次人民代表大会第三次会议16日开幕。" + NOTICE, quoting, cfg).kind == "partial"
+    assert (
+        compare_texts("全省第十四次人民代表大会第三次会议16日开幕。" + NOTICE, quoting, cfg).kind == "partial"
+    )
     # a commentary of another day that reuses a report's paragraphs beside its own still shares them
     report = "全省第十四次人民代表大会第三次会议16日上午在省人民会堂开幕。" + NOTICE + OWN
     commentary = "23日，本报评论员文章指出，" + NOTICE + OWN[::-1]
