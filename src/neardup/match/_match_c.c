@@ -1392,9 +1392,10 @@ static int decide_text(int kd, const int64_t *ev, int same_layout, const double 
     if ((double)passage >= passage_min && kd != UNIQUE) {
         /* what they share is a frame, one text naming another occasion: filled in with words
          * replaced in place (the presidium's fifth and sixth meetings) or with short runs of their
-         * own (two live-broadcast notices, whose leads name two days, neither quoting the other): a
-         * template, no shared passage of content; a passage pasted into another article that tells another phase of an event
-         * leaves that article's own paragraphs around it and replaces nothing */
+         * own (two live-broadcast notices, whose leads name two days), neither quoting the other: a
+         * template, no shared passage of content; a passage pasted into another article that tells
+         * another phase of an event leaves that article's own paragraphs around it and replaces
+         * nothing */
         int filled = imax2(ev[13], ev[14]) <= FRAME_FILL;
         int quoting = qa > 0 || qb > 0;
         if (th[18] > 0 && !quoting && ((occasion == 2 && (ev[5] > 0 || filled)) || (occasion == 4 && filled)))

@@ -313,12 +313,13 @@ def decide_text(kd: int, ev: np.ndarray, same_layout: bool, th: np.ndarray) -> i
       its own, it quotes the other's own words: a reply to that reply, two documents;
     - otherwise each carries content of its own: ``partial`` (``layout`` in one template) when they
       share a passage of ``passage_min`` characters, else ``unique``; but when one names another
-      occasion and they fill what they share with words replaced in place or with runs of their
-      own of ``FRAME_FILL`` units at most, what they share is a template's frame: ``template``
-      (the news profile);
+      occasion (or their leads name two) and they fill what they share with words replaced in
+      place or with runs of their own of ``FRAME_FILL`` units at most, neither quoting the other,
+      what they share is a template's frame: ``template`` (the news profile);
     - not ``contained`` but related (the news profile) when the fuller text holds the other as
-      at most ``quote_pieces`` blocks beside a block of its own of ``quote_block_share`` of the
-      other's length (``quote_block_min`` characters at least): a reply, a commentary, a
+      at most ``quote_pieces`` blocks (twice as many beside a block three times the other's
+      length: an excerpt of a larger document) beside a block of its own of ``quote_block_share``
+      of the other's length (``quote_block_min`` characters at least): a reply, a commentary, a
       follow-up or a round-up that quotes a text and adds its own, where an abridged telling of
       one report shares many scattered runs and a cut copy is the fuller text's beginning (after
       a headline of at most ``quote_lead`` characters);
@@ -413,9 +414,10 @@ def decide_text(kd: int, ev: np.ndarray, same_layout: bool, th: np.ndarray) -> i
     if passage >= passage_min and kd != UNIQUE:
         # what they share is a frame, one text naming another occasion: filled in with words
         # replaced in place (the presidium's fifth and sixth meetings) or with short runs of their
-        # own (two live-broadcast notices, whose leads name two days, neither quoting the other): a
-        # template, no shared passage of content; a passage pasted into another article that tells another phase of an event
-        # leaves that article's own paragraphs around it and replaces nothing
+        # own (two live-broadcast notices, whose leads name two days), neither quoting the other: a
+        # template, no shared passage of content; a passage pasted into another article that tells
+        # another phase of an event leaves that article's own paragraphs around it and replaces
+        # nothing
         filled = max(ev[13], ev[14]) <= _FRAME_FILL
         quoting = qa > 0 or qb > 0
         if (
