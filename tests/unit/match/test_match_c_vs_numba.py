@@ -28,7 +28,7 @@ from neardup.match.config import MatchConfig
 from neardup.match.dates import NO_DAY
 from neardup.match.engine import EngineState, _outputs, _results, run_components
 from neardup.match.signature import Signatures, signatures
-from neardup.match.verify import evidence, thresholds
+from neardup.match.verify import PARTIAL, TEMPLATE, evidence, thresholds
 
 pytest.importorskip("neardup.match._match_c", reason="the C extension is not built here")
 from neardup.match import _match_c
@@ -338,6 +338,50 @@ def test_the_leads_occasions_and_reactions_equal_numba() -> None:
     assert got == want
     assert got[0][8] == 4  # the chairmen's meeting against the committee's session
     assert got[1][8] != 4  # the wire's dateline against the broadcast's 今天（5月26日）
+
+
+def test_excerpts_frames_and_one_character_subjects_decide_as_numba() -> None:
+    """A subject replaced alike by a longer one (法 -> 检察), a brief held in three runs beside a
+    block of its own three times its length, two notices of one frame whose leads name two days,
+    and a text of another day quoting the other: the evidence and the kinds are numba's."""
+    frame = (
+        "届时，省广播电视台综合频道、新闻频道、公共频道、国际频道将进行现场直播；省新闻网等平台将同步转播。"
+        * 2
+    )
+    court = "省人代会听取和审议了省高级人民法院院长李明所作的工作报告。会议充分肯定省高级人民法院的工作。" * 3
+    brief = (
+        "文化和旅游部发布的数据显示：假期全国共计接待国内游客一亿一千五百万人次，实现国内旅游收入四百七十五亿元。"
+        * 2
+    )
+    own = (
+        "记者随后走访了城区几家供暖单位，热力公司负责人介绍全部锅炉已经完成检修，储煤可以满足二十天用量。" * 8
+    )
+    texts = [
+        court,
+        court.replace("法院", "检察院").replace("院长李明", "检察长王强"),
+        brief,
+        own[:60] + brief.replace("显示：", "显示，在常态化条件下，").replace("各地", "据测算，各地") + own,
+        "省人代会将于16日上午9时开幕，省长将作政府工作报告。" + frame,
+        "省人代会将于23日下午3时闭幕，省委书记将发表讲话。" + frame,
+        "省人代会23日闭幕。本报此前的报道说：“" + frame + "”",
+    ]
+    sigs = signatures(texts, MatchConfig())
+    ths = [thresholds(MatchConfig(report_templates=True)), thresholds(MatchConfig())]
+    pairs = [(i, j) for i in range(len(texts)) for j in range(len(texts)) if i != j]
+
+    def decide() -> list[Any]:
+        evs = [kernels.text_evidence(sigs.profile(i), sigs.profile(j), 8, 4) for i, j in pairs]
+        return [
+            (ev.tolist(), [kernels.decide_text(k, ev, 0, th) for k in (3, 4) for th in ths]) for ev in evs
+        ]
+
+    got = decide()
+    with _numba():
+        want = decide()
+    assert got == want
+    kinds = {pairs[n]: got[n][1][0] for n in range(len(pairs))}
+    assert kinds[0, 1] == kinds[4, 5] == TEMPLATE  # the subject, the frame
+    assert kinds[2, 3] == kinds[4, 6] == PARTIAL  # the excerpt, the quotation
 
 
 @contextmanager
