@@ -52,7 +52,8 @@ demo: $(DEMO_STAMP)
 	echo "  $(VENV)/bin/neardup --help"; \
 	echo "  $(VENV)/bin/neardup dedup your.jsonl --out clusters.jsonl"; \
 	echo "or put it on your PATH for this shell: source $(VENV)/bin/activate"; \
-	echo "before a corpus of your own: $(VENV)/bin/neardup warmup (compiles the kernels once, a few minutes)"; \
+	echo "pip built the C kernels if this machine has a C compiler: nothing compiles on a first run;"; \
+	echo "without one, run $(VENV)/bin/neardup warmup once before a corpus of your own (a few minutes)"; \
 	echo "(extras: $(VENV)/bin/pip install -e '.[html,redis,service]'; see README.md, Install)"
 
 # the kernels are compiled once by warmup (in parallel, each kernel once) instead of by whichever
