@@ -946,10 +946,11 @@ static void text_evidence(const uint32_t *a, int64_t na, const uint32_t *b, int6
                     int numbers = num_a || num_b;
                     if (!words) figures++;
                     /* a subject, not an edit: a date written another way (今天 -> 5月6日) holds digits
-                     * on one side only, and a typo or a look-alike replaces a function character by
-                     * another, however often (的 -> 地; 法 -> 俄 in 法文版 -> 俄文版 is a subject) */
-                    int typo = e - t == 1 && f - q == 1 && (a[t] & T_CJK) && (b[q] & T_CJK) &&
-                               (function_cjk(a[t]) || function_cjk(b[q]));
+                     * on one side only, and a typo, a look-alike or a rewrite replaces a function
+                     * character by another or by a name, however often (的 -> 地, 他 -> 习近平; 法 -> 俄
+                     * in 法文版 -> 俄文版 is a subject) */
+                    int typo = (a[t] & T_CJK) && (b[q] & T_CJK) &&
+                               ((e - t == 1 && function_cjk(a[t])) || (f - q == 1 && function_cjk(b[q])));
                     if (words && num_a == num_b && !typo) {
                         /* a name: two tokens or more on each side, or among CJK three in all
                          * (法 -> 检察 in 最高人民法院 -> 最高人民检察院), and no number (佐科 -> 博里奇;

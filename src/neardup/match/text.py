@@ -663,15 +663,13 @@ def text_evidence(a: np.ndarray, b: np.ndarray, w_cjk: int, w_latin: int) -> np.
                     if not words:
                         figures += 1
                     # a subject, not an edit: a date written another way (今天 -> 5月6日) holds
-                    # digits on one side only, and a typo or a look-alike replaces a function
-                    # character by another, however often (的 -> 地; 法 -> 俄 in 法文版 -> 俄文版
-                    # is a subject)
+                    # digits on one side only, and a typo, a look-alike or a rewrite replaces a
+                    # function character by another or by a name, however often (的 -> 地,
+                    # 他 -> 习近平; 法 -> 俄 in 法文版 -> 俄文版 is a subject)
                     typo = (
-                        e - t == 1
-                        and f - q == 1
-                        and (a[t] & _CJK) != 0
+                        (a[t] & _CJK) != 0
                         and (b[q] & _CJK) != 0
-                        and (_function_cjk(a[t]) or _function_cjk(b[q]))
+                        and ((e - t == 1 and _function_cjk(a[t])) or (f - q == 1 and _function_cjk(b[q])))
                     )
                     if words and num_a == num_b and not typo:
                         # a name: two tokens or more on each side, or among CJK three in all

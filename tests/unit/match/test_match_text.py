@@ -673,3 +673,15 @@ def test_two_notices_of_one_frame_whose_leads_name_two_days_are_a_template_not_a
     report = "全省第十四次人民代表大会第三次会议16日上午在省人民会堂开幕。" + NOTICE + OWN
     commentary = "23日，本报评论员文章指出，" + NOTICE + OWN[::-1]
     assert compare_texts(report, commentary, cfg).kind == "partial"
+
+
+def test_a_pronoun_rewritten_as_the_name_it_stands_for_is_an_edit_not_a_subject() -> None:
+    # 他 -> 习近平 in two places: a rewrite of one report (a function character replaced by a name),
+    # where a subject replaced alike names another story (法 -> 检察: the institution test above)
+    report = (
+        "国家主席今天在人民大会堂会见了来访的外国代表团。{x}指出，双方要加强各领域务实合作，推动两国关系不断向前发展。"
+        "会见中，{x}还就共同关心的国际和地区问题同客人深入交换了意见。代表团团长表示，愿同中方一道努力，深化传统友谊。"
+        "会见后，双方共同见证了多项合作文件的签署。外交部有关负责人参加了会见。"
+    )
+    cfg = MatchConfig(report_templates=True)
+    assert compare_texts(report.format(x="他"), report.format(x="王明远"), cfg).kind == "near"
