@@ -46,12 +46,14 @@ hash, in text order: ``Signatures.profile``) and measures:
   more) are edits, not text of its own, so they do not count in what a copy adds;
 - **alike substitutions**: the same span replaced by the same other span in two or more places
   (法 -> 俄 in 法文版 and 法文 of an edition notice): the subject of a template, even when the
-  new text also names the old subject elsewhere (a list of earlier editions). A name (two tokens
-  or more on each side, no number: 佐科 -> 博里奇) replaced alike counts ``ALIKE_SUBJECT`` units
-  and half of all substituted units at least, however short: a typo or a look-alike changes one
-  character, a date rewrite holds digits, while the guest of a welcome ceremony is named again and
-  again. Among words, a word replaced alike that ends a full name replaced elsewhere (Dieter
-  Kosslick -> Serena Cheney, then Kosslick -> Cheney twice) is a name too.
+  new text also names the old subject elsewhere (a list of earlier editions); a function
+  character replaced (他 -> 习近平: a pronoun rewritten as the name) is an edit. A name (two tokens
+  or more on each side, or among CJK three in all: 法 -> 检察 in 最高人民法院 -> 最高人民检察院; no
+  number: 佐科 -> 博里奇) replaced alike counts ``ALIKE_SUBJECT`` units and half of all substituted
+  units at least, however short: a typo or a look-alike changes one character for one, a date
+  rewrite holds digits, while the guest of a welcome ceremony is named again and again. Among
+  words, a word replaced alike that ends a full name replaced elsewhere (Dieter Kosslick -> Serena
+  Cheney, then Kosslick -> Cheney twice) is a name too.
 
 >>> from neardup.match.signature import signatures
 >>> a = "国家主席习近平在人民大会堂同智利总统博里奇举行会谈。习近平欢迎博里奇来华进行国事访问。习近平指出，中方高度重视发展同智利的关系。"
