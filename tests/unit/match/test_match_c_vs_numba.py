@@ -351,7 +351,7 @@ def test_excerpts_frames_and_one_character_subjects_decide_as_numba() -> None:
     court = "省人代会听取和审议了省高级人民法院院长李明所作的工作报告。会议充分肯定省高级人民法院的工作。" * 3
     brief = (
         "文化和旅游部发布的数据显示：假期全国共计接待国内游客一亿一千五百万人次，实现国内旅游收入四百七十五亿元。"
-        * 2
+        "各地景区严格落实限量、预约、错峰要求，假期旅游市场总体平稳有序。"
     )
     own = (
         "记者随后走访了城区几家供暖单位，热力公司负责人介绍全部锅炉已经完成检修，储煤可以满足二十天用量。" * 8
@@ -382,6 +382,7 @@ def test_excerpts_frames_and_one_character_subjects_decide_as_numba() -> None:
     kinds = {pairs[n]: got[n][1][0] for n in range(len(pairs))}
     assert kinds[0, 1] == kinds[4, 5] == TEMPLATE  # the subject, the frame
     assert kinds[2, 3] == kinds[4, 6] == PARTIAL  # the excerpt, the quotation
+    assert got[pairs.index((2, 3))][0][16] == 3  # the brief in three runs of the round-up
 
 
 @contextmanager
