@@ -24,6 +24,7 @@
  * numbers_as_digits(text) -> str or None   (text.normalize.numbers_as_digits; None: a value beyond
  *                                          what C computes exactly, the caller runs the Python one)
  * phrases(text, firsts, pairs, table) -> str   (text.normalize.regional_phrases' reading)
+ * words(text, bits, table) -> str   (text.normalize.spellings' reading)
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -1909,6 +1910,113 @@ done:
     return out;
 }
 
+/* ---------------------------------------------------------------------------------------------
+ * words (text/normalize.py spellings): each word of ASCII letters (no letter of any script on
+ * either side) whose lowercase form is a key of ``table`` (str -> str, lowercase) replaced by its
+ * value, in the word's case (Colour -> Color, COLOUR -> COLOR). ``bits`` (WORD_BITS bits) holds
+ * the FNV-1a hash of every key: the dict is asked only for words whose bit is set, so the scan
+ * is a hash per letter. The text itself is returned when nothing is replaced. */
+
+#define WORD_BITS (1u << 20)
+#define WORD_MOST 64
+
+static PyObject *py_words(PyObject *self, PyObject *args) {
+    PyObject *text, *table;
+    Py_buffer bitsbuf;
+    if (!PyArg_ParseTuple(args, "Uy*O!", &text, &bitsbuf, &PyDict_Type, &table)) return NULL;
+    PyObject *out = NULL, *pieces = NULL;
+    if (bitsbuf.len != WORD_BITS / 8) {
+        PyErr_SetString(PyExc_ValueError, "words: bits must be 131072 bytes");
+        goto done;
+    }
+    const uint8_t *bits = bitsbuf.buf;
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text), last = 0, i = 0;
+    int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    char low[WORD_MOST];
+    while (i < n) {
+        Py_UCS4 c = PyUnicode_READ(kind, data, i);
+        int ascii = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+        if (!ascii) {
+            i++;
+            continue;
+        }
+        Py_ssize_t start = i;
+        int before = start > 0 && Py_UNICODE_ISALPHA(PyUnicode_READ(kind, data, start - 1));
+        uint32_t h = 2166136261u;
+        Py_ssize_t len = 0;
+        for (; i < n; i++) {
+            c = PyUnicode_READ(kind, data, i);
+            if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'))) break;
+            char l = (char)(c | 0x20);
+            if (len < WORD_MOST) low[len] = l;
+            len++;
+            h = (h ^ (uint8_t)l) * 16777619u;
+        }
+        if (before || (i < n && Py_UNICODE_ISALPHA(PyUnicode_READ(kind, data, i)))) {
+            /* part of a longer word of another script (Montréal): pass it and the rest */
+            while (i < n && Py_UNICODE_ISALPHA(PyUnicode_READ(kind, data, i))) i++;
+            continue;
+        }
+        h &= WORD_BITS - 1;
+        if (len < 2 || len > WORD_MOST || !(bits[h >> 3] & (1u << (h & 7)))) continue;
+        PyObject *key = PyUnicode_FromStringAndSize(low, len);
+        if (!key) goto done;
+        PyObject *value = PyDict_GetItemWithError(table, key);
+        Py_DECREF(key);
+        if (!value) {
+            if (PyErr_Occurred()) goto done;
+            continue;
+        }
+        if (!PyUnicode_Check(value)) {
+            PyErr_SetString(PyExc_TypeError, "words: table values must be str");
+            goto done;
+        }
+        Py_UCS4 first = PyUnicode_READ(kind, data, start);
+        int upper_first = first >= 'A' && first <= 'Z', all_upper = len > 1 && upper_first;
+        for (Py_ssize_t j = start + 1; all_upper && j < i; j++) {
+            Py_UCS4 x = PyUnicode_READ(kind, data, j);
+            all_upper = x >= 'A' && x <= 'Z';
+        }
+        PyObject *cased;
+        if (all_upper) cased = PyObject_CallMethod(value, "upper", NULL);
+        else if (upper_first) cased = PyObject_CallMethod(value, "capitalize", NULL);
+        else {
+            Py_INCREF(value);
+            cased = value;
+        }
+        if (!cased) goto done;
+        if (!pieces && !(pieces = PyList_New(0))) {
+            Py_DECREF(cased);
+            goto done;
+        }
+        PyObject *before_text = PyUnicode_Substring(text, last, start);
+        int bad = !before_text || PyList_Append(pieces, before_text) < 0 || PyList_Append(pieces, cased) < 0;
+        Py_XDECREF(before_text);
+        Py_DECREF(cased);
+        if (bad) goto done;
+        last = i;
+    }
+    if (!pieces) {
+        Py_INCREF(text);
+        out = text;
+        goto done;
+    }
+    PyObject *tail = PyUnicode_Substring(text, last, n);
+    if (!tail) goto done;
+    int bad = PyList_Append(pieces, tail) < 0;
+    Py_DECREF(tail);
+    if (bad) goto done;
+    PyObject *empty = PyUnicode_FromStringAndSize("", 0);
+    if (!empty) goto done;
+    out = PyUnicode_Join(empty, pieces);
+    Py_DECREF(empty);
+done:
+    Py_XDECREF(pieces);
+    PyBuffer_Release(&bitsbuf);
+    return out;
+}
+
 static PyMethodDef methods[] = {
     {"normalize", py_normalize, METH_VARARGS, "_fast._normalize_kernel: the code points as a bytearray."},
     {"shingle_into", py_shingle_into, METH_VARARGS, "_fast._shingle_kernel into given arrays."},
@@ -1923,6 +2031,7 @@ static PyMethodDef methods[] = {
     {"xxh3_small", py_xxh3_small, METH_VARARGS, "XXH3-64 of up to 240 bytes (None beyond)."},
     {"numbers_as_digits", py_numbers_as_digits, METH_O, "text.normalize.numbers_as_digits (None: not exact in C)."},
     {"phrases", py_phrases, METH_VARARGS, "text.normalize.regional_phrases' reading of a phrase table."},
+    {"words", py_words, METH_VARARGS, "text.normalize.spellings' reading of a word table."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -27,6 +27,8 @@ __all__ = [
     "normalize",
     "numbers_as_digits",
     "regional_phrases",
+    "spellings",
+    "spellings_table",
     "strip_tags",
     "t2s_map",
     "taiwan_phrases",
@@ -149,6 +151,77 @@ def regional_phrases(text: str) -> str:
     if len(set(traditional.findall(text, 0, _TRADITIONAL_SPAN))) >= _TRADITIONAL_MIN:
         return taiwan.read(text.translate(to_simplified))
     return shared.read(text)
+
+
+@cache
+def spellings_table() -> dict[str, str]:
+    """British spellings -> the American spelling of the same word, lowercase, from SCOWL's word lists
+    (``data/spellings_en.tsv``, ``tools/make_spellings.py``): 3,488 words.
+
+    >>> spellings_table()["colour"], spellings_table()["programme"]
+    ('color', 'program')
+    """
+    rows = files("neardup").joinpath("data/spellings_en.tsv").read_text(encoding="utf-8")
+    return dict(line.split("\t", 1) for line in rows.splitlines() if line and not line.startswith("#"))
+
+
+# the hash bits of the table's words for the C scanner (_fp_c.words): FNV-1a of the lowercase word,
+# its low 20 bits
+_WORD_BITS = 1 << 20
+_ASCII_WORD = re.compile(r"[A-Za-z]+")
+
+
+def _fnv1a(word: str) -> int:
+    h = 2166136261
+    for c in word.encode("ascii"):
+        h = ((h ^ c) * 16777619) & 0xFFFFFFFF
+    return h
+
+
+@cache
+def _word_bits() -> bytes:
+    bits = bytearray(_WORD_BITS // 8)
+    for word in spellings_table():
+        h = _fnv1a(word) & (_WORD_BITS - 1)
+        bits[h >> 3] |= 1 << (h & 7)
+    return bytes(bits)
+
+
+def _cased(word: str, value: str) -> str:
+    if len(word) > 1 and word.isupper():
+        return value.upper()
+    return value.capitalize() if word[0].isupper() else value
+
+
+def _spellings_py(text: str) -> str:
+    table = spellings_table()
+
+    def one(m: re.Match[str]) -> str:
+        word, start, end = m.group(), m.start(), m.end()
+        value = table.get(word.lower())
+        if (
+            value is None
+            or (start and text[start - 1].isalpha())
+            or (end < len(text) and text[end].isalpha())
+        ):
+            return word
+        return _cased(word, value)
+
+    return _ASCII_WORD.sub(one, text)
+
+
+def spellings(text: str) -> str:
+    """An English text in American spelling: each word of ``spellings_table`` (a whole word of ASCII
+    letters, in any case) replaced by its American form, so a repost in the other spelling reads as
+    its source (colour as color, organisation as organization, programme as program). Runs in C
+    (``_fp_c.words``), a hash test per letter; in Python when the C kernels are not built.
+
+    >>> spellings("The Labour programme's colour, CENTRE and Montréal")
+    "The Labor program's color, CENTER and Montréal"
+    """
+    if _fp_c is not None and hasattr(_fp_c, "words"):
+        return str(_fp_c.words(text, _word_bits(), spellings_table()))
+    return _spellings_py(text)
 
 
 _CN_DIGIT = {

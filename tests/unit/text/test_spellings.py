@@ -1,0 +1,92 @@
+"""British and American spelling read as one: a repost in the other spelling is its source's copy."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from neardup.match import compare_texts
+from neardup.text.normalize import _fp_c, _spellings_py, _word_bits, spellings, spellings_table
+
+# written for this test: the same report in British and in American spelling; "metres" and
+# "favourites" stand in two places each, as a template's subject would
+BRITISH = (
+    "The organisers of the city marathon said on Sunday that the new route, which finishes in front of "
+    "the theatre in the town centre, is 400 metres shorter than last year's. Runners who travelled from "
+    "abroad praised the colourful crowds, and the favourites from Kenya finished within 50 metres of each "
+    "other. The organisers apologised for a delay at the start, caused by a defence ministry programme "
+    "that closed two roads, and said the favourites would return next year to defend their titles."
+)
+AMERICAN = (
+    "The organizers of the city marathon said on Sunday that the new route, which finishes in front of "
+    "the theater in the town center, is 400 meters shorter than last year's. Runners who traveled from "
+    "abroad praised the colorful crowds, and the favorites from Kenya finished within 50 meters of each "
+    "other. The organizers apologized for a delay at the start, caused by a defense ministry program "
+    "that closed two roads, and said the favorites would return next year to defend their titles."
+)
+
+
+def test_a_repost_in_american_spelling_is_its_sources_copy_not_another_subject() -> None:
+    assert spellings(BRITISH) == AMERICAN
+    assert compare_texts(BRITISH, AMERICAN).kind == "content"
+    # an edited copy in the other spelling: still the same document, not a template whose subject
+    # (metres -> meters in two places) changed
+    edited = AMERICAN.replace("praised the colorful crowds", "praised the crowds")
+    assert compare_texts(BRITISH, edited).kind in ("near", "contained")
+
+
+def test_only_whole_words_are_read_in_their_case() -> None:
+    assert spellings("Colour, COLOUR and colour") == "Color, COLOR and color"
+    # a longer word that starts with a listed one, a word joined to letters of another script, and
+    # plain American text stay as written
+    assert (
+        spellings("programmer programmes colourX Montréal écolour")
+        == "programmer programs colourX Montréal écolour"
+    )
+    assert spellings("The color of the program") == "The color of the program"
+    assert spellings("") == ""
+
+
+def test_the_table_reads_once() -> None:
+    table = spellings_table()
+    assert len(table) > 3000
+    assert all(
+        k.isascii() and k.isalpha() and k.islower() and v.islower() and k != v for k, v in table.items()
+    )
+    assert not set(table.values()) & set(table), "a word read twice would change again"
+    assert {"colour", "organisation", "programme", "metre", "travelled", "manoeuvre"} <= set(table)
+    assert "programmer" not in table
+
+
+def _texts(rng: random.Random) -> list[str]:
+    words = [
+        *rng.sample(sorted(spellings_table()), 40),
+        "color",
+        "the",
+        "a",
+        "programmer",
+        "Colour",
+        "CENTRE",
+    ]
+    glue = [" ", ", ", "'s ", "-", "é", "2", "_", "😀", "\U00020000", "中文", "\n"]
+    out = []
+    for _ in range(300):
+        parts = []
+        for _ in range(rng.randrange(0, 30)):
+            w = rng.choice(words)
+            w = w.upper() if rng.random() < 0.1 else w.capitalize() if rng.random() < 0.2 else w
+            parts += [w, rng.choice(glue)]
+        out.append("".join(parts))
+    return out
+
+
+@pytest.mark.skipif(_fp_c is None, reason="built without a C compiler")
+def test_the_word_reader_in_c_reads_as_python() -> None:
+    rng = random.Random(7)
+    for text in [*_texts(rng), "", "a", "colour", "Colour's", "xcolour colourx"]:
+        assert _fp_c.words(text, _word_bits(), spellings_table()) == _spellings_py(text), text
+    with pytest.raises(ValueError, match="131072 bytes"):
+        _fp_c.words("colour", b"", spellings_table())
+    with pytest.raises(TypeError):  # a value that is not a str is refused, not written
+        _fp_c.words("colour", _word_bits(), {"colour": 1})
