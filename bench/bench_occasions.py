@@ -7,8 +7,9 @@ From en-bbc: every weekday named moved on a day, every month (but May) moved on 
 of a month moved, every weekday moved and every figure but years changed (another day's report);
 one weekday written "yesterday", US written U.S., British spelling written American (a repost's edits). From zh-xwlb: every date 5月6日 moved on a day,
 every figure but years changed, 中国 replaced by 俄国 (another subject); one figure (a count, an
-amount) corrected, 今天 written as a date, 的 mistyped 地 three times (a repost's edits). Prints the share merged (exact, content, near,
-contained) per probe.
+amount) corrected, 今天 written as a date, 的 mistyped 地 three times, two or four common verbs or adverbs
+swapped for synonyms wherever they stand (a rewriting site's spin) (a repost's edits). Prints the share
+merged (exact, content, near, contained) per probe.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from __future__ import annotations
 import argparse
 import gzip
 import os
+import random
 import re
 from collections import Counter
 from pathlib import Path
@@ -75,6 +77,26 @@ AMERICAN = {
     "cheque": "check",
     "tyres": "tires",
 }
+# verbs, adverbs and adjectives a rewriting site swaps for synonyms, written out here (not read from
+# the engine's word table)
+SYNONYMS = {
+    "表示": "称",
+    "进一步": "更加",
+    "加强": "强化",
+    "推动": "推进",
+    "提高": "提升",
+    "坚持": "坚守",
+    "促进": "推进",
+    "强调": "指出",
+    "认为": "觉得",
+    "已经": "已",
+    "开展": "展开",
+    "不断": "持续",
+    "举行": "召开",
+    "参加": "参与",
+    "进行": "开展",
+    "积极": "主动",
+}
 BRITISH_WORD = re.compile(r"\b(" + "|".join(AMERICAN) + r")\b")
 
 
@@ -113,10 +135,21 @@ def _en(text: str) -> dict[str, str | None]:
     }
 
 
+def _spun(text: str, k: int) -> str | None:
+    words = [w for w in SYNONYMS if w in text]
+    if len(words) < k:
+        return None
+    for w in random.Random(text).sample(words, k):
+        text = text.replace(w, SYNONYMS[w])
+    return text
+
+
 def _zh(text: str) -> dict[str, str | None]:
     figures = FIGURE.findall(text)
     one = ZH_FIGURE.search(text)
     return {
+        "2 verbs swapped for synonyms wherever they stand (copy)": _spun(text, 2),
+        "4 verbs swapped for synonyms wherever they stand (copy)": _spun(text, 4),
         "今天 written as the date (copy)": text.replace("今天", "5月6日") if "今天" in text else None,
         "的 mistyped 地 three times (copy)": text.replace("的", "地", 3) if text.count("的") > 5 else None,
         "中国 replaced by 俄国 (template)": text.replace("中国", "俄国") if text.count("中国") >= 2 else None,

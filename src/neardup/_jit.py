@@ -72,13 +72,18 @@ def cache_root() -> str:
 
 
 def _source_stamp() -> str:
-    """A digest of the package's kernel sources (the files that use numba): relative name, size,
+    """A digest of the package's kernel sources (the files that use numba) and of its data tables
+    (kernels bake tables built from them, such as ``match.words``): relative name, size,
     modification time. Files without kernels are left out, so editing one keeps the cache."""
     h = hashlib.sha1()
     for root, dirs, files in os.walk(_PACKAGE):
         dirs[:] = sorted(d for d in dirs if d != "__pycache__")
         rel = os.path.relpath(root, _PACKAGE)
         for name in sorted(files):
+            if rel == "data":
+                st = os.stat(os.path.join(root, name))
+                h.update(f"{rel}/{name}:{st.st_size}:{st.st_mtime_ns}\n".encode())
+                continue
             if not name.endswith(".py"):
                 continue
             try:

@@ -715,6 +715,61 @@ static int lead_occasions(const uint32_t *a, int64_t na, const uint8_t *cov_a, c
     return 0;
 }
 
+/* the words a substitution may lie in and the characters that name opposites (match/words.py
+ * WORD_KEYS, ANTONYM_KEYS), set from Python by set_words at import; empty until then */
+static uint64_t *WORD_KEYS = NULL, *ANTONYM_KEYS = NULL;
+static int64_t N_WORD_KEYS = 0, N_ANTONYM_KEYS = 0;
+/* rewrites beyond this many in one pair are all taken as repeated (a spun text), not compared */
+#define MANY_REWRITES 64
+/* the spans extended by up to two shared tokens on each side, the shortest extension first */
+static const int EXTEND[9][2] = {{0, 0}, {1, 0}, {0, 1}, {1, 1}, {2, 0}, {0, 2}, {2, 1}, {1, 2}, {2, 2}};
+
+static uint64_t word_key(const uint32_t *p, int64_t s, int64_t e) {
+    uint64_t h = 1;
+    for (int64_t x = s; x < e; x++) h = h * T_P + (uint64_t)(p[x] & T_HASH);
+    return h & ~(uint64_t)1;
+}
+
+/* -1: no word of WORD_KEYS; 1: a word a rewrite may swap; 0: another word */
+static int word_kind(uint64_t key) {
+    int64_t i = search_u64(WORD_KEYS, N_WORD_KEYS, key);
+    if (i < N_WORD_KEYS && WORD_KEYS[i] == key) return 0;
+    if (i < N_WORD_KEYS && WORD_KEYS[i] == (key | 1)) return 1;
+    return -1;
+}
+
+/* text._rewrite: a's CJK span [t, e) replaced by b's [q, f) says the same in other words */
+static int rewrite(const uint32_t *a, int64_t na, int64_t t, int64_t e, const uint32_t *b, int64_t nb, int64_t q,
+                   int64_t f) {
+    for (int64_t x = t; x < e; x++)
+        if (!(a[x] & T_CJK)) return 0;
+    for (int64_t x = q; x < f; x++)
+        if (!(b[x] & T_CJK)) return 0;
+    const uint32_t m = T_HASH | T_CJK;
+    for (int k = 0; k < 9; k++) {
+        int64_t left = EXTEND[k][0], right = EXTEND[k][1];
+        if (t - left < 0 || q - left < 0 || e + right > na || f + right > nb) continue;
+        int same = 1;
+        for (int64_t j = 1; j <= left; j++)
+            same = same && (a[t - j] & m) == (b[q - j] & m) && (a[t - j] & T_CJK);
+        for (int64_t j = 0; j < right; j++)
+            same = same && (a[e + j] & m) == (b[f + j] & m) && (a[e + j] & T_CJK);
+        if (!same) continue;
+        int ka = word_kind(word_key(a, t - left, e + right)), kb = word_kind(word_key(b, q - left, f + right));
+        if (ka < 0 || kb < 0) continue;
+        if (ka == 0 || kb == 0) return 0;
+        for (int64_t x = t; x < e; x++)
+            for (int64_t y = q; y < f; y++) {
+                uint64_t u = a[x] & T_HASH, v = b[y] & T_HASH;
+                uint64_t pair = ((u < v ? u : v) << 32) | (u < v ? v : u);
+                int64_t i = search_u64(ANTONYM_KEYS, N_ANTONYM_KEYS, pair);
+                if (i < N_ANTONYM_KEYS && ANTONYM_KEYS[i] == pair) return 0;
+            }
+        return 1;
+    }
+    return 0;
+}
+
 /* the terms of p where mask == want, with the run each lies in; returns how many */
 static int64_t terms(const uint32_t *p, int64_t n, const uint8_t *mask, int want, uint64_t *keys, int64_t *runs) {
     int64_t m = 0, r = 0;
@@ -902,7 +957,7 @@ static void text_evidence(const uint32_t *a, int64_t na, const uint32_t *b, int6
     out[12] = lead(b, nb, cov_b);
     /* substitutions: an uncovered run of a right after a shared window, facing an uncovered run of b
      * right after the same window */
-    int64_t n_swaps = 0, figures = 0;
+    int64_t n_swaps = 0, n_rewrites = 0, figures = 0;
     int occ_replaced = 0;
     int64_t t = w;
     while (t < na) {
@@ -948,9 +1003,16 @@ static void text_evidence(const uint32_t *a, int64_t na, const uint32_t *b, int6
                     /* a subject, not an edit: a date written another way (今天 -> 5月6日) holds digits
                      * on one side only, and a typo, a look-alike or a rewrite replaces a function
                      * character by another or by a name, however often (的 -> 地, 他 -> 习近平; 法 -> 俄
-                     * in 法文版 -> 俄文版 is a subject) */
-                    int typo = (a[t] & T_CJK) && (b[q] & T_CJK) &&
-                               ((e - t == 1 && function_cjk(a[t])) || (f - q == 1 && function_cjk(b[q])));
+                     * in 法文版 -> 俄文版 is a subject), or a verb, an adverb or an adjective by another
+                     * (进行 -> 展开, 不断 -> 持续: rewrite) */
+                    int rewritten = rewrite(a, na, t, e, b, nb, q, f);
+                    if (rewritten) { /* kept in the term buffers until repeated reads the terms */
+                        W->pairs[n_rewrites] = (uint64_t)t << 32 | (uint64_t)e;
+                        W->keys[n_rewrites++] = (uint64_t)q << 32 | (uint64_t)f;
+                    }
+                    int typo = rewritten || ((a[t] & T_CJK) && (b[q] & T_CJK) &&
+                                             ((e - t == 1 && function_cjk(a[t])) ||
+                                              (f - q == 1 && function_cjk(b[q]))));
                     if (words && num_a == num_b && !typo) {
                         /* a name: two tokens or more on each side, or among CJK three in all
                          * (法 -> 检察 in 最高人民法院 -> 最高人民检察院), and no number (佐科 -> 博里奇;
@@ -1003,6 +1065,21 @@ static void text_evidence(const uint32_t *a, int64_t na, const uint32_t *b, int6
      * other never holds), or the shorter tells a reaction in its own words (倍受鼓舞, 澳门各界表示)
      * that the fuller never holds: two documents of one event */
     if (((new_a | new_b) & GENRE_BITS) || ((out[2] <= out[3] ? new_a : new_b) & REACTION_BITS)) out[8] = 3;
+    /* a word a rewrite swapped wherever it stands (不断 -> 持续, in two places or more) names no
+     * subject: read as shared (past MANY_REWRITES rewrites, every one is taken as repeated) */
+    for (int64_t r = 0; r < n_rewrites; r++) {
+        int64_t t0 = (int64_t)(W->pairs[r] >> 32), e0 = (int64_t)(W->pairs[r] & 0xFFFFFFFFu);
+        int64_t q0 = (int64_t)(W->keys[r] >> 32), f0 = (int64_t)(W->keys[r] & 0xFFFFFFFFu);
+        int alike = n_rewrites > MANY_REWRITES;
+        uint64_t h = swap_hash(a, t0, e0, b, q0, f0);
+        for (int64_t o = 0; o < n_rewrites && !alike; o++)
+            alike = o != r && swap_hash(a, (int64_t)(W->pairs[o] >> 32), (int64_t)(W->pairs[o] & 0xFFFFFFFFu), b,
+                                        (int64_t)(W->keys[o] >> 32), (int64_t)(W->keys[o] & 0xFFFFFFFFu)) == h;
+        if (alike) {
+            memset(cov_a + t0, 1, (size_t)(e0 - t0));
+            memset(cov_b + q0, 1, (size_t)(f0 - q0));
+        }
+    }
     int64_t ra = repeated(a, na, cov_a, b, nb, 0, W);
     int64_t rb = ra > 0 ? repeated(b, nb, cov_b, a, na, 1, W) : 0; /* the least of the two */
     out[6] = ra < rb ? ra : rb;
@@ -3585,6 +3662,38 @@ static PyObject *py_join(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
+
+/* set_words(word_keys u64, antonym_keys u64): the tables of match/words.py, copied */
+static PyObject *py_set_words(PyObject *self, PyObject *args) {
+    Py_buffer wk, ak;
+    if (!PyArg_ParseTuple(args, "y*y*", &wk, &ak)) return NULL;
+    PyObject *out = NULL;
+    if (wk.len % 8 || ak.len % 8) {
+        PyErr_SetString(PyExc_ValueError, "set_words: whole uint64 arrays expected");
+        goto done;
+    }
+    uint64_t *w = malloc(wk.len ? (size_t)wk.len : 1), *an = malloc(ak.len ? (size_t)ak.len : 1);
+    if (!w || !an) {
+        free(w);
+        free(an);
+        PyErr_NoMemory();
+        goto done;
+    }
+    memcpy(w, wk.buf, (size_t)wk.len);
+    memcpy(an, ak.buf, (size_t)ak.len);
+    /* the tables set before are kept (not freed): a kernel running without the GIL may read them */
+    WORD_KEYS = w;
+    ANTONYM_KEYS = an;
+    N_WORD_KEYS = wk.len / 8;
+    N_ANTONYM_KEYS = ak.len / 8;
+    Py_INCREF(Py_None);
+    out = Py_None;
+done:
+    PyBuffer_Release(&wk);
+    PyBuffer_Release(&ak);
+    return out;
+}
+
 static PyMethodDef methods[] = {
     {"run", py_run, METH_VARARGS, "The engine's pass over rows j0..j1-1 (engine._run); returns pairs verified."},
     {"run_components", py_run_components, METH_VARARGS,
@@ -3598,6 +3707,7 @@ static PyMethodDef methods[] = {
     {"text_evidence_rows", py_text_evidence_rows, METH_VARARGS,
      "Text evidence of profile pairs (a[i], b[i]) into out (int64[n, 20]), on up to two threads."},
     {"decide_text", py_decide_text, METH_VARARGS, "The kind of a pair from its text evidence."},
+    {"set_words", py_set_words, METH_VARARGS, "Set the rewrite words' and the antonyms' tables (match/words.py)."},
     {"occasions_apart", py_occasions_apart, METH_VARARGS, "The kind of a pair once the records' dates are read."},
     {"verify_pair", py_verify_pair, METH_VARARGS,
      "The kind of a pair and its evidence: (kind, similarity, containments, conflicts, agreeing); text evidence into ev."},

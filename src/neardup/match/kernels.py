@@ -33,6 +33,10 @@ try:
     _c = importlib.import_module("neardup.match._match_c")
 except ImportError:  # built without a C compiler: the numba kernels run
     _c = None
+if _c is not None and hasattr(_c, "set_words"):
+    from neardup.match.words import ANTONYM_KEYS, WORD_KEYS
+
+    _c.set_words(WORD_KEYS.tobytes(), ANTONYM_KEYS.tobytes())
 
 __all__ = [
     "BACKEND",

@@ -47,7 +47,11 @@ hash, in text order: ``Signatures.profile``) and measures:
 - **alike substitutions**: the same span replaced by the same other span in two or more places
   (法 -> 俄 in 法文版 and 法文 of an edition notice): the subject of a template, even when the
   new text also names the old subject elsewhere (a list of earlier editions); a function
-  character replaced (他 -> 习近平: a pronoun rewritten as the name) is an edit. A name (two tokens
+  character replaced (他 -> 习近平: a pronoun rewritten as the name) is an edit, and so is a verb,
+  an adverb or an adjective replaced by another (进行 -> 展开, 不断 -> 持续, 建设 -> 建造: the words
+  of ``neardup.match.words`` a rewriting site swaps wherever they stand), unless two of their
+  characters name opposites (上涨 -> 下跌); a word so rewritten in two places or more is read as
+  shared when terms repeated are counted. A name (two tokens
   or more on each side, or among CJK three in all: 法 -> 检察 in 最高人民法院 -> 最高人民检察院; no
   number: 佐科 -> 博里奇) replaced alike counts ``ALIKE_SUBJECT`` units and half of all substituted
   units at least, however short: a typo or a look-alike changes one character for one, a date
@@ -71,6 +75,7 @@ from typing import Any
 import numpy as np
 
 from neardup.match._numba_lazy import njit
+from neardup.match.words import ANTONYM_KEYS, WORD_KEYS
 
 __all__ = ["EVIDENCE_SIZE", "LATIN_UNITS", "text_evidence"]
 
@@ -455,6 +460,74 @@ def _swap_hash(a: np.ndarray, t: int, e: int, b: np.ndarray, q: int, f: int) -> 
     return h
 
 
+# rewrites beyond this many in one pair are all taken as repeated (a spun text), not compared
+_MANY_REWRITES = 64
+# the words a substitution may lie in: its spans extended by up to two shared tokens on each side,
+# the shortest extension first
+_EXTEND = np.array([(0, 0), (1, 0), (0, 1), (1, 1), (2, 0), (0, 2), (2, 1), (1, 2), (2, 2)], np.int64)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _word_key(p: np.ndarray, s: int, e: int) -> Any:  # pragma: no cover
+    h = np.uint64(1)
+    for x in range(s, e):
+        h = h * _P + np.uint64(p[x] & _HASH)
+    return h & ~np.uint64(1)
+
+
+@njit(cache=True, nogil=True)
+def _word_kind(key: Any) -> int:  # pragma: no cover
+    """-1: no word of ``WORD_KEYS``; 1: a word a rewrite may swap; 0: another word."""
+    i = np.searchsorted(WORD_KEYS, key)
+    if i < WORD_KEYS.shape[0] and WORD_KEYS[i] == key:
+        return 0
+    if i < WORD_KEYS.shape[0] and WORD_KEYS[i] == key | np.uint64(1):
+        return 1
+    return -1
+
+
+@njit(cache=True, nogil=True)
+def _rewrite(a: np.ndarray, t: int, e: int, b: np.ndarray, q: int, f: int) -> bool:  # pragma: no cover
+    """a's CJK span [t, e) replaced by b's [q, f) says the same in other words (进行 -> 展开, 设 -> 造
+    in 建设 -> 建造): the shortest words both spans lie in (the spans with the same tokens around
+    them) are words a rewrite may swap (``neardup.match.words``), and no two of the spans'
+    characters name opposites (开幕 -> 闭幕)."""
+    for x in range(t, e):
+        if not a[x] & _CJK:
+            return False
+    for x in range(q, f):
+        if not b[x] & _CJK:
+            return False
+    m = _HASH | _CJK
+    for k in range(_EXTEND.shape[0]):
+        left, right = _EXTEND[k, 0], _EXTEND[k, 1]
+        if t - left < 0 or q - left < 0 or e + right > a.shape[0] or f + right > b.shape[0]:
+            continue
+        same = True
+        for j in range(1, left + 1):
+            same = same and (a[t - j] & m) == (b[q - j] & m) and (a[t - j] & _CJK) != 0
+        for j in range(right):
+            same = same and (a[e + j] & m) == (b[f + j] & m) and (a[e + j] & _CJK) != 0
+        if not same:
+            continue
+        ka = _word_kind(_word_key(a, t - left, e + right))
+        kb = _word_kind(_word_key(b, q - left, f + right))
+        if ka < 0 or kb < 0:
+            continue
+        if ka == 0 or kb == 0:
+            return False
+        for x in range(t, e):
+            for y in range(q, f):
+                u = np.uint64(a[x] & _HASH)
+                v = np.uint64(b[y] & _HASH)
+                pair = (min(u, v) << np.uint64(32)) | max(u, v)
+                i = np.searchsorted(ANTONYM_KEYS, pair)
+                if i < ANTONYM_KEYS.shape[0] and ANTONYM_KEYS[i] == pair:
+                    return False
+        return True
+    return False
+
+
 @njit(cache=True, nogil=True)
 def _terms(p: np.ndarray, mask: np.ndarray, want: bool) -> tuple[np.ndarray, np.ndarray]:  # pragma: no cover
     """The terms of ``p`` (a word, or two CJK characters in a row) where ``mask`` is ``want``, with
@@ -615,6 +688,9 @@ def text_evidence(a: np.ndarray, b: np.ndarray, w_cjk: int, w_latin: int) -> np.
     swaps = np.empty(na, np.uint64)
     swap_units = np.empty(na, np.int64)
     n_swaps = 0
+    # the spans of the rewrites (a's start, end, b's start, end)
+    rewrites = np.empty((na, 4), np.int64)
+    n_rewrites = 0
     figures = 0
     occ_replaced = False
     t = w
@@ -667,8 +743,16 @@ def text_evidence(a: np.ndarray, b: np.ndarray, w_cjk: int, w_latin: int) -> np.
                     # a subject, not an edit: a date written another way (今天 -> 5月6日) holds
                     # digits on one side only, and a typo, a look-alike or a rewrite replaces a
                     # function character by another or by a name, however often (的 -> 地,
-                    # 他 -> 习近平; 法 -> 俄 in 法文版 -> 俄文版 is a subject)
-                    typo = (
+                    # 他 -> 习近平; 法 -> 俄 in 法文版 -> 俄文版 is a subject), or a verb, an adverb
+                    # or an adjective by another (进行 -> 展开, 不断 -> 持续: ``_rewrite``)
+                    rewritten = _rewrite(a, t, e, b, q, f)
+                    if rewritten:
+                        rewrites[n_rewrites, 0] = t
+                        rewrites[n_rewrites, 1] = e
+                        rewrites[n_rewrites, 2] = q
+                        rewrites[n_rewrites, 3] = f
+                        n_rewrites += 1
+                    typo = rewritten or (
                         (a[t] & _CJK) != 0
                         and (b[q] & _CJK) != 0
                         and ((e - t == 1 and _function_cjk(a[t])) or (f - q == 1 and _function_cjk(b[q])))
@@ -727,6 +811,21 @@ def text_evidence(a: np.ndarray, b: np.ndarray, w_cjk: int, w_latin: int) -> np.
     # 表示) that the fuller never holds: two documents of one event
     if (new_a | new_b) & _GENRE_BITS or (new_a if out[2] <= out[3] else new_b) & _REACTION_BITS:
         out[8] = 3
+    # a word a rewrite swapped wherever it stands (不断 -> 持续, in two places or more) names no
+    # subject: read as shared (past _MANY_REWRITES rewrites, every one is taken as repeated)
+    for r in range(n_rewrites):
+        alike = n_rewrites > _MANY_REWRITES
+        h = _swap_hash(a, rewrites[r, 0], rewrites[r, 1], b, rewrites[r, 2], rewrites[r, 3])
+        for o in range(n_rewrites):
+            if alike:
+                break
+            alike = (
+                o != r
+                and _swap_hash(a, rewrites[o, 0], rewrites[o, 1], b, rewrites[o, 2], rewrites[o, 3]) == h
+            )
+        if alike:
+            cov_a[rewrites[r, 0] : rewrites[r, 1]] = True
+            cov_b[rewrites[r, 2] : rewrites[r, 3]] = True
     ra = _repeated(a, cov_a, b)
     out[6] = min(ra, _repeated(b, cov_b, a)) if ra > 0 else 0
     if n_swaps > 1:

@@ -28,13 +28,50 @@ from neardup.match.config import MatchConfig
 from neardup.match.dates import NO_DAY
 from neardup.match.engine import EngineState, _outputs, _results, run_components
 from neardup.match.signature import Signatures, signatures
-from neardup.match.verify import PARTIAL, TEMPLATE, evidence, thresholds
+from neardup.match.verify import NEAR, PARTIAL, TEMPLATE, evidence, thresholds
 
 pytest.importorskip("neardup.match._match_c", reason="the C extension is not built here")
 from neardup.match import _match_c
 
 DATA = Path(os.environ.get("NEARDUP_DATA", Path(__file__).resolve().parents[3].parent / "shared" / "data"))
 needs_data = pytest.mark.skipif(not DATA.is_dir(), reason="the real corpora are not here")
+
+
+def test_rewrites_and_opposites_decide_as_numba() -> None:
+    """A report spun with other verbs wherever they stand (进行 -> 展开, 不断 -> 持续), a word swapped
+    in one place, verbs that tell opposite events (上涨 -> 下跌) and a noun replaced wherever it stands
+    (安全 -> 生态): the evidence
+    and the kinds are numba's, with the words' tables set in C."""
+    source = (
+        "省政府今天召开常务会议，研究部署下半年安全生产工作。会议强调，各地要不断压实企业主体责任，把隐患排查"
+        "整治作为当前工作的重中之重，对重点行业进行全面检查，发现问题当场交办。会议还研究了防汛工作，要求各地"
+        "密切关注天气变化，及时发布预警信息，确保安全度汛。会议表示，要不断提升基层应急处置能力，对重点乡镇"
+        "进行专项督导，推动各项措施落地见效。"
+    )
+    market = "今天沪深两市股指{x}，成交金额与上周基本持平。" + source + "收盘时，煤炭板块{x}超过百分之三。"
+    texts = [
+        source,
+        source.replace("不断", "持续").replace("进行", "展开"),
+        source.replace("表示", "称"),
+        market.format(x="上涨"),
+        market.format(x="下跌"),
+        source.replace("安全", "生态"),
+    ]
+    sigs = signatures(texts, MatchConfig())
+    th = thresholds(MatchConfig(report_templates=True))
+    pairs = [(i, j) for i in range(len(texts)) for j in range(len(texts)) if i != j]
+
+    def decide() -> list[Any]:
+        evs = [kernels.text_evidence(sigs.profile(i), sigs.profile(j), 8, 4) for i, j in pairs]
+        return [(ev.tolist(), kernels.decide_text(3, ev, 0, th)) for ev in evs]
+
+    got = decide()
+    with _numba():
+        want = decide()
+    assert got == want
+    kinds = {pairs[n]: got[n][1] for n in range(len(pairs))}
+    assert kinds[0, 1] == kinds[1, 0] == kinds[0, 2] == NEAR  # the rewrites
+    assert kinds[3, 4] == kinds[0, 5] == TEMPLATE  # opposite events, another subject
 
 
 @contextmanager

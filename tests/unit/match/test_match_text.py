@@ -685,3 +685,30 @@ def test_a_pronoun_rewritten_as_the_name_it_stands_for_is_an_edit_not_a_subject(
     )
     cfg = MatchConfig(report_templates=True)
     assert compare_texts(report.format(x="他"), report.format(x="王明远"), cfg).kind == "near"
+
+
+# written for this test: a report, and the same report as a rewriting site ("伪原创") spins it,
+# each of three verbs or adverbs swapped for another wherever it stands
+SPUN_SOURCE = (
+    "省政府今天召开常务会议，研究部署今年下半年安全生产工作。会议指出，上半年全省安全生产形势总体平稳，"
+    "事故起数和死亡人数实现双下降，但一些地方和企业仍然存在思想麻痹、责任悬空等问题。会议强调，"
+    "各地要不断压实企业主体责任，把隐患排查整治作为当前工作的重中之重，对矿山、危化品、建筑施工等重点行业"
+    "进行全面检查，发现问题当场交办、限期整改。会议要求，各级应急管理部门要严格执法，对非法违法行为"
+    "保持高压态势，典型案例一律公开曝光。会议还研究了防汛工作，要求各地密切关注天气变化，及时发布预警信息，"
+    "提前转移危险区域群众，确保安全度汛。会议表示，要不断提升基层应急处置能力，加快补齐救援装备短板，"
+    "对重点乡镇和村庄进行专项督导，推动各项措施落地见效。"
+)
+
+
+def test_a_report_spun_with_other_verbs_wherever_they_stand_is_its_sources_copy() -> None:
+    spun = SPUN_SOURCE.replace("不断", "持续").replace("进行", "展开").replace("表示", "称")
+    cfg = MatchConfig(report_templates=True)
+    assert compare_texts(SPUN_SOURCE, spun, cfg).kind == "near"
+    # a title replaced wherever it stands, or verbs that tell opposite events (上涨 -> 下跌), are
+    # still another story
+    market = (
+        "今天沪深两市股指{x}，成交金额与上周基本持平。" + SPUN_SOURCE + "收盘时，煤炭板块{x}超过百分之三。"
+    )
+    assert compare_texts(market.format(x="上涨"), market.format(x="下跌"), cfg).kind == "template"
+    session = "大会今天在省会开幕。{x}主持开幕式并讲话，{x}强调要统一思想。" + SPUN_SOURCE
+    assert compare_texts(session.format(x="省长"), session.format(x="省委书记"), cfg).kind == "template"
