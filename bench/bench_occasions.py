@@ -7,7 +7,8 @@ From en-bbc: every weekday named moved on a day, every month (but May) moved on 
 of a month moved, every weekday moved and every figure but years changed (another day's report);
 one weekday written "yesterday", US written U.S., British spelling written American (a repost's edits). From zh-xwlb: every date 5月6日 moved on a day,
 every figure but years changed, 中国 replaced by 俄国 (another subject); one figure (a count, an
-amount) corrected, 今天 written as a date, 的 mistyped 地 three times, two or four common verbs or adverbs
+amount) corrected, 今天 written as a date, 的 mistyped 地 three times, amounts in 万 and 亿 written in
+digits, two or four common verbs or adverbs
 swapped for synonyms wherever they stand (a rewriting site's spin) (a repost's edits). Prints the share
 merged (exact, content, near, contained) per probe.
 """
@@ -20,6 +21,7 @@ import os
 import random
 import re
 from collections import Counter
+from decimal import Decimal
 from pathlib import Path
 
 import orjson
@@ -37,6 +39,7 @@ FIGURE = re.compile(r"(?<![\d.])\d+(?:\.\d+)?(?![\d.])")
 ZH_DATE = re.compile(r"(\d{1,2})月(\d{1,2})日")
 # a figure that is no date, year, session or ordinal: a count, an amount, a share
 ZH_FIGURE = re.compile(r"(?<![\d.第])\d+(?![\d.年月日号届次期周时])")
+ZH_SCALED = re.compile(r"(?<![\d.])(\d+(?:\.\d+)?)([万亿])(?![万亿])")
 MERGED = {"exact", "content", "near", "contained"}
 # British spellings and the American ones, written out here rather than read from the engine's table
 # (tools/make_spellings.py), so the probe tests the table and does not repeat it
@@ -135,6 +138,17 @@ def _en(text: str) -> dict[str, str | None]:
     }
 
 
+def _written_out(text: str) -> str | None:
+    """Every amount in 万 or 亿 written in digits (1.1亿 -> 110000000), as another site writes it."""
+
+    def out(m: re.Match[str]) -> str:
+        value = Decimal(m.group(1)) * (10**4 if m.group(2) == "万" else 10**8)
+        return str(int(value)) if value == int(value) else m.group(0)
+
+    copy = ZH_SCALED.sub(out, text)
+    return copy if copy != text else None
+
+
 def _spun(text: str, k: int) -> str | None:
     words = [w for w in SYNONYMS if w in text]
     if len(words) < k:
@@ -148,6 +162,7 @@ def _zh(text: str) -> dict[str, str | None]:
     figures = FIGURE.findall(text)
     one = ZH_FIGURE.search(text)
     return {
+        "amounts in 万 and 亿 written in digits (copy)": _written_out(text),
         "2 verbs swapped for synonyms wherever they stand (copy)": _spun(text, 2),
         "4 verbs swapped for synonyms wherever they stand (copy)": _spun(text, 4),
         "今天 written as the date (copy)": text.replace("今天", "5月6日") if "今天" in text else None,

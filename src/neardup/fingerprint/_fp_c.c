@@ -1519,8 +1519,10 @@ static int nad_chinese(const Py_UCS4 *s, Py_ssize_t n, Ubuf *out, Py_ssize_t *la
         while (j < n && cn_any(s[j])) unit |= (nad(s[j++]) & NAD_UNIT) != 0;
         Py_ssize_t len = j - i, start = -1;
         if (unit) {
-            /* chinese(): 千万 and a lone 十百千 are words, not numbers */
-            if (!((len == 2 && s[i] == CH_QIAN && s[i + 1] == CH_WAN) || len == 1)) start = i;
+            /* chinese(): 千万 and a lone 十百千 are words, not numbers; a run after a digit or a point
+             * is the end of an Arabic number and the start of a word (700亿千瓦时) */
+            int after_number = i > 0 && (is_dec(s[i - 1]) || s[i - 1] == '.');
+            if (!after_number && !((len == 2 && s[i] == CH_QIAN && s[i + 1] == CH_WAN) || len == 1)) start = i;
         } else if (len >= 4 && j < n && s[j] == CH_NIAN) {
             start = j - 4;
             for (Py_ssize_t t = j - 4; t < j && start >= 0; t++)
@@ -1536,9 +1538,34 @@ static int nad_chinese(const Py_UCS4 *s, Py_ssize_t n, Ubuf *out, Py_ssize_t *la
     return 0;
 }
 
+/* text/normalize.py _scaled: the number s[i..k) (decimal digits, perhaps a point and digits) times
+ * 10^power, exactly, into num (NUL-terminated) when it is an integer below 10^18; returns 1 then,
+ * else 0 */
+static int scaled_digits(const Py_UCS4 *s, Py_ssize_t i, Py_ssize_t k, int power, char num[32]) {
+    Py_ssize_t point = k;
+    for (Py_ssize_t t = i; t < k; t++)
+        if (s[t] == '.') point = t;
+    /* a fraction digit past the power that is not 0 makes no integer */
+    for (Py_ssize_t t = point + 1 + power; t < k; t++)
+        if (Py_UNICODE_TODECIMAL(s[t]) != 0) return 0;
+    Py_ssize_t n = 0;
+    int lead = 1;
+    for (Py_ssize_t t = i; t < point + 1 + power; t++) {
+        if (t == point) continue;
+        int d = t < k ? Py_UNICODE_TODECIMAL(s[t]) : 0;
+        if (lead && d == 0) continue;
+        lead = 0;
+        if (n >= 18) return 0;
+        num[n++] = (char)('0' + d);
+    }
+    if (n == 0) num[n++] = '0';
+    num[n] = '\0';
+    return 1;
+}
+
 /* _SCALED "(\d+(?:\.\d+)?)([万亿]+)": digits, optionally "." and digits, then a run of 万亿 (backtracking
- * never finds another split: a shorter digit run is followed by a digit). The value is Python's
- * float() of the number (PyOS_string_to_double on its ASCII digits) times 10^4 or 10^8 per unit,
+ * never finds another split: a shorter digit run is followed by a digit). The value is the
+ * number times 10^4 or 10^8 per unit, computed exactly on its digits (scaled_digits),
  * written as an integer when it is one below 10^18; otherwise the match stays. */
 static int nad_scaled(const Py_UCS4 *s, Py_ssize_t n, Ubuf *out, Py_ssize_t *last) {
     Py_ssize_t i = 0;
@@ -1561,23 +1588,11 @@ static int nad_scaled(const Py_UCS4 *s, Py_ssize_t n, Ubuf *out, Py_ssize_t *las
             continue;
         }
         Py_ssize_t u = k;
-        while (u < n && cn_big(s[u])) u++;
-        char *ascii = PyMem_Malloc((size_t)(k - i) + 1);
-        if (ascii == NULL) {
-            PyErr_NoMemory();
-            return -1;
-        }
-        for (Py_ssize_t t = i; t < k; t++) ascii[t - i] = s[t] == '.' ? '.' : (char)('0' + Py_UNICODE_TODECIMAL(s[t]));
-        ascii[k - i] = '\0';
-        double value = PyOS_string_to_double(ascii, NULL, NULL);
-        PyMem_Free(ascii);
-        if (value == -1.0 && PyErr_Occurred()) return -1;
-        for (Py_ssize_t t = k; t < u; t++) value *= (double)cn_big(s[t]);
-        if (value < 1e18 && value == (double)(long long)value) {
-            char num[32];
-            snprintf(num, sizeof num, "%lld", (long long)value);
+        int power = 0;
+        for (; u < n && cn_big(s[u]); u++) power += s[u] == 0x4E07 ? 4 : 8;
+        char num[32];
+        if (scaled_digits(s, i, k, power, num))
             if (nad_keep(out, s, last, i, u) < 0 || ub_ascii(out, num) < 0) return -1;
-        }
         i = u;
     }
     return 0;
@@ -1654,10 +1669,10 @@ static int en_words(const Py_UCS4 *s, Py_ssize_t n, Ubuf *out, Py_ssize_t *last)
 }
 
 static const char *EN_SCALES[8] = {"k", "thousand", "m", "million", "bn", "billion", "tn", "trillion"};
-static const double EN_SCALE_VALUE[8] = {1e3, 1e3, 1e6, 1e6, 1e9, 1e9, 1e12, 1e12};
+static const int EN_SCALE_POWER[8] = {3, 3, 6, 6, 9, 9, 12, 12};
 
 /* _EN_SCALED "(?<![\w.])(\d+(?:\.\d+)?) ?(k|thousand|m|million|bn|billion|tn|trillion)\b": the number
- * (Python's float() of it) times the scale, written as an integer when it is one below 10^18 */
+ * times the scale (exactly: scaled_digits), written as an integer when it is one below 10^18 */
 static int en_scaled(const Py_UCS4 *s, Py_ssize_t n, Ubuf *out, Py_ssize_t *last) {
     for (Py_ssize_t i = 0; i < n; i++) {
         if (!en_digit(s[i]) || (i > 0 && (en_w(s[i - 1]) || s[i - 1] == '.'))) continue;
@@ -1675,22 +1690,9 @@ static int en_scaled(const Py_UCS4 *s, Py_ssize_t n, Ubuf *out, Py_ssize_t *last
         for (int t = 0; t < 8 && scale < 0 && e > u; t++)
             if (en_eq(s, u, e, EN_SCALES[t])) scale = t;
         if (scale < 0) continue;
-        char *ascii = PyMem_Malloc((size_t)(num_end - i) + 1);
-        if (ascii == NULL) {
-            PyErr_NoMemory();
-            return -1;
-        }
-        for (Py_ssize_t t = i; t < num_end; t++) ascii[t - i] = (char)s[t];
-        ascii[num_end - i] = '\0';
-        double value = PyOS_string_to_double(ascii, NULL, NULL);
-        PyMem_Free(ascii);
-        if (value == -1.0 && PyErr_Occurred()) return -1;
-        value *= EN_SCALE_VALUE[scale];
-        if (value < 1e18 && value == (double)(long long)value) {
-            char num[32];
-            snprintf(num, sizeof num, "%lld", (long long)value);
+        char num[32];
+        if (scaled_digits(s, i, num_end, EN_SCALE_POWER[scale], num))
             if (nad_keep(out, s, last, i, e) < 0 || ub_ascii(out, num) < 0) return -1;
-        }
         i = e - 1;
     }
     return 0;

@@ -246,8 +246,10 @@ _CN_BIG = {"万": 10**4, "亿": 10**8}
 # table (``fold_table``)
 _TRADITIONAL_NUMERALS = str.maketrans("萬億兩屆", "万亿两届")
 # a Chinese numeral with a place unit (十 百 千 万 亿), or four digit characters before 年 (a year)
+# (not after a digit or a point: 亿千 in 700亿千瓦时 is the end of 700亿 and the start of 千瓦)
 _CN_NUMBER = re.compile(
-    r"[〇零一二两三四五六七八九十百千万亿]*[十百千][〇零一二两三四五六七八九十百千万亿]*|[〇零一二三四五六七八九]{4}(?=年)"
+    r"(?<![\d.〇零一二两三四五六七八九十百千万亿])[〇零一二两三四五六七八九十百千万亿]*[十百千][〇零一二两三四五六七八九十百千万亿]*"
+    r"|[〇零一二三四五六七八九]{4}(?=年)"
 )
 # an Arabic number times 万 or 亿 ("1.5万"), and digit groups split by commas ("15,000")
 _SCALED = re.compile(r"(\d+(?:\.\d+)?)([万亿]+)")
@@ -294,18 +296,20 @@ _EN_WORD = re.compile(
     + r"))\b",
     re.IGNORECASE | re.ASCII,
 )
-_EN_SCALE_VALUE = {
-    "k": 10**3,
-    "thousand": 10**3,
-    "m": 10**6,
-    "million": 10**6,
-    "bn": 10**9,
-    "billion": 10**9,
-    "tn": 10**12,
-    "trillion": 10**12,
+# the powers of ten of the scale words
+_EN_SCALE_POWER = {
+    "k": 3,
+    "thousand": 3,
+    "m": 6,
+    "million": 6,
+    "bn": 9,
+    "billion": 9,
+    "tn": 12,
+    "trillion": 12,
 }
+_CN_BIG_POWER = {"万": 4, "亿": 8}
 _EN_SCALED = re.compile(
-    r"(?<![\w.])(\d+(?:\.\d+)?) ?(" + "|".join(_EN_SCALE_VALUE) + r")\b", re.IGNORECASE | re.ASCII
+    r"(?<![\w.])(\d+(?:\.\d+)?) ?(" + "|".join(_EN_SCALE_POWER) + r")\b", re.IGNORECASE | re.ASCII
 )
 _EN_PER_CENT = re.compile(r" ?\bper ?cent\b", re.IGNORECASE | re.ASCII)
 _ASCII_LETTER = re.compile(r"[A-Za-z]")
@@ -313,6 +317,20 @@ _ASCII_LETTER = re.compile(r"[A-Za-z]")
 # starred class at every position), these scan fast, so texts without them skip the rewrite
 _CN_NUMERAL = re.compile(r"[〇零一二两三四五六七八九十百千万亿]")
 _DIGIT_COMMA = re.compile(r"\d,\d")
+
+
+def _scaled(number: str, power: int) -> str | None:
+    """``number`` (digits, perhaps a point and digits) times 10**power in digits, exactly, when that
+    is an integer below 10**18; else None. Exact where a float is not: 1.1亿 is 110000000.
+
+    >>> _scaled("1.1", 8), _scaled("9.4", 6), _scaled("1.25", 1), _scaled("0.5", 4)
+    ('110000000', '9400000', None, '5000')
+    """
+    whole, _, frac = number.partition(".")
+    if frac[power:].strip("0"):
+        return None
+    digits = (whole + frac[:power].ljust(power, "0")).lstrip("0") or "0"
+    return digits if len(digits) <= 18 else None
 
 
 def _cn_value(s: str) -> str:
@@ -372,6 +390,15 @@ def _numbers_as_digits_py(text: str) -> str:
     return text
 
 
+def _ascii_digits(number: str) -> str:
+    """Decimal digits of any script (\\d) as ASCII ones, the point kept."""
+    return (
+        number
+        if number.isascii()
+        else "".join(c if c == "." else str(unicodedata.decimal(c)) for c in number)
+    )
+
+
 def _numbers_as_digits_en(text: str) -> str:
     def word(m: re.Match[str]) -> str:
         if m.group(3) is not None:
@@ -379,8 +406,7 @@ def _numbers_as_digits_en(text: str) -> str:
         return str(_EN_VALUE[m.group(1).lower()] + _EN_VALUE[m.group(2).lower()])
 
     def scaled(m: re.Match[str]) -> str:
-        value = float(m.group(1)) * _EN_SCALE_VALUE[m.group(2).lower()]
-        return str(int(value)) if value < 1e18 and value == int(value) else m.group(0)
+        return _scaled(_ascii_digits(m.group(1)), _EN_SCALE_POWER[m.group(2).lower()]) or m.group(0)
 
     text = _EN_WORD.sub(word, text)
     text = _EN_SCALED.sub(scaled, text)
@@ -392,11 +418,9 @@ def _numbers_as_digits_zh(text: str) -> str:
         text = _GROUPED.sub("", text)
 
     def scaled(m: re.Match[str]) -> str:
-        value = float(m.group(1))
-        for c in m.group(2):
-            value *= _CN_BIG[c]
-        # an integer below 10^18 is written out; larger values (up to inf) stay as written
-        return str(int(value)) if value < 1e18 and value == int(value) else m.group(0)
+        # an integer below 10^18 is written out; other values stay as written
+        power = sum(_CN_BIG_POWER[c] for c in m.group(2))
+        return _scaled(_ascii_digits(m.group(1)), power) or m.group(0)
 
     def chinese(m: re.Match[str]) -> str:
         s = m.group(0)

@@ -102,6 +102,7 @@ TRICKY = [
     "9" * 400 + "m " + "0" * 300 + "1.5m",
     "percentage per cent percent PER CENT per  cent super cent (per cent) per centum",
     "é one éone twentyé-one twenty-é",
+    "700亿千瓦时 3二百五十 5.百亿 1.1亿亿 0.07亿 ٣.٥万 1.0000000000000000001万 0亿亿亿亿亿亿亿亿亿 4.1m 9.99999999999999999bn",
 ]
 
 _ALPHABET = [

@@ -28,6 +28,11 @@ from neardup.text.normalize import numbers_as_digits
         ("a £9.4m deal, £9.4 million, 3bn and 2 Thousand", "a £9400000 deal, £9400000, 3000000000 and 2000"),
         ("76 per cent, 76 percent, 76%, a percentage", "76%, 76%, 76%, a percentage"),
         ("someone, one-off, twenty-seventeen, x5m", "someone, 1-off, 20-17, x5m"),
+        # exact, where a float is not (1.1 x 10^8 is 110000000.00000001 as a float)
+        ("超1.1亿人，0.07亿，1.25万，1.00001万", "超110000000人，7000000，12500，1.00001万"),
+        ("£4.1m and 8.2 million", "£4100000 and 8200000"),
+        # 亿千 is the end of 700亿 and the start of 千瓦, not a numeral of its own
+        ("发电700亿千瓦时，3二百五十", "发电70000000000千瓦时，3二百五十"),
     ],
 )
 def test_each_rewrite(text: str, want: str) -> None:
