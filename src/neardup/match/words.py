@@ -45,10 +45,29 @@ def word_key(word: str) -> int:
     return h & ~1
 
 
+def _profiles(cps: np.ndarray) -> np.ndarray:
+    """``_profile`` of many code points at once (uint64 arithmetic wraps as the kernels' does)."""
+    x = cps.astype(np.uint64) + np.uint64(_P)
+    x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return (x ^ (x >> np.uint64(31))) >> np.uint64(36)
+
+
 def _word_keys() -> np.ndarray:
-    rows = files("neardup").joinpath("data/words_zh.tsv").read_text(encoding="utf-8").splitlines()
-    keys = {word_key(w) | (k == "w") for w, _, k in (r.partition("\t") for r in rows if r and r[0] != "#")}
-    return np.array(sorted(keys), np.uint64)
+    text = files("neardup").joinpath("data/words_zh.tsv").read_text(encoding="utf-8")
+    rows = [r for r in text.splitlines() if r and r[0] != "#"]
+    words = [r[:-2] for r in rows]  # "word\tw" or "word\tn"
+    rewrite = np.fromiter((r[-1] == "w" for r in rows), np.bool_, len(rows))
+    # the words' code points in a table padded with 0, hashed column by column (``word_key``)
+    longest = max(map(len, words))
+    padded = "".join(w.ljust(longest, "\0") for w in words).encode("utf-32-le")
+    prof = _profiles(np.frombuffer(padded, np.uint32).reshape(len(words), longest))
+    lengths = np.fromiter(map(len, words), np.int64, len(words))
+    h = np.ones(len(words), np.uint64)
+    with np.errstate(over="ignore"):
+        for j in range(longest):
+            h = np.where(j < lengths, h * np.uint64(_P) + prof[:, j], h)
+    return np.unique((h & ~np.uint64(1)) | rewrite.astype(np.uint64))
 
 
 # each pair: two characters that name opposite things (opening and closing, rising and falling,
