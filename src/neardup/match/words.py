@@ -50,7 +50,8 @@ def _profiles(cps: np.ndarray) -> np.ndarray:
     x = cps.astype(np.uint64) + np.uint64(_P)
     x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
     x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    return (x ^ (x >> np.uint64(31))) >> np.uint64(36)
+    out: np.ndarray = (x ^ (x >> np.uint64(31))) >> np.uint64(36)
+    return out
 
 
 def _word_keys() -> np.ndarray:
