@@ -78,6 +78,8 @@ enum { SLOTS, ENTRIES, XKEYS, CKEYS, STAMPS };
 #define T_HASH 0x0FFFFFFFu
 #define T_P 0x9E3779B97F4A7C15ull
 #define T_SHORT 16
+#define T_OCCASION_RUN 80 /* text.py _OCCASION_RUN, _OCCASION_FIGURES */
+#define T_OCCASION_FIGURES 2
 #define T_ALIGN 64
 #define T_GAP 2
 
@@ -958,7 +960,7 @@ static void text_evidence(const uint32_t *a, int64_t na, const uint32_t *b, int6
     /* substitutions: an uncovered run of a right after a shared window, facing an uncovered run of b
      * right after the same window */
     int64_t n_swaps = 0, n_rewrites = 0, figures = 0;
-    int occ_replaced = 0;
+    int occ_replaced = 0, occ_wide = 0;
     int64_t t = w;
     while (t < na) {
         if (cov_a[t] || !cov_a[t - 1]) {
@@ -980,11 +982,17 @@ static void text_evidence(const uint32_t *a, int64_t na, const uint32_t *b, int6
                     ub += units(b[f]);
                     f++;
                 }
-                if (f < nb && ua <= T_SHORT && ub <= T_SHORT) {
+                /* an occasion replaced in place: among words, in a run of the day's figures too
+                 * ("at 1200 GMT on Monday" -> "at 1321 GMT on Tuesday") */
+                int short_ = ua <= T_SHORT && ub <= T_SHORT;
+                if (f < nb && (short_ || (2 * cjk < na && ua <= T_OCCASION_RUN && ub <= T_OCCASION_RUN))) {
                     int oa = 0, ob_ = 0;
                     for (int64_t x = t; x < e; x++) oa |= (a[x] & T_OCCASION) != 0;
                     for (int64_t x = q; x < f; x++) ob_ |= (b[x] & T_OCCASION) != 0;
-                    occ_replaced |= oa && ob_;
+                    if (short_) occ_replaced |= oa && ob_;
+                    else occ_wide |= oa && ob_;
+                }
+                if (f < nb && short_) {
                     out[5] += 1;
                     out[18] += ua;
                     out[19] += ub;
@@ -1036,7 +1044,9 @@ static void text_evidence(const uint32_t *a, int64_t na, const uint32_t *b, int6
         }
         t = e;
     }
-    if (out[8] && occ_replaced) out[8] = 2;
+    /* (a wider run counts beside other figures replaced: another day's report, where a FAQ's new
+     * version replaces its date line and version number alone) */
+    if (out[8] && (occ_replaced || (occ_wide && figures >= T_OCCASION_FIGURES))) out[8] = 2;
     /* among words, a year each text holds alone is a dateline's or a cut end's: another occasion
      * only when one year stands in place of the other's */
     if (out[8] == 1 && 2 * cjk < na) out[8] = 0;

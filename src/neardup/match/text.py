@@ -135,6 +135,11 @@ _HASH = np.uint32(0x0FFFFFFF)
 _P = np.uint64(0x9E3779B97F4A7C15)
 #: a substitution is short when neither side holds more than this many characters
 _SHORT = 16
+#: among words, facing runs of at most this many units that each hold a year, a weekday or a month
+#: replace one occasion by another (a run of the day's figures with it) when figures are replaced in
+#: _OCCASION_FIGURES places or more
+_OCCASION_RUN = 80
+_OCCASION_FIGURES = 2
 #: text replaced alike in two or more places, in units (5 words, 25 CJK characters), that names a
 #: template's subject however much else the texts differ by
 ALIKE_SUBJECT = 25
@@ -693,6 +698,7 @@ def text_evidence(a: np.ndarray, b: np.ndarray, w_cjk: int, w_latin: int) -> np.
     n_rewrites = 0
     figures = 0
     occ_replaced = False
+    occ_wide = False
     t = w
     while t < na:
         if cov_a[t] or not cov_a[t - 1]:
@@ -714,14 +720,21 @@ def text_evidence(a: np.ndarray, b: np.ndarray, w_cjk: int, w_latin: int) -> np.
                 while f < nb and not cov_b[f]:
                     ub += _units(b[f])
                     f += 1
-                if f < nb and ua <= _SHORT and ub <= _SHORT:
+                # an occasion replaced in place: among words, in a run of the day's figures too
+                # ("at 1200 GMT on Monday" -> "at 1321 GMT on Tuesday")
+                short = ua <= _SHORT and ub <= _SHORT
+                if f < nb and (short or (2 * cjk < na and ua <= _OCCASION_RUN and ub <= _OCCASION_RUN)):
                     occ_a = False
                     occ_b = False
                     for x in range(t, e):
                         occ_a = occ_a or (a[x] & _OCCASION) != 0
                     for x in range(q, f):
                         occ_b = occ_b or (b[x] & _OCCASION) != 0
-                    occ_replaced = occ_replaced or (occ_a and occ_b)
+                    if short:
+                        occ_replaced = occ_replaced or (occ_a and occ_b)
+                    else:
+                        occ_wide = occ_wide or (occ_a and occ_b)
+                if f < nb and short:
                     out[5] += 1
                     out[18] += ua
                     out[19] += ub
@@ -776,7 +789,9 @@ def text_evidence(a: np.ndarray, b: np.ndarray, w_cjk: int, w_latin: int) -> np.
                             swap_units[n_swaps] = _SWAP_TAIL
                             n_swaps += 1
         t = e
-    if out[8] and occ_replaced:
+    # (a wider run counts beside other figures replaced: another day's report, where a FAQ's new
+    # version replaces its date line and version number alone)
+    if out[8] and (occ_replaced or (occ_wide and figures >= _OCCASION_FIGURES)):
         out[8] = 2
     # among words, a year each text holds alone is a dateline's or a cut end's: another occasion
     # only when one year stands in place of the other's

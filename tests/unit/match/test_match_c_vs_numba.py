@@ -74,6 +74,45 @@ def test_rewrites_and_opposites_decide_as_numba() -> None:
     assert kinds[3, 4] == kinds[0, 5] == TEMPLATE  # opposite events, another subject
 
 
+def test_an_occasion_in_a_run_of_figures_decides_as_numba() -> None:
+    """A weekday replaced in a run of the day's figures beside other figures replaced (the next day's
+    report), and a date line with a version number replaced alone (a FAQ's new version): numba's
+    evidence and kinds."""
+    report = (
+        "Shares in the chip maker fell sharply after it warned that sales would miss forecasts for the "
+        "third quarter in a row. By {time} GMT on {day} the shares were down {drop}% at {price} pence, "
+        "valuing the company at about {value}m. The firm said it would cut costs by closing {n} of its "
+        "factories in Scotland next year. Analysts said the warning was worse than expected, although its "
+        "dividend of {div}p was not at risk and its balance sheet remained strong after the sale of its "
+        "software arm to a rival last spring for an undisclosed sum."
+    )
+    monday = report.format(
+        time="1200", day="Monday", drop="16.2", price="235.75", value="138", n="two", div="4.5"
+    )
+    tuesday = report.format(
+        time="1321", day="Tuesday", drop="18.8", price="260.3", value="152", n="three", div="5.1"
+    )
+    faq = "Questions about the recycling scheme. Last modified: {date}. Version: {v}. " + monday
+    texts = [
+        monday,
+        tuesday,
+        faq.format(date="5 April 1993", v="1.1"),
+        faq.format(date="11 December 1992", v="1.0"),
+    ]
+    sigs = signatures(texts, MatchConfig())
+    th = thresholds(MatchConfig(report_templates=True))
+
+    def decide() -> list[Any]:
+        evs = [kernels.text_evidence(sigs.profile(i), sigs.profile(j), 8, 4) for i, j in ((0, 1), (2, 3))]
+        return [(ev.tolist(), kernels.decide_text(3, ev, 0, th)) for ev in evs]
+
+    got = decide()
+    with _numba():
+        want = decide()
+    assert got == want
+    assert [kind for _, kind in got] == [TEMPLATE, NEAR]
+
+
 @contextmanager
 def _numba() -> Iterator[None]:
     """The numba kernels run inside the block (the extension hidden)."""

@@ -712,3 +712,37 @@ def test_a_report_spun_with_other_verbs_wherever_they_stand_is_its_sources_copy(
     assert compare_texts(market.format(x="上涨"), market.format(x="下跌"), cfg).kind == "template"
     session = "大会今天在省会开幕。{x}主持开幕式并讲话，{x}强调要统一思想。" + SPUN_SOURCE
     assert compare_texts(session.format(x="省长"), session.format(x="省委书记"), cfg).kind == "template"
+
+
+# written for this test: a market report, and the next day's on the same template
+MARKET = (
+    "Shares in the chip maker fell sharply in early trading after it warned that sales would miss "
+    "forecasts for the third quarter in a row. By {time} GMT on {day} the shares were down {drop}% at "
+    "{price} pence, valuing the company at about {value}m. The firm blamed weak demand from phone makers "
+    "in Asia and said it would cut costs by closing {n} of its factories in Scotland next year. "
+    "Analysts said the warning was worse than expected and that the company faced a difficult year, "
+    "although its balance sheet remained strong and its dividend of {div}p was not at risk. The chief executive "
+    "said the board remained confident in the long term strategy and expected demand to recover once "
+    "phone makers had cleared their stocks of unsold handsets, which he said would take some months."
+)
+
+
+def test_the_next_days_report_on_one_template_is_a_template_and_a_faqs_new_version_is_its_copy() -> None:
+    cfg = MatchConfig(report_templates=True)
+    monday = MARKET.format(
+        time="1200", day="Monday", drop="16.2", price="235.75", value="138", n="two", div="4.5"
+    )
+    tuesday = MARKET.format(
+        time="1321", day="Tuesday", drop="18.8", price="260.3", value="152", n="three", div="5.1"
+    )
+    # the weekday stands in a run of the day's figures (1200 GMT on Monday the shares were down
+    # 16.2%), and figures are replaced elsewhere: another day's report
+    assert compare_texts(monday, tuesday, cfg).kind == "template"
+    # a FAQ's new version: the date line and the version number replaced, nothing else
+    faq = (
+        "Frequently asked questions about the city's recycling scheme. Last modified: {date}. Version: {v}. "
+    )
+    body = monday
+    old = faq.format(date="5 April 1993", v="1.1") + body
+    new = faq.format(date="11 December 1992", v="1.0") + body
+    assert compare_texts(old, new, cfg).kind == "near"
