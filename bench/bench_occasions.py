@@ -5,7 +5,8 @@ them with their source (it should not), beside edits that keep the occasion (it 
 
 From en-bbc: every weekday named moved on a day, every month (but May) moved on a month, the day
 of a month moved, every weekday moved and every figure but years changed (another day's report);
-one weekday written "yesterday", US written U.S., British spelling written American (a repost's edits). From zh-xwlb: every date 5月6日 moved on a day,
+one weekday written "yesterday", US written U.S., contractions (don't for do not), British spelling
+written American (a repost's edits). From zh-xwlb: every date 5月6日 moved on a day,
 every figure but years changed, 中国 replaced by 俄国 (another subject); one figure (a count, an
 amount) corrected, 今天 written as a date, 的 mistyped 地 three times, amounts in 万 and 亿 written in
 digits, two or four common verbs or adverbs
@@ -100,6 +101,25 @@ SYNONYMS = {
     "进行": "开展",
     "积极": "主动",
 }
+# contractions a house style uses, written here (not read from the engine)
+CONTRACTED = {
+    "do not": "don't",
+    "does not": "doesn't",
+    "did not": "didn't",
+    "is not": "isn't",
+    "are not": "aren't",
+    "was not": "wasn't",
+    "will not": "won't",
+    "cannot": "can't",
+    "would not": "wouldn't",
+    "has not": "hasn't",
+    "have not": "haven't",
+    "it is": "it's",
+    "that is": "that's",
+    "we are": "we're",
+    "they are": "they're",
+}
+CONTRACTIBLE = re.compile(r"\b(" + "|".join(CONTRACTED) + r")\b")
 BRITISH_WORD = re.compile(r"\b(" + "|".join(AMERICAN) + r")\b")
 
 
@@ -130,6 +150,11 @@ def _en(text: str) -> dict[str, str | None]:
         else None,
         "a weekday as 'yesterday' (copy)": WEEKDAY.sub("yesterday", text, count=1) if has_day else None,
         "US written U.S. (copy)": text.replace("US ", "U.S. ") if "US " in text else None,
+        "2 or more phrases contracted, do not as don't (copy)": CONTRACTIBLE.sub(
+            lambda m: CONTRACTED[m.group()], text
+        )
+        if len(CONTRACTIBLE.findall(text)) >= 2
+        else None,
         "British spelling written American, 3 words or more (copy)": BRITISH_WORD.sub(
             lambda m: AMERICAN[m.group()], text
         )

@@ -21,7 +21,7 @@ from collections import Counter
 from difflib import SequenceMatcher
 
 from neardup.text.credits import strip_credits
-from neardup.text.normalize import abbreviations, normalize, regional_phrases, spellings, t2s_map
+from neardup.text.normalize import house_style, normalize, regional_phrases, t2s_map
 from neardup.text.sentences import split_sentences
 
 __all__ = ["added_spans", "differing_numbers", "shared_passage", "substitutions"]
@@ -62,8 +62,8 @@ _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 
 def _tokens(text: str) -> tuple[str, list[tuple[int, int]], list[str]]:
     """The normalized text, its tokens' spans and their comparison keys (traditional folded; a
-    traditional text's Taiwan phrases and U.S. read as the engine reads them)."""
-    norm = normalize(spellings(abbreviations(regional_phrases(strip_credits(text)))))
+    traditional text's Taiwan phrases and English house style read as the engine reads them)."""
+    norm = normalize(house_style(regional_phrases(strip_credits(text))))
     fold = t2s_map()
     spans, keys = [], []
     for m in _TOKEN.finditer(norm):

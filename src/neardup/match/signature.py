@@ -41,14 +41,7 @@ from neardup.fingerprint._fast import to_codepoints
 from neardup.match.config import MatchConfig
 from neardup.match.dates import NO_DAY
 from neardup.text.credits import strip_credits
-from neardup.text.normalize import (
-    abbreviations,
-    compat_map,
-    numbers_as_digits,
-    regional_phrases,
-    spellings,
-    t2s_map,
-)
+from neardup.text.normalize import compat_map, house_style, numbers_as_digits, regional_phrases, t2s_map
 
 __all__ = [
     "EMPTY32",
@@ -447,9 +440,10 @@ def prepare_texts(
     cfg = config or MatchConfig()
     n = len(texts)
     # a site's credit lines are the site's, not the article's; numbers are read one way, and Taiwan
-    # phrases as the mainland ones they stand for, U.S. as US, colour as color
+    # phrases as the mainland ones they stand for, English in one house style (U.S. as US, don't as
+    # do not, colour as color)
     cps, offsets = to_codepoints(
-        [numbers_as_digits(spellings(abbreviations(regional_phrases(strip_credits(t))))) for t in texts]
+        [numbers_as_digits(house_style(regional_phrases(strip_credits(t)))) for t in texts]
     )
     src = raw if raw is not None else texts
     exact = np.fromiter(

@@ -24,6 +24,8 @@ if _fp_c is not None and not hasattr(_fp_c, "numbers_as_digits"):  # built from 
 
 __all__ = [
     "abbreviations",
+    "contractions",
+    "house_style",
     "normalize",
     "numbers_as_digits",
     "regional_phrases",
@@ -506,3 +508,80 @@ def abbreviations(text: str) -> str:
     for dotted, plain in _ABBREVIATIONS:
         text = text.replace(dotted, plain)
     return text
+
+
+# contractions written out: n't after a letter and n, 're, 've, 'll and 'm after a letter, 's and 'd
+# after a pronoun, each before a non-letter (a possessive stays; a quotation in single quotes, 'make it
+# work', is no contraction). The pattern starts with the apostrophe, so the scan looks for that one
+# character.
+_CONTRACTION = re.compile(r"'([tT]|[rR][eE]|[vV][eE]|[lL][lL]|[mM]|[sS]|[dD])(?![A-Za-z])")
+_SUFFIXES = {"re": " are", "ve": " have", "ll": " will", "m": " am", "s": " is", "d": " would"}
+# the words whose 's is "is" (or "has") and whose 'd is "would" (or "had"), not a possessive: written
+# out one way, so "it is" and "it's" read as one (and "it has" against "it's" differ either way)
+_IS_AFTER = frozenset(["it", "that", "there", "here", "what", "who", "he", "she", "where", "how"])
+_WOULD_AFTER = frozenset(["i", "you", "he", "she", "it", "we", "they", "who", "that"])
+_CANNOT = (("cannot", "can not"), ("Cannot", "Can not"), ("CANNOT", "CAN NOT"))
+
+
+def _letter(c: str) -> bool:
+    return c.isascii() and c.isalpha()
+
+
+def contractions(text: str) -> str:
+    """``text`` with English contractions written out (don't as do not, won't as will not, we're as
+    we are, cannot as can not, it's as it is, we'd as we would), with a straight or a curly
+    apostrophe, as house styles that do not contract write them; a possessive stays, and so does a
+    quotation in single quotes.
+
+    >>> contractions("We don't think it won't work, they’re sure it's fine. I'm Ann's 'man'")
+    "We do not think it will not work, they are sure it is fine. I am Ann's 'man'"
+    """
+    if "annot" in text or "ANNOT" in text:
+        for short, full in _CANNOT:
+            text = text.replace(short, full)
+    if "’" in text:
+        text = text.replace("’", "'")
+    if "'" not in text:
+        return text
+    pieces: list[str] = []
+    last = 0
+    for m in _CONTRACTION.finditer(text):
+        at, suffix = m.start(), m.group(1)
+        if at < 2 or not _letter(text[at - 1]) or at < last:
+            continue
+        if suffix in ("t", "T"):
+            if text[at - 1] not in "nN" or not _letter(text[at - 2]):
+                continue
+            start = at - 1
+            while start > 0 and _letter(text[start - 1]):
+                start -= 1
+            word = text[start : at - 1]  # do of don't, wo of won't, ca of can't
+            if word.lower() == "wo":
+                word = "WILL" if word.isupper() else "Will" if word[0].isupper() else "will"
+            elif word.lower() == "ca":
+                word += "N" if word.isupper() else "n"
+            pieces += [text[last:start], word, " NOT" if suffix == "T" else " not"]
+        else:
+            if suffix in "sSdD":
+                start = at
+                while start > 0 and _letter(text[start - 1]):
+                    start -= 1
+                if text[start:at].lower() not in (_IS_AFTER if suffix in "sS" else _WOULD_AFTER):
+                    continue
+            full = _SUFFIXES[suffix.lower()]
+            pieces += [text[last:at], full.upper() if suffix.isupper() else full]
+        last = m.end()
+    if not pieces:
+        return text
+    pieces.append(text[last:])
+    return "".join(pieces)
+
+
+def house_style(text: str) -> str:
+    """An English text in one house style, as the signing reads it: U.S. as US (``abbreviations``),
+    contractions written out (``contractions``), British spelling as American (``spellings``).
+
+    >>> house_style("The U.S. programme doesn't work")
+    'The US program does not work'
+    """
+    return spellings(contractions(abbreviations(text)))

@@ -715,7 +715,7 @@ def test_a_report_spun_with_other_verbs_wherever_they_stand_is_its_sources_copy(
 
 
 # written for this test: a market report, and the next day's on the same template
-MARKET = (
+CHIP_REPORT = (
     "Shares in the chip maker fell sharply in early trading after it warned that sales would miss "
     "forecasts for the third quarter in a row. By {time} GMT on {day} the shares were down {drop}% at "
     "{price} pence, valuing the company at about {value}m. The firm blamed weak demand from phone makers "
@@ -729,10 +729,10 @@ MARKET = (
 
 def test_the_next_days_report_on_one_template_is_a_template_and_a_faqs_new_version_is_its_copy() -> None:
     cfg = MatchConfig(report_templates=True)
-    monday = MARKET.format(
+    monday = CHIP_REPORT.format(
         time="1200", day="Monday", drop="16.2", price="235.75", value="138", n="two", div="4.5"
     )
-    tuesday = MARKET.format(
+    tuesday = CHIP_REPORT.format(
         time="1321", day="Tuesday", drop="18.8", price="260.3", value="152", n="three", div="5.1"
     )
     # the weekday stands in a run of the day's figures (1200 GMT on Monday the shares were down

@@ -1,4 +1,5 @@
-"""British and American spelling read as one: a repost in the other spelling is its source's copy."""
+"""English house styles read as one (British and American spelling, contractions): a repost in the
+other style is its source's copy."""
 
 from __future__ import annotations
 
@@ -7,7 +8,15 @@ import random
 import pytest
 
 from neardup.match import compare_texts
-from neardup.text.normalize import _fp_c, _spellings_py, _word_bits, spellings, spellings_table
+from neardup.text.normalize import (
+    _fp_c,
+    _spellings_py,
+    _word_bits,
+    contractions,
+    house_style,
+    spellings,
+    spellings_table,
+)
 
 # written for this test: the same report in British and in American spelling; "metres" and
 # "favourites" stand in two places each, as a template's subject would
@@ -90,3 +99,34 @@ def test_the_word_reader_in_c_reads_as_python() -> None:
         _fp_c.words("colour", b"", spellings_table())
     with pytest.raises(TypeError):  # a value that is not a str is refused, not written
         _fp_c.words("colour", _word_bits(), {"colour": 1})
+
+
+# written for this test: a report without contractions, and the same report in a house style that uses them
+FULL = (
+    "The minister said the government would not change its plans. We are not going to back down, and we "
+    "cannot afford to wait, she told reporters. It is a question of trust, and I am sure voters will not "
+    "forget it. Officials said they do not expect the vote before the summer, and that they have not yet "
+    "seen the final text. The opposition's leader said it is the wrong plan and that she would vote against it."
+)
+CONTRACTED = (
+    "The minister said the government wouldn't change its plans. We're not going to back down, and we "
+    "can't afford to wait, she told reporters. It's a question of trust, and I'm sure voters won't "
+    "forget it. Officials said they don't expect the vote before the summer, and that they haven't yet "
+    "seen the final text. The opposition's leader said it's the wrong plan and that she'd vote against it."
+)
+
+
+def test_a_repost_with_contractions_is_its_sources_copy() -> None:
+    assert compare_texts(FULL, CONTRACTED).kind == "content"
+    assert compare_texts(FULL, CONTRACTED.replace("'", "\u2019")).kind == "content"  # curly apostrophes
+
+
+def test_contractions_are_written_out_and_possessives_and_quotations_stay() -> None:
+    assert (
+        contractions("Don't, WON'T, can't, Cannot, they'll, we've, I'm")
+        == "Do not, WILL NOT, can not, Can not, they will, we have, I am"
+    )
+    # a possessive, a quotation in single quotes, 'd and 's after a name, a word ending in n before 't
+    kept = "Ann's car, the 'man' said, Tom'd, Jo's, 'twas, n't, '70s"
+    assert contractions(kept) == kept
+    assert house_style("The U.S. programme doesn't work") == "The US program does not work"
