@@ -1828,6 +1828,25 @@ static PyObject *py_numbers_as_digits(PyObject *self, PyObject *text) {
  * a key may start, for the lengths keys starting so have. The text itself is returned when nothing
  * is replaced. */
 
+/* the text rebuilt from its replaced pieces and the rest from ``last`` (a new reference; the text
+ * itself when nothing was replaced); NULL with an exception set on failure */
+static PyObject *join_pieces(PyObject *text, PyObject *pieces, Py_ssize_t last) {
+    if (!pieces) {
+        Py_INCREF(text);
+        return text;
+    }
+    PyObject *tail = PyUnicode_Substring(text, last, PyUnicode_GET_LENGTH(text));
+    if (!tail) return NULL;
+    int bad = PyList_Append(pieces, tail) < 0;
+    Py_DECREF(tail);
+    if (bad) return NULL;
+    PyObject *empty = PyUnicode_FromStringAndSize("", 0);
+    if (!empty) return NULL;
+    PyObject *out = PyUnicode_Join(empty, pieces);
+    Py_DECREF(empty);
+    return out;
+}
+
 /* the next place from i whose character is set in bits (n: none) */
 static Py_ssize_t next_first(int kind, const void *data, Py_ssize_t n, Py_ssize_t i, const uint8_t *bits) {
     if (kind == PyUnicode_2BYTE_KIND) {
@@ -1891,20 +1910,7 @@ static PyObject *py_phrases(PyObject *self, PyObject *args) {
         }
         i += took ? took : 1;
     }
-    if (!pieces) {
-        Py_INCREF(text);
-        out = text;
-        goto done;
-    }
-    PyObject *tail = PyUnicode_Substring(text, last, PyUnicode_GET_LENGTH(text));
-    if (!tail) goto done;
-    int bad = PyList_Append(pieces, tail) < 0;
-    Py_DECREF(tail);
-    if (bad) goto done;
-    PyObject *empty = PyUnicode_FromStringAndSize("", 0);
-    if (!empty) goto done;
-    out = PyUnicode_Join(empty, pieces);
-    Py_DECREF(empty);
+    out = join_pieces(text, pieces, last);
 done:
     Py_XDECREF(pieces);
     PyBuffer_Release(&firsts);
@@ -1999,20 +2005,7 @@ static PyObject *py_words(PyObject *self, PyObject *args) {
         if (bad) goto done;
         last = i;
     }
-    if (!pieces) {
-        Py_INCREF(text);
-        out = text;
-        goto done;
-    }
-    PyObject *tail = PyUnicode_Substring(text, last, n);
-    if (!tail) goto done;
-    int bad = PyList_Append(pieces, tail) < 0;
-    Py_DECREF(tail);
-    if (bad) goto done;
-    PyObject *empty = PyUnicode_FromStringAndSize("", 0);
-    if (!empty) goto done;
-    out = PyUnicode_Join(empty, pieces);
-    Py_DECREF(empty);
+    out = join_pieces(text, pieces, last);
 done:
     Py_XDECREF(pieces);
     PyBuffer_Release(&bitsbuf);
