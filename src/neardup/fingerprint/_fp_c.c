@@ -25,6 +25,7 @@
  *                                          what C computes exactly, the caller runs the Python one)
  * phrases(text, firsts, pairs, table) -> str   (text.normalize.regional_phrases' reading)
  * words(text, bits, table) -> str   (text.normalize.spellings' reading)
+ * contractions(text) -> str   (text.normalize.contractions' reading at the apostrophes)
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -2012,6 +2013,129 @@ done:
     return out;
 }
 
+/* ---------------------------------------------------------------------------------------------
+ * contractions (text/normalize.py _contractions_py, after its cannot and curly-apostrophe
+ * replacements): at each apostrophe, the regular expression '([tT]|[rR][eE]|[vV][eE]|[lL][lL]|[mM]|
+ * [sS]|[dD])(?![A-Za-z]) (each alternative starts with its own letter, so at most one matches), and
+ * the same conditions on the letters before it. */
+
+static inline int ascii_letter(Py_UCS4 c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+static inline Py_UCS4 ascii_lower(Py_UCS4 c) { return c >= 'A' && c <= 'Z' ? c + 32 : c; }
+
+/* the words before 's that read as "is", before 'd as "would" (normalize.py _IS_AFTER, _WOULD_AFTER) */
+static const char *IS_AFTER[] = {"it", "that", "there", "here", "what", "who", "he", "she", "where", "how", NULL};
+static const char *WOULD_AFTER[] = {"i", "you", "he", "she", "it", "we", "they", "who", "that", NULL};
+
+static int word_in(int kind, const void *data, Py_ssize_t s, Py_ssize_t e, const char **list) {
+    for (int k = 0; list[k]; k++) {
+        Py_ssize_t n = (Py_ssize_t)strlen(list[k]), j = 0;
+        if (n != e - s) continue;
+        while (j < n && ascii_lower(PyUnicode_READ(kind, data, s + j)) == (Py_UCS4)list[k][j]) j++;
+        if (j == n) return 1;
+    }
+    return 0;
+}
+
+static int add_piece(PyObject *pieces, PyObject *piece) {
+    if (!piece) return -1;
+    int bad = PyList_Append(pieces, piece) < 0;
+    Py_DECREF(piece);
+    return bad ? -1 : 0;
+}
+
+static PyObject *py_contractions(PyObject *self, PyObject *text) {
+    if (!PyUnicode_Check(text)) {
+        PyErr_Format(PyExc_TypeError, "contractions: expected str, got %.100s", Py_TYPE(text)->tp_name);
+        return NULL;
+    }
+    int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text), last = 0;
+    PyObject *pieces = NULL;
+#define AT(i) ((i) < n ? PyUnicode_READ(kind, data, (i)) : 0)
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (kind == PyUnicode_1BYTE_KIND) { /* most English texts: jump to the next apostrophe */
+            const char *hit = memchr((const char *)data + i, '\'', (size_t)(n - i));
+            if (!hit) break;
+            i = hit - (const char *)data;
+        } else if (PyUnicode_READ(kind, data, i) != '\'') {
+            continue;
+        }
+        Py_UCS4 c1 = ascii_lower(AT(i + 1)), c2 = ascii_lower(AT(i + 2));
+        Py_ssize_t len = 0; /* the suffix's letters */
+        if (c1 == 't' || c1 == 'm' || c1 == 's' || c1 == 'd') len = 1;
+        else if ((c1 == 'r' && c2 == 'e') || (c1 == 'v' && c2 == 'e') || (c1 == 'l' && c2 == 'l')) len = 2;
+        if (!len || ascii_letter(AT(i + 1 + len))) continue;
+        Py_ssize_t end = i + 1 + len;
+        if (i < 2 || !ascii_letter(PyUnicode_READ(kind, data, i - 1))) {
+            i = end - 1;
+            continue;
+        }
+        Py_UCS4 first = PyUnicode_READ(kind, data, i + 1);
+        int upper = len == 1 ? (first >= 'A' && first <= 'Z')
+                             : (first >= 'A' && first <= 'Z') && AT(i + 2) >= 'A' && AT(i + 2) <= 'Z';
+        Py_ssize_t start = i;
+        while (start > 0 && ascii_letter(PyUnicode_READ(kind, data, start - 1))) start--;
+        if (!pieces && !(pieces = PyList_New(0))) return NULL;
+        if (c1 == 't') {
+            Py_UCS4 nn = PyUnicode_READ(kind, data, i - 1);
+            if ((nn != 'n' && nn != 'N') || !ascii_letter(PyUnicode_READ(kind, data, i - 2))) {
+                i = end - 1;
+                continue;
+            }
+            /* the word before n't: do of don't, wo of won't (will), ca of can't (can) */
+            Py_ssize_t w0 = start, w1 = i - 1;
+            int all_upper = 1;
+            for (Py_ssize_t j = w0; j < w1; j++) {
+                Py_UCS4 x = PyUnicode_READ(kind, data, j);
+                all_upper = all_upper && x >= 'A' && x <= 'Z';
+            }
+            int two = w1 - w0 == 2;
+            Py_UCS4 l0 = two ? ascii_lower(PyUnicode_READ(kind, data, w0)) : 0;
+            Py_UCS4 l1 = two ? ascii_lower(PyUnicode_READ(kind, data, w0 + 1)) : 0;
+            PyObject *word;
+            if (l0 == 'w' && l1 == 'o') {
+                Py_UCS4 w = PyUnicode_READ(kind, data, w0);
+                word = PyUnicode_FromString(all_upper ? "WILL" : (w >= 'A' && w <= 'Z') ? "Will" : "will");
+            } else if (l0 == 'c' && l1 == 'a') {
+                PyObject *ca = PyUnicode_Substring(text, w0, w1);
+                word = ca ? PyUnicode_FromFormat("%U%s", ca, all_upper ? "N" : "n") : NULL;
+                Py_XDECREF(ca);
+            } else {
+                word = PyUnicode_Substring(text, w0, w1);
+            }
+            if (add_piece(pieces, PyUnicode_Substring(text, last, w0)) < 0 || add_piece(pieces, word) < 0 ||
+                add_piece(pieces, PyUnicode_FromString(first == 'T' ? " NOT" : " not")) < 0)
+                goto fail;
+        } else {
+            if ((c1 == 's' || c1 == 'd') && !word_in(kind, data, start, i, c1 == 's' ? IS_AFTER : WOULD_AFTER)) {
+                i = end - 1;
+                continue;
+            }
+            const char *full = c1 == 'r' ? (upper ? " ARE" : " are")
+                             : c1 == 'v' ? (upper ? " HAVE" : " have")
+                             : c1 == 'l' ? (upper ? " WILL" : " will")
+                             : c1 == 'm' ? (upper ? " AM" : " am")
+                             : c1 == 's' ? (upper ? " IS" : " is")
+                                         : (upper ? " WOULD" : " would");
+            if (add_piece(pieces, PyUnicode_Substring(text, last, i)) < 0 ||
+                add_piece(pieces, PyUnicode_FromString(full)) < 0)
+                goto fail;
+        }
+        last = end;
+        i = end - 1;
+    }
+#undef AT
+    {
+        PyObject *out = join_pieces(text, pieces, last);
+        Py_XDECREF(pieces);
+        return out;
+    }
+fail:
+    Py_XDECREF(pieces);
+    return NULL;
+}
+
 static PyMethodDef methods[] = {
     {"normalize", py_normalize, METH_VARARGS, "_fast._normalize_kernel: the code points as a bytearray."},
     {"shingle_into", py_shingle_into, METH_VARARGS, "_fast._shingle_kernel into given arrays."},
@@ -2027,6 +2151,7 @@ static PyMethodDef methods[] = {
     {"numbers_as_digits", py_numbers_as_digits, METH_O, "text.normalize.numbers_as_digits (None: not exact in C)."},
     {"phrases", py_phrases, METH_VARARGS, "text.normalize.regional_phrases' reading of a phrase table."},
     {"words", py_words, METH_VARARGS, "text.normalize.spellings' reading of a word table."},
+    {"contractions", py_contractions, METH_O, "text.normalize.contractions' reading at the apostrophes."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -543,6 +543,14 @@ def contractions(text: str) -> str:
         text = text.replace("’", "'")
     if "'" not in text:
         return text
+    if _fp_c is not None and hasattr(_fp_c, "contractions"):
+        return str(_fp_c.contractions(text))
+    return _contractions_py(text)
+
+
+def _contractions_py(text: str) -> str:
+    """``contractions``' reading at the apostrophes in Python: the reference of ``_fp_c.contractions``
+    and the fallback without it."""
     pieces: list[str] = []
     last = 0
     for m in _CONTRACTION.finditer(text):

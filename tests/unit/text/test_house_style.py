@@ -9,6 +9,7 @@ import pytest
 
 from neardup.match import compare_texts
 from neardup.text.normalize import (
+    _contractions_py,
     _fp_c,
     _spellings_py,
     _word_bits,
@@ -130,3 +131,26 @@ def test_contractions_are_written_out_and_possessives_and_quotations_stay() -> N
     kept = "Ann's car, the 'man' said, Tom'd, Jo's, 'twas, n't, '70s"
     assert contractions(kept) == kept
     assert house_style("The U.S. programme doesn't work") == "The US program does not work"
+
+
+@pytest.mark.skipif(_fp_c is None, reason="built without a C compiler")
+def test_the_contraction_reader_in_c_reads_as_python() -> None:
+    rng = random.Random(3)
+    pieces = [
+        *"abntTNmMsSdDrReEvVlL' .,é\n",
+        "😀",
+        "it's",
+        "won't",
+        "WON'T",
+        "can't",
+        "CAn't",
+        "He'D",
+        "they'RE",
+    ]
+    for _ in range(20_000):
+        text = "".join(rng.choices(pieces, k=rng.randint(0, 30)))
+        if rng.random() < 0.5:
+            text = text.replace("é", "e").replace("😀", ":)")  # one byte a character, then wider
+        assert _fp_c.contractions(text) == _contractions_py(text), repr(text)
+    with pytest.raises(TypeError):
+        _fp_c.contractions(b"don't")
