@@ -11,7 +11,7 @@ import numpy as np
 from numba import njit, prange
 
 from neardup.fingerprint._fast_numba import majority_bits
-from neardup.match.text import mix64
+from neardup.match.words import mix64
 
 _P = np.uint64(0x9E3779B97F4A7C15)
 _FNV = np.uint64(0x100000001B3)

@@ -76,6 +76,7 @@ import numpy as np
 
 from neardup.match._numba_lazy import njit
 from neardup.match.words import ANTONYM_KEYS, WORD_KEYS
+from neardup.match.words import cjk_profile as _cjk_profile
 
 __all__ = ["EVIDENCE_SIZE", "LATIN_UNITS", "text_evidence"]
 
@@ -87,22 +88,6 @@ EVIDENCE_SIZE = 20
 ROW_FIELDS = np.array([2, 3, 9, 10, 8, 11, 12, 13, 14, 15, 16, 17, 5, 18, 19], np.int64)
 # substitutions of figures only (numbers on both sides) that name another occasion
 _FIGURES_OCCASION = 3
-
-
-def mix64(x: int) -> int:
-    """splitmix64's finalizer on a Python int, as the signature kernels' ``smix`` computes it (for
-    tables of tokens built at import)."""
-    m = (1 << 64) - 1
-    x &= m
-    x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & m
-    x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & m
-    return x ^ (x >> 31)
-
-
-def _cjk_profile(c: str) -> int:
-    """A CJK character's profile value without its flags: its token (its code point plus a constant,
-    mixed), top 28 bits."""
-    return mix64(ord(c) + 0x9E3779B97F4A7C15) >> 36
 
 
 # the single characters of neardup/data/stopwords_zh.txt but the places (上 下 中 里 内 外, as in 中国 and

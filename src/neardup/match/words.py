@@ -23,30 +23,37 @@ from importlib.resources import files
 
 import numpy as np
 
-__all__ = ["ANTONYM_KEYS", "WORD_KEYS", "is_rewrite", "word_key"]
+__all__ = ["ANTONYM_KEYS", "WORD_KEYS", "cjk_profile", "is_rewrite", "mix64", "word_key"]
 
 _P = 0x9E3779B97F4A7C15
 _M64 = (1 << 64) - 1
 
 
-def _profile(c: str) -> int:
-    """A CJK character's profile value without its flags (``text._cjk_profile``)."""
-    x = (ord(c) + _P) & _M64
+def mix64(x: int) -> int:
+    """splitmix64's finalizer on a Python int, as the signature kernels' ``smix`` computes it (for
+    tables of tokens built at import)."""
+    x &= _M64
     x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & _M64
     x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & _M64
-    return (x ^ (x >> 31)) >> 36
+    return x ^ (x >> 31)
+
+
+def cjk_profile(c: str) -> int:
+    """A CJK character's profile value without its flags: its token (its code point plus a constant,
+    mixed), top 28 bits."""
+    return mix64(ord(c) + _P) >> 36
 
 
 def word_key(word: str) -> int:
     """The hash of a word's characters as the evidence computes it from a profile (lowest bit clear)."""
     h = 1
     for c in word:
-        h = (h * _P + _profile(c)) & _M64
+        h = (h * _P + cjk_profile(c)) & _M64
     return h & ~1
 
 
 def _profiles(cps: np.ndarray) -> np.ndarray:
-    """``_profile`` of many code points at once (uint64 arithmetic wraps as the kernels' does)."""
+    """``cjk_profile`` of many code points at once (uint64 arithmetic wraps as the kernels' does)."""
     x = cps.astype(np.uint64) + np.uint64(_P)
     x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
     x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
@@ -84,7 +91,7 @@ _ANTONYMS = (
 def _antonym_keys() -> np.ndarray:
     keys = set()
     for pair in _ANTONYMS.split():
-        lo, hi = sorted((_profile(pair[0]), _profile(pair[1])))
+        lo, hi = sorted((cjk_profile(pair[0]), cjk_profile(pair[1])))
         keys.add(lo << 32 | hi)
     return np.array(sorted(keys), np.uint64)
 
@@ -102,7 +109,7 @@ def is_rewrite(a: str, b: str) -> bool:
         return bool(i < WORD_KEYS.shape[0] and WORD_KEYS[i] == word_key(w) | 1)
 
     def opposite(x: str, y: str) -> bool:
-        lo, hi = sorted((_profile(x), _profile(y)))
+        lo, hi = sorted((cjk_profile(x), cjk_profile(y)))
         i = np.searchsorted(ANTONYM_KEYS, np.uint64(lo << 32 | hi))
         return bool(i < ANTONYM_KEYS.shape[0] and ANTONYM_KEYS[i] == lo << 32 | hi)
 

@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from neardup.match.text import _cjk_profile
-from neardup.match.words import ANTONYM_KEYS, WORD_KEYS, _profile, is_rewrite
+from neardup.match.words import ANTONYM_KEYS, WORD_KEYS, _profiles, cjk_profile, is_rewrite
 
 
 def test_the_tables_are_sorted_and_hash_as_the_profile_does() -> None:
     assert WORD_KEYS.dtype == np.uint64 and bool(np.all(WORD_KEYS[1:] > WORD_KEYS[:-1]))
     assert ANTONYM_KEYS.shape[0] >= 70 and bool(np.all(ANTONYM_KEYS[1:] > ANTONYM_KEYS[:-1]))
-    assert all(_profile(c) == _cjk_profile(c) for c in "进行展开总统上涨下跌")
+    chars = "进行展开总统上涨下跌"
+    vectorized = _profiles(np.array([ord(c) for c in chars], np.uint32))
+    assert [int(v) for v in vectorized] == [cjk_profile(c) for c in chars]
 
 
 def test_verbs_and_adverbs_are_rewrites_names_titles_and_opposites_are_not() -> None:
