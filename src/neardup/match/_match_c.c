@@ -501,7 +501,7 @@ static void cover(const uint64_t *sa, const int64_t *oa, int64_t nwa, const uint
  * share (a sentence reworded, or a name and a date replaced, leave too little in common). Runs
  * longer than T_ALIGN tokens are left as they are. */
 static void align_run(const uint32_t *a, int64_t t, int64_t e, uint8_t *cov_a, const uint32_t *b, int64_t q,
-                      int64_t f, uint8_t *cov_b) {
+                      int64_t f, uint8_t *cov_b, int tail) {
     int64_t la = e - t, lb = f - q;
     if (la < 2 || lb < 2 || la > T_ALIGN || lb > T_ALIGN) return;
     uint8_t L[T_ALIGN + 1][T_ALIGN + 1];
@@ -513,7 +513,7 @@ static void align_run(const uint32_t *a, int64_t t, int64_t e, uint8_t *cov_a, c
             L[i][j] = (a[t + i - 1] & M) == (b[q + j - 1] & M) ? (uint8_t)(L[i - 1][j - 1] + 1)
                       : (L[i - 1][j] >= L[i][j - 1] ? L[i - 1][j] : L[i][j - 1]);
     int64_t matched = L[la][lb];
-    if (matched < 2 * ((la > lb ? la : lb) - matched)) return;
+    if (matched < (tail ? 1 : 2) * ((la > lb ? la : lb) - matched)) return;
     for (int pass = 0; pass < 2; pass++) {
         int64_t i = la, j = lb, ga = 0, gb = 0;
         while (i > 0 || j > 0) {
@@ -557,7 +557,7 @@ static void align_runs(const uint32_t *a, int64_t na, const uint64_t *wa, uint8_
             if (q < nb && !cov_b[q]) {
                 int64_t f = q;
                 while (f < nb && !cov_b[f]) f++;
-                if ((e < na) == (f < nb)) align_run(a, t, e, cov_a, b, q, f, cov_b);
+                if ((e < na) == (f < nb)) align_run(a, t, e, cov_a, b, q, f, cov_b, e == na);
             }
         }
         t = e;

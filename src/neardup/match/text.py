@@ -177,14 +177,24 @@ _GAP = 2
 
 @njit(cache=True, nogil=True)
 def _align_run(
-    a: np.ndarray, t: int, e: int, cov_a: np.ndarray, b: np.ndarray, q: int, f: int, cov_b: np.ndarray
+    a: np.ndarray,
+    t: int,
+    e: int,
+    cov_a: np.ndarray,
+    b: np.ndarray,
+    q: int,
+    f: int,
+    cov_b: np.ndarray,
+    tail: bool,
 ) -> None:  # pragma: no cover
     """Two facing uncovered runs that are one text with single tokens changed, dropped or added
     (typos or look-alike characters too close together for a window to cover the text between
     them): their tokens in common, in order, are covered, so only the changed tokens are left, as
     short substitutions. Every gap of the longest common subsequence holds at most ``_GAP`` tokens
     on each side, and the tokens in common are at least twice those the longer run does not share
-    (a sentence reworded, or a name and a date replaced, leave too little in common)."""
+    (a sentence reworded, or a name and a date replaced, leave too little in common); as many, in
+    the runs that end both texts (``tail``: no window reaches past a text's end, so a word replaced
+    in its last few tokens leaves only those few in common: 煤炭板块上涨超过3% -> 下跌超过3%)."""
     la = e - t
     lb = f - q
     if la < 2 or lb < 2 or la > _ALIGN or lb > _ALIGN:
@@ -198,7 +208,7 @@ def _align_run(
             else:
                 L[i, j] = max(L[i - 1, j], L[i, j - 1])
     matched = L[la, lb]
-    if matched < 2 * (max(la, lb) - matched):
+    if matched < (1 if tail else 2) * (max(la, lb) - matched):
         return
     for mark in range(2):
         i = la
@@ -264,7 +274,7 @@ def _align_runs(
                 while f < nb and not cov_b[f]:
                     f += 1
                 if (e < na) == (f < nb):
-                    _align_run(a, t, e, cov_a, b, q, f, cov_b)
+                    _align_run(a, t, e, cov_a, b, q, f, cov_b, e == na)
         t, e = _next_run(cov_a, e)
 
 

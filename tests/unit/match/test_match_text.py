@@ -714,6 +714,17 @@ def test_a_report_spun_with_other_verbs_wherever_they_stand_is_its_sources_copy(
     assert compare_texts(session.format(x="省长"), session.format(x="省委书记"), cfg).kind == "template"
 
 
+def test_a_word_replaced_in_a_texts_last_few_tokens_is_read_as_replaced() -> None:
+    # the last place of the opposite verbs is followed by three tokens only (超过 3%: no window
+    # reaches past the end), so the runs that end both texts are aligned on fewer tokens in common
+    cfg = MatchConfig(report_templates=True)
+    market = "今天沪深两市股指{x}，成交金额与上周基本持平。" + SPUN_SOURCE + "收盘时，煤炭板块{x}超过3%。"
+    assert compare_texts(market.format(x="上涨"), market.format(x="下跌"), cfg).kind == "template"
+    # a copy that ends with other credits stays a copy
+    ending = SPUN_SOURCE + "（记者{x}）"
+    assert compare_texts(ending.format(x="张明远"), ending.format(x="李晓华"), cfg).kind in ("near", "content")
+
+
 # written for this test: a market report, and the next day's on the same template
 CHIP_REPORT = (
     "Shares in the chip maker fell sharply in early trading after it warned that sales would miss "
