@@ -6,10 +6,10 @@ them with their source (it should not), beside edits that keep the occasion (it 
 From en-bbc: every weekday named moved on a day, every month (but May) moved on a month, the day
 of a month moved, every weekday moved and every figure but years changed (another day's report);
 one weekday written "yesterday", US written U.S., contractions (don't for do not), British spelling
-written American (a repost's edits). From zh-xwlb: every date 5月6日 moved on a day,
+written American, ordinal words as figures, dates written month first (a repost's edits). From zh-xwlb: every date 5月6日 moved on a day,
 every figure but years changed, 中国 replaced by 俄国 (another subject); one figure (a count, an
 amount) corrected, 今天 written as a date, 的 mistyped 地 three times, amounts in 万 and 亿 written in
-digits, two or four common verbs or adverbs
+digits, times written 18:04, dates and percentages written in Chinese numerals, two or four common verbs or adverbs
 swapped for synonyms wherever they stand (a rewriting site's spin) (a repost's edits). Prints the share
 merged (exact, content, near, contained) per probe.
 """
@@ -41,6 +41,11 @@ ZH_DATE = re.compile(r"(\d{1,2})月(\d{1,2})日")
 # a figure that is no date, year, session or ordinal: a count, an amount, a share
 ZH_FIGURE = re.compile(r"(?<![\d.第])\d+(?![\d.年月日号届次期周时])")
 ZH_SCALED = re.compile(r"(?<![\d.])(\d+(?:\.\d+)?)([万亿])(?![万亿])")
+ZH_CLOCK = re.compile(r"(\d{1,2})时(\d{1,2})分")
+ZH_PERCENT = re.compile(r"(?<![\d.])(\d{1,2})(?:\.(\d+))?%")
+ORDINALS = {"first": "1st", "second": "2nd", "third": "3rd", "fourth": "4th", "fifth": "5th", "tenth": "10th"}
+ORDINAL = re.compile(r"\b(" + "|".join(ORDINALS) + r")\b")
+CN_DIGITS = "〇一二三四五六七八九"
 MERGED = {"exact", "content", "near", "contained"}
 # British spellings and the American ones, written out here rather than read from the engine's table
 # (tools/make_spellings.py), so the probe tests the table and does not repeat it
@@ -150,6 +155,16 @@ def _en(text: str) -> dict[str, str | None]:
         else None,
         "a weekday as 'yesterday' (copy)": WEEKDAY.sub("yesterday", text, count=1) if has_day else None,
         "US written U.S. (copy)": text.replace("US ", "U.S. ") if "US " in text else None,
+        "ordinal words written as figures, first as 1st (copy)": ORDINAL.sub(
+            lambda m: ORDINALS[m.group()], text
+        )
+        if ORDINAL.search(text)
+        else None,
+        "dates written month first, 10 January as January 10 (copy)": DAY_OF_MONTH.sub(
+            lambda m: f"{m.group(2)} {m.group(1)}", text
+        )
+        if DAY_OF_MONTH.search(text)
+        else None,
         "2 or more phrases contracted, do not as don't (copy)": CONTRACTIBLE.sub(
             lambda m: CONTRACTED[m.group()], text
         )
@@ -161,6 +176,19 @@ def _en(text: str) -> dict[str, str | None]:
         if len(BRITISH_WORD.findall(text)) >= 3
         else None,
     }
+
+
+def _cn_small(n: int) -> str:
+    """1-99 in Chinese numerals (11 as 十一, 20 as 二十)."""
+    tens, units = divmod(n, 10)
+    return (
+        ("" if tens < 2 else CN_DIGITS[tens]) + ("十" if tens else "") + (CN_DIGITS[units] if units else "")
+    )
+
+
+def _cn_percent(m: re.Match[str]) -> str:
+    point = "点" + "".join(CN_DIGITS[int(c)] for c in m.group(2)) if m.group(2) else ""
+    return "百分之" + (_cn_small(int(m.group(1))) or "零") + point
 
 
 def _written_out(text: str) -> str | None:
@@ -191,6 +219,19 @@ def _zh(text: str) -> dict[str, str | None]:
         "2 verbs swapped for synonyms wherever they stand (copy)": _spun(text, 2),
         "4 verbs swapped for synonyms wherever they stand (copy)": _spun(text, 4),
         "今天 written as the date (copy)": text.replace("今天", "5月6日") if "今天" in text else None,
+        "times 18时04分 written 18:04 (copy)": ZH_CLOCK.sub(
+            lambda m: f"{m.group(1)}:{int(m.group(2)):02d}", text
+        )
+        if ZH_CLOCK.search(text)
+        else None,
+        "dates 5月6日 written 五月六日 (copy)": ZH_DATE.sub(
+            lambda m: f"{_cn_small(int(m.group(1)))}月{_cn_small(int(m.group(2)))}日", text
+        )
+        if ZH_DATE.search(text)
+        else None,
+        "percentages 6.1% written 百分之六点一 (copy)": ZH_PERCENT.sub(_cn_percent, text)
+        if ZH_PERCENT.search(text)
+        else None,
         "的 mistyped 地 three times (copy)": text.replace("的", "地", 3) if text.count("的") > 5 else None,
         "中国 replaced by 俄国 (template)": text.replace("中国", "俄国") if text.count("中国") >= 2 else None,
         "date moved a day (template)": ZH_DATE.sub(

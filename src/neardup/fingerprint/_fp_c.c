@@ -21,6 +21,8 @@
  * posting_pairs_count(values u64, posted bool, max_posting) -> int
  * posting_pairs_into(values u64, docs i64, posted bool, max_posting, out u64) -> int
  * xxh3_small(data) -> int or None      (XXH3-64 of up to 240 bytes; None beyond)
+ * dates_zh(text) -> str                  (text.normalize.dates_zh)
+ * mostly_cjk(text) -> bool                (more CJK characters than ASCII letters)
  * numbers_as_digits(text) -> str or None   (text.normalize.numbers_as_digits; None: a value beyond
  *                                          what C computes exactly, the caller runs the Python one)
  * phrases(text, firsts, pairs, table) -> str   (text.normalize.regional_phrases' reading)
@@ -1820,6 +1822,392 @@ static PyObject *py_numbers_as_digits(PyObject *self, PyObject *text) {
 }
 
 /* ---------------------------------------------------------------------------------------------
+ * dates_zh (text/normalize.py): Chinese dates, times, percentages and small counts in one writing,
+ * the same passes in the same order. Each pass emulates its regular expression's scan: at each
+ * place the pattern is tried (with the backtracking it has); a match is replaced when its check
+ * holds, kept as it is otherwise, and the scan goes on after it either way, as re.sub does. */
+
+/* which characters each pass needs (a BMP table, set at import) */
+#define ZD_D 0x01
+#define ZD_PCT 0x02
+#define ZD_SEP 0x04
+#define ZD_CLOCK 0x08
+#define ZD_HALF 0x10
+#define ZD_DOT 0x20
+#define ZD_HAO 0x40
+#define ZD_ZERO 0x80
+#define ZD_WEEK 0x100
+static uint16_t ZD[0x10000];
+static void zd_init(void) {
+    static const Py_UCS4 digits[12] = {0x3007, 0x96F6, 0x4E00, 0x4E8C, 0x4E24, 0x4E09,
+                                       0x56DB, 0x4E94, 0x516D, 0x4E03, 0x516B, 0x4E5D};
+    for (int i = 0; i < 12; i++) ZD[digits[i]] |= ZD_D;
+    ZD[0x4E4B] |= ZD_PCT; /* 之 */
+    ZD['-'] |= ZD_SEP;
+    ZD['/'] |= ZD_SEP;
+    ZD['.'] |= ZD_SEP;
+    ZD[':'] |= ZD_CLOCK;
+    ZD[0xFF1A] |= ZD_CLOCK;
+    ZD[0x65F6] |= ZD_CLOCK; /* 时時 */
+    ZD[0x6642] |= ZD_CLOCK;
+    ZD[0x70B9] |= ZD_CLOCK | ZD_DOT; /* 点點 */
+    ZD[0x9EDE] |= ZD_CLOCK | ZD_DOT;
+    ZD[0x534A] |= ZD_HALF;
+    ZD[0x53F7] |= ZD_HAO;
+    ZD[0x865F] |= ZD_HAO;
+    ZD['0'] |= ZD_ZERO;
+    static const Py_UCS4 week[5] = {0x661F, 0x793C, 0x79AE, 0x9031, 0x5468}; /* 星礼禮週周 */
+    for (int i = 0; i < 5; i++) ZD[week[i]] |= ZD_WEEK;
+}
+
+static inline int zd_d(Py_UCS4 c) { return c < 0x10000 && (ZD[c] & ZD_D); } /* 〇零一二两三四五六七八九 */
+static inline int zd_dp(Py_UCS4 c) { return zd_d(c) && c != 0x4E24; }              /* ... less 两 */
+static inline int zd_dot(Py_UCS4 c) { return c == 0x70B9 || c == 0x9EDE; }        /* 点點 */
+static inline int zd_shi(Py_UCS4 c) { return c == 0x65F6 || c == 0x6642; }         /* 时時 */
+static inline int zd_colon(Py_UCS4 c) { return c == ':' || c == 0xFF1A; }           /* :： */
+static inline int zd_zhong(Py_UCS4 c) { return c == 0x949F || c == 0x9418; }       /* 钟鐘 */
+static inline int zd_hao(Py_UCS4 c) { return c == 0x53F7 || c == 0x865F; }         /* 号號 */
+static int zd_unit(Py_UCS4 c) { /* 月日号號时時分秒个個名位项項家条條件岁歲天周週 */
+    static const Py_UCS4 u[] = {0x6708, 0x65E5, 0x53F7, 0x865F, 0x65F6, 0x6642, 0x5206, 0x79D2,
+                                0x4E2A, 0x500B, 0x540D, 0x4F4D, 0x9879, 0x9805, 0x5BB6, 0x6761,
+                                0x689D, 0x4EF6, 0x5C81, 0x6B72, 0x5929, 0x5468, 0x9031};
+    for (size_t k = 0; k < sizeof u / sizeof u[0]; k++)
+        if (c == u[k]) return 1;
+    return 0;
+}
+static inline int zd_after_number(const Py_UCS4 *s, Py_ssize_t i) {
+    return i > 0 && (is_dec(s[i - 1]) || s[i - 1] == '.' || cn_any(s[i - 1]));
+}
+static inline int zd_cjk_beside(const Py_UCS4 *s, Py_ssize_t n, Py_ssize_t start, Py_ssize_t end) {
+    return (start > 0 && s[start - 1] >= 0x3000) || (end < n && s[end] >= 0x3000);
+}
+static inline Py_ssize_t zd_decs(const Py_UCS4 *s, Py_ssize_t n, Py_ssize_t i) { /* \d run at i */
+    Py_ssize_t j = i;
+    while (j < n && is_dec(s[j])) j++;
+    return j - i;
+}
+static int zd_int(Ubuf *b, const Py_UCS4 *s, Py_ssize_t i, Py_ssize_t k) { /* int(s[i:i+k]) */
+    long v = 0;
+    for (Py_ssize_t j = i; j < i + k; j++) v = 10 * v + Py_UNICODE_TODECIMAL(s[j]);
+    char num[24];
+    snprintf(num, sizeof num, "%ld", v);
+    return ub_ascii(b, num);
+}
+static int zd_ch(Ubuf *b, Py_UCS4 c) { return ub_add(b, &c, 1); }
+
+/* _ZH_DIGIT_UNIT "[D]{1,2}(?=unit|[点點](?:[\d〇零一二三四五六七八九十]+分|半|钟|鐘))" */
+static int zd_unit_ahead(const Py_UCS4 *s, Py_ssize_t n, Py_ssize_t j) {
+    if (j >= n) return 0;
+    if (zd_unit(s[j])) return 1;
+    if (!zd_dot(s[j]) || j + 1 >= n) return 0;
+    Py_UCS4 c = s[j + 1];
+    if (c == 0x534A || zd_zhong(c)) return 1;
+    Py_ssize_t k = j + 1;
+    while (k < n && (is_dec(s[k]) || zd_dp(s[k]) || s[k] == 0x5341)) k++;
+    return k > j + 1 && k < n && s[k] == 0x5206;
+}
+static int zd_digit_unit(const Py_UCS4 *s, Py_ssize_t n, Ubuf *out, Py_ssize_t *last) {
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (!zd_d(s[i])) continue;
+        Py_ssize_t e = -1;
+        for (Py_ssize_t len = (i + 1 < n && zd_d(s[i + 1])) ? 2 : 1; len >= 1 && e < 0; len--)
+            if (zd_unit_ahead(s, n, i + len)) e = i + len;
+        if (e < 0) continue;
+        if (!zd_after_number(s, i)) {
+            if (nad_keep(out, s, last, i, e) < 0 || cn_value_append(out, s + i, e - i) < 0) return -1;
+        }
+        i = e - 1;
+    }
+    return 0;
+}
+
+/* _ZH_PERCENT "百分之(\d+(?:\.\d+)?|[D]+)(?:[点點]([D less 两]+|\d+))?" -> whole[.frac]% */
+static int zd_percent(const Py_UCS4 *s, Py_ssize_t n, Ubuf *out, Py_ssize_t *last) {
+    for (Py_ssize_t i = 0; i + 3 < n; i++) {
+        if (s[i] != 0x767E || s[i + 1] != 0x5206 || s[i + 2] != 0x4E4B) continue;
+        Py_ssize_t j = i + 3, w0 = j, w1, f0 = -1, f1 = -1;
+        int cn_whole = 0, cn_frac = 0;
+        Py_ssize_t k = zd_decs(s, n, j);
+        if (k > 0) {
+            j += k;
+            if (j + 1 < n && s[j] == '.' && is_dec(s[j + 1])) j += 1 + zd_decs(s, n, j + 1);
+        } else {
+            while (j < n && zd_d(s[j])) j++;
+            if (j == w0) continue;
+            cn_whole = 1;
+        }
+        w1 = j;
+        if (j + 1 < n && zd_dot(s[j])) {
+            Py_ssize_t m = j + 1;
+            while (m < n && zd_dp(s[m])) m++;
+            if (m > j + 1) {
+                cn_frac = 1;
+            } else {
+                m = j + 1 + zd_decs(s, n, j + 1);
+            }
+            if (m > j + 1) {
+                f0 = j + 1;
+                f1 = m;
+                j = m;
+            }
+        }
+        if (nad_keep(out, s, last, i, j) < 0) return -1;
+        if (cn_whole) {
+            if (cn_value_append(out, s + w0, w1 - w0) < 0) return -1;
+        } else {
+            for (Py_ssize_t m = w0; m < w1; m++)
+                if (zd_ch(out, s[m] == '.' ? '.' : (Py_UCS4)('0' + Py_UNICODE_TODECIMAL(s[m]))) < 0) return -1;
+        }
+        if (f0 >= 0) {
+            if (zd_ch(out, '.') < 0) return -1;
+            for (Py_ssize_t m = f0; m < f1; m++)
+                if (zd_ch(out, (Py_UCS4)('0' + (cn_frac ? cn_digit(s[m]) : Py_UNICODE_TODECIMAL(s[m])))) < 0)
+                    return -1;
+        }
+        if (zd_ch(out, '%') < 0) return -1;
+        i = j - 1;
+    }
+    return 0;
+}
+
+/* _ZH_DATE "(\d{4})([-/.])(\d{1,2})\2(\d{1,2})(?![\d.])[日号號]?" beside Chinese text -> 年月日 */
+static int zd_date(const Py_UCS4 *s, Py_ssize_t n, Ubuf *out, Py_ssize_t *last) {
+    for (Py_ssize_t i = 0; i + 8 <= n; i++) {
+        if (!(is_dec(s[i]) && is_dec(s[i + 1]) && is_dec(s[i + 2]) && is_dec(s[i + 3]))) continue;
+        Py_UCS4 sep = s[i + 4];
+        if (sep != '-' && sep != '/' && sep != '.') continue;
+        Py_ssize_t m0 = i + 5, ml = -1, d0, dl = -1;
+        for (Py_ssize_t len = 2; len >= 1 && ml < 0; len--) {
+            int ok = m0 + len < n;
+            for (Py_ssize_t k = 0; ok && k < len; k++) ok = is_dec(s[m0 + k]);
+            if (ok && s[m0 + len] == sep) ml = len;
+        }
+        if (ml < 0) continue;
+        d0 = m0 + ml + 1;
+        for (Py_ssize_t len = 2; len >= 1 && dl < 0; len--) {
+            int ok = d0 + len <= n;
+            for (Py_ssize_t k = 0; ok && k < len; k++) ok = is_dec(s[d0 + k]);
+            if (ok && (d0 + len == n || (!is_dec(s[d0 + len]) && s[d0 + len] != '.'))) dl = len;
+        }
+        if (dl < 0) continue;
+        Py_ssize_t e = d0 + dl;
+        if (e < n && (s[e] == 0x65E5 || zd_hao(s[e]))) e++;
+        if (!zd_after_number(s, i) && zd_cjk_beside(s, n, i, e)) {
+            if (nad_keep(out, s, last, i, e) < 0 || ub_add(out, s + i, 4) < 0 || zd_ch(out, 0x5E74) < 0 ||
+                zd_int(out, s, m0, ml) < 0 || zd_ch(out, 0x6708) < 0 || zd_int(out, s, d0, dl) < 0 ||
+                zd_ch(out, 0x65E5) < 0)
+                return -1;
+        }
+        i = e - 1;
+    }
+    return 0;
+}
+
+/* _ZH_CLOCK "(\d{1,2})(?:[点點时時](\d{1,2})分|[:：](\d{2})(?![\d:：]))" -> h时m分 (the colon form
+ * beside Chinese text only) */
+static int zd_clock(const Py_UCS4 *s, Py_ssize_t n, Ubuf *out, Py_ssize_t *last) {
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (!is_dec(s[i])) continue;
+        Py_ssize_t e = -1, hl = 0, m0 = 0, ml = 0;
+        int colon = 0;
+        for (Py_ssize_t h = (i + 1 < n && is_dec(s[i + 1])) ? 2 : 1; h >= 1 && e < 0; h--) {
+            Py_ssize_t j = i + h;
+            if (j >= n) continue;
+            if (zd_dot(s[j]) || zd_shi(s[j])) {
+                for (Py_ssize_t m = 2; m >= 1 && e < 0; m--) {
+                    int ok = j + 1 + m < n;
+                    for (Py_ssize_t k = 0; ok && k < m; k++) ok = is_dec(s[j + 1 + k]);
+                    if (ok && s[j + 1 + m] == 0x5206) {
+                        e = j + 2 + m;
+                        hl = h, m0 = j + 1, ml = m;
+                    }
+                }
+            } else if (zd_colon(s[j]) && j + 2 < n && is_dec(s[j + 1]) && is_dec(s[j + 2]) &&
+                       (j + 3 == n || (!is_dec(s[j + 3]) && !zd_colon(s[j + 3])))) {
+                e = j + 3;
+                hl = h, m0 = j + 1, ml = 2, colon = 1;
+            }
+        }
+        if (e < 0) continue;
+        if (!zd_after_number(s, i) && (!colon || zd_cjk_beside(s, n, i, e))) {
+            if (nad_keep(out, s, last, i, e) < 0 || zd_int(out, s, i, hl) < 0 || zd_ch(out, 0x65F6) < 0 ||
+                zd_int(out, s, m0, ml) < 0 || zd_ch(out, 0x5206) < 0)
+                return -1;
+        }
+        i = e - 1;
+    }
+    return 0;
+}
+
+/* _ZH_HALF "(\d{1,2})[点點时時]半" -> h时30分 */
+static int zd_half(const Py_UCS4 *s, Py_ssize_t n, Ubuf *out, Py_ssize_t *last) {
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (!is_dec(s[i])) continue;
+        Py_ssize_t e = -1, hl = 0;
+        for (Py_ssize_t h = (i + 1 < n && is_dec(s[i + 1])) ? 2 : 1; h >= 1 && e < 0; h--)
+            if (i + h + 1 < n && (zd_dot(s[i + h]) || zd_shi(s[i + h])) && s[i + h + 1] == 0x534A) e = i + h + 2, hl = h;
+        if (e < 0) continue;
+        if (!zd_after_number(s, i)) {
+            if (nad_keep(out, s, last, i, e) < 0 || zd_int(out, s, i, hl) < 0 || zd_ch(out, 0x65F6) < 0 ||
+                ub_ascii(out, "30") < 0 || zd_ch(out, 0x5206) < 0)
+                return -1;
+        }
+        i = e - 1;
+    }
+    return 0;
+}
+
+/* _ZH_HOUR "(\d{1,2})[点點](?:钟|鐘)?(?![\d分])" -> h时, after a time of day (午晨晚早上日天夜) or
+ * before 整, 许 or 左右 */
+static int zd_hour(const Py_UCS4 *s, Py_ssize_t n, Ubuf *out, Py_ssize_t *last) {
+    static const Py_UCS4 day[] = {0x5348, 0x6668, 0x665A, 0x65E9, 0x4E0A, 0x65E5, 0x5929, 0x591C};
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (!is_dec(s[i])) continue;
+        Py_ssize_t e = -1, hl = 0;
+        for (Py_ssize_t h = (i + 1 < n && is_dec(s[i + 1])) ? 2 : 1; h >= 1 && e < 0; h--) {
+            Py_ssize_t j = i + h;
+            if (j >= n || !zd_dot(s[j])) continue;
+            j++;
+            if (j < n && zd_zhong(s[j]) && (j + 1 == n || (!is_dec(s[j + 1]) && s[j + 1] != 0x5206)))
+                e = j + 1, hl = h;
+            else if (j == n || (!is_dec(s[j]) && s[j] != 0x5206))
+                e = j, hl = h;
+        }
+        if (e < 0) continue;
+        int by_day = 0;
+        for (size_t k = 0; i > 0 && k < sizeof day / sizeof day[0]; k++) by_day |= s[i - 1] == day[k];
+        int about = e < n && (s[e] == 0x6574 || s[e] == 0x8BB8 || (s[e] == 0x5DE6 && e + 1 < n && s[e + 1] == 0x53F3));
+        if ((by_day || about) && !zd_after_number(s, i)) {
+            if (nad_keep(out, s, last, i, e) < 0 || zd_int(out, s, i, hl) < 0 || zd_ch(out, 0x65F6) < 0) return -1;
+        }
+        i = e - 1;
+    }
+    return 0;
+}
+
+/* _ZH_DAY "月(\d{1,2})[号號]" -> 月\1日 */
+static int zd_day(const Py_UCS4 *s, Py_ssize_t n, Ubuf *out, Py_ssize_t *last) {
+    for (Py_ssize_t i = 0; i + 2 < n; i++) {
+        if (s[i] != 0x6708) continue;
+        Py_ssize_t e = -1;
+        for (Py_ssize_t len = 2; len >= 1 && e < 0; len--) {
+            int ok = i + 1 + len < n;
+            for (Py_ssize_t k = 0; ok && k < len; k++) ok = is_dec(s[i + 1 + k]);
+            if (ok && zd_hao(s[i + 1 + len])) e = i + 2 + len;
+        }
+        if (e < 0) continue;
+        if (nad_keep(out, s, last, e - 1, e) < 0 || zd_ch(out, 0x65E5) < 0) return -1;
+        i = e - 1;
+    }
+    return 0;
+}
+
+/* _ZH_ZERO "0(?=\d[月日时分])": dropped when it starts a number */
+static int zd_zero(const Py_UCS4 *s, Py_ssize_t n, Ubuf *out, Py_ssize_t *last) {
+    for (Py_ssize_t i = 0; i + 2 < n; i++) {
+        Py_UCS4 u = s[i + 2];
+        if (s[i] != '0' || !is_dec(s[i + 1]) || !(u == 0x6708 || u == 0x65E5 || u == 0x65F6 || u == 0x5206)) continue;
+        if (!zd_after_number(s, i) && nad_keep(out, s, last, i, i + 1) < 0) return -1;
+    }
+    return 0;
+}
+
+/* _ZH_WEEKDAY "(?:星期|礼拜|禮拜|週)([一二三四五六日天])|周天" -> 周 and the day (天 as 日) */
+static int zd_weekday(const Py_UCS4 *s, Py_ssize_t n, Ubuf *out, Py_ssize_t *last) {
+    static const Py_UCS4 days[] = {0x4E00, 0x4E8C, 0x4E09, 0x56DB, 0x4E94, 0x516D, 0x65E5, 0x5929};
+    for (Py_ssize_t i = 0; i + 1 < n; i++) {
+        Py_ssize_t d;
+        if ((s[i] == 0x661F && s[i + 1] == 0x671F) || ((s[i] == 0x793C || s[i] == 0x79AE) && s[i + 1] == 0x62DC))
+            d = i + 2;
+        else if (s[i] == 0x9031)
+            d = i + 1;
+        else if (s[i] == 0x5468 && s[i + 1] == 0x5929)
+            d = i + 1;
+        else
+            continue;
+        int ok = 0;
+        for (size_t k = 0; d < n && k < sizeof days / sizeof days[0]; k++) ok |= s[d] == days[k];
+        if (!ok) continue;
+        if (nad_keep(out, s, last, i, d + 1) < 0 || zd_ch(out, 0x5468) < 0 ||
+            zd_ch(out, s[d] == 0x5929 ? 0x65E5 : s[d]) < 0)
+            return -1;
+        i = d;
+    }
+    return 0;
+}
+
+/* mostly_cjk(text): more CJK characters (U+3000 up) than ASCII letters: a Chinese text, whose
+ * English dates are left as they are */
+static PyObject *py_mostly_cjk(PyObject *self, PyObject *text) {
+    if (!PyUnicode_Check(text)) {
+        PyErr_Format(PyExc_TypeError, "mostly_cjk: expected str, got %.100s", Py_TYPE(text)->tp_name);
+        return NULL;
+    }
+    if (PyUnicode_KIND(text) == PyUnicode_1BYTE_KIND) Py_RETURN_FALSE;
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text), cjk = 0, letters = 0;
+    int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Py_UCS4 c = PyUnicode_READ(kind, data, i);
+        cjk += c >= 0x3000;
+        letters += ((c | 32) >= 'a' && (c | 32) <= 'z');
+    }
+    return PyBool_FromLong(cjk > letters);
+}
+
+static PyObject *py_dates_zh(PyObject *self, PyObject *text) {
+    if (!PyUnicode_Check(text)) {
+        PyErr_Format(PyExc_TypeError, "dates_zh: expected str, got %.100s", Py_TYPE(text)->tp_name);
+        return NULL;
+    }
+    /* every pass needs a character from U+3000 up (a unit, a numeral, 百分之, or one beside) */
+    if (PyUnicode_KIND(text) == PyUnicode_1BYTE_KIND || PyUnicode_MAX_CHAR_VALUE(text) < 0x3000)
+        return Py_NewRef(text);
+    /* what each pass needs to find anything (the passes before it write none of these but digits
+     * and 时分年月日: the zeros' pass runs after any rewrite) */
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+    int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    unsigned f = 0;
+    if (kind == PyUnicode_2BYTE_KIND) {
+        const Py_UCS2 *t = data;
+        for (Py_ssize_t i = 0; i < n; i++) f |= ZD[t[i]];
+    } else {
+        for (Py_ssize_t i = 0; i < n; i++) {
+            Py_UCS4 c = PyUnicode_READ(kind, data, i);
+            if (c < 0x10000) f |= ZD[c];
+        }
+    }
+    int d = f & ZD_D, pct = f & ZD_PCT, sep = f & ZD_SEP, clock = f & ZD_CLOCK, half = f & ZD_HALF,
+        dot = f & ZD_DOT, hao = f & ZD_HAO, zero = f & ZD_ZERO, week = f & ZD_WEEK;
+    Py_UCS4 *cur = PyUnicode_AsUCS4Copy(text);
+    if (cur == NULL) return NULL;
+    Py_ssize_t curn = n;
+    int changed = 0, r = 0;
+    nad_pass passes[9] = {d ? zd_digit_unit : NULL,  pct ? zd_percent : NULL, sep ? zd_date : NULL,
+                          clock ? zd_clock : NULL,   half ? zd_half : NULL,   dot ? zd_hour : NULL,
+                          hao ? zd_day : NULL,       zd_zero,                 week ? zd_weekday : NULL};
+    for (int p = 0; p < 9 && r == 0; p++) {
+        if (passes[p] == NULL || (p == 7 && !zero && !changed)) continue;
+        Ubuf out = {NULL, 0, 0};
+        Py_ssize_t last = 0;
+        r = passes[p](cur, curn, &out, &last);
+        if (r == 0 && out.p != NULL && ub_add(&out, cur + last, curn - last) < 0) r = -1;
+        if (r == 0 && out.p != NULL) {
+            PyMem_Free(cur);
+            cur = out.p;
+            curn = out.n;
+            changed = 1;
+        } else {
+            PyMem_Free(out.p);
+        }
+    }
+    PyObject *res = r < 0 ? NULL : !changed ? Py_NewRef(text) : PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, cur, curn);
+    PyMem_Free(cur);
+    return res;
+}
+
+/* ---------------------------------------------------------------------------------------------
  * phrases (text/normalize.py regional_phrases): each phrase of ``table`` (str -> str, keys of 2 to
  * 255 characters) replaced by its value, leftmost first and the longest at a place, as a regular
  * expression of the keys longest first does. A place is tried only when its character is set in
@@ -2149,6 +2537,8 @@ static PyMethodDef methods[] = {
     {"posting_pairs_into", py_posting_pairs_into, METH_VARARGS, "match.candidates._posting_pairs into out."},
     {"xxh3_small", py_xxh3_small, METH_VARARGS, "XXH3-64 of up to 240 bytes (None beyond)."},
     {"numbers_as_digits", py_numbers_as_digits, METH_O, "text.normalize.numbers_as_digits (None: not exact in C)."},
+    {"dates_zh", py_dates_zh, METH_O, "text.normalize.dates_zh."},
+    {"mostly_cjk", py_mostly_cjk, METH_O, "More CJK characters than ASCII letters."},
     {"phrases", py_phrases, METH_VARARGS, "text.normalize.regional_phrases' reading of a phrase table."},
     {"words", py_words, METH_VARARGS, "text.normalize.spellings' reading of a word table."},
     {"contractions", py_contractions, METH_O, "text.normalize.contractions' reading at the apostrophes."},
@@ -2173,5 +2563,6 @@ PyMODINIT_FUNC PyInit__fp_c(void) {
     GE = smix(0x4E2AULL + SP);  /* 个 */
     nad_init();
     en_init();
+    zd_init();
     return PyModule_Create(&module);
 }

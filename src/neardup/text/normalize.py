@@ -25,9 +25,12 @@ if _fp_c is not None and not hasattr(_fp_c, "numbers_as_digits"):  # built from 
 __all__ = [
     "abbreviations",
     "contractions",
+    "dates_en",
+    "dates_zh",
     "house_style",
     "normalize",
     "numbers_as_digits",
+    "ordinals_table",
     "regional_phrases",
     "spellings",
     "spellings_table",
@@ -180,13 +183,23 @@ def _fnv1a(word: str) -> int:
     return h
 
 
-@cache
-def _word_bits() -> bytes:
+def _bits(table: dict[str, str]) -> bytes:
     bits = bytearray(_WORD_BITS // 8)
-    for word in spellings_table():
+    for word in table:
         h = _fnv1a(word) & (_WORD_BITS - 1)
         bits[h >> 3] |= 1 << (h & 7)
     return bytes(bits)
+
+
+@cache
+def _house_words() -> dict[str, str]:
+    """What ``house_style`` reads as another word: British spellings and ordinal words."""
+    return spellings_table() | ordinals_table()
+
+
+@cache
+def _word_bits(house: bool = False) -> bytes:
+    return _bits(_house_words() if house else spellings_table())
 
 
 def _cased(word: str, value: str) -> str:
@@ -195,9 +208,7 @@ def _cased(word: str, value: str) -> str:
     return value.capitalize() if word[0].isupper() else value
 
 
-def _spellings_py(text: str) -> str:
-    table = spellings_table()
-
+def _words_py(text: str, table: dict[str, str]) -> str:
     def one(m: re.Match[str]) -> str:
         word, start, end = m.group(), m.start(), m.end()
         value = table.get(word.lower())
@@ -212,6 +223,15 @@ def _spellings_py(text: str) -> str:
     return _ASCII_WORD.sub(one, text)
 
 
+def _words(text: str, house: bool) -> str:
+    """Each whole word of ASCII letters in the table replaced, in its case: in C (``_fp_c.words``, a
+    hash test per letter) when it is built."""
+    table = _house_words() if house else spellings_table()
+    if _fp_c is not None and hasattr(_fp_c, "words"):
+        return str(_fp_c.words(text, _word_bits(house), table))
+    return _words_py(text, table)
+
+
 def spellings(text: str) -> str:
     """An English text in American spelling: each word of ``spellings_table`` (a whole word of ASCII
     letters, in any case) replaced by its American form, so a repost in the other spelling reads as
@@ -221,9 +241,7 @@ def spellings(text: str) -> str:
     >>> spellings("The Labour programme's colour, CENTRE and Montréal")
     "The Labor program's color, CENTER and Montréal"
     """
-    if _fp_c is not None and hasattr(_fp_c, "words"):
-        return str(_fp_c.words(text, _word_bits(), spellings_table()))
-    return _spellings_py(text)
+    return _words(text, house=False)
 
 
 _CN_DIGIT = {
@@ -376,11 +394,273 @@ def numbers_as_digits(text: str) -> str:
     """
     if "萬" in text or "億" in text or "兩" in text or "屆" in text:
         text = text.translate(_TRADITIONAL_NUMERALS)
-    if _fp_c is not None:
-        out: str | None = _fp_c.numbers_as_digits(text)
-        if out is not None:
-            return out
-    return _numbers_as_digits_py(text)
+    out: str | None = None if _fp_c is None else _fp_c.numbers_as_digits(text)
+    return _dates(_numbers_as_digits_py(text) if out is None else out)
+
+
+def _dates(text: str) -> str:
+    """Dates and times read one way (after the numbers): ``dates_en`` unless the text is mostly CJK,
+    then ``dates_zh``."""
+    return dates_zh(text if _mostly_cjk(text) else dates_en(text))
+
+
+def _dates_py(text: str) -> str:
+    """``_dates`` in Python alone: the reference of its C passes."""
+    return _dates_zh_py(text if _mostly_cjk_py(text) else dates_en(text))
+
+
+def _numbers_and_dates_py(text: str) -> str:
+    """``numbers_as_digits`` in Python alone (no C pass): the reference the C passes are pinned to."""
+    return _dates_py(_numbers_as_digits_py(text.translate(_TRADITIONAL_NUMERALS)))
+
+
+def _mostly_cjk(text: str) -> bool:
+    """More CJK characters (U+3000 up) than ASCII letters: a Chinese text (its English dates stay)."""
+    if text.isascii():
+        return False
+    if _fp_c is not None and hasattr(_fp_c, "mostly_cjk"):
+        return bool(_fp_c.mostly_cjk(text))
+    return _mostly_cjk_py(text)
+
+
+def _mostly_cjk_py(text: str) -> bool:
+    return not text.isascii() and sum(c >= "\u3000" for c in text) > len(_ASCII_LETTER.findall(text))
+
+
+# Dates, times and ordinals written another way, read one way, so that a repost that writes them its
+# own way differs in nothing (a word replaced alike wherever it stands otherwise reads as a template's
+# subject). Chinese, once the numerals with a place unit are digits: a digit character before a date
+# or time unit or a measure word (五月六日 -> 5月6日, 三个 -> 3个), 百分之 and its number as % (百分之六点一
+# -> 6.1%), a time of day as 时 and 分 (18:04, 18点04分 and 18時4分 -> 18时4分; 10点半 -> 10时30分), a
+# date written with - / or . beside Chinese text as 年月日, 号 after a month as 日, a month's, day's,
+# hour's or minute's leading zero dropped, 星期 and 礼拜 as 周. These patterns are the reference of
+# ``_fp_c.dates_zh`` (which emulates each one's scan); what precedes a match is checked in its
+# replacement.
+_ZH_NUMERALS = "〇零一二两三四五六七八九十百千万亿"
+_ZH_DIGIT_UNIT = re.compile(
+    r"[〇零一二两三四五六七八九]{1,2}"
+    r"(?=[月日号號时時分秒个個名位项項家条條件岁歲天周週]|[点點](?:[\d〇零一二三四五六七八九十]+分|半|钟|鐘))"
+)
+_ZH_PERCENT = re.compile(
+    r"百分之(\d+(?:\.\d+)?|[〇零一二两三四五六七八九]+)(?:[点點]([〇零一二三四五六七八九]+|\d+))?"
+)
+_ZH_CLOCK = re.compile(r"(\d{1,2})(?:[点點时時](\d{1,2})分|[:：](\d{2})(?![\d:：]))")
+_ZH_HALF = re.compile(r"(\d{1,2})[点點时時]半")
+_ZH_HOUR = re.compile(r"(\d{1,2})[点點](?:钟|鐘)?(?![\d分])")
+_ZH_DATE = re.compile(r"(\d{4})([-/.])(\d{1,2})\2(\d{1,2})(?![\d.])[日号號]?")
+_ZH_DAY = re.compile(r"月(\d{1,2})[号號]")
+_ZH_ZERO = re.compile(r"0(?=\d[月日时分])")
+_ZH_WEEKDAY = re.compile(r"(?:星期|礼拜|禮拜|週)([一二三四五六日天])|周天")
+_ZH_HOUR_BEFORE = "午晨晚早上日天夜"
+
+
+def _cjk_beside(text: str, start: int, end: int) -> bool:
+    """A CJK character or punctuation mark (U+3000 and up) just before ``start`` or at ``end``."""
+    return (start > 0 and text[start - 1] >= "\u3000") or (end < len(text) and text[end] >= "\u3000")
+
+
+def _after_number(text: str, start: int) -> bool:
+    """``start`` follows a digit, a point or a Chinese numeral: inside a number, not its start."""
+    return start > 0 and (
+        text[start - 1].isdecimal() or text[start - 1] == "." or text[start - 1] in _ZH_NUMERALS
+    )
+
+
+def dates_zh(text: str) -> str:
+    """Chinese dates, times, percentages and small counts in one writing (run once the numerals
+    with a place unit are digits, as ``numbers_as_digits`` does).
+
+    >>> dates_zh("五月六日下午三点半，2020-05-06 18:04，百分之六点一，星期天，三个")
+    '5月6日下午3时30分，2020年5月6日 18时4分，6.1%，周日，3个'
+    """
+    if _fp_c is not None and hasattr(_fp_c, "dates_zh"):
+        return str(_fp_c.dates_zh(text))
+    return _dates_zh_py(text)
+
+
+def _dates_zh_py(text: str) -> str:
+    """``dates_zh`` in Python: the reference of ``_fp_c.dates_zh``. Every rewrite needs a character
+    from U+3000 up (a unit, a numeral, or one beside the date)."""
+    if not text or max(text) < "\u3000":
+        return text
+    out = text
+
+    def digits(m: re.Match[str]) -> str:
+        return m.group() if _after_number(out, m.start()) else _cn_value(m.group())
+
+    def percent(m: re.Match[str]) -> str:
+        whole, frac = m.group(1), m.group(2)
+        whole = _ascii_digits(whole) if whole[0].isdecimal() else _cn_value(whole)
+        if not frac:
+            return f"{whole}%"
+        frac = _ascii_digits(frac) if frac[0].isdecimal() else "".join(str(_CN_DIGIT[c]) for c in frac)
+        return f"{whole}.{frac}%"
+
+    def clock(m: re.Match[str]) -> str:
+        if _after_number(out, m.start()) or (
+            m.group(3) is not None and not _cjk_beside(out, m.start(), m.end())
+        ):
+            return m.group()
+        return f"{int(m.group(1))}时{int(m.group(2) or m.group(3))}分"
+
+    def half(m: re.Match[str]) -> str:
+        return m.group() if _after_number(out, m.start()) else f"{int(m.group(1))}时30分"
+
+    def hour(m: re.Match[str]) -> str:
+        s, e = m.start(), m.end()
+        by_day = s > 0 and out[s - 1] in _ZH_HOUR_BEFORE
+        about = out.startswith(("整", "许", "左右"), e)
+        return f"{int(m.group(1))}时" if (by_day or about) and not _after_number(out, s) else m.group()
+
+    def date(m: re.Match[str]) -> str:
+        if _after_number(out, m.start()) or not _cjk_beside(out, m.start(), m.end()):
+            return m.group()
+        return f"{m.group(1)}年{int(m.group(3))}月{int(m.group(4))}日"
+
+    def zero(m: re.Match[str]) -> str:
+        return "0" if _after_number(out, m.start()) else ""
+
+    if any(c in out for c in "〇零一二两三四五六七八九"):
+        out = _ZH_DIGIT_UNIT.sub(digits, out)
+        if "百分之" in out:
+            out = _ZH_PERCENT.sub(percent, out)
+    elif "百分之" in out:
+        out = _ZH_PERCENT.sub(percent, out)
+    if "-" in out or "/" in out or "." in out:
+        out = _ZH_DATE.sub(date, out)
+    if any(c in out for c in "点點时時:："):
+        out = _ZH_CLOCK.sub(clock, out)
+        out = _ZH_HALF.sub(half, out) if "半" in out else out
+        out = _ZH_HOUR.sub(hour, out) if "点" in out or "點" in out else out
+    if "号" in out or "號" in out:
+        out = _ZH_DAY.sub(r"月\1日", out)
+    if "0" in out:
+        out = _ZH_ZERO.sub(zero, out)
+    if any(c in out for c in "星礼禮週周"):
+        out = _ZH_WEEKDAY.sub(lambda m: "周" + ("日" if m.group(1) in (None, "天") else m.group(1)), out)
+    return out
+
+
+# English: ordinal words as figures (first as 1st, twentieth as 20th: ``house_style``'s word scan); a
+# month's abbreviation beside a day or a year written out (Jan 10, 10 Jan., Sept 2005 -> January,
+# September); a day and its month in one order (January 10th, 2005 and 10 January 2005 -> 10 January
+# 2005); a time as 10am, 10:30pm (10 a.m., 10.00 am).
+_EN_ORDINAL_UNITS = [
+    "first",
+    "second",
+    "third",
+    "fourth",
+    "fifth",
+    "sixth",
+    "seventh",
+    "eighth",
+    "ninth",
+    "tenth",
+    "eleventh",
+    "twelfth",
+    "thirteenth",
+    "fourteenth",
+    "fifteenth",
+    "sixteenth",
+    "seventeenth",
+    "eighteenth",
+    "nineteenth",
+]
+_EN_ORDINAL_TENS = [
+    "twentieth",
+    "thirtieth",
+    "fortieth",
+    "fiftieth",
+    "sixtieth",
+    "seventieth",
+    "eightieth",
+    "ninetieth",
+]
+_MONTHS = [
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+]
+_MONTH_OF = {m: m for m in _MONTHS} | {m[:3]: m for m in _MONTHS} | {"Sept": "September"}
+# a month's name or abbreviation (longest first), the anchor of every English date rewrite: the re
+# module skips to its capital letters in C
+_EN_MONTH = re.compile("(" + "|".join(sorted(_MONTH_OF, key=len, reverse=True)) + r")\b\.?", re.ASCII)
+_EN_DAY_AFTER = re.compile(r" (\d{1,2})(?:st|nd|rd|th)?\b(?:,? (\d{4})\b)?", re.ASCII)
+_EN_YEAR_AFTER = re.compile(r" \d{4}\b", re.ASCII)
+_EN_DAY_BEFORE = re.compile(r"(?<![\w.])(\d{1,2})(?:st|nd|rd|th)? (?:of )?$", re.ASCII)
+_EN_CLOCK = re.compile(r"(\d{1,2})(?:[:.](\d\d))? ?([aApP])\.[mM]\.", re.ASCII)
+# twenty-first, read as 20-1st by the word scan and the number words: 21st
+_EN_TENS_ORDINAL = re.compile(r"(?<![\w.])([2-9])0-([1-9])(?:st|nd|rd|th)\b", re.ASCII)
+
+
+def _suffix(n: int) -> str:
+    return "th" if n % 100 in (11, 12, 13) else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+
+
+@cache
+def ordinals_table() -> dict[str, str]:
+    """Ordinal words up to the nineties -> their figures (``house_style`` reads them as one).
+
+    >>> ordinals_table()["first"], ordinals_table()["twelfth"], ordinals_table()["fortieth"]
+    ('1st', '12th', '40th')
+    """
+    units = {w: f"{i}{_suffix(i)}" for i, w in enumerate(_EN_ORDINAL_UNITS, 1)}
+    return units | {w: f"{i}0th" for i, w in enumerate(_EN_ORDINAL_TENS, 2)}
+
+
+def dates_en(text: str) -> str:
+    """English dates and times in one writing: a day and its month as "10 January" (January 10th,
+    the 10th of January), a year after them kept ("January 10, 2005" -> "10 January 2005"), a month's
+    abbreviation beside a day or a year written out (Jan. 10, Sept 2005), a time as 10am or 6:30pm
+    (10.00 a.m., 6:30 p.m.); "20-1st" (twenty-first, as the ordinal words and the number words read
+    it) as 21st.
+
+    >>> dates_en("First held on Jan 10th, 2005 at 10.00 a.m., then the 3rd of May and in Sept 2006")
+    'First held on 10 January 2005 at 10am, then the 3 May and in September 2006'
+    """
+    pieces: list[str] = []
+    last = 0
+    for m in _EN_MONTH.finditer(text):
+        s, e = m.start(), m.end()
+        if s < last or (s and (text[s - 1].isalnum() or text[s - 1] == "_")):
+            continue
+        month = _MONTH_OF[m.group(1)]
+        after = _EN_DAY_AFTER.match(text, e)
+        before = _EN_DAY_BEFORE.search(text, max(last, s - 12), s)
+        if after is not None:
+            year = f" {after.group(2)}" if after.group(2) else ""
+            pieces += [text[last:s], f"{int(after.group(1))} {month}{year}"]
+            last = after.end()
+        elif before is not None:
+            pieces += [text[last : before.start()], f"{int(before.group(1))} {month}"]
+            last = e
+        elif month != m.group() and _EN_YEAR_AFTER.match(text, e) is not None:
+            pieces += [text[last:s], month]
+            last = e
+    out = "".join(pieces) + text[last:] if pieces else text
+    if "0-" in out:
+        out = _EN_TENS_ORDINAL.sub(lambda m: f"{m.group(1)}{m.group(2)}{_suffix(int(m.group(2)))}", out)
+    if ".m." in out or ".M." in out:
+
+        def clock(m: re.Match[str]) -> str:
+            start = m.start()
+            if start and (out[start - 1].isalnum() or out[start - 1] in "_.:"):
+                return m.group()
+            minutes = m.group(2)
+            at = str(int(m.group(1))) + (f":{minutes}" if minutes and minutes != "00" else "")
+            return f"{at}{m.group(3).lower()}m"
+
+        out = _EN_CLOCK.sub(clock, out)
+    return out
 
 
 def _numbers_as_digits_py(text: str) -> str:
@@ -587,9 +867,10 @@ def _contractions_py(text: str) -> str:
 
 def house_style(text: str) -> str:
     """An English text in one house style, as the signing reads it: U.S. as US (``abbreviations``),
-    contractions written out (``contractions``), British spelling as American (``spellings``).
+    contractions written out (``contractions``), British spelling as American (``spellings``), ordinal
+    words as figures (``ordinals_table``).
 
-    >>> house_style("The U.S. programme doesn't work")
-    'The US program does not work'
+    >>> house_style("The U.S. programme doesn't work for the third time")
+    'The US program does not work for the 3rd time'
     """
-    return spellings(contractions(abbreviations(text)))
+    return _words(contractions(abbreviations(text)), house=True)

@@ -12,7 +12,13 @@ import sys
 import pytest
 
 from neardup.fingerprint._fast import normalize_batch
-from neardup.text.normalize import _numbers_as_digits_py, numbers_as_digits
+from neardup.text.normalize import (
+    _dates,
+    _dates_py,
+    _numbers_and_dates_py,
+    _numbers_as_digits_py,
+    numbers_as_digits,
+)
 from neardup_testing import DATA_DIR
 
 _fp_c = pytest.importorskip("neardup.fingerprint._fp_c", reason="the C extension is not built here")
@@ -123,19 +129,20 @@ def _random_texts(k: int, seed: int) -> list[str]:
 def test_c_equals_python_on_tricky_strings(text: str) -> None:
     got = _fp_c.numbers_as_digits(text)
     assert (got if got is not None else _numbers_as_digits_py(text)) == _numbers_as_digits_py(text)
-    assert numbers_as_digits(text) == _numbers_as_digits_py(text)
+    assert numbers_as_digits(text) == _numbers_and_dates_py(text)
 
 
 def test_c_equals_python_on_random_strings() -> None:
     for text in _random_texts(30_000, seed=26):
         assert _fp_c.numbers_as_digits(text) == _numbers_as_digits_py(text), repr(text)
+        assert numbers_as_digits(text) == _numbers_and_dates_py(text), repr(text)
 
 
 @pytest.mark.slow
 def test_values_beyond_64_bits_fall_back_to_python() -> None:
     text = "第一次，" + "九千亿" * 1_200_000  # 1.08e18: past the C version's bound
     assert _fp_c.numbers_as_digits(text) is None
-    assert numbers_as_digits(text) == _numbers_as_digits_py(text)
+    assert numbers_as_digits(text) == _numbers_and_dates_py(text)
 
 
 def test_python_fallback_without_the_extension(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -161,5 +168,10 @@ def test_c_equals_python_on_every_text_of_the_corpora(name: str) -> None:
         pytest.skip(f"{path} is missing")
     with gzip.open(path, "rt", encoding="utf-8") as f:
         texts = [json.loads(line).get("text") or "" for line in f]
-    for text in texts + normalize_batch(texts):
-        assert _fp_c.numbers_as_digits(text) == _numbers_as_digits_py(text), text[:200]
+    raw = len(texts)
+    for i, text in enumerate(texts + normalize_batch(texts)):
+        want = _numbers_as_digits_py(text)
+        got = _fp_c.numbers_as_digits(text)
+        assert got == want, text[:200]
+        if i < raw:  # the dates' passes on the texts as signed (the normalized ones hold the same dates)
+            assert _dates(got) == _dates_py(want), text[:200]

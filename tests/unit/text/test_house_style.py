@@ -11,8 +11,8 @@ from neardup.match import compare_texts
 from neardup.text.normalize import (
     _contractions_py,
     _fp_c,
-    _spellings_py,
     _word_bits,
+    _words_py,
     contractions,
     house_style,
     spellings,
@@ -95,7 +95,7 @@ def _texts(rng: random.Random) -> list[str]:
 def test_the_word_reader_in_c_reads_as_python() -> None:
     rng = random.Random(7)
     for text in [*_texts(rng), "", "a", "colour", "Colour's", "xcolour colourx"]:
-        assert _fp_c.words(text, _word_bits(), spellings_table()) == _spellings_py(text), text
+        assert _fp_c.words(text, _word_bits(), spellings_table()) == _words_py(text, spellings_table()), text
     with pytest.raises(ValueError, match="131072 bytes"):
         _fp_c.words("colour", b"", spellings_table())
     with pytest.raises(TypeError):  # a value that is not a str is refused, not written
