@@ -1726,6 +1726,24 @@ static int en_per_cent(const Py_UCS4 *s, Py_ssize_t n, Ubuf *out, Py_ssize_t *la
 
 typedef int (*nad_pass)(const Py_UCS4 *, Py_ssize_t, Ubuf *, Py_ssize_t *);
 
+/* One pass over *cur: when it rewrote anything, *cur becomes its output (the old buffer freed) and
+ * *changed is set. Returns the pass's result (0 done, -1 error, 1 beyond what C does exactly). */
+static int nad_apply(nad_pass pass, Py_UCS4 **cur, Py_ssize_t *curn, int *changed) {
+    Ubuf out = {NULL, 0, 0};
+    Py_ssize_t last = 0;
+    int r = pass(*cur, *curn, &out, &last);
+    if (r == 0 && out.p != NULL && ub_add(&out, *cur + last, *curn - last) < 0) r = -1;
+    if (r == 0 && out.p != NULL) {
+        PyMem_Free(*cur);
+        *cur = out.p;
+        *curn = out.n;
+        *changed = 1;
+    } else {
+        PyMem_Free(out.p);
+    }
+    return r;
+}
+
 static PyObject *py_numbers_as_digits(PyObject *self, PyObject *text) {
     if (!PyUnicode_Check(text)) {
         PyErr_Format(PyExc_TypeError, "numbers_as_digits: expected str, got %.100s", Py_TYPE(text)->tp_name);
@@ -1792,20 +1810,7 @@ static PyObject *py_numbers_as_digits(PyObject *self, PyObject *text) {
             if (!big) continue;
         }
         if (p == 5 && !any && !changed) continue; /* no digit, none written by the number words */
-        Ubuf out = {NULL, 0, 0};
-        Py_ssize_t last = 0;
-        r = passes[p](cur, curn, &out, &last);
-        if (r == 0 && out.p != NULL) {
-            if (ub_add(&out, cur + last, curn - last) < 0) r = -1;
-        }
-        if (r == 0 && out.p != NULL) {
-            PyMem_Free(cur);
-            cur = out.p;
-            curn = out.n;
-            changed = 1;
-        } else {
-            PyMem_Free(out.p);
-        }
+        r = nad_apply(passes[p], &cur, &curn, &changed);
     }
     PyObject *res;
     if (r < 0) {
@@ -2189,18 +2194,7 @@ static PyObject *py_dates_zh(PyObject *self, PyObject *text) {
                           hao ? zd_day : NULL,       zd_zero,                 week ? zd_weekday : NULL};
     for (int p = 0; p < 9 && r == 0; p++) {
         if (passes[p] == NULL || (p == 7 && !zero && !changed)) continue;
-        Ubuf out = {NULL, 0, 0};
-        Py_ssize_t last = 0;
-        r = passes[p](cur, curn, &out, &last);
-        if (r == 0 && out.p != NULL && ub_add(&out, cur + last, curn - last) < 0) r = -1;
-        if (r == 0 && out.p != NULL) {
-            PyMem_Free(cur);
-            cur = out.p;
-            curn = out.n;
-            changed = 1;
-        } else {
-            PyMem_Free(out.p);
-        }
+        r = nad_apply(passes[p], &cur, &curn, &changed);
     }
     PyObject *res = r < 0 ? NULL : !changed ? Py_NewRef(text) : PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, cur, curn);
     PyMem_Free(cur);
