@@ -14,8 +14,9 @@ that shape is flagged for the exact path, so the fast path can only be faster, n
 - printable ASCII only (non-ASCII, spaces, tabs and control characters go to the exact path);
 - scheme ``http`` or ``https`` (any case) then ``://``; no ``\\`` anywhere;
 - host of letters, digits, ``-``, ``_`` and ``.``: labels 1..63 characters that start and end
-  with a letter, digit or ``_``, no ``xn--`` label, no trailing dot, at most 253 characters;
-  no userinfo (``@``), no IPv6 (``[``);
+  with a letter, digit or ``_``, no ``xn--`` label, no trailing dot, at most 253 characters, the
+  last label not starting with a digit (an IPv4 address, however written); no userinfo (``@``),
+  no IPv6 (``[``);
 - port absent or 1..65535 without leading zeros (dropped when it is the scheme's default);
 - path of RFC 3986 path characters without ``%``, ``;``, ``[``, ``]``, ``|`` and without ``.``
   or ``..`` segments (empty means ``/``);
@@ -180,6 +181,7 @@ def _one(
     # host
     h0 = i
     label = 0
+    last = i  # where the last label starts
     prev = 46  # '.'
     while i < e:
         c = buf[i]
@@ -191,6 +193,7 @@ def _one(
             if label == 0 or prev == 45:  # empty label, or a label ending in '-'
                 return -1
             label = 0
+            last = i + 1
         else:
             if label == 0:
                 if c == 45:
@@ -211,6 +214,8 @@ def _one(
         prev = c
         i += 1
     if label == 0 or prev == 45 or i - h0 > 253:  # empty host, trailing dot or '-', too long
+        return -1
+    if 48 <= buf[last] <= 57:  # the last label starts with a digit: maybe an IPv4 address (exact path)
         return -1
     # port
     if i < e and buf[i] == 58:

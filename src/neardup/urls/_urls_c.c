@@ -259,7 +259,7 @@ static int64_t one(const uint8_t *buf, int64_t s, int64_t e, const Drop *D, uint
     memcpy(out + o, "://", 3);
     o += 3;
     /* host */
-    int64_t h0 = i, label = 0;
+    int64_t h0 = i, label = 0, last = i;
     int prev = 46;
     while (i < e) {
         int c = buf[i];
@@ -268,6 +268,7 @@ static int64_t one(const uint8_t *buf, int64_t s, int64_t e, const Drop *D, uint
         if (c == 46) {
             if (label == 0 || prev == 45) return -1;
             label = 0;
+            last = i + 1;
         } else {
             if (label == 0) {
                 if (c == 45) return -1;
@@ -282,6 +283,9 @@ static int64_t one(const uint8_t *buf, int64_t s, int64_t e, const Drop *D, uint
         i++;
     }
     if (label == 0 || prev == 45 || i - h0 > 253) return -1;
+    /* a last label that starts with a digit may make the host an IPv4 address (0x7f.1, 127.1): the
+     * exact path reads it */
+    if (buf[last] >= 48 && buf[last] <= 57) return -1;
     /* port */
     if (i < e && buf[i] == 58) {
         i++;

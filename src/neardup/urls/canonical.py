@@ -8,6 +8,8 @@ w3lib lacks:
   valid IDNA labels (<= 63 bytes, host <= 253), at most ``max_length`` characters;
   a bad URL raises :class:`~neardup.exceptions.InputError` saying why;
 - default ports dropped (``:80`` for http, ``:443`` for https) and a trailing dot of the host removed;
+- a host that ends in a number read as an IPv4 address (``0x7f.1`` is ``127.0.0.1``), as browsers
+  and w3lib 2.6 read it, so the key does not depend on the w3lib installed;
 - tracking parameters removed (``utm_*``, ``spm``, ``from``, share ids, click ids:
   :data:`DEFAULT_DROP_PARAMS`), changeable per call or per job.
 
@@ -195,7 +197,46 @@ def _host_ascii(host: str) -> tuple[str, str]:
     ascii_host = ".".join(out)
     if len(ascii_host) > 253:
         return "", f"host longer than 253 bytes ({len(ascii_host)})"
+    if _ends_in_a_number(out[-1]):
+        ipv4 = _ipv4(out)
+        if ipv4 is None:
+            return "", f"the host {ascii_host!r} ends in a number but is no IPv4 address"
+        return ipv4, ""
     return ascii_host, ""
+
+
+def _ipv4_number(part: str) -> int | None:
+    """The WHATWG URL standard's IPv4 number: decimal, hex after 0x, octal after a leading 0."""
+    if not part:
+        return None
+    radix = 10
+    if part[:2] in ("0x", "0X"):
+        part, radix = part[2:], 16
+    elif len(part) > 1 and part[0] == "0":
+        part, radix = part[1:], 8
+    if not part:
+        return 0
+    digits = "0123456789abcdefABCDEF"[: 22 if radix == 16 else radix]
+    return int(part, radix) if all(c in digits for c in part) else None
+
+
+def _ends_in_a_number(last: str) -> bool:
+    """The host's last label is a number (all digits, or one the IPv4 number parser reads: 0x7f):
+    the host is an IPv4 address, however written, as browsers and w3lib 2.6 read it."""
+    return last.isascii() and (last.isdigit() or _ipv4_number(last) is not None)
+
+
+def _ipv4(labels: list[str]) -> str | None:
+    """The dotted-decimal form of a host written as one to four IPv4 numbers (127.1, 0x7f.1,
+    2130706433 -> 127.0.0.1), or None when it is none."""
+    numbers = [_ipv4_number(p) for p in labels]
+    if len(numbers) > 4 or any(n is None for n in numbers):
+        return None
+    values = [n for n in numbers if n is not None]
+    if any(n > 255 for n in values[:-1]) or values[-1] >= 256 ** (5 - len(values)):
+        return None
+    address = values[-1] + sum(n * 256 ** (3 - i) for i, n in enumerate(values[:-1]))
+    return ".".join(str(address >> shift & 255) for shift in (24, 16, 8, 0))
 
 
 def _parse(url: object, max_length: int) -> tuple[str, tuple[str, str, str], str, str, str]:

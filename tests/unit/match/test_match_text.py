@@ -722,7 +722,10 @@ def test_a_word_replaced_in_a_texts_last_few_tokens_is_read_as_replaced() -> Non
     assert compare_texts(market.format(x="上涨"), market.format(x="下跌"), cfg).kind == "template"
     # a copy that ends with other credits stays a copy
     ending = SPUN_SOURCE + "（记者{x}）"
-    assert compare_texts(ending.format(x="张明远"), ending.format(x="李晓华"), cfg).kind in ("near", "content")
+    assert compare_texts(ending.format(x="张明远"), ending.format(x="李晓华"), cfg).kind in (
+        "near",
+        "content",
+    )
 
 
 # written for this test: a market report, and the next day's on the same template

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from w3lib.url import canonicalize_url as w3lib_canonicalize
 
 from neardup.exceptions import InputError
-from neardup.urls import DEFAULT_DROP_PARAMS, canonicalize_url, check_url
+from neardup.urls import DEFAULT_DROP_PARAMS, canonicalize_many, canonicalize_url, check_url
 
 # URLs with no default port and no tracking parameter: ours must equal w3lib's
 W3LIB_CASES = [
@@ -149,3 +149,41 @@ def test_urls_property_equals_w3lib_after_the_extra_rules(
     bare = f"{scheme}://{host}.com{'' if port == default else port}/{path}" + (f"?{kept}" if kept else "")
     assert ours == w3lib_canonicalize(bare)
     assert canonicalize_url(ours) == ours  # idempotent
+
+
+@pytest.mark.parametrize(
+    ("url", "expected"),
+    [
+        ("https://0x7f.1/x", "https://127.0.0.1/x"),
+        ("http://127.1/", "http://127.0.0.1/"),
+        ("http://0177.0.0.1/", "http://127.0.0.1/"),
+        ("http://2130706433/", "http://127.0.0.1/"),
+        ("http://0:8080/", "http://0.0.0.0:8080/"),
+        ("http://0XfF.1./", "http://255.0.0.1/"),
+        ("http://1.2.3.4/a", "http://1.2.3.4/a"),
+        ("http://1e2/", "http://1e2/"),  # no number: a host name
+        ("http://0x0x1/", "http://0x0x1/"),
+        ("http://www.163.com/", "http://www.163.com/"),
+    ],
+)
+def test_urls_a_host_that_ends_in_a_number_is_an_ipv4_address(url: str, expected: str) -> None:
+    # as browsers read it (the WHATWG URL standard) and w3lib from 2.6 on: one key whichever w3lib
+    # is installed, and the batch kernel hands such hosts to this path
+    assert canonicalize_url(url) == expected
+    assert canonicalize_many([url]) == [expected]
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://example.1/",
+        "http://09/",
+        "http://1.2.3.09/",
+        "http://256.1.1.1/",
+        "http://4294967296/",
+        "http://1.2.3.4.5/",
+    ],
+)
+def test_urls_a_host_that_ends_in_a_number_but_is_no_address_is_refused(url: str) -> None:
+    with pytest.raises(InputError, match="ends in a number but is no IPv4 address"):
+        canonicalize_url(url)
