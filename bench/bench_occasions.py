@@ -9,7 +9,7 @@ one weekday written "yesterday", US written U.S., contractions (don't for do not
 written American, ordinal words as figures, dates written month first (a repost's edits). From zh-xwlb: every date 5月6日 moved on a day,
 every figure but years changed, 中国 replaced by 俄国 (another subject); one figure (a count, an
 amount) corrected, 今天 written as a date, 的 mistyped 地 three times, amounts in 万 and 亿 written in
-digits, times written 18:04, dates and percentages written in Chinese numerals, two or four common verbs or adverbs
+digits, times written 18:04, dates and percentages written in Chinese numerals, four such rewrites at once, two or four common verbs or adverbs
 swapped for synonyms wherever they stand (a rewriting site's spin) (a repost's edits). Prints the share
 merged (exact, content, near, contained) per probe.
 """
@@ -202,6 +202,26 @@ def _written_out(text: str) -> str | None:
     return copy if copy != text else None
 
 
+ZH_FULL_DATE = re.compile(r"(\d{4})年(\d{1,2})月(\d{1,2})日")
+# the ways of writing a date, a time, a percentage or an amount that a copy may take, four at once
+_ZH_REWRITES = (
+    lambda t: ZH_DATE.sub(lambda m: f"{_cn_small(int(m.group(1)))}月{_cn_small(int(m.group(2)))}日", t),
+    lambda t: ZH_PERCENT.sub(_cn_percent, t),
+    lambda t: ZH_CLOCK.sub(lambda m: f"{m.group(1)}:{int(m.group(2)):02d}", t),
+    lambda t: _written_out(t) or t,
+    lambda t: ZH_FULL_DATE.sub(lambda m: f"{m.group(1)}-{int(m.group(2)):02d}-{int(m.group(3)):02d}", t),
+    lambda t: ZH_DATE.sub(r"\1月\2号", t),
+)
+
+
+def _rewritten(text: str) -> str | None:
+    """Four of the rewrites above, chosen per text: a copy that writes its figures its own way."""
+    copy = text
+    for rewrite in random.Random(text).sample(_ZH_REWRITES, 4):
+        copy = rewrite(copy)
+    return copy if copy != text else None
+
+
 def _spun(text: str, k: int) -> str | None:
     words = [w for w in SYNONYMS if w in text]
     if len(words) < k:
@@ -232,6 +252,9 @@ def _zh(text: str) -> dict[str, str | None]:
         "percentages 6.1% written 百分之六点一 (copy)": ZH_PERCENT.sub(_cn_percent, text)
         if ZH_PERCENT.search(text)
         else None,
+        "four of: dates 五月六日 / 2020-05-06 / 6号, times 18:04, percentages 百分之, amounts in digits (copy)": _rewritten(
+            text
+        ),
         "的 mistyped 地 three times (copy)": text.replace("的", "地", 3) if text.count("的") > 5 else None,
         "中国 replaced by 俄国 (template)": text.replace("中国", "俄国") if text.count("中国") >= 2 else None,
         "date moved a day (template)": ZH_DATE.sub(
