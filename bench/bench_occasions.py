@@ -157,14 +157,10 @@ def _en(text: str) -> dict[str, str | None]:
         "US written U.S. (copy)": text.replace("US ", "U.S. ") if "US " in text else None,
         "ordinal words written as figures, first as 1st (copy)": ORDINAL.sub(
             lambda m: ORDINALS[m.group()], text
-        )
-        if ORDINAL.search(text)
-        else None,
+        ),
         "dates written month first, 10 January as January 10 (copy)": DAY_OF_MONTH.sub(
             lambda m: f"{m.group(2)} {m.group(1)}", text
-        )
-        if DAY_OF_MONTH.search(text)
-        else None,
+        ),
         "2 or more phrases contracted, do not as don't (copy)": CONTRACTIBLE.sub(
             lambda m: CONTRACTED[m.group()], text
         )
@@ -203,11 +199,25 @@ def _written_out(text: str) -> str | None:
 
 
 ZH_FULL_DATE = re.compile(r"(\d{4})年(\d{1,2})月(\d{1,2})日")
+
+
+def _dates_in_numerals(text: str) -> str:
+    return ZH_DATE.sub(lambda m: f"{_cn_small(int(m.group(1)))}月{_cn_small(int(m.group(2)))}日", text)
+
+
+def _percentages_in_words(text: str) -> str:
+    return ZH_PERCENT.sub(_cn_percent, text)
+
+
+def _times_with_a_colon(text: str) -> str:
+    return ZH_CLOCK.sub(lambda m: f"{m.group(1)}:{int(m.group(2)):02d}", text)
+
+
 # the ways of writing a date, a time, a percentage or an amount that a copy may take, four at once
 _ZH_REWRITES = (
-    lambda t: ZH_DATE.sub(lambda m: f"{_cn_small(int(m.group(1)))}月{_cn_small(int(m.group(2)))}日", t),
-    lambda t: ZH_PERCENT.sub(_cn_percent, t),
-    lambda t: ZH_CLOCK.sub(lambda m: f"{m.group(1)}:{int(m.group(2)):02d}", t),
+    _dates_in_numerals,
+    _percentages_in_words,
+    _times_with_a_colon,
     lambda t: _written_out(t) or t,
     lambda t: ZH_FULL_DATE.sub(lambda m: f"{m.group(1)}-{int(m.group(2)):02d}-{int(m.group(3)):02d}", t),
     lambda t: ZH_DATE.sub(r"\1月\2号", t),
@@ -239,19 +249,9 @@ def _zh(text: str) -> dict[str, str | None]:
         "2 verbs swapped for synonyms wherever they stand (copy)": _spun(text, 2),
         "4 verbs swapped for synonyms wherever they stand (copy)": _spun(text, 4),
         "今天 written as the date (copy)": text.replace("今天", "5月6日") if "今天" in text else None,
-        "times 18时04分 written 18:04 (copy)": ZH_CLOCK.sub(
-            lambda m: f"{m.group(1)}:{int(m.group(2)):02d}", text
-        )
-        if ZH_CLOCK.search(text)
-        else None,
-        "dates 5月6日 written 五月六日 (copy)": ZH_DATE.sub(
-            lambda m: f"{_cn_small(int(m.group(1)))}月{_cn_small(int(m.group(2)))}日", text
-        )
-        if ZH_DATE.search(text)
-        else None,
-        "percentages 6.1% written 百分之六点一 (copy)": ZH_PERCENT.sub(_cn_percent, text)
-        if ZH_PERCENT.search(text)
-        else None,
+        "times 18时04分 written 18:04 (copy)": _times_with_a_colon(text),
+        "dates 5月6日 written 五月六日 (copy)": _dates_in_numerals(text),
+        "percentages 6.1% written 百分之六点一 (copy)": _percentages_in_words(text),
         "four of: dates 五月六日 / 2020-05-06 / 6号, times 18:04, percentages 百分之, amounts in digits (copy)": _rewritten(
             text
         ),
