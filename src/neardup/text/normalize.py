@@ -522,9 +522,7 @@ def _dates_zh_py(text: str) -> str:
 
     if any(c in out for c in "〇零一二两三四五六七八九"):
         out = _ZH_DIGIT_UNIT.sub(digits, out)
-        if "百分之" in out:
-            out = _ZH_PERCENT.sub(percent, out)
-    elif "百分之" in out:
+    if "百分之" in out:
         out = _ZH_PERCENT.sub(percent, out)
     if "-" in out or "/" in out or "." in out:
         out = _ZH_DATE.sub(date, out)
@@ -544,7 +542,7 @@ def _dates_zh_py(text: str) -> str:
 # English: ordinal words as figures (first as 1st, twentieth as 20th: ``house_style``'s word scan); a
 # month's abbreviation beside a day or a year written out (Jan 10, 10 Jan., Sept 2005 -> January,
 # September); a day and its month in one order (January 10th, 2005 and 10 January 2005 -> 10 January
-# 2005); a time as 10am, 10:30pm (10 a.m., 10.00 am).
+# 2005); a time as 10am, 10:30pm (10 a.m., 10.00 a.m., 10:30 p.m.).
 _EN_ORDINAL_UNITS = [
     "first",
     "second",
