@@ -1843,10 +1843,9 @@ static PyObject *py_numbers_as_digits(PyObject *self, PyObject *text) {
 #define ZD_ZERO 0x80
 #define ZD_WEEK 0x100
 static uint16_t ZD[0x10000];
-static void zd_init(void) {
-    static const Py_UCS4 digits[12] = {0x3007, 0x96F6, 0x4E00, 0x4E8C, 0x4E24, 0x4E09,
-                                       0x56DB, 0x4E94, 0x516D, 0x4E03, 0x516B, 0x4E5D};
-    for (int i = 0; i < 12; i++) ZD[digits[i]] |= ZD_D;
+static void zd_init(void) { /* after nad_init: the digit characters are NAD's */
+    for (Py_UCS4 c = 0; c < 0x10000; c++)
+        if (NAD[c] & NAD_VAL) ZD[c] |= ZD_D;
     ZD[0x4E4B] |= ZD_PCT; /* 之 */
     ZD['-'] |= ZD_SEP;
     ZD['/'] |= ZD_SEP;

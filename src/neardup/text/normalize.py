@@ -436,7 +436,7 @@ def _mostly_cjk_py(text: str) -> bool:
 # hour's or minute's leading zero dropped, 星期 and 礼拜 as 周. These patterns are the reference of
 # ``_fp_c.dates_zh`` (which emulates each one's scan); what precedes a match is checked in its
 # replacement.
-_ZH_NUMERALS = "〇零一二两三四五六七八九十百千万亿"
+_ZH_NUMERALS = "".join([*_CN_DIGIT, *_CN_UNIT, *_CN_BIG])  # 〇零一二两三四五六七八九十百千万亿
 _ZH_DIGIT_UNIT = re.compile(
     r"[〇零一二两三四五六七八九]{1,2}"
     r"(?=[月日号號时時分秒个個名位项項家条條件岁歲天周週]|[点點](?:[\d〇零一二三四五六七八九十]+分|半|钟|鐘))"
@@ -520,7 +520,7 @@ def _dates_zh_py(text: str) -> str:
     def zero(m: re.Match[str]) -> str:
         return "0" if _after_number(out, m.start()) else ""
 
-    if any(c in out for c in "〇零一二两三四五六七八九"):
+    if any(c in out for c in _CN_DIGIT):
         out = _ZH_DIGIT_UNIT.sub(digits, out)
     if "百分之" in out:
         out = _ZH_PERCENT.sub(percent, out)
