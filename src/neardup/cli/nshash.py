@@ -14,7 +14,7 @@ from typing import IO, Any
 
 import click
 
-from neardup.cli._common import InputFields, compact_json, echo_err, input_fields, plural
+from neardup.cli._common import Feedback, InputFields, compact_json, echo_err, input_fields, plural
 from neardup.exceptions import InputError
 
 __all__ = ["nshash_group"]
@@ -104,9 +104,16 @@ def run_cmd(
     ndocs = 0
     ids: list[str] = []
     sids: list[int] = []
-    with NSHash(
-        hashfunc=hashfunc, hashdb=store_url, n=n, min_sentence_chars=min_sentence_chars, batch_size=batch_size
-    ) as nsh:
+    with (
+        Feedback(progress=False).run("nshash", files),  # the compile notice where numba must compile
+        NSHash(
+            hashfunc=hashfunc,
+            hashdb=store_url,
+            n=n,
+            min_sentence_chars=min_sentence_chars,
+            batch_size=batch_size,
+        ) as nsh,
+    ):
         records = fields.records(files, stats=stats, description="nshash")
         batch_ids: list[str] = []
         batch_texts: list[str] = []

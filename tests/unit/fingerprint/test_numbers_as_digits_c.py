@@ -169,7 +169,8 @@ def test_c_equals_python_on_every_text_of_the_corpora(name: str) -> None:
     with gzip.open(path, "rt", encoding="utf-8") as f:
         texts = [json.loads(line).get("text") or "" for line in f]
     raw = len(texts)
-    for i, text in enumerate(texts + normalize_batch(texts)):
+    # every text as read, and every third as signed (normalized: the same numbers, other spacing)
+    for i, text in enumerate(texts + normalize_batch(texts[::3])):
         want = _numbers_as_digits_py(text)
         got = _fp_c.numbers_as_digits(text)
         assert got == want, text[:200]

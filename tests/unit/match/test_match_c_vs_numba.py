@@ -611,7 +611,9 @@ def test_the_compile_notice_follows_a_late_numba_import(tmp_path: Path) -> None:
         "import numpy as np\n"
         "from neardup.match import kernels\n"
         "kernels._c = None\n"
-        "kernels.text_evidence(np.arange(5, dtype=np.uint32), np.arange(5, dtype=np.uint32), 2, 2)\n"
+        "from neardup.match.config import MatchConfig\n"
+        "from neardup.match.verify import thresholds\n"
+        "kernels.occasions_apart(1, 0, 400, thresholds(MatchConfig()))\n"
         "stop()\n"
         "print(len(hits), 'numba' in sys.modules)\n"
     )

@@ -15,8 +15,8 @@ mod-m sampling), which estimates both shares without keeping every gram.
 
 from __future__ import annotations
 
+import hashlib
 import zlib
-from collections import Counter
 from collections.abc import Sequence
 
 import numpy as np
@@ -35,10 +35,27 @@ def _sampled(text: str, words: bool) -> np.ndarray:
     return np.unique(np.fromiter((h for h in hs if h % SAMPLE == 0), np.uint32))
 
 
+_MEMO: dict[
+    bytes, frozenset[int]
+] = {}  # the last few corpora's answers: sets are made from one corpus many times
+
+
 def near_copies(
     texts: Sequence[str], *, words: bool, max_jaccard: float = 0.5, max_containment: float = 0.8
 ) -> set[int]:
     """Positions of the texts that copy an earlier text of ``texts`` (the earlier one is kept)."""
+    digest = hashlib.blake2b(repr((words, max_jaccard, max_containment, len(texts))).encode())
+    for t in texts:
+        digest.update(t.encode("utf-8", "surrogatepass") + b"\0")
+    key = digest.digest()
+    if key not in _MEMO:
+        if len(_MEMO) >= 4:
+            _MEMO.pop(next(iter(_MEMO)))
+        _MEMO[key] = frozenset(_near_copies(texts, words, max_jaccard, max_containment))
+    return set(_MEMO[key])
+
+
+def _near_copies(texts: Sequence[str], words: bool, max_jaccard: float, max_containment: float) -> set[int]:
     sets = [_sampled(t, words) for t in texts]
     doc = np.concatenate(
         [np.full(s.shape[0], i, np.int64) for i, s in enumerate(sets)] or [np.empty(0, np.int64)]
@@ -47,15 +64,22 @@ def near_copies(
     order = np.lexsort((doc, val))
     val, doc = val[order], doc[order]
     starts = np.flatnonzero(np.r_[True, val[1:] != val[:-1]])
-    ends = np.r_[starts[1:], val.shape[0]]
-    shared: Counter[tuple[int, int]] = Counter()
-    for s, e in zip(starts.tolist(), ends.tolist(), strict=True):
-        if 2 <= e - s <= MAX_POSTING:
-            ids = doc[s:e].tolist()
-            shared.update((a, b) for k, a in enumerate(ids) for b in ids[k + 1 :])
+    sizes = np.diff(np.r_[starts, val.shape[0]])
+    # every pair of articles in each posting of 2..MAX_POSTING, counted at once (key a * n + b)
+    n = len(sets)
+    keys = [np.empty(0, np.int64)]
+    for m in range(2, MAX_POSTING + 1):
+        at = starts[sizes == m]
+        if at.size:
+            members = doc[at[:, None] + np.arange(m)]
+            i, j = np.triu_indices(m, 1)
+            keys.append((members[:, i] * n + members[:, j]).ravel())
+    pair, both_counts = np.unique(np.concatenate(keys), return_counts=True)
+    enough = both_counts >= MIN_SHARED
+    first, second = np.divmod(pair[enough], max(n, 1))
     dropped: set[int] = set()
-    for (a, b), both in sorted(shared.items()):
-        if both < MIN_SHARED or a in dropped or b in dropped:
+    for a, b, both in zip(first.tolist(), second.tolist(), both_counts[enough].tolist(), strict=True):
+        if a in dropped or b in dropped:
             continue
         na, nb = sets[a].shape[0], sets[b].shape[0]
         if both / max(1, na + nb - both) >= max_jaccard or both / max(1, min(na, nb)) >= max_containment:
