@@ -20,8 +20,8 @@ import re
 from collections import Counter
 from difflib import SequenceMatcher
 
-from neardup.text.credits import strip_credits
-from neardup.text.normalize import house_style, normalize, regional_phrases, t2s_map
+from neardup.match.signature import read_as_signed
+from neardup.text.normalize import normalize, t2s_map
 from neardup.text.sentences import split_sentences
 
 __all__ = ["added_spans", "differing_numbers", "shared_passage", "substitutions"]
@@ -32,21 +32,22 @@ _NUMBER = re.compile(rf"[^\W\d_]?{_NUM}(?:[^\W\d_\s]{_NUM})*[^\W\d_\s]?")
 
 
 def shared_passage(a: str, b: str) -> str | None:
-    """The longest sentence of ``a`` that ``b`` holds too (after normalization), or None."""
-    nb = {normalize(s) for s in split_sentences(b)}
+    """The longest sentence of ``a`` that ``b`` holds too (read as signed and normalized), or None."""
+    nb = {normalize(read_as_signed(s)) for s in split_sentences(b)}
     best: str | None = None
     for s in split_sentences(a):
-        if normalize(s) in nb and (best is None or len(s) > len(best)):
+        if normalize(read_as_signed(s)) in nb and (best is None or len(s) > len(best)):
             best = s.strip()
     return best
 
 
 def _numbers(text: str) -> list[str]:
-    return [m.group(0) for m in _NUMBER.finditer(normalize(text))]
+    return [m.group(0) for m in _NUMBER.finditer(normalize(read_as_signed(text)))]
 
 
 def differing_numbers(a: str, b: str, limit: int = 10) -> tuple[list[str], list[str]]:
-    """Numbers (with the characters around them) found in one text and not the other."""
+    """Numbers (with the characters around them) found in one text and not the other, read as the
+    signing reads them (五月六日 and 5月6日 agree)."""
     na, nb = _numbers(a), _numbers(b)
     sa, sb = set(na), set(nb)
     only_a = list(dict.fromkeys(x for x in na if x not in sb))[:limit]
@@ -61,9 +62,10 @@ _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 
 
 def _tokens(text: str) -> tuple[str, list[tuple[int, int]], list[str]]:
-    """The normalized text, its tokens' spans and their comparison keys (traditional folded; a
-    traditional text's Taiwan phrases and English house style read as the engine reads them)."""
-    norm = normalize(house_style(regional_phrases(strip_credits(text))))
+    """The normalized text, its tokens' spans and their comparison keys: the text as the signing
+    reads it (``read_as_signed``: credits, numbers and dates, Taiwan phrases, English house style),
+    traditional script folded."""
+    norm = normalize(read_as_signed(text))
     fold = t2s_map()
     spans, keys = [], []
     for m in _TOKEN.finditer(norm):

@@ -51,6 +51,7 @@ __all__ = [
     "Signatures",
     "exact_key",
     "prepare_texts",
+    "read_as_signed",
     "signatures",
 ]
 
@@ -424,6 +425,17 @@ class PreparedTexts:
         return sig
 
 
+def read_as_signed(text: str) -> str:
+    """A main text as the signing reads it: a site's credit lines are the site's, not the
+    article's; numbers, dates and times are read one way, Taiwan phrases as the mainland ones they
+    stand for, English in one house style (U.S. as US, don't as do not, colour as color).
+
+    >>> read_as_signed("五月六日，全年增长十五万人")
+    '5月6日，全年增长150000人'
+    """
+    return numbers_as_digits(house_style(regional_phrases(strip_credits(text))))
+
+
 def prepare_texts(
     texts: Sequence[str],
     config: MatchConfig | None = None,
@@ -439,12 +451,7 @@ def prepare_texts(
     """
     cfg = config or MatchConfig()
     n = len(texts)
-    # a site's credit lines are the site's, not the article's; numbers are read one way, and Taiwan
-    # phrases as the mainland ones they stand for, English in one house style (U.S. as US, don't as
-    # do not, colour as color)
-    cps, offsets = to_codepoints(
-        [numbers_as_digits(house_style(regional_phrases(strip_credits(t)))) for t in texts]
-    )
+    cps, offsets = to_codepoints([read_as_signed(t) for t in texts])
     src = raw if raw is not None else texts
     exact = np.fromiter(
         (exact_key(r if r is not None else t) for r, t in zip(src, texts, strict=True)), np.uint64, n
