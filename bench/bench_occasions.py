@@ -213,6 +213,20 @@ def _times_with_a_colon(text: str) -> str:
     return ZH_CLOCK.sub(lambda m: f"{m.group(1)}:{int(m.group(2)):02d}", text)
 
 
+def _times_in_numerals(text: str) -> str:
+    """18时04分 as 十八点零四分, 10时30分 as 十点半 (a minute of 0 as 整)."""
+
+    def numerals(m: re.Match[str]) -> str:
+        hour, minute = _cn_small(int(m.group(1))) or "零", int(m.group(2))
+        if minute == 30:
+            return f"{hour}点半"
+        if minute == 0:
+            return f"{hour}点整"
+        return f"{hour}点{'零' if minute < 10 else ''}{_cn_small(minute)}分"
+
+    return ZH_CLOCK.sub(numerals, text)
+
+
 # the ways of writing a date, a time, a percentage or an amount that a copy may take, four at once
 _ZH_REWRITES = (
     _dates_in_numerals,
@@ -250,6 +264,7 @@ def _zh(text: str) -> dict[str, str | None]:
         "4 verbs swapped for synonyms wherever they stand (copy)": _spun(text, 4),
         "今天 written as the date (copy)": text.replace("今天", "5月6日") if "今天" in text else None,
         "times 18时04分 written 18:04 (copy)": _times_with_a_colon(text),
+        "times 18时04分 written 十八点零四分, 十点半, 三点整 (copy)": _times_in_numerals(text),
         "dates 5月6日 written 五月六日 (copy)": _dates_in_numerals(text),
         "percentages 6.1% written 百分之六点一 (copy)": _percentages_in_words(text),
         "four of: dates 五月六日 / 2020-05-06 / 6号, times 18:04, percentages 百分之, amounts in digits (copy)": _rewritten(

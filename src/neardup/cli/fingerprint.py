@@ -298,6 +298,7 @@ def compare_cmd(a: str, b: str, as_html: bool | None, as_json: bool, dates: tupl
     from neardup.match.dates import NO_DAY, day_number, days_of
     from neardup.match.explain import added_spans, differing_numbers, shared_passage, substitutions
     from neardup.match.kernels import text_evidence
+    from neardup.match.verify import text_fields
 
     cfg = MatchConfig()
     for value in dates or ():
@@ -368,10 +369,15 @@ def compare_cmd(a: str, b: str, as_html: bool | None, as_json: bool, dates: tupl
     click.echo(f"simhash       {result['simhash_a']}  {result['simhash_b']}  distance {ev.hamming}")
     click.echo(f"shared        {result['shared_passage'] or 'no whole sentence'}")
     if ev.adds is not None:
-        click.echo(f"passage       {ev.passage} characters shared in one run")
+        adds, passage, note = ev.adds, ev.passage, ""
+        if adds == (0, 0) and not passage:  # the sketches share too little for the engine to read them
+            measured = text_fields(text_ev)
+            adds, passage = measured["adds"], measured["passage"]
+            note = " (measured here; the engine did not read the texts: their sketches share too little)"
+        click.echo(f"passage       {passage} characters shared in one run{note}")
         for name, n, spans in (
-            ("A adds", ev.adds[1], result["a_adds"]),
-            ("B adds", ev.adds[0], result["b_adds"]),
+            ("A adds", adds[1], result["a_adds"]),
+            ("B adds", adds[0], result["b_adds"]),
         ):
             shown = "  ".join(f"«{s}»" for s in spans[:3]) if spans else "nothing"
             click.echo(f"{name:<14}{n} characters: {shown}")

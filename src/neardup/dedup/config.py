@@ -95,9 +95,10 @@ class DedupConfig:
         """The config whose signatures match an index header's settings (other fields: overrides)."""
         match = overrides.pop("match", None) or MatchConfig()
         if settings.get("engine") != ENGINE_VERSION:
+            built = settings.get("engine") or "an engine before neardup.match/1 (SimHash only)"
             raise ConfigError(
-                "the corpus index was built by an older neardup (signatures without text profiles, or "
-                "SimHash-only); rebuild it with `neardup index build`"
+                f"the corpus index was signed by {built}; this neardup signs as {ENGINE_VERSION}, "
+                "which reads text otherwise: rebuild it with `neardup index build`"
             )
         fixed = {
             k: settings[k]

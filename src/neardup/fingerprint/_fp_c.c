@@ -1842,11 +1842,13 @@ static PyObject *py_numbers_as_digits(PyObject *self, PyObject *text) {
 #define ZD_HAO 0x40
 #define ZD_ZERO 0x80
 #define ZD_WEEK 0x100
+#define ZD_TEN 0x200
 static uint16_t ZD[0x10000];
 static void zd_init(void) { /* after nad_init: the digit characters are NAD's */
     for (Py_UCS4 c = 0; c < 0x10000; c++)
         if (NAD[c] & NAD_VAL) ZD[c] |= ZD_D;
     ZD[0x4E4B] |= ZD_PCT; /* 之 */
+    ZD[0x5341] |= ZD_TEN; /* 十 */
     ZD['-'] |= ZD_SEP;
     ZD['/'] |= ZD_SEP;
     ZD['.'] |= ZD_SEP;
@@ -1899,25 +1901,44 @@ static int zd_int(Ubuf *b, const Py_UCS4 *s, Py_ssize_t i, Py_ssize_t k) { /* in
 }
 static int zd_ch(Ubuf *b, Py_UCS4 c) { return ub_add(b, &c, 1); }
 
-/* _ZH_DIGIT_UNIT "[D]{1,2}(?=unit|[点點](?:[\d〇零一二三四五六七八九十]+分|半|钟|鐘))" */
+/* _ZH_DIGIT_UNIT "(?:[D]{1,2}|十)(?=unit|[点點](?:[\d〇零一二三四五六七八九十]+分|半|钟|鐘|整|许|左右))
+ * |(?:(?<=[午晨晚夜])|(?<=[早晚]上))[二两三四五六七八九十](?=[点點])"; a lone 十 before 分 is
+ * kept ("very") unless it follows 点點时時, and one after 几幾数數 ("tens of") */
 static int zd_unit_ahead(const Py_UCS4 *s, Py_ssize_t n, Py_ssize_t j) {
     if (j >= n) return 0;
     if (zd_unit(s[j])) return 1;
     if (!zd_dot(s[j]) || j + 1 >= n) return 0;
     Py_UCS4 c = s[j + 1];
-    if (c == 0x534A || zd_zhong(c)) return 1;
+    if (c == 0x534A || zd_zhong(c) || c == 0x6574 || c == 0x8BB8) return 1; /* 半 钟鐘 整 许 */
+    if (c == 0x5DE6 && j + 2 < n && s[j + 2] == 0x53F3) return 1;        /* 左右 */
     Py_ssize_t k = j + 1;
     while (k < n && (is_dec(s[k]) || zd_dp(s[k]) || s[k] == 0x5341)) k++;
     return k > j + 1 && k < n && s[k] == 0x5206;
 }
+static int zd_by_day(const Py_UCS4 *s, Py_ssize_t i) { /* (?<=[午晨晚夜])|(?<=[早晚]上) at i */
+    if (i < 1) return 0;
+    Py_UCS4 c = s[i - 1];
+    if (c == 0x5348 || c == 0x6668 || c == 0x665A || c == 0x591C) return 1;
+    return c == 0x4E0A && i >= 2 && (s[i - 2] == 0x65E9 || s[i - 2] == 0x665A);
+}
 static int zd_digit_unit(const Py_UCS4 *s, Py_ssize_t n, Ubuf *out, Py_ssize_t *last) {
     for (Py_ssize_t i = 0; i < n; i++) {
-        if (!zd_d(s[i])) continue;
         Py_ssize_t e = -1;
-        for (Py_ssize_t len = (i + 1 < n && zd_d(s[i + 1])) ? 2 : 1; len >= 1 && e < 0; len--)
-            if (zd_unit_ahead(s, n, i + len)) e = i + len;
+        if (zd_d(s[i])) {
+            for (Py_ssize_t len = (i + 1 < n && zd_d(s[i + 1])) ? 2 : 1; len >= 1 && e < 0; len--)
+                if (zd_unit_ahead(s, n, i + len)) e = i + len;
+        } else if (s[i] == 0x5341 && zd_unit_ahead(s, n, i + 1)) {
+            e = i + 1;
+        }
+        if (e < 0 && (s[i] == 0x5341 || (zd_d(s[i]) && s[i] != 0x4E00 && s[i] != 0x3007 && s[i] != 0x96F6)) &&
+            i + 1 < n && zd_dot(s[i + 1]) && zd_by_day(s, i))
+            e = i + 1;
         if (e < 0) continue;
-        if (!zd_after_number(s, i)) {
+        int very = s[i] == 0x5341 && e == i + 1 && e < n && s[e] == 0x5206 &&
+                   !(i > 0 && (zd_dot(s[i - 1]) || zd_shi(s[i - 1])));
+        int tens_of = s[i] == 0x5341 && i > 0 &&
+                      (s[i - 1] == 0x51E0 || s[i - 1] == 0x5E7E || s[i - 1] == 0x6570 || s[i - 1] == 0x6578);
+        if (!very && !tens_of && !zd_after_number(s, i)) {
             if (nad_keep(out, s, last, i, e) < 0 || cn_value_append(out, s + i, e - i) < 0) return -1;
         }
         i = e - 1;
@@ -1925,7 +1946,7 @@ static int zd_digit_unit(const Py_UCS4 *s, Py_ssize_t n, Ubuf *out, Py_ssize_t *
     return 0;
 }
 
-/* _ZH_PERCENT "百分之(\d+(?:\.\d+)?|[D]+)(?:[点點]([D less 两]+|\d+))?" -> whole[.frac]% */
+/* _ZH_PERCENT "百分之(\d+(?:\.\d+)?|[D]+|十)(?:[点點]([D less 两]+|\d+))?" -> whole[.frac]% */
 static int zd_percent(const Py_UCS4 *s, Py_ssize_t n, Ubuf *out, Py_ssize_t *last) {
     for (Py_ssize_t i = 0; i + 3 < n; i++) {
         if (s[i] != 0x767E || s[i + 1] != 0x5206 || s[i + 2] != 0x4E4B) continue;
@@ -1937,6 +1958,7 @@ static int zd_percent(const Py_UCS4 *s, Py_ssize_t n, Ubuf *out, Py_ssize_t *las
             if (j + 1 < n && s[j] == '.' && is_dec(s[j + 1])) j += 1 + zd_decs(s, n, j + 1);
         } else {
             while (j < n && zd_d(s[j])) j++;
+            if (j == w0 && s[j] == 0x5341) j++; /* 百分之十 */
             if (j == w0) continue;
             cn_whole = 1;
         }
@@ -2182,7 +2204,7 @@ static PyObject *py_dates_zh(PyObject *self, PyObject *text) {
             if (c < 0x10000) f |= ZD[c];
         }
     }
-    int d = f & ZD_D, pct = f & ZD_PCT, sep = f & ZD_SEP, clock = f & ZD_CLOCK, half = f & ZD_HALF,
+    int d = f & (ZD_D | ZD_TEN), pct = f & ZD_PCT, sep = f & ZD_SEP, clock = f & ZD_CLOCK, half = f & ZD_HALF,
         dot = f & ZD_DOT, hao = f & ZD_HAO, zero = f & ZD_ZERO, week = f & ZD_WEEK;
     Py_UCS4 *cur = PyUnicode_AsUCS4Copy(text);
     if (cur == NULL) return NULL;

@@ -20,7 +20,7 @@ from neardup.exceptions import ConfigError
 __all__ = ["ENGINE_VERSION", "KEEP_RULES", "PROFILES", "MatchConfig"]
 
 #: what stored signatures were made by: files made by another version are refused
-ENGINE_VERSION = "neardup.match/8"
+ENGINE_VERSION = "neardup.match/9"
 
 KeepRule = Literal["fuller", "first", "longest", "newest"]
 Profile = Literal["news", "corpus"]

@@ -156,11 +156,22 @@ class StateDir:
     def _check_header(self, settings: dict[str, Any]) -> dict[str, Any]:
         meta = self.read_header()
         for key, want in settings.items():
-            if meta.get(key) != want:
-                raise ConfigError(
-                    f"the state in {self.path} was built with {key}={meta.get(key)!r}, not {want!r}; "
-                    "open it with the same settings or use another state directory"
-                )
+            have = meta.get(key)
+            if have == want:
+                continue
+            if isinstance(have, dict) and isinstance(want, dict):  # name the settings that differ
+                diff = [k for k in sorted(set(have) | set(want)) if have.get(k) != want.get(k)]
+                built = ", ".join(f"{key}.{k}={have.get(k)!r}" for k in diff)
+                now = ", ".join(repr(want.get(k)) for k in diff)
+            else:
+                diff, built, now = [key], f"{key}={have!r}", repr(want)
+            hint = (
+                "signatures of another match engine read text otherwise and cannot be compared: "
+                "start a new state directory, or run the neardup version that built this one"
+                if "engine" in diff
+                else "open it with the same settings or use another state directory"
+            )
+            raise ConfigError(f"the state in {self.path} was built with {built}, not {now}; {hint}")
         if not self.journal_path.exists():
             raise FormatError(
                 f"{self.journal_path} is missing: the journal of every record added to the state in "

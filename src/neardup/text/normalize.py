@@ -437,12 +437,18 @@ def _mostly_cjk_py(text: str) -> bool:
 # ``_fp_c.dates_zh`` (which emulates each one's scan); what precedes a match is checked in its
 # replacement.
 _ZH_NUMERALS = "".join([*_CN_DIGIT, *_CN_UNIT, *_CN_BIG])  # 〇零一二两三四五六七八九十百千万亿
+# a numeral before a unit (a lone 十 too: 十日, 十点半; 十分 is "very" unless after an hour, 几十天
+# and 数十个 are "tens of"), or
+# a single one before 点 after a time of day (晚上八点, 下午三点; not 一: 晚一点 is "a little later";
+# not after 以上 or 加上: 以上三点 are "the three points above")
 _ZH_DIGIT_UNIT = re.compile(
-    r"[〇零一二两三四五六七八九]{1,2}"
-    r"(?=[月日号號时時分秒个個名位项項家条條件岁歲天周週]|[点點](?:[\d〇零一二三四五六七八九十]+分|半|钟|鐘))"
+    r"(?:[〇零一二两三四五六七八九]{1,2}|十)"
+    r"(?=[月日号號时時分秒个個名位项項家条條件岁歲天周週]"
+    r"|[点點](?:[\d〇零一二三四五六七八九十]+分|半|钟|鐘|整|许|左右))"
+    r"|(?:(?<=[午晨晚夜])|(?<=[早晚]上))[二两三四五六七八九十](?=[点點])"
 )
 _ZH_PERCENT = re.compile(
-    r"百分之(\d+(?:\.\d+)?|[〇零一二两三四五六七八九]+)(?:[点點]([〇零一二三四五六七八九]+|\d+))?"
+    r"百分之(\d+(?:\.\d+)?|[〇零一二两三四五六七八九]+|十)(?:[点點]([〇零一二三四五六七八九]+|\d+))?"
 )
 _ZH_CLOCK = re.compile(r"(\d{1,2})(?:[点點时時](\d{1,2})分|[:：](\d{2})(?![\d:：]))")
 _ZH_HALF = re.compile(r"(\d{1,2})[点點时時]半")
@@ -486,7 +492,13 @@ def _dates_zh_py(text: str) -> str:
     out = text
 
     def digits(m: re.Match[str]) -> str:
-        return m.group() if _after_number(out, m.start()) else _cn_value(m.group())
+        s = m.start()
+        if m.group() == "十" and (
+            (out.startswith("分", m.end()) and not (s > 0 and out[s - 1] in "点點时時"))  # 十分: very
+            or (s > 0 and out[s - 1] in "几幾数數")  # 几十天, 数十个: tens of, no number
+        ):
+            return m.group()
+        return m.group() if _after_number(out, s) else _cn_value(m.group())
 
     def percent(m: re.Match[str]) -> str:
         whole, frac = m.group(1), m.group(2)
@@ -520,7 +532,7 @@ def _dates_zh_py(text: str) -> str:
     def zero(m: re.Match[str]) -> str:
         return "0" if _after_number(out, m.start()) else ""
 
-    if any(c in out for c in _CN_DIGIT):
+    if "十" in out or any(c in out for c in _CN_DIGIT):
         out = _ZH_DIGIT_UNIT.sub(digits, out)
     if "百分之" in out:
         out = _ZH_PERCENT.sub(percent, out)
