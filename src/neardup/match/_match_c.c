@@ -909,6 +909,24 @@ static inline uint64_t swap_hash(const uint32_t *a, int64_t t, int64_t e, const 
     return h;
 }
 
+/* Where b's uncovered run facing a's run t:e starts, or -1: right after the shared window that ends
+ * before t, or else (a second change within a window of the first: 中国政府和中国 -> 俄国政府和俄国)
+ * right before the shared window that starts at e (text.py's _facing_run) */
+static int64_t facing_run(const uint64_t *wa, int64_t nwa, const uint64_t *sb, const int64_t *ob, int64_t nwb,
+                          const uint8_t *cov_b, int64_t nb, int64_t t, int64_t e, int64_t w) {
+    int64_t i = search_u64(sb, nwb, wa[t - w]);
+    if (i < nwb && sb[i] == wa[t - w]) {
+        int64_t q = ob[i] + w;
+        return q < nb && !cov_b[q] ? q : -1;
+    }
+    if (e >= nwa) return -1; /* no whole window after the run */
+    i = search_u64(sb, nwb, wa[e]);
+    if (!(i < nwb && sb[i] == wa[e]) || ob[i] == 0 || cov_b[ob[i] - 1]) return -1;
+    int64_t q = ob[i] - 1;
+    while (q > 0 && !cov_b[q - 1]) q--;
+    return q > 0 ? q : -1; /* a run after shared text, as a's is */
+}
+
 /* text.text_evidence into out[EVIDENCE_SIZE]; w holds buffers for max(na, nb) tokens */
 static void text_evidence(const uint32_t *a, int64_t na, const uint32_t *b, int64_t nb, int64_t w_cjk,
                           int64_t w_latin, int64_t *out, Work *W) {
@@ -973,71 +991,68 @@ static void text_evidence(const uint32_t *a, int64_t na, const uint32_t *b, int6
             e++;
         }
         if (e >= na) break;
-        int64_t i = search_u64(sb, nwb, wa[t - w]);
-        if (i < nwb && sb[i] == wa[t - w]) {
-            int64_t q = ob[i] + w;
-            if (q < nb && !cov_b[q]) {
-                int64_t f = q, ub = 0;
-                while (f < nb && !cov_b[f]) {
-                    ub += units(b[f]);
-                    f++;
+        int64_t q = facing_run(wa, nwa, sb, ob, nwb, cov_b, nb, t, e, w);
+        if (q >= 0) {
+            int64_t f = q, ub = 0;
+            while (f < nb && !cov_b[f]) {
+                ub += units(b[f]);
+                f++;
+            }
+            /* an occasion replaced in place: among words, in a run of the day's figures too
+             * ("at 1200 GMT on Monday" -> "at 1321 GMT on Tuesday") */
+            int short_ = ua <= T_SHORT && ub <= T_SHORT;
+            if (f < nb && (short_ || (2 * cjk < na && ua <= T_OCCASION_RUN && ub <= T_OCCASION_RUN))) {
+                int oa = 0, ob_ = 0;
+                for (int64_t x = t; x < e; x++) oa |= (a[x] & T_OCCASION) != 0;
+                for (int64_t x = q; x < f; x++) ob_ |= (b[x] & T_OCCASION) != 0;
+                if (short_) occ_replaced |= oa && ob_;
+                else occ_wide |= oa && ob_;
+            }
+            if (f < nb && short_) {
+                out[5] += 1;
+                out[18] += ua;
+                out[19] += ub;
+                if (ua >= 2 && ub >= 2) out[7] += 1;
+                int words = 0, num_a = 0, num_b = 0;
+                for (int64_t x = t; x < e; x++) {
+                    words = words || !(a[x] & T_NUMBER);
+                    num_a = num_a || (a[x] & T_NUMBER);
                 }
-                /* an occasion replaced in place: among words, in a run of the day's figures too
-                 * ("at 1200 GMT on Monday" -> "at 1321 GMT on Tuesday") */
-                int short_ = ua <= T_SHORT && ub <= T_SHORT;
-                if (f < nb && (short_ || (2 * cjk < na && ua <= T_OCCASION_RUN && ub <= T_OCCASION_RUN))) {
-                    int oa = 0, ob_ = 0;
-                    for (int64_t x = t; x < e; x++) oa |= (a[x] & T_OCCASION) != 0;
-                    for (int64_t x = q; x < f; x++) ob_ |= (b[x] & T_OCCASION) != 0;
-                    if (short_) occ_replaced |= oa && ob_;
-                    else occ_wide |= oa && ob_;
+                for (int64_t x = q; x < f; x++) {
+                    words = words || !(b[x] & T_NUMBER);
+                    num_b = num_b || (b[x] & T_NUMBER);
                 }
-                if (f < nb && short_) {
-                    out[5] += 1;
-                    out[18] += ua;
-                    out[19] += ub;
-                    if (ua >= 2 && ub >= 2) out[7] += 1;
-                    int words = 0, num_a = 0, num_b = 0;
-                    for (int64_t x = t; x < e; x++) {
-                        words = words || !(a[x] & T_NUMBER);
-                        num_a = num_a || (a[x] & T_NUMBER);
-                    }
-                    for (int64_t x = q; x < f; x++) {
-                        words = words || !(b[x] & T_NUMBER);
-                        num_b = num_b || (b[x] & T_NUMBER);
-                    }
-                    int numbers = num_a || num_b;
-                    if (!words) figures++;
-                    /* a subject, not an edit: a date written another way (今天 -> 5月6日) holds digits
-                     * on one side only, and a typo, a look-alike or a rewrite replaces a function
-                     * character by another or by a name, however often (的 -> 地, 他 -> 习近平; 法 -> 俄
-                     * in 法文版 -> 俄文版 is a subject), or a verb, an adverb or an adjective by another
-                     * (进行 -> 展开, 不断 -> 持续: rewrite) */
-                    int rewritten = rewrite(a, na, t, e, b, nb, q, f);
-                    if (rewritten) { /* kept in the term buffers until repeated reads the terms */
-                        W->pairs[n_rewrites] = (uint64_t)t << 32 | (uint64_t)e;
-                        W->keys[n_rewrites++] = (uint64_t)q << 32 | (uint64_t)f;
-                    }
-                    int typo = rewritten || ((a[t] & T_CJK) && (b[q] & T_CJK) &&
-                                             ((e - t == 1 && function_cjk(a[t])) ||
-                                              (f - q == 1 && function_cjk(b[q]))));
-                    if (words && num_a == num_b && !typo) {
-                        /* a name: two tokens or more on each side, or among CJK three in all
-                         * (法 -> 检察 in 最高人民法院 -> 最高人民检察院), and no number (佐科 -> 博里奇;
-                         * a typo or a look-alike changes one character for one, a date rewrite
-                         * holds digits) */
-                        int name = !numbers && ((e - t >= 2 && f - q >= 2) ||
-                                                (e - t + f - q >= 3 && (a[t] & T_CJK) && (b[q] & T_CJK)));
-                        W->swaps[n_swaps] = swap_hash(a, t, e, b, q, f);
-                        W->swap_units[n_swaps] = ua + ub + (name ? SWAP_NAME : 0);
+                int numbers = num_a || num_b;
+                if (!words) figures++;
+                /* a subject, not an edit: a date written another way (今天 -> 5月6日) holds digits
+                 * on one side only, and a typo, a look-alike or a rewrite replaces a function
+                 * character by another or by a name, however often (的 -> 地, 他 -> 习近平; 法 -> 俄
+                 * in 法文版 -> 俄文版 is a subject), or a verb, an adverb or an adjective by another
+                 * (进行 -> 展开, 不断 -> 持续: rewrite) */
+                int rewritten = rewrite(a, na, t, e, b, nb, q, f);
+                if (rewritten) { /* kept in the term buffers until repeated reads the terms */
+                    W->pairs[n_rewrites] = (uint64_t)t << 32 | (uint64_t)e;
+                    W->keys[n_rewrites++] = (uint64_t)q << 32 | (uint64_t)f;
+                }
+                int typo = rewritten || ((a[t] & T_CJK) && (b[q] & T_CJK) &&
+                                         ((e - t == 1 && function_cjk(a[t])) ||
+                                          (f - q == 1 && function_cjk(b[q]))));
+                if (words && num_a == num_b && !typo) {
+                    /* a name: two tokens or more on each side, or among CJK three in all
+                     * (法 -> 检察 in 最高人民法院 -> 最高人民检察院), and no number (佐科 -> 博里奇;
+                     * a typo or a look-alike changes one character for one, a date rewrite
+                     * holds digits) */
+                    int name = !numbers && ((e - t >= 2 && f - q >= 2) ||
+                                            (e - t + f - q >= 3 && (a[t] & T_CJK) && (b[q] & T_CJK)));
+                    W->swaps[n_swaps] = swap_hash(a, t, e, b, q, f);
+                    W->swap_units[n_swaps] = ua + ub + (name ? SWAP_NAME : 0);
+                    n_swaps++;
+                    /* a full name among words (Dieter Kosslick -> Serena Cheney): its last words
+                     * replaced alike elsewhere (Kosslick -> Cheney) are the same person's name */
+                    if (name && !(a[e - 1] & T_CJK) && !(b[f - 1] & T_CJK)) {
+                        W->swaps[n_swaps] = swap_hash(a, e - 1, e, b, f - 1, f);
+                        W->swap_units[n_swaps] = SWAP_TAIL;
                         n_swaps++;
-                        /* a full name among words (Dieter Kosslick -> Serena Cheney): its last words
-                         * replaced alike elsewhere (Kosslick -> Cheney) are the same person's name */
-                        if (name && !(a[e - 1] & T_CJK) && !(b[f - 1] & T_CJK)) {
-                            W->swaps[n_swaps] = swap_hash(a, e - 1, e, b, f - 1, f);
-                            W->swap_units[n_swaps] = SWAP_TAIL;
-                            n_swaps++;
-                        }
                     }
                 }
             }

@@ -642,6 +642,29 @@ def _walk(p: np.ndarray, cov: np.ndarray) -> tuple[int, int, int, int, int]:  # 
 
 
 @njit(cache=True, nogil=True)
+def _facing_run(
+    wa: np.ndarray, sb: np.ndarray, ob: np.ndarray, cov_b: np.ndarray, t: int, e: int, w: int
+) -> int:  # pragma: no cover
+    """Where b's uncovered run facing a's run ``t:e`` starts, or -1: right after the shared window
+    that ends before ``t``, or else (a second change within a window of the first: 中国政府和中国
+    -> 俄国政府和俄国) right before the shared window that starts at ``e``."""
+    nb = cov_b.shape[0]
+    i = np.searchsorted(sb, wa[t - w])
+    if i < sb.shape[0] and sb[i] == wa[t - w]:
+        q = ob[i] + w
+        return q if q < nb and not cov_b[q] else -1
+    if e >= wa.shape[0]:  # no whole window after the run
+        return -1
+    i = np.searchsorted(sb, wa[e])
+    if not (i < sb.shape[0] and sb[i] == wa[e]) or ob[i] == 0 or cov_b[ob[i] - 1]:
+        return -1
+    q = ob[i] - 1
+    while q > 0 and not cov_b[q - 1]:
+        q -= 1
+    return q if q > 0 else -1  # a run after shared text, as a's is
+
+
+@njit(cache=True, nogil=True)
 def text_evidence(a: np.ndarray, b: np.ndarray, w_cjk: int, w_latin: int) -> np.ndarray:  # pragma: no cover
     """Evidence of two text profiles: int64[9] = (units a adds, units b adds, units of a, units of
     b, longest shared passage in units, substitutions, repeated substitutions, short
@@ -706,83 +729,81 @@ def text_evidence(a: np.ndarray, b: np.ndarray, w_cjk: int, w_latin: int) -> np.
             e += 1
         if e >= na:
             break
-        i = np.searchsorted(sb, wa[t - w])
-        if i < sb.shape[0] and sb[i] == wa[t - w]:
-            q = ob[i] + w
-            if q < nb and not cov_b[q]:
-                f = q
-                ub = 0
-                while f < nb and not cov_b[f]:
-                    ub += _units(b[f])
-                    f += 1
-                # an occasion replaced in place: among words, in a run of the day's figures too
-                # ("at 1200 GMT on Monday" -> "at 1321 GMT on Tuesday")
-                short = ua <= _SHORT and ub <= _SHORT
-                if f < nb and (short or (2 * cjk < na and ua <= _OCCASION_RUN and ub <= _OCCASION_RUN)):
-                    occ_a = False
-                    occ_b = False
-                    for x in range(t, e):
-                        occ_a = occ_a or (a[x] & _OCCASION) != 0
-                    for x in range(q, f):
-                        occ_b = occ_b or (b[x] & _OCCASION) != 0
-                    if short:
-                        occ_replaced = occ_replaced or (occ_a and occ_b)
-                    else:
-                        occ_wide = occ_wide or (occ_a and occ_b)
-                if f < nb and short:
-                    out[5] += 1
-                    out[18] += ua
-                    out[19] += ub
-                    if ua >= 2 and ub >= 2:
-                        out[7] += 1
-                    # a subject (a name, a language), not a figure: a corrected price is an edit
-                    words = False
-                    num_a = False
-                    num_b = False
-                    for x in range(t, e):
-                        words = words or not a[x] & _NUMBER
-                        num_a = num_a or (a[x] & _NUMBER) != 0
-                    for x in range(q, f):
-                        words = words or not b[x] & _NUMBER
-                        num_b = num_b or (b[x] & _NUMBER) != 0
-                    numbers = num_a or num_b
-                    if not words:
-                        figures += 1
-                    # a subject, not an edit: a date written another way (今天 -> 5月6日) holds
-                    # digits on one side only, and a typo, a look-alike or a rewrite replaces a
-                    # function character by another or by a name, however often (的 -> 地,
-                    # 他 -> 习近平; 法 -> 俄 in 法文版 -> 俄文版 is a subject), or a verb, an adverb
-                    # or an adjective by another (进行 -> 展开, 不断 -> 持续: ``_rewrite``)
-                    rewritten = _rewrite(a, t, e, b, q, f)
-                    if rewritten:
-                        rewrites[n_rewrites, 0] = t
-                        rewrites[n_rewrites, 1] = e
-                        rewrites[n_rewrites, 2] = q
-                        rewrites[n_rewrites, 3] = f
-                        n_rewrites += 1
-                    typo = rewritten or (
-                        (a[t] & _CJK) != 0
-                        and (b[q] & _CJK) != 0
-                        and ((e - t == 1 and _function_cjk(a[t])) or (f - q == 1 and _function_cjk(b[q])))
+        q = _facing_run(wa, sb, ob, cov_b, t, e, w)
+        if q >= 0:
+            f = q
+            ub = 0
+            while f < nb and not cov_b[f]:
+                ub += _units(b[f])
+                f += 1
+            # an occasion replaced in place: among words, in a run of the day's figures too
+            # ("at 1200 GMT on Monday" -> "at 1321 GMT on Tuesday")
+            short = ua <= _SHORT and ub <= _SHORT
+            if f < nb and (short or (2 * cjk < na and ua <= _OCCASION_RUN and ub <= _OCCASION_RUN)):
+                occ_a = False
+                occ_b = False
+                for x in range(t, e):
+                    occ_a = occ_a or (a[x] & _OCCASION) != 0
+                for x in range(q, f):
+                    occ_b = occ_b or (b[x] & _OCCASION) != 0
+                if short:
+                    occ_replaced = occ_replaced or (occ_a and occ_b)
+                else:
+                    occ_wide = occ_wide or (occ_a and occ_b)
+            if f < nb and short:
+                out[5] += 1
+                out[18] += ua
+                out[19] += ub
+                if ua >= 2 and ub >= 2:
+                    out[7] += 1
+                # a subject (a name, a language), not a figure: a corrected price is an edit
+                words = False
+                num_a = False
+                num_b = False
+                for x in range(t, e):
+                    words = words or not a[x] & _NUMBER
+                    num_a = num_a or (a[x] & _NUMBER) != 0
+                for x in range(q, f):
+                    words = words or not b[x] & _NUMBER
+                    num_b = num_b or (b[x] & _NUMBER) != 0
+                numbers = num_a or num_b
+                if not words:
+                    figures += 1
+                # a subject, not an edit: a date written another way (今天 -> 5月6日) holds
+                # digits on one side only, and a typo, a look-alike or a rewrite replaces a
+                # function character by another or by a name, however often (的 -> 地,
+                # 他 -> 习近平; 法 -> 俄 in 法文版 -> 俄文版 is a subject), or a verb, an adverb
+                # or an adjective by another (进行 -> 展开, 不断 -> 持续: ``_rewrite``)
+                rewritten = _rewrite(a, t, e, b, q, f)
+                if rewritten:
+                    rewrites[n_rewrites, 0] = t
+                    rewrites[n_rewrites, 1] = e
+                    rewrites[n_rewrites, 2] = q
+                    rewrites[n_rewrites, 3] = f
+                    n_rewrites += 1
+                typo = rewritten or (
+                    (a[t] & _CJK) != 0
+                    and (b[q] & _CJK) != 0
+                    and ((e - t == 1 and _function_cjk(a[t])) or (f - q == 1 and _function_cjk(b[q])))
+                )
+                if words and num_a == num_b and not typo:
+                    # a name: two tokens or more on each side, or among CJK three in all
+                    # (法 -> 检察 in 最高人民法院 -> 最高人民检察院), and no number (佐科 -> 博里奇;
+                    # a typo or a look-alike changes one character for one, a date rewrite
+                    # holds digits)
+                    name = not numbers and (
+                        (e - t >= 2 and f - q >= 2)
+                        or (e - t + f - q >= 3 and (a[t] & _CJK) != 0 and (b[q] & _CJK) != 0)
                     )
-                    if words and num_a == num_b and not typo:
-                        # a name: two tokens or more on each side, or among CJK three in all
-                        # (法 -> 检察 in 最高人民法院 -> 最高人民检察院), and no number (佐科 -> 博里奇;
-                        # a typo or a look-alike changes one character for one, a date rewrite
-                        # holds digits)
-                        name = not numbers and (
-                            (e - t >= 2 and f - q >= 2)
-                            or (e - t + f - q >= 3 and (a[t] & _CJK) != 0 and (b[q] & _CJK) != 0)
-                        )
-                        swaps[n_swaps] = _swap_hash(a, t, e, b, q, f)
-                        swap_units[n_swaps] = ua + ub + (_SWAP_NAME if name else 0)
+                    swaps[n_swaps] = _swap_hash(a, t, e, b, q, f)
+                    swap_units[n_swaps] = ua + ub + (_SWAP_NAME if name else 0)
+                    n_swaps += 1
+                    # a full name among words (Dieter Kosslick -> Serena Cheney): its last words
+                    # replaced alike elsewhere (Kosslick -> Cheney) are the same person's name
+                    if name and not a[e - 1] & _CJK and not b[f - 1] & _CJK:
+                        swaps[n_swaps] = _swap_hash(a, e - 1, e, b, f - 1, f)
+                        swap_units[n_swaps] = _SWAP_TAIL
                         n_swaps += 1
-                        # a full name among words (Dieter Kosslick -> Serena Cheney): its last words
-                        # replaced alike elsewhere (Kosslick -> Cheney) are the same person's name
-                        if name and not a[e - 1] & _CJK and not b[f - 1] & _CJK:
-                            swaps[n_swaps] = _swap_hash(a, e - 1, e, b, f - 1, f)
-                            swap_units[n_swaps] = _SWAP_TAIL
-                            n_swaps += 1
         t = e
     # (a wider run counts beside other figures replaced: another day's report, where a FAQ's new
     # version replaces its date line and version number alone)

@@ -760,3 +760,17 @@ def test_the_next_days_report_on_one_template_is_a_template_and_a_faqs_new_versi
     old = faq.format(date="5 April 1993", v="1.1") + body
     new = faq.format(date="11 December 1992", v="1.0") + body
     assert compare_texts(old, new, cfg).kind == "near"
+
+
+def test_a_subject_replaced_twice_within_one_window_is_a_template() -> None:
+    """中国政府和中国人民 -> 俄国政府和俄国人民: the second place has no shared window before it (the
+    first change is inside it), so it is faced by the shared window after it; the two places are
+    one substitution made alike, a template's subject. A single changed word stays an edit."""
+    a = (
+        "国家主席习近平就该国发生强烈地震向该国领导人致慰问电。习近平在慰问电中表示，惊悉贵国发生强烈地震，"
+        "造成重大人员伤亡和财产损失，我谨代表中国政府和中国人民，并以我个人的名义，向遇难者表示深切哀悼，"
+        "向遇难者家属和伤者致以诚挚慰问。"
+    )
+    assert compare_texts(a, a.replace("中国", "俄国")).kind == "unique"
+    assert compare_texts(a, a.replace("中国", "俄国"), MatchConfig(report_templates=True)).kind == "template"
+    assert compare_texts(a, a.replace("惊悉", "惊闻")).kind == "near"
