@@ -59,9 +59,9 @@ demo: $(DEMO_STAMP)
 # the kernels are compiled once by warmup (in parallel, each kernel once) instead of by whichever
 # test process or child (CLI runs, services, Spark workers) first needs one; the tests then run in
 # two pytest-xdist workers (each with its own redis-server and, when it gets Spark tests, its own
-# local[2] SparkSession)
+# local[2] SparkSession); worksteal: a worker that runs out of tests takes some queued for the other
 test: $(STAMP) sysdeps warmup
-	$(PY) -m pytest -q -p no:cacheprovider -n 2 --doctest-modules tests src/neardup
+	$(PY) -m pytest -q -p no:cacheprovider -n 2 --dist worksteal --doctest-modules tests src/neardup
 
 test-fast: $(STAMP)
 	$(PY) -m pytest -q -x -m "not slow and not spark and not browser" tests
