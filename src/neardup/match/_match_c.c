@@ -539,6 +539,17 @@ static void align_run(const uint32_t *a, int64_t t, int64_t e, uint8_t *cov_a, c
     }
 }
 
+/* where b's uncovered run starts right after the shared window that ends before a's token t (at the
+ * window's first place in b); -1 when shared text follows the window there, -2 when b does not hold
+ * the window (text.py's _after_window) */
+static int64_t after_window(const uint64_t *wa, const uint64_t *sb, const int64_t *ob, int64_t nwb,
+                            const uint8_t *cov_b, int64_t nb, int64_t t, int64_t w) {
+    int64_t i = search_u64(sb, nwb, wa[t - w]);
+    if (!(i < nwb && sb[i] == wa[t - w])) return -2;
+    int64_t q = ob[i] + w;
+    return q < nb && !cov_b[q] ? q : -1;
+}
+
 /* align_run over each uncovered run of a that follows a shared window, facing an uncovered run of b
  * right after the same window (both ending before a shared token, or both at the texts' ends) */
 static void align_runs(const uint32_t *a, int64_t na, const uint64_t *wa, uint8_t *cov_a, const uint32_t *b,
@@ -551,14 +562,11 @@ static void align_runs(const uint32_t *a, int64_t na, const uint64_t *wa, uint8_
         }
         int64_t e = t;
         while (e < na && !cov_a[e]) e++;
-        int64_t i = search_u64(sb, nwb, wa[t - w]);
-        if (i < nwb && sb[i] == wa[t - w]) {
-            int64_t q = ob[i] + w;
-            if (q < nb && !cov_b[q]) {
-                int64_t f = q;
-                while (f < nb && !cov_b[f]) f++;
-                if ((e < na) == (f < nb)) align_run(a, t, e, cov_a, b, q, f, cov_b, e == na);
-            }
+        int64_t q = after_window(wa, sb, ob, nwb, cov_b, nb, t, w);
+        if (q >= 0) {
+            int64_t f = q;
+            while (f < nb && !cov_b[f]) f++;
+            if ((e < na) == (f < nb)) align_run(a, t, e, cov_a, b, q, f, cov_b, e == na);
         }
         t = e;
     }
@@ -914,15 +922,12 @@ static inline uint64_t swap_hash(const uint32_t *a, int64_t t, int64_t e, const 
  * right before the shared window that starts at e (text.py's _facing_run) */
 static int64_t facing_run(const uint64_t *wa, int64_t nwa, const uint64_t *sb, const int64_t *ob, int64_t nwb,
                           const uint8_t *cov_b, int64_t nb, int64_t t, int64_t e, int64_t w) {
-    int64_t i = search_u64(sb, nwb, wa[t - w]);
-    if (i < nwb && sb[i] == wa[t - w]) {
-        int64_t q = ob[i] + w;
-        return q < nb && !cov_b[q] ? q : -1;
-    }
+    int64_t q = after_window(wa, sb, ob, nwb, cov_b, nb, t, w);
+    if (q != -2) return q;
     if (e >= nwa) return -1; /* no whole window after the run */
-    i = search_u64(sb, nwb, wa[e]);
+    int64_t i = search_u64(sb, nwb, wa[e]);
     if (!(i < nwb && sb[i] == wa[e]) || ob[i] == 0 || cov_b[ob[i] - 1]) return -1;
-    int64_t q = ob[i] - 1;
+    q = ob[i] - 1;
     while (q > 0 && !cov_b[q - 1]) q--;
     return q > 0 ? q : -1; /* a run after shared text, as a's is */
 }

@@ -250,6 +250,20 @@ def _next_run(cov: np.ndarray, t: int) -> tuple[int, int]:  # pragma: no cover
 
 
 @njit(cache=True, nogil=True)
+def _after_window(
+    wa: np.ndarray, sb: np.ndarray, ob: np.ndarray, cov_b: np.ndarray, t: int, w: int
+) -> int:  # pragma: no cover
+    """Where b's uncovered run starts right after the shared window that ends before a's token
+    ``t`` (at the window's first place in b); -1 when shared text follows the window there, -2
+    when b does not hold the window."""
+    i = np.searchsorted(sb, wa[t - w])
+    if not (i < sb.shape[0] and sb[i] == wa[t - w]):
+        return -2
+    q = ob[i] + w
+    return q if q < cov_b.shape[0] and not cov_b[q] else -1
+
+
+@njit(cache=True, nogil=True)
 def _align_runs(
     a: np.ndarray,
     wa: np.ndarray,
@@ -266,15 +280,13 @@ def _align_runs(
     nb = b.shape[0]
     t, e = _next_run(cov_a, w)
     while t < na:
-        i = np.searchsorted(sb, wa[t - w])
-        if i < sb.shape[0] and sb[i] == wa[t - w]:
-            q = ob[i] + w
-            if q < nb and not cov_b[q]:
-                f = q
-                while f < nb and not cov_b[f]:
-                    f += 1
-                if (e < na) == (f < nb):
-                    _align_run(a, t, e, cov_a, b, q, f, cov_b, e == na)
+        q = _after_window(wa, sb, ob, cov_b, t, w)
+        if q >= 0:
+            f = q
+            while f < nb and not cov_b[f]:
+                f += 1
+            if (e < na) == (f < nb):
+                _align_run(a, t, e, cov_a, b, q, f, cov_b, e == na)
         t, e = _next_run(cov_a, e)
 
 
@@ -648,11 +660,9 @@ def _facing_run(
     """Where b's uncovered run facing a's run ``t:e`` starts, or -1: right after the shared window
     that ends before ``t``, or else (a second change within a window of the first: 中国政府和中国
     -> 俄国政府和俄国) right before the shared window that starts at ``e``."""
-    nb = cov_b.shape[0]
-    i = np.searchsorted(sb, wa[t - w])
-    if i < sb.shape[0] and sb[i] == wa[t - w]:
-        q = ob[i] + w
-        return q if q < nb and not cov_b[q] else -1
+    q = _after_window(wa, sb, ob, cov_b, t, w)
+    if q != -2:
+        return q
     if e >= wa.shape[0]:  # no whole window after the run
         return -1
     i = np.searchsorted(sb, wa[e])

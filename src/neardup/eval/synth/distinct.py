@@ -35,9 +35,8 @@ def _sampled(text: str, words: bool) -> np.ndarray:
     return np.unique(np.fromiter((h for h in hs if h % SAMPLE == 0), np.uint32))
 
 
-_MEMO: dict[
-    bytes, frozenset[int]
-] = {}  # the last few corpora's answers: sets are made from one corpus many times
+# the last few corpora's answers: sets are made from one corpus many times
+_MEMO: dict[bytes, frozenset[int]] = {}
 
 
 def near_copies(
