@@ -81,9 +81,11 @@ def spark_dedup_cmd(
     """Deduplicate INPUT files or directories (JSONL, JSONL.gz, .txt, Parquet) on Spark: the same
     output lines as `neardup dedup` on the same input.
 
-    The executors read, parse and sign the documents and write the output; the driver holds the
-    signatures (no text) and runs the match engine; with --against the executors search the corpus
-    index for the batch's candidates. --workers is accepted for the same command line and unused.
+    The executors read, parse and sign the documents, find and verify the candidate pairs, form
+    the clusters, run the match engine and write the output; the driver sees counts only. With
+    --against the executors join the batch's candidate keys with the corpus index; with
+    --max-distance the driver collects the signatures and runs the engine itself. --workers is
+    accepted for the same command line and unused.
     """
     from neardup.integrations.spark import (
         SparkCorpus,
@@ -123,7 +125,7 @@ def spark_dedup_cmd(
             out=out,
             fmt=kind,
         )
-        if res.result is not None:  # the driver path (--against): the driver holds the rows
+        if res.result is not None:  # the driver path (--max-distance): the driver holds the rows
             from neardup.dedup.rethreshold import decision_rows
 
             write_output(spark, out, decision_rows(res.result), kind)  # the rows neardup dedup writes
