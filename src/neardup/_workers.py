@@ -21,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import multiprocessing as mp
 import multiprocessing.connection as mpc
+import os
 import signal
 import time
 from collections import deque
@@ -30,7 +31,7 @@ from typing import Any
 
 from neardup.exceptions import NeardupError
 
-__all__ = ["WorkerDied", "WorkerPool", "WorkerStuck", "default_context", "describe_exit"]
+__all__ = ["WorkerDied", "WorkerPool", "WorkerStuck", "default_context", "describe_exit", "max_workers"]
 
 
 class WorkerDied(NeardupError):
@@ -70,6 +71,12 @@ def describe_exit(exitcode: int | None) -> str:
         why = ": out of memory, or killed" if -exitcode == signal.SIGKILL else ""
         return f"killed by {name}{why}"
     return f"exited with code {exitcode}"
+
+
+def max_workers() -> int:
+    """The most worker processes a run may ask for: 4 per core (signing and HTML extraction are
+    CPU-bound; past that, processes only take memory and turns on the cores)."""
+    return 4 * (os.cpu_count() or 1)
 
 
 def default_context() -> Any:

@@ -9,6 +9,7 @@ same way everywhere: a one-line error naming the file, the line and the field.
 
 from __future__ import annotations
 
+import errno
 import functools
 import gzip
 import io
@@ -445,6 +446,13 @@ def record_from_obj(
                 field=name,
             )
     doc_id = obj.get(id_field)
+    if isinstance(doc_id, (bool, dict, list)):
+        raise InputError(
+            f"field {id_field!r} must be a string or a number, got {type(doc_id).__name__}",
+            source=src,
+            line=lineno,
+            field=id_field,
+        )
     doc_id = f"{Path(src).name}:{lineno}" if doc_id is None else str(doc_id)
     extra = {k: v for k, v in obj.items() if k not in (id_field, text_field, html_field)}
     return Record(id=doc_id, text=text, html=html, source=src, line=lineno, extra=extra)
@@ -644,14 +652,22 @@ def atomic_outputs(inputs: Iterable[str | os.PathLike[str]] = ()) -> Iterator[Ou
         _GROUP.reset(token)
 
 
-def outputs_together(inputs: str, outputs: tuple[str, ...]) -> Callable[[F], F]:
-    """Decorate a command: its outputs (the named parameters) are checked against its inputs first,
-    and written through :func:`atomic_outputs`, so they are replaced together or not at all."""
+def outputs_together(inputs: str | tuple[str, ...], outputs: tuple[str, ...]) -> Callable[[F], F]:
+    """Decorate a command: its outputs (the named parameters) are checked against its inputs (the
+    named parameters: a path or a tuple of paths each) first, and written through
+    :func:`atomic_outputs`, so they are replaced together or not at all."""
+    names = (inputs,) if isinstance(inputs, str) else inputs
 
     def wrap(func: F) -> F:
         @functools.wraps(func)
         def run(*args: Any, **kwargs: Any) -> Any:
-            ins = kwargs.get(inputs) or ()
+            ins: list[str] = []
+            for name in names:
+                given = kwargs.get(name)
+                if isinstance(given, (str, os.PathLike)):
+                    ins.append(os.fspath(given))
+                elif given:
+                    ins.extend(os.fspath(p) for p in given)
             outs = [kwargs[o] for o in outputs if kwargs.get(o)]
             check_outputs(outs, ins)
             with atomic_outputs(ins):
@@ -805,6 +821,8 @@ def _named(exc: OSError, path: Path) -> OSError:
     """``exc`` naming the output the user gave when the write itself failed (a full disk)."""
     if exc.filename is not None:
         return exc
+    if exc.errno is None:  # raised by a library (numpy's save) without the system's error
+        return OSError(errno.EIO, f"could not write ({exc or 'the disk may be full'})", str(path))
     return OSError(exc.errno, exc.strerror, str(path))
 
 

@@ -580,3 +580,22 @@ def parse_conf(items: Iterable[str], option: str = "--conf") -> dict[str, str]:
         key, value = item.split("=", 1)
         conf[key] = value
     return conf
+
+
+def existing_store(url: str, kind: Literal["kv", "seen"]) -> str:
+    """``url``, checked to name a store that exists when it is file-backed: a command that only
+    reads a store (``stats``) refuses a mistyped path instead of creating an empty store there.
+
+    >>> existing_store("memory://", "kv")
+    'memory://'
+    """
+    from neardup.exceptions import InputError
+    from neardup.stores import schemes
+    from neardup.stores._url import parse_store_url
+
+    parsed = parse_store_url(url, schemes(kind))
+    if parsed.scheme in ("file", "leveldb", "sqlite") and not os.path.exists(os.path.expanduser(parsed.path)):
+        raise InputError(
+            "no such store; check the path (this command reads a store, it makes none)", source=url
+        )
+    return url

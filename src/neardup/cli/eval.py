@@ -21,7 +21,7 @@ import orjson
 from neardup.cli._common import InputFields, add_options, echo_err, input_fields, output_option
 from neardup.eval.single_signal import main_text
 from neardup.exceptions import ConfigError, InputError
-from neardup.io import iter_json_objects, write_jsonl
+from neardup.io import iter_json_objects, outputs_together, write_jsonl
 
 __all__ = ["eval_group", "parse_range", "report_cmd", "synth_cmd"]
 
@@ -110,6 +110,7 @@ def _records(paths: tuple[str, ...], fields: InputFields) -> list[dict[str, Any]
     help="Share of the sources given each case.",
 )
 @input_fields
+@outputs_together(inputs="inputs", outputs=("out", "truth_path"))
 def synth_cmd(
     inputs: tuple[str, ...],
     out: str,
@@ -306,6 +307,7 @@ def _truth(
 )
 @add_options(_result_options)
 @input_fields
+@outputs_together(inputs=("inputs", "truth_path"), outputs=("out", "write_truth"))
 def score_cmd(
     inputs: tuple[str, ...],
     truth_path: str | None,
@@ -403,6 +405,7 @@ _METHODS = (
 )
 @add_options(_result_options)
 @input_fields
+@outputs_together(inputs=("inputs", "truth_path"), outputs=("out", "write_truth"))
 def sweep_cmd(
     inputs: tuple[str, ...],
     truth_path: str | None,
@@ -462,6 +465,7 @@ def sweep_cmd(
 @_lang_option
 @add_options(_result_options)
 @input_fields
+@outputs_together(inputs="inputs", outputs=("out",))
 def graded_cmd(
     inputs: tuple[str, ...], lang: str, as_json: bool, out: str | None, fields: InputFields
 ) -> None:
@@ -579,6 +583,7 @@ def _graded_table(g: dict[str, Any]) -> str:
     help="The run's --profile.",
 )
 @input_fields
+@outputs_together(inputs=("output", "texts", "eval_path"), outputs=("out",))
 def report_cmd(
     output: str,
     out: str,

@@ -17,6 +17,7 @@ from typing import IO, Any, cast
 import click
 import orjson
 
+from neardup._workers import max_workers
 from neardup.cli._common import (
     Flag,
     InputFields,
@@ -29,7 +30,7 @@ from neardup.cli._common import (
 )
 from neardup.config import SimHashConfig
 from neardup.exceptions import ConfigError, InputError
-from neardup.io import ReadStats, Record, atomic_write
+from neardup.io import ReadStats, Record, atomic_write, outputs_together
 
 __all__ = [
     "SIMHASH_EXCLUDED",
@@ -179,6 +180,7 @@ def _finish(stats: ReadStats, skip_bad: bool) -> None:
     "-o", "--output", type=click.Path(dir_okay=False), default=None, help="Output file (default stdout)."
 )
 @click.option("--workers", type=int, default=1, show_default=True, help="Processes for fingerprinting.")
+@outputs_together(inputs="files", outputs=("output",))
 def fingerprint_cmd(
     files: tuple[str, ...], fields: InputFields, fmt: str, output: str | None, workers: int, **opts: Any
 ) -> None:
@@ -189,8 +191,8 @@ def fingerprint_cmd(
     cfg = simhash_config(opts)
     if fmt == "npy" and output is None:
         raise click.UsageError("--format npy needs -o FILE")
-    if workers < 1:
-        raise ConfigError(f"--workers must be >= 1, got {workers}")
+    if not 1 <= workers <= max_workers():
+        raise ConfigError(f"--workers must be between 1 and {max_workers()} (4 per core), got {workers}")
     stats = ReadStats()
     batches = _fingerprinted(fields, files, cfg, workers, stats)
     if fmt == "npy":
@@ -256,8 +258,18 @@ def _write_npy(output: str, batches: Iterator[tuple[list[Record], Any]]) -> None
     echo_err(f"neardup: wrote {len(arr)} fingerprints to {output} and ids to {ids_path}")
 
 
+_FILE_SUFFIXES = (".txt", ".html", ".htm", ".md", ".json", ".jsonl", ".xml", ".gz")
+
+
 def _read_arg(value: str) -> tuple[str, str]:
+    """A file's text when ``value`` names one, else ``value`` itself; a directory, or a missing
+    file's name (one word ending like a file), is refused rather than compared as text."""
     path = Path(value)
+    one_word = len(value) < 4096 and not any(c.isspace() for c in value)
+    if one_word and path.is_dir():
+        raise InputError("is a directory; give a file or a text", source=value)
+    if one_word and value.lower().endswith(_FILE_SUFFIXES) and not path.exists():
+        raise InputError("no such file (to compare this name as a text, add a space to it)", source=value)
     if len(value) < 4096 and "\n" not in value and path.is_file():
         try:
             return path.read_text("utf-8"), value
@@ -415,6 +427,7 @@ def idf_group() -> None:
 @click.option(
     "--min-df", type=int, default=1, show_default=True, help="Drop features seen in fewer documents."
 )
+@outputs_together(inputs="files", outputs=("output",))
 def idf_build_cmd(
     files: tuple[str, ...],
     fields: InputFields,

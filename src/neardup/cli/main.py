@@ -7,8 +7,10 @@ and exit with code 2; they never print a traceback.
 from __future__ import annotations
 
 import errno
+import functools
 import importlib
 import os
+import signal
 import sys
 from typing import Any
 
@@ -48,12 +50,17 @@ class LazyGroup(click.Group):
         if target is None:
             return None
         module_name, attr = target[0].split(":")
+        # a Ctrl-C that lands inside a C extension's module init (orjson's) can crash the
+        # interpreter: it is held until the command's modules are loaded, then raised here
+        held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
         try:
             module = importlib.import_module(module_name)
         except ModuleNotFoundError as exc:
             if exc.name == module_name:  # the command itself is not built yet
                 return None
             raise
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, held)
         cmd = getattr(module, attr)
         assert isinstance(cmd, click.Command)
         return cmd
@@ -109,10 +116,13 @@ def _without_huge_pages() -> None:
 def main(argv: list[str] | None = None) -> Any:
     """Entry point of the console script; returns the exit code through SystemExit."""
     debug = bool(os.environ.get("NEARDUP_DEBUG"))
-    if argv is None:  # the console script: this process is the user's run (not a caller's library use)
-        _without_huge_pages()
-        _small_run(sys.argv[1:])
+    interrupted: list[int] = []
     try:
+        if argv is None:  # the console script: this process is the user's run (not a caller's library use)
+            if signal.getsignal(signal.SIGINT) is signal.default_int_handler:  # not ignored by the parent
+                signal.signal(signal.SIGINT, functools.partial(_on_interrupt, interrupted))
+            _without_huge_pages()
+            _small_run(sys.argv[1:])
         rv = cli.main(args=argv, prog_name="neardup", standalone_mode=False)
     except click.exceptions.Exit as exc:
         sys.exit(exc.exit_code)
@@ -140,6 +150,13 @@ def main(argv: list[str] | None = None) -> Any:
         _error(describe_os_error(exc))
         _detach_stdout()
         sys.exit(2)
+    except Exception:
+        # a library that swallows the KeyboardInterrupt of a Ctrl-C and fails otherwise (pyarrow's
+        # lazy pandas import): still an interruption, not a crash
+        if not interrupted or debug:
+            raise
+        click.echo("neardup: interrupted", err=True)
+        sys.exit(130)
     try:
         sys.stdout.flush()  # a full disk under `> out.jsonl` shows here, not at exit
     except BrokenPipeError:
@@ -150,6 +167,12 @@ def main(argv: list[str] | None = None) -> Any:
         _detach_stdout()
         sys.exit(2)
     sys.exit(rv if isinstance(rv, int) else 0)
+
+
+def _on_interrupt(interrupted: list[int], signum: int, frame: Any) -> None:
+    """SIGINT as Python's own handler takes it (KeyboardInterrupt), remembered."""
+    interrupted.append(signum)
+    raise KeyboardInterrupt
 
 
 def _error(message: str) -> None:

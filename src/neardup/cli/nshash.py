@@ -6,16 +6,28 @@ neardup nshash stats --store leveldb:///data/nshash.db
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import sys
 import time
 from collections import Counter
+from collections.abc import Iterator
 from typing import IO, Any
 
 import click
 
-from neardup.cli._common import Feedback, InputFields, compact_json, echo_err, input_fields, plural
+from neardup.cli._common import (
+    Feedback,
+    InputFields,
+    compact_json,
+    echo_err,
+    existing_store,
+    input_fields,
+    plural,
+)
 from neardup.exceptions import InputError
+from neardup.io import outputs_together
 
 __all__ = ["nshash_group"]
 
@@ -73,9 +85,9 @@ def nshash_group() -> None:
 @click.option(
     "-o",
     "--output",
-    type=click.File("w", encoding="utf-8"),
+    type=click.Path(dir_okay=False, allow_dash=True),
     default="-",
-    help="Output JSONL (default stdout).",
+    help="Output JSONL (default stdout), replaced once the run succeeds.",
 )
 @click.option(
     "--stream",
@@ -84,6 +96,7 @@ def nshash_group() -> None:
     "(final) id of every document at the end.",
 )
 @input_fields
+@outputs_together(inputs="files", outputs=("output",))
 def run_cmd(
     files: tuple[str, ...],
     store_url: str,
@@ -91,7 +104,7 @@ def run_cmd(
     n: int,
     min_sentence_chars: int,
     batch_size: int,
-    output: IO[str],
+    output: str,
     stream: bool,
     fields: InputFields,
 ) -> None:
@@ -105,6 +118,7 @@ def run_cmd(
     ids: list[str] = []
     sids: list[int] = []
     with (
+        _output(output) as out,
         Feedback(progress=False).run("nshash", files),  # the compile notice where numba must compile
         NSHash(
             hashfunc=hashfunc,
@@ -121,7 +135,7 @@ def run_cmd(
         def assign() -> None:
             got = nsh.get_similar_many(batch_texts)
             if stream:
-                _write(output, batch_ids, got)
+                _write(out, batch_ids, got)
             else:
                 ids.extend(batch_ids)
                 sids.extend(got)
@@ -147,10 +161,9 @@ def run_cmd(
             unique = sorted(set(sids))
             final = dict(zip(unique, nsh.resolve(unique), strict=False))
             sids = [final[s] for s in sids]
-            _write(output, ids, sids)
+            _write(out, ids, sids)
         groups = len(set(sids)) if not stream else None
-        nsh.flush()
-    output.flush()
+        nsh.flush()  # the store saved before the ids it assigned are published
     secs = time.perf_counter() - t0
     line = f"nshash: {plural(ndocs, 'document')} in {secs:.2f} s"
     if groups is not None:
@@ -158,6 +171,23 @@ def run_cmd(
     if stats.skipped:
         line += f"; skipped {plural(stats.skipped, 'bad record')} (first: {stats.first_error})"
     echo_err(line)
+
+
+@contextlib.contextmanager
+def _output(path: str) -> Iterator[IO[str]]:
+    """Standard output for ``-``; else a file written atomically, in place once the run succeeds."""
+    if path == "-":
+        yield sys.stdout
+        sys.stdout.flush()
+        return
+    from neardup.io import atomic_write
+
+    with atomic_write(path, "wb") as raw:
+        text = io.TextIOWrapper(raw, encoding="utf-8")
+        try:
+            yield text
+        finally:
+            text.detach()  # flushed into the file atomic_write syncs and renames
 
 
 def _main_text(html: str, source: str, line: int) -> str:
@@ -186,7 +216,7 @@ def stats_cmd(store_url: str, top: int, as_json: bool) -> None:
     """Groups in a store and their sizes (documents assigned to each)."""
     from neardup.stores import open_store
 
-    with open_store(store_url) as store:
+    with open_store(existing_store(store_url, "kv")) as store:
         info: dict[str, Any] = store.stats()
         settings = store.get_meta("nshash")
         sizes = Counter(size for _, size in store.groups())

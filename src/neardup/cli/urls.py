@@ -26,7 +26,7 @@ from typing import Any, TextIO
 
 import click
 
-from neardup.cli._common import echo_err, printable
+from neardup.cli._common import echo_err, existing_store, printable
 from neardup.exceptions import ConfigError
 
 _STORE_HELP = (
@@ -480,7 +480,7 @@ def _undo_undelivered(seen: Any, out: _Output, exc: OSError) -> None:
 @click.option("--capacity", type=int, default=None, help="The job's capacity, if in Bloom mode.")
 def stats_cmd(job: str, store: str, bloom: float | None, capacity: int | None) -> None:
     """Print the job's settings and URL count as JSON."""
-    with _open(_job(job), store, bloom=bloom, capacity=capacity) as seen:
+    with _open(_job(job), existing_store(store, "seen"), bloom=bloom, capacity=capacity) as seen:
         stats = seen.stats()
     for key in ("checked", "new", "seen", "invalid"):  # this process's counters: always 0 here
         stats.pop(key, None)

@@ -11,6 +11,7 @@ import os
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
+from neardup._workers import max_workers
 from neardup.config import config_from_dict
 from neardup.exceptions import ConfigError
 from neardup.match.config import ENGINE_VERSION, MatchConfig
@@ -61,6 +62,11 @@ class DedupConfig:
             raise ConfigError(f"match must be a MatchConfig, got {type(self.match).__name__}")
         if self.workers < 0:
             raise ConfigError(f"workers must be >= 0 (0 uses every core), got {self.workers}")
+        if self.workers > max_workers():
+            raise ConfigError(
+                f"workers must be at most {max_workers()} (4 per core of this machine; more processes "
+                f"only compete for the cores), got {self.workers}"
+            )
         if isinstance(self.record_timeout, bool) or not (
             isinstance(self.record_timeout, (int, float)) and self.record_timeout > 0
         ):

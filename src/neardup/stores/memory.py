@@ -346,7 +346,10 @@ class MemoryStore(StoreBase):
     def close(self) -> None:
         if self._closed:
             return
-        self.flush()
-        self._closed = True
-        if self._finalizer is not None:
-            self._finalizer.detach()
+        try:
+            self.flush()
+        finally:
+            # a save that failed here was raised to the caller: not tried again at exit
+            self._closed = True
+            if self._finalizer is not None:
+                self._finalizer.detach()

@@ -1,0 +1,161 @@
+"""Every command that reads files and writes files refuses to write over what it reads, replaces its
+outputs together once it succeeds, and a Ctrl-C is an interruption whatever a library makes of it."""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import json
+import signal
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "dedup"))
+from dedup_synth import make_docs
+from dedup_synth import run_main as run
+
+import neardup.cli.main as cli_main
+
+
+@pytest.fixture
+def src(tmp_path: Path) -> Path:
+    path = tmp_path / "in.jsonl"
+    path.write_text("".join(json.dumps(d, ensure_ascii=False) + "\n" for d in make_docs(12, seed=3)))
+    return path
+
+
+def _commands(src: Path, tmp: Path) -> list[list[str]]:
+    ids = tmp / "in.ids.txt"
+    ids.write_text("a\nb\n")
+    out = tmp / "out.jsonl"
+    out.write_text('{"id": "a", "cluster": "a"}\n')
+    return [
+        ["fingerprint", str(src), "-o", str(src)],
+        ["fingerprint", str(ids), "--format", "npy", "-o", str(tmp / "in.npy")],  # its ids file
+        ["idf", "build", str(src), "-o", str(src)],
+        ["nshash", "run", str(src), "-o", str(src)],
+        ["synth", str(src), "-o", str(tmp / "s.jsonl"), "--truth", str(src)],
+        ["eval", "score", "--natural", str(src), "--documents", "--write-truth", str(src)],
+        ["eval", "score", "--natural", str(src), "--documents", "-o", str(src)],
+        ["report", str(out), "-o", str(out)],
+        ["report", str(out), "-o", str(src), "--texts", str(src)],
+    ]
+
+
+@pytest.mark.parametrize("case", range(9))
+def test_no_command_writes_over_its_input(
+    case: int, src: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = _commands(src, tmp_path)[case]
+    before = {p: p.read_bytes() for p in tmp_path.iterdir() if p.is_file()}
+    code, _, err = run(args, capsys)
+    assert code == 2 and err.count("\n") == 1 and "the output is also an input" in err, err
+    assert {p: p.read_bytes() for p in tmp_path.iterdir() if p.is_file()} == before
+
+
+def test_two_outputs_of_one_command_must_differ(
+    src: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    same = str(tmp_path / "s.jsonl")
+    code, _, err = run(["synth", str(src), "-o", same, "--truth", same], capsys)
+    assert code == 2 and "two outputs name the same file" in err
+
+
+def test_nshash_run_replaces_its_output_only_when_the_run_succeeds(
+    src: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "ids.jsonl"
+    out.write_text("old\n")
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(src.read_text() + '{"id": "z", "text": ""}\n')
+    code, _, err = run(["nshash", "run", str(bad), "--stream", "--batch-size", "1", "-o", str(out)], capsys)
+    assert code == 2 and "has no text" in err
+    assert out.read_text() == "old\n"  # the lines streamed before the bad record were never in place
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.jsonl", "ids.jsonl", "in.jsonl"]
+    code, _, _ = run(["nshash", "run", str(src), "--stream", "-o", str(out)], capsys)
+    assert code == 0 and len(out.read_text().splitlines()) == len(src.read_text().splitlines())
+
+
+def test_stats_of_a_store_that_does_not_exist_are_refused_not_made(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for args in (
+        ["urls", "stats", "--job", "j", "--store", str(tmp_path / "typo.db")],
+        ["nshash", "stats", "--store", f"file://{tmp_path}/typo.snap"],
+    ):
+        code, _, err = run(args, capsys)
+        assert code == 2 and "no such store" in err, err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_compare_refuses_a_missing_file_or_a_directory_rather_than_comparing_the_names(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, _, err = run(["compare", str(tmp_path / "a.txt"), "some text"], capsys)
+    assert code == 2 and "no such file" in err
+    code, _, err = run(["compare", str(tmp_path), "some text"], capsys)
+    assert code == 2 and "is a directory" in err
+
+
+def test_ids_that_are_objects_or_booleans_are_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    src = tmp_path / "ids.jsonl"
+    src.write_text('{"id": {"x": 1}, "text": "今天天气很好。"}\n')
+    code, _, err = run(["dedup", str(src), "-o", str(tmp_path / "o.jsonl")], capsys)
+    assert code == 2 and "field 'id' must be a string or a number, got dict" in err
+
+
+def test_workers_past_four_a_core_are_refused(
+    src: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("os.cpu_count", lambda: 2)
+    code, _, err = run(["dedup", str(src), "-o", str(tmp_path / "o.jsonl"), "-j", "9"], capsys)
+    assert code == 2 and "at most 8" in err
+    code, _, err = run(["fingerprint", str(src), "--workers", "9"], capsys)
+    assert code == 2 and "between 1 and 8" in err
+
+
+def test_a_commands_modules_load_with_ctrl_c_held(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A C extension's module init (orjson's) must not be entered by a KeyboardInterrupt: SIGINT is
+    blocked while the command's modules load, and the mask is restored after."""
+    seen: list[set[int]] = []
+    real = importlib.import_module
+
+    def spy(name: str, package: str | None = None) -> object:
+        seen.append(signal.pthread_sigmask(signal.SIG_BLOCK, set()))
+        return real(name, package)
+
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, set())
+    monkeypatch.setattr(importlib, "import_module", spy)
+    cli_main.cli.get_command(None, "compare")  # type: ignore[arg-type]
+    assert seen and signal.SIGINT in seen[0]
+    assert signal.pthread_sigmask(signal.SIG_BLOCK, set()) == before
+
+
+def test_an_error_raised_after_ctrl_c_is_an_interruption(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """pyarrow swallows the KeyboardInterrupt of a lazy import and fails with an AttributeError: a
+    run that was interrupted still ends as one (exit 130, no traceback)."""
+
+    def interrupted_then_broken(*args: object, **kwargs: object) -> None:
+        handler = signal.getsignal(signal.SIGINT)
+        assert callable(handler)
+        with contextlib.suppress(KeyboardInterrupt):  # swallowed, as a library might
+            handler(signal.SIGINT, None)
+        raise AttributeError("partially initialized module 'pandas' has no attribute 'core'")
+
+    monkeypatch.setattr(sys, "argv", ["neardup", "--version"])
+    monkeypatch.setattr(cli_main, "_small_run", lambda argv: None)
+    monkeypatch.setattr(cli_main.cli, "main", interrupted_then_broken)
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with pytest.raises(SystemExit) as exit_info:
+            cli_main.main()
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    assert exit_info.value.code == 130
+    assert capsys.readouterr().err == "neardup: interrupted\n"
