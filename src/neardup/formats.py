@@ -66,6 +66,10 @@ def output_format(path: str | os.PathLike[str], fmt: str | None = None) -> Outpu
             raise ConfigError(f"unknown output format {fmt!r}; use {_names()}")
         return fmt  # type: ignore[return-value]
     name = os.fspath(path)
+    if not name:
+        raise ConfigError(
+            "the output name is empty; name a file such as out.jsonl (or - for standard output)"
+        )
     if _is_stream(name):
         return "jsonl"
     lower = Path(name).name.lower()

@@ -327,6 +327,8 @@ def json_object(raw: bytes | str, src: str, lineno: int) -> dict[str, Any]:
     try:
         obj = orjson.loads(raw)
     except orjson.JSONDecodeError:
+        if raw[:3] == b"\xef\xbb\xbf" or raw[:1] == "\ufeff":  # a byte-order mark (Windows editors)
+            return json_object(raw[3:] if isinstance(raw, bytes) else raw[1:], src, lineno)
         if isinstance(raw, bytes):
             _decode(raw, src, lineno)  # report encoding problems as such
         raise InputError("is not valid JSON", source=src, line=lineno) from None

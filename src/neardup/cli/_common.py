@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import functools
+import math
 import os
 import re
 import sys
@@ -28,6 +29,7 @@ from typing import Any, Literal, TypeVar
 
 import click
 
+from neardup.exceptions import ConfigError
 from neardup.io import ReadStats, Record, iter_records
 
 T = TypeVar("T")
@@ -85,6 +87,8 @@ class InputFields:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "html_field", self.html_field or None)
+        if self.allow_unreadable and not self.skip_bad:
+            raise ConfigError("--allow-unreadable goes with --skip-bad (it lets a run skip whole files)")
 
     def records(
         self, inputs: Iterable[str], *, stats: ReadStats | None = None, description: str | None = None
@@ -204,9 +208,27 @@ def _click_type(hint: Any) -> Any:
         args = [a for a in typing.get_args(hint) if a is not type(None)]
         if len(args) == 1:
             return _click_type(args[0])
-    if hint in (int, float, str):
+    if hint is float:
+        return FINITE_FLOAT
+    if hint in (int, str):
         return hint
     raise TypeError(f"give the Flag of a field typed {hint!r} an explicit click type")
+
+
+class FiniteFloat(click.ParamType):  # type: ignore[type-arg]  # generic only in recent click
+    """A float option that refuses ``nan`` and ``inf`` (click's FLOAT takes both, and a NaN passes
+    every range check a setting makes, as each comparison with it is false)."""
+
+    name = "float"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> float:
+        number = click.FLOAT.convert(value, param, ctx)
+        if not math.isfinite(number):
+            self.fail(f"{value!r} is not a finite number", param, ctx)
+        return float(number)
+
+
+FINITE_FLOAT = FiniteFloat()
 
 
 def _lookup(config: Any, path: str) -> Any:
@@ -247,7 +269,23 @@ def config_from_options(cls: type[C], flags: Mapping[str, Flag], opts: dict[str,
         if spec.dest in opts:
             value = opts.pop(spec.dest)
             values[path] = spec.to_field(value) if spec.to_field is not None else value
-    return typing.cast(C, _replace(base, values))
+    try:
+        return typing.cast(C, _replace(base, values))
+    except ConfigError as exc:
+        raise ConfigError(_as_flags(str(exc), flags)) from None
+
+
+def _as_flags(message: str, flags: Mapping[str, Flag]) -> str:
+    """A config's message about a field, naming the option the user gave instead.
+
+    >>> _as_flags("max_component must be >= 1, got 0", {"match.max_component": Flag(("--max-component",))})
+    '--max-component must be >= 1, got 0'
+    """
+    for path, spec in flags.items():
+        field = path.rsplit(".", 1)[-1]
+        if message.startswith(field + " "):
+            return spec.flags[0] + message[len(field) :]
+    return message
 
 
 def _replace(config: Any, values: Mapping[str, Any]) -> Any:
@@ -571,8 +609,6 @@ def parse_conf(items: Iterable[str], option: str = "--conf") -> dict[str, str]:
     >>> parse_conf(["spark.a=1", "b=x=y"])
     {'spark.a': '1', 'b': 'x=y'}
     """
-    from neardup.exceptions import ConfigError
-
     conf: dict[str, str] = {}
     for item in items:
         if "=" not in item:

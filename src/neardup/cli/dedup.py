@@ -18,6 +18,7 @@ import click
 import numpy as np
 
 from neardup.cli._common import (
+    FINITE_FLOAT,
     Feedback,
     Flag,
     InputFields,
@@ -119,7 +120,7 @@ ENGINE_FLAGS: dict[str, Flag] = {
         ("--record-timeout",),
         "Seconds a worker may spend extracting one HTML record; past it the run stops with one "
         "line naming the record (exit 2), never a hang. Local runs with --workers other than 1.",
-        type=float,
+        type=FINITE_FLOAT,
         metavar="SECONDS",
     ),
     "duplicate_ids": Flag(("--duplicate-ids",), "An id seen twice: stop, or rename repeats id#2, id#3."),
@@ -132,7 +133,7 @@ ENGINE_FLAGS: dict[str, Flag] = {
         ("--strictness",),
         "How much two texts may add to each other and still merge: 0 loosest, 1 strictest; 0.5 is "
         "calibrated on judged real pairs (docs/quality.md). Each 0.25 step scales it by 1.4.",
-        type=float,
+        type=FINITE_FLOAT,
     ),
     "match.report_templates": Flag(
         ("--report-templates",),

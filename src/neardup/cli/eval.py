@@ -18,7 +18,7 @@ from typing import Any
 import click
 import orjson
 
-from neardup.cli._common import InputFields, add_options, echo_err, input_fields, output_option
+from neardup.cli._common import FINITE_FLOAT, InputFields, add_options, echo_err, input_fields, output_option
 from neardup.eval.single_signal import main_text
 from neardup.exceptions import ConfigError, InputError
 from neardup.io import iter_json_objects, outputs_together, write_jsonl
@@ -87,12 +87,12 @@ def _records(paths: tuple[str, ...], fields: InputFields) -> list[dict[str, Any]
 )
 @click.option(
     "--html-rate",
-    type=float,
+    type=FINITE_FLOAT,
     default=None,
     help="Share of reformatted and near copies wrapped in an HTML template (default 0.4 realistic, 0.1 classic).",
 )
 @click.option(
-    "--copy-rate", type=float, default=0.7, show_default=True, help="Share of sources given copies."
+    "--copy-rate", type=FINITE_FLOAT, default=0.7, show_default=True, help="Share of sources given copies."
 )
 @click.option(
     "--cases",
@@ -104,7 +104,7 @@ def _records(paths: tuple[str, ...], fields: InputFields) -> list[dict[str, Any]
 )
 @click.option(
     "--case-rate",
-    type=float,
+    type=FINITE_FLOAT,
     default=0.06,
     show_default=True,
     help="Share of the sources given each case.",
@@ -248,7 +248,7 @@ _truth_options = [
         help="No truth file: take the input's own duplicates as truth (same text, or Jaccard of word "
         "5-grams >= --natural-threshold).",
     ),
-    click.option("--natural-threshold", type=float, default=0.8, show_default=True),
+    click.option("--natural-threshold", type=FINITE_FLOAT, default=0.8, show_default=True),
     click.option("--write-truth", type=click.Path(dir_okay=False), help="Save the truth --natural built."),
 ]
 _result_options = [
@@ -285,6 +285,10 @@ def _truth(
     """The truth (a file, or the input's own duplicates) and, when built from them, the records."""
     from neardup.eval.metrics import Truth
 
+    if natural and truth_path:
+        raise ConfigError("give either --truth FILE or --natural, not both")
+    if not 0 < natural_threshold <= 1:
+        raise ConfigError(f"--natural-threshold must be in (0, 1], got {natural_threshold}")
     if not natural:
         return _load_truth(truth_path, False), None
     from neardup.eval.synth import natural_truth
@@ -398,7 +402,7 @@ _METHODS = (
 @_lang_option
 @click.option(
     "--min-hn-precision",
-    type=float,
+    type=FINITE_FLOAT,
     default=0.99,
     show_default=True,
     help="Floor on precision on hard negatives when choosing the best setting.",
@@ -574,7 +578,9 @@ def _graded_table(g: dict[str, Any]) -> str:
     show_default=True,
     help="Strictness values at which the report shows what would change (as neardup rethreshold).",
 )
-@click.option("--run-strictness", type=float, default=0.5, show_default=True, help="The run's --strictness.")
+@click.option(
+    "--run-strictness", type=FINITE_FLOAT, default=0.5, show_default=True, help="The run's --strictness."
+)
 @click.option(
     "--run-profile",
     type=click.Choice(["news", "corpus"]),

@@ -451,12 +451,16 @@ def idf_build_cmd(
             toks = hasher._tokens(_record_text(rec, fields.text_field))
             yield [t for t in toks if is_word(t)] if features == "words" else toks
 
+    if min_df < 1:
+        raise ConfigError(f"--min-df must be >= 1, got {min_df}")
     table, n = fit_idf(docs())
     if min_df > 1:
         import math
 
         cut_idf = math.log((1 + n) / (1 + min_df)) + 1.0 + 1e-12
         table.table = {w: v for w, v in table.table.items() if v <= cut_idf}
+    if n and not table.table:
+        raise InputError(f"no feature is in {min_df} of the {n} documents; lower --min-df", source=files[0])
     table.save(output, docs=n)
     echo_err(f"neardup: fitted IDF on {n} documents, {len(table)} features, wrote {output}")
     _finish(stats, fields.skip_bad)

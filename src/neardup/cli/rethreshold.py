@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import click
 
-from neardup.cli._common import compact_json
+from neardup.cli._common import FINITE_FLOAT, compact_json
 from neardup.match.config import PROFILES
 
 __all__ = ["rethreshold_cmd"]
@@ -32,7 +32,7 @@ __all__ = ["rethreshold_cmd"]
 )
 @click.option(
     "--run-strictness",
-    type=float,
+    type=FINITE_FLOAT,
     default=0.5,
     show_default=True,
     help="The --strictness the output was made with.",

@@ -26,7 +26,7 @@ from typing import Any, TextIO
 
 import click
 
-from neardup.cli._common import echo_err, existing_store, printable
+from neardup.cli._common import FINITE_FLOAT, echo_err, existing_store, printable
 from neardup.exceptions import ConfigError
 
 _STORE_HELP = (
@@ -79,13 +79,13 @@ def urls_group() -> None:
 @_job_option
 @_store_option
 @click.option(
-    "--recrawl-after", type=float, default=None, help="Seconds after a fetch when a URL is due again."
+    "--recrawl-after", type=FINITE_FLOAT, default=None, help="Seconds after a fetch when a URL is due again."
 )
 @click.option(
-    "--ttl", type=float, default=None, help="Seconds after the job started when its whole set expires."
+    "--ttl", type=FINITE_FLOAT, default=None, help="Seconds after the job started when its whole set expires."
 )
 @click.option(
-    "--bloom", type=float, default=None, help="Bloom mode with this false-positive rate (e.g. 0.001)."
+    "--bloom", type=FINITE_FLOAT, default=None, help="Bloom mode with this false-positive rate (e.g. 0.001)."
 )
 @click.option(
     "--capacity", type=int, default=None, help="Expected URLs of the job (Redis buckets, Bloom size)."
@@ -475,7 +475,7 @@ def _undo_undelivered(seen: Any, out: _Output, exc: OSError) -> None:
 @_job_option
 @_store_option
 @click.option(
-    "--bloom", type=float, default=None, help="The job's Bloom false-positive rate, if in Bloom mode."
+    "--bloom", type=FINITE_FLOAT, default=None, help="The job's Bloom false-positive rate, if in Bloom mode."
 )
 @click.option("--capacity", type=int, default=None, help="The job's capacity, if in Bloom mode.")
 def stats_cmd(job: str, store: str, bloom: float | None, capacity: int | None) -> None:

@@ -59,6 +59,17 @@ class IDFTable:
                 fh.write(f"{word} {idf:.6f}\n")
 
 
+def _weight(text: str, path: Path, lineno: int) -> float:
+    """An IDF value: a finite number >= 0 (a NaN or a negative weight breaks every weighted sum)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value >= 0):
+        raise InputError(f"idf must be a finite number >= 0, got {text!r}", source=str(path), line=lineno)
+    return value
+
+
 def _read_idf(path: Path) -> IDFTable:
     table: dict[str, float] = {}
     default: float | None = None
@@ -77,19 +88,14 @@ def _read_idf(path: Path) -> IDFTable:
                         )
                     for part in line.split():
                         if part.startswith("default=") and part[8:]:
-                            default = float(part[8:])
+                            default = _weight(part[8:], path, lineno)
                     continue
                 parts = line.rstrip("\n").rsplit(" ", 1)
                 if len(parts) != 2:
                     if not line.strip():
                         continue
                     raise InputError("expected 'word idf'", source=str(path), line=lineno)
-                try:
-                    table[parts[0]] = float(parts[1])
-                except ValueError:
-                    raise InputError(
-                        f"idf must be a number, got {parts[1]!r}", source=str(path), line=lineno
-                    ) from None
+                table[parts[0]] = _weight(parts[1], path, lineno)
         except UnicodeDecodeError:
             raise InputError("IDF table is not UTF-8", source=str(path)) from None
     if not table:

@@ -159,3 +159,37 @@ def test_an_error_raised_after_ctrl_c_is_an_interruption(
         signal.signal(signal.SIGINT, previous)
     assert exit_info.value.code == 130
     assert capsys.readouterr().err == "neardup: interrupted\n"
+
+
+def test_options_out_of_range_are_named_as_the_user_gave_them(
+    src: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = str(tmp_path / "o.jsonl")
+    cases = [
+        (["dedup", str(src), "-o", out, "--strictness", "nan"], "'nan' is not a finite number"),
+        (["fingerprint", str(src), "--boost-factor", "inf"], "'inf' is not a finite number"),
+        (["dedup", str(src), "-o", out, "--max-component", "0"], "--max-component must be"),
+        (["dedup", str(src), "-o", out, "-k", "99"], "--max-distance must be"),
+        (["dedup", str(src), "-o", ""], "the output name is empty"),
+        (["dedup", str(src), "-o", out, "--allow-unreadable"], "--allow-unreadable goes with --skip-bad"),
+        (["idf", "build", str(src), "-o", out, "--min-df", "0"], "--min-df must be >= 1"),
+        (["idf", "build", str(src), "-o", out, "--min-df", "100000"], "lower --min-df"),
+        (["eval", "score", "--natural", str(src), "--documents", "--natural-threshold", "5"], "(0, 1]"),
+        (["eval", "score", "--natural", "--truth", str(src), str(src), "--documents"], "not both"),
+        (["synth", str(src), "-o", out, "--truth", out + ".t", "--hard-negatives", "-5"], "hard_negatives"),
+    ]
+    for args, message in cases:
+        code, _, err = run(args, capsys)
+        assert code == 2 and message in err, (args, err)
+    assert not Path(out).exists()
+
+
+def test_a_byte_order_mark_before_the_first_record_is_read_past(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    src = tmp_path / "bom.jsonl"
+    src.write_bytes(b'\xef\xbb\xbf{"id": "a", "text": "hello world"}\n{"id": "b", "text": "hello world"}\n')
+    code, _, err = run(["dedup", str(src), "-o", str(tmp_path / "o.jsonl")], capsys)
+    assert code == 0, err
+    rows = [json.loads(line) for line in (tmp_path / "o.jsonl").read_text().splitlines()]
+    assert [r["duplicate_of"] for r in rows] == [None, "a"]

@@ -54,4 +54,4 @@ def test_record_timeout_must_be_positive_at_the_cli(
         main(["dedup", str(pages), "-o", str(tmp_path / "o.jsonl"), "--record-timeout", "0"])
     assert info.value.code == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert err == ["neardup: error: record_timeout must be > 0 seconds, got 0.0"], err
+    assert err == ["neardup: error: --record-timeout must be > 0 seconds, got 0.0"], err

@@ -145,8 +145,12 @@ def test_load_idf_errors_name_the_file(tmp_path: Path) -> None:
         load_idf(tmp_path / "missing.txt")
     bad = tmp_path / "bad.txt"
     bad.write_text("word notanumber\n", encoding="utf-8")
-    with pytest.raises(InputError, match=r"bad.txt:1: idf must be a number"):
+    with pytest.raises(InputError, match=r"bad.txt:1: idf must be a finite number >= 0"):
         load_idf(bad)
+    for value in ("nan", "inf", "-5"):  # a weight that breaks every weighted sum
+        bad.write_text(f"word {value}\n", encoding="utf-8")
+        with pytest.raises(InputError, match=r"idf must be a finite number >= 0"):
+            load_idf(bad)
     newer = tmp_path / "newer.txt"
     newer.write_text("# neardup idf v9\nword 1.0\n", encoding="utf-8")
     with pytest.raises(FormatError, match="unknown version"):

@@ -65,6 +65,10 @@ class SynthConfig:
             raise ConfigError(f"copy_rate must be between 0 and 1, got {self.copy_rate}")
         if self.max_copies < 1:
             raise ConfigError(f"max_copies must be >= 1, got {self.max_copies}")
+        if self.hard_negatives is not None and self.hard_negatives < 0:
+            raise ConfigError(f"hard_negatives must be >= 0, got {self.hard_negatives}")
+        if self.min_chars is not None and self.min_chars < 0:
+            raise ConfigError(f"min_chars must be >= 0, got {self.min_chars}")
         if len(self.kind_weights) != 4 or min(self.kind_weights) < 0 or sum(self.kind_weights) <= 0:
             raise ConfigError(
                 f"kind_weights must be 4 non-negative odds (exact, reformatted, near, partial), "

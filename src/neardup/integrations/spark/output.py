@@ -49,6 +49,8 @@ def output_format(out: str, fmt: str | None = None) -> OutputFormat:
         if fmt not in OUTPUT_FORMATS:
             raise ConfigError(f"unknown output format {fmt!r}; use {names}")
         return fmt  # type: ignore[return-value]
+    if not out:
+        raise ConfigError("the output name is empty; name a directory such as out.jsonl")
     name = out.rstrip("/").rsplit("/", 1)[-1].lower()
     order: tuple[OutputFormat, ...] = ("jsonl.gz", "parquet", "jsonl")
     for key in order:
