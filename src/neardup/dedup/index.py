@@ -691,8 +691,11 @@ class CorpusIndex:
 
         The batch was deduplicated against the index as this object opened it: if another merge
         landed since, some of ``fps`` may now be in the index, so the merge is refused (StoreError)
-        and nothing is written; deduplicate the batch again.
+        and nothing is written; deduplicate the batch again. A batch that keeps nothing adds no
+        segment (the header stays as it is).
         """
+        if not len(fps):
+            return {}
         with self._locked():
             refuse_changed(self.path, self.header, CorpusIndex.open(self.path).header)
             return self._write_segment(fps)

@@ -65,3 +65,11 @@ def test_a_commit_is_refused_when_another_merge_landed_first(tmp_path: Path) -> 
     with pytest.raises(StoreError, match="another merge added 1 documents"):
         ix.commit_segment(tmp, 2, [_part(tmp, more, 3)])
     assert not tmp.exists() and len(CorpusIndex.open(tmp_path / "idx")) == 4
+
+
+def test_a_merge_that_keeps_nothing_adds_no_segment(tmp_path: Path) -> None:
+    ix = CorpusIndex.create(tmp_path / "idx", CFG, fingerprint_texts(texts(3, "a"), CFG))
+    header = (tmp_path / "idx" / "header.json").read_bytes()
+    ix.append(fingerprint_texts([], CFG))
+    assert (tmp_path / "idx" / "header.json").read_bytes() == header
+    assert [s["name"] for s in CorpusIndex.open(tmp_path / "idx").segments] == ["seg-00000"]

@@ -346,6 +346,8 @@ def write_merge(spark: Any, corpus: Any, kept: Any, count: int, config: DedupCon
     cfg = config.match
     widths = (cfg.sketch_size, max(cfg.max_numbers, 1))
     header = corpus.header
+    if not count:  # nothing kept: no segment, as a local merge writes none
+        return int(header["count"])
     start = int(header["count"])
     name = segment_name(header)
     local = corpus.local

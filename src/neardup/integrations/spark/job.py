@@ -587,6 +587,8 @@ class SparkCorpus:
         if self.local is not None:
             self.local.append(kept)
             return len(self.local)
+        if not len(kept):  # nothing kept: no segment, as a local merge writes none
+            return len(self)
         pq = _pq()
         import pyarrow as pa
 
