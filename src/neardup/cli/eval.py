@@ -632,5 +632,14 @@ def report_cmd(
         run_strictness=run_strictness,
         source=output,
     )
-    write_report(out, recs, text_map, eval_data, title=title, max_pairs=max_pairs, settings_changes=changes)
+    write_report(
+        out,
+        recs,
+        text_map,
+        eval_data,
+        title=title,
+        max_pairs=max_pairs,
+        settings_changes=changes,
+        eval_source=eval_path,
+    )
     echo_err(f"neardup report: wrote {out} ({len(recs)} documents)")

@@ -37,6 +37,7 @@ are decided by the sketches, whose thresholds no setting moves: they never chang
 
 from __future__ import annotations
 
+import operator
 import textwrap
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
@@ -46,7 +47,7 @@ from typing import Any
 
 import numpy as np
 
-from neardup.exceptions import ConfigError
+from neardup.exceptions import ConfigError, InputError
 from neardup.match.config import PROFILES, MatchConfig
 from neardup.match.engine import TEXT_COLS
 from neardup.match.kernels import decide_text, text_evidence_rows
@@ -233,34 +234,125 @@ class _Pair:
     state: str = "fixed"  # fixed, incomplete, reproduced, held, not_reproduced
 
 
+#: counts the text rule reads are below this (its arithmetic is on int64; a text's units, 5 a word,
+#: stay far below it)
+_COUNT_LIMIT = 2**31
+#: the evidence fields the text rule needs; a row without one of them (null in Parquet) is an
+#: older output's, left as it is
+_REQUIRED = (
+    "adds",
+    "chars",
+    "quoted",
+    "passage",
+    "repeated",
+    "occasion",
+    "leads",
+    "blocks",
+    "pieces",
+    "alike",
+    "substitutions",
+    "substituted",
+)
+
+
+class _BadField(Exception):
+    """A field of a row's evidence holds what no dedup output writes."""
+
+    def __init__(self, name: str, expected: str, got: Any) -> None:
+        super().__init__(name)
+        self.name = name
+        self.expected = expected
+        self.got = got
+
+
+def _as_count(v: Any) -> int | None:
+    """``v`` as a count the text rule reads, or None when it is not one."""
+    if isinstance(v, float) and v.is_integer():
+        v = int(v)
+    try:
+        n = operator.index(v)
+    except TypeError:
+        return None
+    return n if 0 <= n < _COUNT_LIMIT else None
+
+
+def _count(ev: dict[str, Any], name: str) -> int:
+    n = _as_count(ev[name])
+    if n is None:
+        raise _BadField(name, "a non-negative integer below 2**31", ev[name])
+    return n
+
+
+def _counts(ev: dict[str, Any], name: str) -> tuple[int, int]:
+    v = ev[name]
+    if isinstance(v, list | tuple) and len(v) == 2:
+        a, b = _as_count(v[0]), _as_count(v[1])
+        if a is not None and b is not None:
+            return a, b
+    raise _BadField(name, "two non-negative integers below 2**31", v)
+
+
+def _flag(ev: dict[str, Any], name: str) -> bool:
+    v = ev.get(name)
+    if v is None or isinstance(v, bool):
+        return bool(v)
+    raise _BadField(name, "true or false", v)
+
+
+def _shares(ev: dict[str, Any], name: str) -> float:
+    """The larger of two shares (0 when the field is absent)."""
+    v = ev.get(name)
+    if v is None:
+        return 0.0
+    if isinstance(v, list | tuple) and len(v) == 2 and all(_is_share(x) for x in v):
+        return float(max(v))
+    raise _BadField(name, "two numbers between 0 and 1", v)
+
+
+def _is_share(x: Any) -> bool:
+    return isinstance(x, int | float) and not isinstance(x, bool) and 0 <= x <= 1
+
+
 def _ev_array(ev: dict[str, Any]) -> np.ndarray | None:
     """The text evidence array (``neardup.match.text.text_evidence``'s layout) of a row's
-    evidence, or None when it lacks a field the rule reads."""
-    try:
-        ua, ub = (int(x) for x in ev["adds"])
-        ta, tb = (int(x) for x in ev["chars"])
-        qa, qb = (int(x) for x in ev["quoted"])
-        out = np.zeros(EVIDENCE_SIZE, np.int64)
-        out[[0, 1, 2, 3, 9, 10]] = (ua, ub, ta, tb, qa, qb)
-        out[4] = int(ev["passage"])
-        out[6] = int(ev["repeated"])
-        # 3: the reactions to what the other reports; 2: an occasion named in the other's place;
-        # 1: each holds an occasion the other lacks; 4: each lead names an occasion of its own
-        if ev.get("reactions"):
-            out[8] = 3
-        elif ev["occasion"]:
-            out[8] = 2 if ev.get("occasion_replaced") else 1
-        elif ev.get("occasion_replaced"):
-            out[8] = 4
-        out[[11, 12]] = [int(x) for x in ev["leads"]]
-        out[[13, 14]] = [int(x) for x in ev["blocks"]]
-        out[[15, 16]] = [int(x) for x in ev["pieces"]]
-        out[17] = int(ev["alike"])
-        out[5] = int(ev["substitutions"])
-        out[[18, 19]] = [int(x) for x in ev["substituted"]]
-    except (KeyError, TypeError, ValueError):
+    evidence, or None when it lacks a field the rule reads; _BadField when a field holds what
+    no dedup output writes."""
+    if any(ev.get(name) is None for name in _REQUIRED):
         return None
+    # 3: the reactions to what the other reports; 2: an occasion named in the other's place;
+    # 1: each holds an occasion the other lacks; 4: each lead names an occasion of its own
+    replaced = _flag(ev, "occasion_replaced")
+    if _flag(ev, "reactions"):
+        occasion = 3
+    elif _flag(ev, "occasion"):
+        occasion = 2 if replaced else 1
+    else:
+        occasion = 4 if replaced else 0
+    out = np.array(
+        [
+            *_counts(ev, "adds"),  # 0, 1
+            *_counts(ev, "chars"),  # 2, 3
+            _count(ev, "passage"),  # 4
+            _count(ev, "substitutions"),  # 5
+            _count(ev, "repeated"),  # 6
+            0,  # 7: not kept in the rows (the rule does not read it)
+            occasion,  # 8
+            *_counts(ev, "quoted"),  # 9, 10
+            *_counts(ev, "leads"),  # 11, 12
+            *_counts(ev, "blocks"),  # 13, 14
+            *_counts(ev, "pieces"),  # 15, 16
+            _count(ev, "alike"),  # 17
+            *_counts(ev, "substituted"),  # 18, 19
+        ],
+        np.int64,
+    )
+    assert out.shape[0] == EVIDENCE_SIZE
     return out
+
+
+def _shown(v: Any) -> str:
+    text = repr(v)
+    return text if len(text) <= 80 else text[:77] + "..."
 
 
 def _observed_kind(row: dict[str, Any]) -> str:
@@ -338,22 +430,37 @@ def rethreshold(
         ev = r.get("evidence")
         p = _Pair(joined=_joined(r), kind=_observed_kind(r))
         pairs.append(p)
-        if not isinstance(ev, dict):
+        if ev is None:
             continue
+        if not isinstance(ev, dict):
+            raise InputError(
+                f"row {str(r.get('id'))!r}: 'evidence' must be an object, got {type(ev).__name__}",
+                source=source or None,
+                field="evidence",
+            )
         out.pairs += 1
         if ev.get("adds") is None:
             out.fixed_pairs += 1
             continue
         out.text_pairs += 1
-        arr = _ev_array(ev)
+        try:
+            arr = _ev_array(ev)
+            if arr is not None:
+                p.same_layout = _flag(ev, "same_layout")
+                p.cmax = _shares(ev, "containment")
+        except _BadField as bad:
+            raise InputError(
+                f"row {str(r.get('id'))!r}: evidence.{bad.name} must hold {bad.expected} (as neardup "
+                f"dedup writes it), got {_shown(bad.got)}; run neardup dedup again to remake the file",
+                source=source or None,
+                field=f"evidence.{bad.name}",
+            ) from None
         if arr is None:
             p.state = "incomplete"
             out.incomplete += 1
             continue
         p.ev = arr
-        p.same_layout = bool(ev.get("same_layout"))
         p.partner_rep = not joined.get(str(ev.get("against")), False)  # a corpus document is a representative
-        p.cmax = max((float(x) for x in ev.get("containment") or [0.0]), default=0.0)
         code = int(decide_text(NEAR, arr, p.same_layout, base_th))
         if _joins(p, code) == p.joined:
             p.state = "reproduced"

@@ -25,6 +25,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime, timezone
 from typing import Any
 
+from neardup.exceptions import InputError
 from neardup.text.sentences import split_sentences
 
 __all__ = ["build_report", "diff_segments", "shared_sentences", "svg_curves", "write_report"]
@@ -144,6 +145,27 @@ def svg_curves(
         )
     parts.append("</svg>")
     return "".join(parts)
+
+
+_EVAL_WRITERS = "neardup eval score|sweep --json"
+_JSON_TYPES = {list: "an array", str: "a string", bool: "true or false", int: "a number", float: "a number"}
+
+
+def _eval_sections(settings: Mapping[str, Any] | None, eval_data: Any, source: str | None) -> tuple[str, str]:
+    """The settings and quality sections; InputError naming ``source`` (the ``--eval`` file) when
+    ``eval_data`` is not what ``neardup eval score|sweep --json`` writes."""
+    what = "the evaluation" if source else "the evaluation given with --eval"
+    if eval_data is not None and not isinstance(eval_data, Mapping):
+        got = _JSON_TYPES.get(type(eval_data), type(eval_data).__name__)
+        raise InputError(f"{what} must be a JSON object as {_EVAL_WRITERS} writes, got {got}", source=source)
+    try:
+        return _settings_html(settings, eval_data), _curves_html(eval_data)
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        why = f"no field {exc}" if isinstance(exc, KeyError) else str(exc)
+        raise InputError(
+            f"{what} does not hold the fields {_EVAL_WRITERS} writes ({why}); pass the JSON it writes",
+            source=source,
+        ) from None
 
 
 def _curves_html(eval_data: Mapping[str, Any] | None) -> str:
@@ -460,15 +482,18 @@ def build_report(
     max_chars: int = 20000,
     settings: Mapping[str, Any] | None = None,
     settings_changes: Any = None,
+    eval_source: str | None = None,
 ) -> str:
     """The HTML page for dedup output ``records`` (id, cluster, duplicate_of, kind, distance).
 
-    ``texts`` (id -> text) enables the side-by-side pair view; ``eval_data`` (the JSON of
-    ``neardup eval score|sweep --json``) adds the curves. Only the first ``max_pairs`` pairs carry their texts.
+    ``texts`` (id -> text) enables the side-by-side pair view; ``eval_data`` (the JSON object of
+    ``neardup eval score|sweep --json``, read from ``eval_source``, which an InputError about it
+    names) adds the curves. Only the first ``max_pairs`` pairs carry their texts.
     ``settings`` (the run's engine settings) are printed; without them, those of the evaluated run
     in ``eval_data`` (its ``engine``). ``settings_changes`` (a ``neardup.dedup.rethreshold.Rethreshold``
     or its ``to_dict()``) adds what each --strictness and --profile would change.
     """
+    settings_html, curves_html = _eval_sections(settings, eval_data, eval_source)
     recs = list(records)
     summ = _summary(recs)
     esc = _html.escape
@@ -491,9 +516,9 @@ def build_report(
 <header><h1>{esc(title)}</h1><div>generated {when} by neardup</div></header>
 <main>
 <section id="summary"><h2>Summary</h2><div class="cards">{cards}</div><p>Duplicates by kind: {kinds}</p></section>
-<section id="settings"><h2>Settings</h2>{_settings_html(settings, eval_data)}</section>
+<section id="settings"><h2>Settings</h2>{settings_html}</section>
 <section id="strictness"><h2>What each setting would change</h2>{_settings_changes_html(settings_changes)}</section>
-<section id="quality"><h2>Quality</h2>{_curves_html(eval_data)}</section>
+<section id="quality"><h2>Quality</h2>{curves_html}</section>
 <section id="clusters"><h2>Largest clusters</h2>{clusters_html}</section>
 <section id="pairs"><h2>Duplicate pairs</h2><p class="muted">Click a pair to compare the two texts; changed
 passages are yellow, removed red, added green.</p>{pairs_html}</section>

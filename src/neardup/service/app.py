@@ -33,7 +33,7 @@ from fastapi.responses import JSONResponse, Response
 from starlette.concurrency import run_in_threadpool
 
 from neardup._version import __version__
-from neardup.exceptions import ConfigError
+from neardup.exceptions import ConfigError, NeardupError
 from neardup.service.backend import AsyncBackend, Backend, StateBackend, as_async
 from neardup.service.handlers import API_PREFIX, ROUTES, Handlers, Route
 from neardup.service.metrics import ServiceMetrics
@@ -83,8 +83,12 @@ def _lifespan(settings: ServiceSettings, backend: AsyncBackend) -> Callable[[Fas
             yield
         finally:
             log.info("shutting down: flushing state")
-            await run_in_threadpool(backend.close)
-            log.info("state flushed and closed")
+            try:
+                await run_in_threadpool(backend.close)
+            except (NeardupError, OSError) as exc:
+                log.error("shutting down: %s", exc)  # the backend released what it could
+            else:
+                log.info("state flushed and closed")
 
     return lifespan
 

@@ -481,19 +481,52 @@ class StateBackend:
             self.contentseen.flush()
 
     def close(self) -> None:
+        """Close the URL stores, the analysis workers and ContentSeen (which saves its snapshot).
+        Everything is released even when a save fails (a full disk); the failure is then raised
+        as one StoreError saying what was not saved and what the journal still holds."""
         with self._lock:
             if self._closed:
                 return
             self._closed = True
-            with self._jobs_lock:
-                for seen in self._jobs.values():
-                    try:
-                        seen.close()
-                    except Exception:
-                        log.exception("closing a URL seen-store failed")
-                self._jobs.clear()
-            if self.pool is not None:
-                self.pool.close()
-            self._stores.shutdown(wait=False, cancel_futures=True)
-            self.contentseen.flush()
-            self.contentseen.close()
+            try:
+                with self._jobs_lock:
+                    for seen in self._jobs.values():
+                        try:
+                            seen.close()
+                        except Exception:
+                            log.exception("closing a URL seen-store failed")
+                    self._jobs.clear()
+                if self.pool is not None:
+                    self.pool.close()
+                self._stores.shutdown(wait=False, cancel_futures=True)
+            finally:
+                self._close_contentseen()
+
+    def _close_contentseen(self) -> None:
+        cs = self.contentseen
+        journal_error: BaseException | None = None
+        try:
+            cs.sync()  # the journal first: a failure of the close below is then the snapshot's alone
+        except (OSError, StoreError) as exc:
+            journal_error = exc
+        save_error: BaseException | None = None
+        try:
+            cs.close()  # saves the index snapshot, then releases the journal and the directory's lock
+        except (OSError, StoreError) as exc:
+            save_error = exc
+        if journal_error is not None:
+            lost = (
+                "every acknowledged page was synced before it was answered"
+                if cs.durability == "always"
+                else "the pages acknowledged since its last completed sync may not be on disk"
+            )
+            raise StoreError(
+                f"could not sync ContentSeen's journal in {cs.path} ({journal_error}); {lost}; the next "
+                "start replays what the journal holds"
+            ) from journal_error
+        if save_error is not None:
+            raise StoreError(
+                f"could not save ContentSeen's index snapshot ({save_error}); nothing is lost: the "
+                f"journal in {cs.path} holds every acknowledged page, synced to disk, and the next start "
+                "rebuilds the index from it"
+            ) from save_error

@@ -18,7 +18,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from neardup._version import __version__
-from neardup.exceptions import ApiError
+from neardup.exceptions import ApiError, InputError
 from neardup.service.backend import AsyncBackend
 from neardup.service.metrics import ServiceMetrics
 from neardup.service.models import DocumentCheck, URLBatch, URLResults, VerdictModel, url_problem
@@ -51,6 +51,19 @@ ROUTES: tuple[Route, ...] = (
     ),
     Route("GET", f"{API_PREFIX}/documents/{{doc_id:path}}/duplicates", "duplicates", tags=("documents",)),
 )
+
+
+def _bad_urls(bad: list[tuple[int, str]]) -> ApiError:
+    """The 422 for a batch holding URLs that cannot be checked: ``(index, why)`` of each."""
+    shown = "; ".join(f"urls.{i}: {why}" for i, why in bad[:5])
+    more = f" (and {len(bad) - 5} more)" if len(bad) > 5 else ""
+    return ApiError(
+        422,
+        "invalid",
+        f"{len(bad)} URL(s) cannot be checked: {shown}{more}; nothing of the batch was recorded: "
+        "send it again without them (bad_indexes lists them)",
+        extra={"bad_indexes": [i for i, _ in bad[:1000]]},
+    )
 
 
 class Handlers:
@@ -89,15 +102,16 @@ class Handlers:
         max_chars = self.settings.max_url_chars
         bad = [(i, why) for i, u in enumerate(batch.urls) if (why := url_problem(u, max_chars))]
         if bad:
-            shown = "; ".join(f"urls.{i}: {why}" for i, why in bad[:5])
-            more = f" (and {len(bad) - 5} more)" if len(bad) > 5 else ""
-            raise ApiError(
-                422,
-                "invalid",
-                f"{len(bad)} URL(s) cannot be checked: {shown}{more}",
-                extra={"bad_indexes": [i for i, _ in bad[:1000]]},
-            )
-        seen = await self.backend.acheck_urls(batch.job, batch.urls)  # a store thread, with a deadline
+            raise _bad_urls(bad)
+        try:
+            seen = await self.backend.acheck_urls(batch.job, batch.urls)  # a store thread, with a deadline
+        except InputError as exc:
+            # URLs only canonicalization finds bad (a port out of range, a bad IDNA label): the
+            # seen-store names each (SeenURLs.invalid) and recorded nothing of the batch
+            invalid = getattr(exc, "invalid", None)
+            if not invalid:
+                raise
+            raise _bad_urls([(i, why) for i, _, why in invalid]) from None
         new = len(seen) - sum(seen)
         self.metrics.urls_new.inc(new)
         self.metrics.urls_seen.inc(len(seen) - new)

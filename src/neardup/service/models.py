@@ -124,7 +124,8 @@ class DocumentCheck(_Strict):
             m = _SURROGATE.search(v)
         if m is not None:
             raise ValueError(
-                f"contains a lone surrogate {m.group()!r} at character {m.start()}: send valid Unicode"
+                f"holds a lone UTF-16 surrogate {m.group()!r} at character {m.start()}, which is not "
+                "valid Unicode; send valid Unicode"
             )
         return v
 

@@ -5,8 +5,9 @@ A request that is not HTTP at all (a bad request line, a header with a control c
 reaches the ASGI app: uvicorn's parser (httptools, or h11) answers it with a plain-text 400. This
 protocol answers it in the service's shape instead: ``{"error": "bad_request", "detail": ...}``.
 httptools takes request heads of any size (an 8 MB header was read whole); past
-:data:`MAX_HEADER_BYTES` (request line and headers) this protocol answers ``431`` with a JSON body
-and closes the connection, before the ASGI app sees the request.
+:data:`MAX_HEADER_BYTES` (request line and headers), whether the head arrives in one read or in
+many, this protocol answers ``431`` with a JSON body and closes the connection, before the ASGI app
+sees the request.
 
     uvicorn.Config(app, http=json_400_protocol())
 
@@ -62,32 +63,64 @@ def json_400_protocol() -> type[asyncio.Protocol]:
     class JSON400Protocol(base):  # type: ignore[misc]
         _in_body = False  # the head of the current request is complete
         _head_bytes = 0  # bytes received since the current request's head began
+        _head_parsed = 0  # bytes of the current request's target and headers, as parsed
+        _refused = False  # a 431 was sent: the rest of the connection is ignored
 
         def send_400_response(self, msg: str) -> None:
             self.transport.write(json_400_response(msg.rstrip(".")))
             self.transport.close()
 
+        def _refuse_head(self) -> None:
+            self._refused = True
+            self.transport.write(
+                json_error_response(
+                    "431 Request Header Fields Too Large",
+                    "headers_too_large",
+                    f"the request line and headers are over {MAX_HEADER_BYTES} bytes; it was not read",
+                )
+            )
+            self.transport.close()
+
         def data_received(self, data: bytes) -> None:
+            if self._refused:
+                return
             if not self._in_body:
                 self._head_bytes += len(data)
             super().data_received(data)
+            # a head still arriving: refused before httptools buffers all of it
             if not self._in_body and self._head_bytes > MAX_HEADER_BYTES and not self.transport.is_closing():
-                self.transport.write(
-                    json_error_response(
-                        "431 Request Header Fields Too Large",
-                        "headers_too_large",
-                        f"the request line and headers are over {MAX_HEADER_BYTES} bytes; it was not read",
-                    )
-                )
-                self.transport.close()
+                self._refuse_head()
+
+        def on_message_begin(self) -> None:
+            self._head_parsed = 0
+            super().on_message_begin()
+
+        def on_url(self, url: bytes) -> None:
+            self._head_parsed += len(url)
+            super().on_url(url)
+
+        def on_header(self, name: bytes, value: bytes) -> None:
+            self._head_parsed += len(name) + len(value) + 4  # ": " and CRLF
+            super().on_header(name, value)
 
         def on_headers_complete(self) -> None:
+            if self._refused:
+                return
+            # a head that arrived whole in one read never reaches the check in data_received
+            if self._head_parsed > MAX_HEADER_BYTES:
+                self._refuse_head()
+                return
             self._in_body = True
             self._head_bytes = 0
             super().on_headers_complete()
 
+        def on_body(self, body: bytes) -> None:
+            if not self._refused:
+                super().on_body(body)
+
         def on_message_complete(self) -> None:
             self._in_body = False
-            super().on_message_complete()
+            if not self._refused:
+                super().on_message_complete()
 
     return JSON400Protocol

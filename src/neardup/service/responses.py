@@ -97,6 +97,10 @@ def _loc(loc: tuple[Any, ...] | list[Any]) -> str:
     return ".".join(str(p) for p in loc)
 
 
+#: pydantic-core's JSON errors for a \u escape of a UTF-16 surrogate without its pair
+_LONE_SURROGATE = ("unexpected end of hex escape", "lone leading surrogate in hex escape")
+
+
 def validation_error(errors_: list[Any], prefix: tuple[str, ...] = ()) -> ApiError:
     """A 400 (not JSON) or 422 (not the expected shape) from pydantic/FastAPI error dicts."""
     bad_json = [e for e in errors_ if e.get("type") == "json_invalid"]
@@ -104,6 +108,17 @@ def validation_error(errors_: list[Any], prefix: tuple[str, ...] = ()) -> ApiErr
         first = bad_json[0]
         why = (first.get("ctx") or {}).get("error") or first.get("msg", "")
         where = _loc(first.get("loc", ()))
+        if why.startswith(_LONE_SURROGATE):
+            # a \ud800-\udfff escape without its pair: JSON's grammar takes it, Unicode does not
+            at = why.partition(" at ")[2]
+            return ApiError(
+                400,
+                "invalid_json",
+                "the body holds a lone UTF-16 surrogate (a \\ud800-\\udfff escape without its pair)"
+                + (f" at {at}" if at else "")
+                + ", which is not valid Unicode; send valid Unicode text (a character beyond U+FFFF "
+                "escaped as a pair, e.g. \\ud83d\\ude00, or as UTF-8)",
+            )
         return ApiError(
             400, "invalid_json", f"the body is not valid JSON: {why}" + (f" at {where}" if where else "")
         )

@@ -120,6 +120,22 @@ def test_service_bad_document_input_is_4xx_json(
 
 
 @pytest.mark.parametrize(
+    "body",
+    [
+        b'{"url": "https://a.example/1", "text": "\\ud800"}',  # a high surrogate, then the string's end
+        b'{"url": "https://a.example/1", "text": "ab\\ud800cd"}',
+        b'{"url": "https://a.example/1", "text": "ab\\udfff"}',  # a low surrogate alone
+        b'{"url": "https://a.example/1", "text": "\\ud800\\u0041"}',  # a high one, then no low one
+    ],
+)
+def test_service_a_lone_surrogate_is_named_as_such(client: ASGIClient, body: bytes) -> None:
+    r = client.post("/v1/documents/check", content=body, headers={**AUTH, "Content-Type": "application/json"})
+    detail = r.json()["detail"]
+    assert r.status_code in (400, 422) and "lone UTF-16 surrogate" in detail, r.text
+    assert "not valid Unicode" in detail and "hex escape" not in detail
+
+
+@pytest.mark.parametrize(
     ("body", "status", "says"),
     [
         ({"job": "bad job!", "urls": []}, 422, "job must match"),
