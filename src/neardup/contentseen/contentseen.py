@@ -21,6 +21,7 @@ key map), the decision (:mod:`~neardup.contentseen.decision`) and the prose of i
 from __future__ import annotations
 
 import copy
+import datetime as _dt
 import logging
 import os
 import socket
@@ -64,6 +65,29 @@ def _check_int(name: str, value: object, lo: int, hi: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
         raise ConfigError(f"{name} must be an integer between {lo} and {hi}, got {value!r}")
     return value
+
+
+def _check_state_dir(path: Path) -> None:
+    """ConfigError unless ``path`` is a directory or can be made one."""
+    for p in (path, *path.parents):
+        if p.exists():
+            if not p.is_dir():
+                what = "exists and is not one" if p == path else f"is under {str(p)!r}, which is not one"
+                raise ConfigError(f"state must be a directory: {str(path)!r} {what}")
+            return
+
+
+def _check_date(date: object) -> None:
+    # what the service's model admits, plus the date objects day_number reads
+    if date is None or isinstance(date, (str, _dt.date, np.datetime64)):
+        return
+    if isinstance(date, (int, float, np.integer, np.floating)) and not isinstance(date, bool):
+        return
+    raise InputError(
+        "date must be a str (an ISO date such as 2024-03-01), a datetime or date, Unix seconds or "
+        f"milliseconds (int or float), or None; got {type(date).__name__}",
+        field="date",
+    )
 
 
 def _configure(match: MatchConfig | None, max_distance: int | None, extractor: str | None) -> MatchConfig:
@@ -158,6 +182,8 @@ class ContentSeen(Closeable):
         self._closed = False
         self._checks = 0
         self.path: Path | None = parse_state_path(state, hint=_STATE_HINT)
+        if self.path is not None:
+            _check_state_dir(self.path)
         self._shared = nshash_store is not None
         self._log: SharedLog | None = None
         if fleet is None:
@@ -315,11 +341,13 @@ class ContentSeen(Closeable):
         ``durability="always"``: the added page is written to the journal but not fsynced; call
         :meth:`sync` before you acknowledge it (one fsync for many pages: group commit).
         ``date``: the page's date (what ``neardup.match.dates.day_number`` reads: an ISO date or
-        date-time, a ``datetime``, Unix seconds or milliseconds; anything else is unknown), kept
-        with the page: under the news profile a near copy dated more than ``occasion_days`` from
-        its partner is another occasion (a ``template``), as in ``neardup dedup``.
+        date-time, a ``datetime``, Unix seconds or milliseconds; a string or number it cannot read
+        is unknown, another type an InputError, as the service answers 422), kept with the page:
+        under the news profile a near copy dated more than ``occasion_days`` from its partner is
+        another occasion (a ``template``), as in ``neardup dedup``.
         """
         page = page_input(url, html, text)
+        _check_date(date)
         probe = self._probe(page, text)
         probe.day = day_number(date)
         if self._log is not None:
@@ -345,6 +373,7 @@ class ContentSeen(Closeable):
                 "this analysis was made with other signature settings (shingle, sketch, numbers, "
                 "extractor) than this ContentSeen's; analyse pages with a ContentSeen of the same settings"
             )
+        _check_date(date)
         probe = copy.copy(analysis)
         probe.day = day_number(date)
         if self._log is not None:

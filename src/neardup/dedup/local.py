@@ -18,8 +18,8 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 import numpy as np
@@ -27,6 +27,7 @@ import numpy.typing as npt
 
 from neardup.dedup.config import DedupConfig
 from neardup.dedup.fingerprints import Fingerprints, fingerprint_records
+from neardup.exceptions import InputError
 from neardup.io import Record
 from neardup.match import KINDS as MATCH_KINDS
 from neardup.match import MatchConfig, Signatures, cross_candidates
@@ -313,15 +314,92 @@ def dedup_fingerprints(
     )
 
 
-def dedup_records(
-    records: Iterable[Record], config: DedupConfig | None = None, *, against: Any | None = None
-) -> Iterator[dict[str, Any]]:
-    """Deduplicate documents: one dict per document (see ``DedupResult.rows``).
+def dedup_config(config: object) -> DedupConfig:
+    """``config``, or the default ``DedupConfig`` for None; TypeError for anything else."""
+    if config is None:
+        return DedupConfig()
+    if not isinstance(config, DedupConfig):
+        hint = ": wrap it as DedupConfig(match=...)" if isinstance(config, MatchConfig) else ""
+        raise TypeError(f"config must be a DedupConfig or None, got {type(config).__name__}{hint}")
+    return config
 
-    Clusters are known only after the last document, so the rows come after the input is read.
+
+def dedup_records(
+    records: Iterable[Record | Mapping[str, Any]],
+    config: DedupConfig | None = None,
+    *,
+    against: Any | None = None,
+) -> Iterator[dict[str, Any]]:
+    """Deduplicate documents, ``Record``s or dicts: one dict per document (see ``DedupResult.rows``).
+
+    A dict's ``id``, ``text``, ``html``, ``source`` and ``line`` are the Record's fields (``id``
+    defaults to the document's position, from 0); its other keys are the Record's ``extra`` (where
+    ``keep="newest"`` finds a ``date``). Clusters are known only after the last document, so the
+    rows come after the input is read.
+
+    >>> docs = [{"id": "a", "text": "同一篇新闻。"}, {"id": "b", "text": "同一篇新闻。"}]
+    >>> [(r["id"], r["kind"], r["duplicate_of"]) for r in dedup_records(docs)]
+    [('a', 'first', None), ('b', 'exact', 'a')]
     """
-    cfg = config or DedupConfig()
+    cfg = dedup_config(config)
+    if against is not None and not callable(getattr(against, "check_settings", None)):
+        raise TypeError(f"against must be a CorpusIndex or None, got {type(against).__name__}")
+    if isinstance(records, (str, bytes, Mapping, Record)):
+        raise TypeError(
+            f"records must be an iterable of Records or dicts, got a {type(records).__name__}: "
+            "wrap one record in a list"
+        )
+    try:
+        items = iter(records)
+    except TypeError:
+        raise TypeError(
+            f"records must be an iterable of Records or dicts, got {type(records).__name__}"
+        ) from None
+    return _dedup_rows(_as_records(items), cfg, against)
+
+
+def _dedup_rows(records: Iterable[Record], cfg: DedupConfig, against: Any | None) -> Iterator[dict[str, Any]]:
     fps = fingerprint_records(records, cfg)
     if against is not None:
         against.check_settings(cfg)
     yield from dedup_fingerprints(fps, cfg, against).rows()
+
+
+_RECORD_FIELDS = frozenset(f.name for f in fields(Record))
+
+
+def _as_records(items: Iterable[Any]) -> Iterator[Record]:
+    """The items as Records (a Mapping converted), each with a text or an HTML string."""
+    for i, item in enumerate(items):
+        if isinstance(item, Record):
+            rec = item
+        elif isinstance(item, Mapping):
+            extra = {k: v for k, v in item.items() if k not in _RECORD_FIELDS}
+            given = item.get("extra")
+            if given is not None:
+                if not isinstance(given, Mapping):
+                    raise TypeError(f"record {i}: extra must be a dict, got {type(given).__name__}")
+                extra = {**given, **extra}
+            doc_id = item.get("id")
+            if doc_id is not None and (
+                isinstance(doc_id, bool) or not isinstance(doc_id, (str, int, float, np.integer))
+            ):
+                raise TypeError(f"record {i}: id must be a str or a number, got {type(doc_id).__name__}")
+            rec = Record(
+                id=str(i) if doc_id is None else str(doc_id),
+                text=item.get("text"),
+                html=item.get("html"),
+                source=item.get("source", ""),
+                line=item.get("line", 0),
+                extra=extra,
+            )
+        else:
+            raise TypeError(f"records must be Records or dicts; item {i} is {type(item).__name__}")
+        for name, value in (("text", rec.text), ("html", rec.html)):
+            if value is not None and not isinstance(value, str):
+                raise TypeError(
+                    f"record {i} ({rec.id!r}): {name} must be a str or None, got {type(value).__name__}"
+                )
+        if rec.text is None and rec.html is None:
+            raise InputError(f"record {i} ({rec.id!r}) has no text: give it a text or an html")
+        yield rec

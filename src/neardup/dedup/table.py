@@ -22,7 +22,7 @@ import numpy as np
 from neardup._deps import require
 from neardup.dedup.config import DedupConfig
 from neardup.dedup.fingerprints import fingerprint_records
-from neardup.dedup.local import dedup_fingerprints
+from neardup.dedup.local import dedup_config, dedup_fingerprints
 from neardup.exceptions import ConfigError, InputError
 from neardup.io import Record, record_from_obj
 
@@ -87,7 +87,11 @@ def dedup_table(
     the table's own columns. Rows are named by ``id_column`` (their row number when the table has
     no such column); a row's text is in ``text_column`` or, as HTML, in ``html_column``.
     """
-    cfg = config or DedupConfig()
+    cfg = dedup_config(config)
+    if not isinstance(filter, (bool, np.bool_)):
+        raise TypeError(
+            f"filter must be True (keep only the kept rows) or False (add the dedup columns), got {filter!r}"
+        )
     dataset = _is_dataset(table)
     if not dataset:
         pa = require("pyarrow", "parquet", purpose="deduplicating an Arrow table")

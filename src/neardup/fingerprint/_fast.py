@@ -12,7 +12,7 @@ full-width mapping, windows over 240 UTF-8 bytes) are flagged and done by the re
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from functools import cache
 from types import ModuleType
 from typing import Any
@@ -27,10 +27,38 @@ try:
 except ImportError:  # built without a C compiler: the numba kernels of _fast_numba
     _fp_c = None
 
-__all__ = ["normalize_batch", "shingle_fingerprints", "to_codepoints"]
+__all__ = ["normalize_batch", "shingle_fingerprints", "text_list", "to_codepoints"]
 
 _SPACE, _CASED, _ALNUM, _INERT = 1, 2, 4, 8
 _F_NONASCII, _F_LOWER, _F_ASTRAL = 1, 2, 4
+
+
+def text_list(texts: Iterable[str]) -> list[str]:
+    """``texts`` as a list, or a TypeError naming the first item that is not a str.
+
+    >>> text_list("abc")
+    Traceback (most recent call last):
+    TypeError: expected a sequence of texts, got a str: wrap one text in a list
+    >>> text_list(["a", 5])
+    Traceback (most recent call last):
+    TypeError: texts must be str; item 1 is int
+    """
+    if isinstance(texts, (str, bytes)):
+        raise TypeError(
+            f"expected a sequence of texts, got a {type(texts).__name__}: wrap one text in a list"
+        )
+    if isinstance(texts, np.ndarray) and texts.dtype.kind == "U" and texts.ndim == 1:
+        return texts.tolist()  # type: ignore[no-any-return]
+    try:
+        items = iter(texts)
+    except TypeError:
+        raise TypeError(f"expected a sequence of texts, got {type(texts).__name__}") from None
+    docs = texts if isinstance(texts, list) else list(items)
+    if not set(map(type, docs)) <= {str}:  # one pass in C; the loop below only finds the culprit
+        for i, t in enumerate(docs):
+            if not isinstance(t, str):
+                raise TypeError(f"texts must be str; item {i} is {type(t).__name__}")
+    return docs
 
 
 def _composing_marks() -> set[int]:

@@ -261,6 +261,17 @@ class Simhash:
         return ((self.value ^ another.value) & ((1 << self.f) - 1)).bit_count()
 
 
+def _is_simhash(obj: object) -> bool:
+    # duck-typed, so the simhash package's own Simhash objects are taken too
+    return isinstance(getattr(obj, "f", None), int) and isinstance(getattr(obj, "value", None), int)
+
+
+def _what(obj: object) -> str:
+    """A value's type for a message, with the value when it is short."""
+    text = repr(obj)
+    return type(obj).__name__ + (f" {text}" if len(text) <= 40 else "")
+
+
 def _even_blocks(bits: int, n: int) -> list[int]:
     return [bits // n + (1 if i < bits % n else 0) for i in range(n)]
 
@@ -302,12 +313,24 @@ class SimhashIndex:
         objs = list(objs)
         count = len(objs)
         self.log.info("Initializing %s data.", count)
-        for i, (obj_id, simhash) in enumerate(objs):
+        for i, item in enumerate(objs):
+            try:
+                if isinstance(item, (str, bytes)):
+                    raise TypeError
+                obj_id, simhash = item
+            except (TypeError, ValueError):
+                raise TypeError(f"objs must be (obj_id, Simhash) pairs; item {i} is {_what(item)}") from None
+            if not _is_simhash(simhash):
+                raise TypeError(
+                    f"objs must be (obj_id, Simhash) pairs; item {i}'s second value is {_what(simhash)}"
+                )
             if i % 10000 == 0 or i == count - 1:
                 self.log.info("%s/%s", i + 1, count)
             self.add(obj_id, simhash)
 
     def _check(self, simhash: Simhash) -> int:
+        if not _is_simhash(simhash):
+            raise TypeError(f"expected a Simhash, got {_what(simhash)}")
         if simhash.f != self.f:
             raise ConfigError(f"this SimhashIndex holds f={self.f} Simhashes, got one of f={simhash.f}")
         return simhash.value & self._mask

@@ -232,9 +232,18 @@ class NSHash:
 
     def get_similar_many(self, texts: Iterable[str | bytes]) -> list[int]:
         """``get_similar`` of each text, in order, batched (one store round trip per ``batch_size``)."""
+        if isinstance(texts, (str, bytes)):
+            raise TypeError(
+                f"expected an iterable of texts, got a {type(texts).__name__}: wrap one text in a list "
+                "or call get_similar"
+            )
+        try:
+            items = iter(texts)
+        except TypeError:
+            raise TypeError(f"expected an iterable of texts, got {type(texts).__name__}") from None
         keys_many, out = self._keyer.keys_many, []
         batch: list[object] = []
-        for t in texts:
+        for t in items:
             batch.append(t)
             if len(batch) >= self.batch_size:
                 out.extend(self._assign(keys_many(batch)))

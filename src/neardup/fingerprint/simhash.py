@@ -49,6 +49,7 @@ __all__ = [
 WEIGHT_SCALE = 1 << 16
 _MAX_VOCAB = 4_000_000  # distinct features cached per SimHasher before the cache is reset
 _CHUNK = 2048  # documents per kernel call
+_U64_MAX = (1 << 64) - 1
 
 FeaturesArg = Mapping[Any, float] | Iterable[Any]
 
@@ -129,12 +130,26 @@ def simhash_from_features(features: FeaturesArg, bits: int = 64, hash: str = "xx
 
 
 def hamming(a: int, b: int) -> int:
-    """Number of differing bits of two fingerprints.
+    """Number of differing bits of two fingerprints (ints from 0 to 2**64 - 1).
 
     >>> hamming(0b10101, 0b00110)
     3
     """
-    return int(a ^ b).bit_count()
+    try:
+        if 0 <= a <= _U64_MAX and 0 <= b <= _U64_MAX:
+            return int(a ^ b).bit_count()
+    except TypeError:  # not integers, or numpy integers of mixed signedness
+        pass
+    return (_fingerprint_int("a", a) ^ _fingerprint_int("b", b)).bit_count()
+
+
+def _fingerprint_int(name: str, value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"fingerprints are ints from 0 to 2**64 - 1; {name} is {type(value).__name__}")
+    if not 0 <= value <= _U64_MAX:
+        hint = f" (a signed 64-bit fingerprint? pass {name} & (2**64 - 1))" if -(1 << 63) <= value < 0 else ""
+        raise ValueError(f"fingerprints are ints from 0 to 2**64 - 1; {name} is {value}{hint}")
+    return int(value)
 
 
 def hamming_many(a: Any, b: Any) -> np.ndarray:
@@ -313,6 +328,7 @@ class SimHasher:
         Exactly those the fingerprint is made of: ``simhash_from_features(h.features(t), bits, hash)
         == h.fingerprint(t)``.
         """
+        _check_text(text)
         cfg = self.config
         counts = Counter(self._tokens(text))
         rows: list[tuple[int, int, str]] = []
@@ -336,6 +352,7 @@ class SimHasher:
     # -- fingerprints ---------------------------------------------------------------------------
     def fingerprint(self, text: str) -> int:
         """The fingerprint of one text as an int in [0, 2**bits)."""
+        _check_text(text)
         return int(self._batch([text])[0])
 
     def _batch(self, texts: Sequence[str]) -> np.ndarray:
@@ -385,13 +402,18 @@ class SimHasher:
         """Fingerprints of many texts as a uint64 array, in order. ``workers > 1`` uses processes."""
         if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
             raise ConfigError(f"workers must be an integer >= 1, got {workers!r}")
-        docs = texts if isinstance(texts, list) else list(texts)
+        docs = _fast.text_list(texts)
         if workers > 1 and len(docs) >= 2 * _CHUNK:
             return _parallel(self, docs, workers)
         out = np.empty(len(docs), np.uint64)
         for start in range(0, len(docs), _CHUNK):
             out[start : start + _CHUNK] = self._batch(docs[start : start + _CHUNK])
         return out
+
+
+def _check_text(text: object) -> None:
+    if not isinstance(text, str):
+        raise TypeError(f"text must be a str, got {type(text).__name__}")
 
 
 def _rebuild(config: dict[str, Any], engine: str) -> SimHasher:

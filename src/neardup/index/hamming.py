@@ -35,26 +35,44 @@ U64 = npt.NDArray[np.uint64]
 I64 = npt.NDArray[np.int64]
 
 
+_I64_MIN = -(1 << 63)
+_U64_MAX = (1 << 64) - 1
+
+
 def as_fingerprints(fps: Any, bits: int = 64) -> U64:
-    """Fingerprints as a contiguous uint64 array (int64 input is reinterpreted, two's complement)."""
-    if isinstance(fps, (int, np.integer)):
+    """Fingerprints as a contiguous 1-D uint64 array (int64 input is reinterpreted, two's complement).
+
+    InputError for anything else: floats, booleans, strings, an array of more than one dimension,
+    integers outside -2**63 .. 2**64 - 1, negative values of a narrower signed type.
+    """
+    if isinstance(fps, (int, np.integer)) and not isinstance(fps, bool):
         fps = [int(fps)]
-    arr = np.asarray(fps)
-    if arr.dtype == object or arr.dtype.kind not in "iu":
-        try:
-            arr = np.array([int(x) & 0xFFFFFFFFFFFFFFFF for x in np.ravel(arr)], dtype=np.uint64)
-        except (TypeError, ValueError) as exc:
-            raise InputError(f"fingerprints must be integers, got {arr.dtype}") from exc
-    if arr.ndim != 1:
-        arr = arr.ravel()
-    if arr.dtype == np.int64:
+    try:
+        arr = np.asarray(fps)
+    except (TypeError, ValueError, OverflowError) as exc:
+        raise InputError(f"fingerprints must be a 1-D sequence of integers: {exc}") from None
+    if arr.ndim == 0:
+        arr = arr.reshape(1)
+    elif arr.ndim != 1:
+        raise InputError(f"fingerprints must be a 1-D array, got shape {arr.shape}")
+    if arr.size == 0:
+        return np.zeros(0, dtype=np.uint64)
+    kind = arr.dtype.kind
+    if kind == "f" and not isinstance(fps, np.ndarray):
+        # Python ints numpy could only hold as floats (e.g. -1 with 2**63): read them exactly
+        arr, kind = np.asarray(fps, dtype=object).reshape(-1), "O"
+    if kind == "O":
+        arr = _python_fingerprints(arr.tolist())
+    elif kind not in "iu":
+        raise InputError(f"fingerprints must be integers (uint64, or int64 reinterpreted), got {arr.dtype}")
+    elif arr.dtype == np.int64:
         arr = arr.view(np.uint64)
     elif arr.dtype != np.uint64:
-        if arr.dtype.kind == "i" and arr.size and int(arr.min()) < 0:
+        if kind == "i" and int(arr.min()) < 0:
             raise InputError(f"fingerprints must be non-negative or int64, got negative {arr.dtype} values")
         arr = arr.astype(np.uint64)
     arr = np.ascontiguousarray(arr)
-    if bits == 32 and arr.size and int(arr.max()) >= 1 << 32:
+    if bits == 32 and int(arr.max()) >= 1 << 32:
         raise InputError(
             f"fingerprints of a bits=32 index must be < 2**32, got {int(arr.max()):#x}: "
             "use bits=64 or mask the values"
@@ -62,14 +80,34 @@ def as_fingerprints(fps: Any, bits: int = 64) -> U64:
     return arr
 
 
+def _python_fingerprints(values: list[Any]) -> U64:
+    """Python (or numpy) integers as uint64, negative int64 values reinterpreted."""
+    out = np.empty(len(values), dtype=np.uint64)
+    for i, v in enumerate(values):
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
+            raise InputError(f"fingerprints must be integers; item {i} is {type(v).__name__}")
+        if not _I64_MIN <= v <= _U64_MAX:
+            raise InputError(
+                "fingerprints must be uint64 (0 .. 2**64 - 1) or int64 (negative ones are reinterpreted); "
+                f"item {i} is {v}"
+            )
+        out[i] = int(v) & _U64_MAX
+    return out
+
+
 def _as_ids(ids: Any, n: int) -> I64:
     arr = np.atleast_1d(np.asarray(ids))
-    if arr.dtype.kind not in "iu":
-        raise InputError(f"ids must be integers (int64 document numbers), got {arr.dtype}")
-    arr = np.ascontiguousarray(arr.astype(np.int64, copy=False).ravel())
+    if arr.ndim != 1:
+        raise InputError(f"ids must be a 1-D array, got shape {arr.shape}")
     if arr.shape[0] != n:
         raise InputError(f"ids and fingerprints must have the same length, got {arr.shape[0]} ids and {n}")
-    return arr
+    if n == 0:
+        return np.zeros(0, dtype=np.int64)
+    if arr.dtype.kind not in "iu":
+        raise InputError(f"ids must be integers (int64 document numbers), got {arr.dtype}")
+    if arr.dtype == np.uint64 and int(arr.max()) > np.iinfo(np.int64).max:
+        raise InputError(f"ids must fit in int64, got {int(arr.max())}")
+    return np.ascontiguousarray(arr.astype(np.int64, copy=False))
 
 
 class HammingIndex:
@@ -175,10 +213,11 @@ class HammingIndex:
     # --- writes ----------------------------------------------------------------------------------
     def add(self, doc_id: int, fp: int) -> None:
         """Add one fingerprint under ``doc_id`` (an int64 document number)."""
-        self.add_many(np.array([doc_id], dtype=np.int64), np.array([int(fp) & (2**64 - 1)], dtype=np.uint64))
+        self.add_many([doc_id], [fp])
 
     def add_many(self, ids: Any, fps: Any) -> None:
-        """Add fingerprints (uint64, or int64 reinterpreted) under int64 ids; ids should be unique."""
+        """Add fingerprints (a 1-D uint64 array, or int64 reinterpreted) under int64 ids; ids should
+        be unique. Nothing to add is a no-op."""
         f = as_fingerprints(fps, self.bits)
         i = _as_ids(ids, f.shape[0])
         if f.shape[0] == 0:

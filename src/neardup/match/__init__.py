@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from neardup.fingerprint._fast import text_list
 from neardup.match.candidates import cross_candidates, simhash_pairs
 from neardup.match.cluster import Clusters
 from neardup.match.config import KEEP_RULES, MatchConfig
@@ -65,9 +66,18 @@ def match_signatures(sigs: Signatures, config: MatchConfig | None = None, *, fix
     return Clusters.from_run(EngineState(cfg).run(sigs, fixed=fixed, extra=extra))
 
 
+def _config(config: object) -> MatchConfig:
+    if config is None:
+        return MatchConfig()
+    if not isinstance(config, MatchConfig):
+        raise TypeError(f"config must be a MatchConfig or None, got {type(config).__name__}")
+    return config
+
+
 def match_texts(texts: Sequence[str], config: MatchConfig | None = None) -> Clusters:
     """``match_signatures`` of plain texts."""
-    return match_signatures(signatures(texts, config), config)
+    cfg = _config(config)
+    return match_signatures(signatures(text_list(texts), cfg), cfg)
 
 
 def compare_texts(
@@ -86,7 +96,14 @@ def compare_texts(
     shared passages as boilerplate). ``dates``: the two records' dates, which the news profile
     compares (``MatchConfig.occasion_days``).
     """
-    cfg = config or MatchConfig()
+    cfg = _config(config)
+    for name, text, html in (("a", a, html_a), ("b", b, html_b)):
+        if html is None and not isinstance(text, str):
+            raise TypeError(f"{name} must be a str (or pass html_{name}), got {type(text).__name__}")
+        if html is not None and not isinstance(html, (str, bytes)):
+            raise TypeError(f"html_{name} must be str or bytes, got {type(html).__name__}")
+    if dates is not None and not (isinstance(dates, (tuple, list)) and len(dates) == 2):
+        raise TypeError(f"dates must be a pair (a's date, b's date) or None, got {dates!r}")
     sigs, _ = page_signatures(
         [(a if html_a is None else None, html_a), (b if html_b is None else None, html_b)], cfg
     )

@@ -11,7 +11,7 @@ import pytest
 from neardup.contentseen import ContentSeen
 from neardup.contentseen.fleet import LogEntry, MemoryLog
 from neardup.contentseen.records import DocRecord
-from neardup.exceptions import FormatError
+from neardup.exceptions import FormatError, InputError
 from neardup.match import MatchConfig
 from neardup.match.dates import NO_DAY, day_number
 
@@ -39,7 +39,9 @@ def test_without_dates_or_with_one_unreadable_the_text_decides() -> None:
         cs.check("https://a.example/1", text=NOTICE)
         assert cs.check("https://a.example/2", text=EDITED, add=False).kind == "near"
         assert cs.check("https://a.example/2", text=EDITED, add=False, date="next year").kind == "near"
-        assert cs.check("https://a.example/2", text=EDITED, add=False, date=[2024]).kind == "near"
+        # a value no date can be read from (a list) is refused, as the service refuses it (422)
+        with pytest.raises(InputError, match="date"):
+            cs.check("https://a.example/2", text=EDITED, add=False, date=[2024])
 
 
 def test_an_exact_copy_on_another_date_stays_a_duplicate_and_keeps_its_own_day() -> None:
