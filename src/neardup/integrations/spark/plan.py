@@ -133,17 +133,21 @@ def _functions() -> Any:
 
 
 # ------------------------------------------------------------------------------------ numbering
-def _split_table(docs: SparkDocuments, sig: Any) -> list[tuple[int, int, int, int, int, str, str]]:
+def _split_table(
+    docs: SparkDocuments, sig: Any
+) -> tuple[list[tuple[int, int, int, int, int, str, str]], int]:
     """Per split of the input (file, split): the number of its first good row, the row itself, the
     lines before it in its file, and the file's name and source (one row per split reaches the
-    driver). Numbers follow the reading order, with gaps at blank lines and bad records."""
+    driver); and the number of bad records. Numbers follow the reading order, with gaps at blank
+    lines and bad records."""
     F = _functions()
     good_row = F.when(F.col("error").isNull(), F.col("row"))
     rows = (
         sig.groupBy("file", "split")
-        .agg(F.min(good_row).alias("first"), F.max(good_row).alias("last"))
+        .agg(F.min(good_row).alias("first"), F.max(good_row).alias("last"), F.count("error").alias("bad"))
         .collect()
     )
+    n_bad = sum(int(r["bad"]) for r in rows)
     counts = dict(docs.line_counts.value) if docs.line_counts is not None else {}
     span = {(int(r["file"]), int(r["split"])): (r["first"], r["last"]) for r in rows}
     out = []
@@ -156,7 +160,7 @@ def _split_table(docs: SparkDocuments, sig: Any) -> list[tuple[int, int, int, in
         if last is not None:
             offset += int(last) - first + 1
         lines[f] = lines.get(f, 0) + counts.get((f, s), 0)
-    return out
+    return out, n_bad
 
 
 def _first_error(docs: SparkDocuments, bad: Any, splits: Any) -> InputError:
@@ -971,11 +975,10 @@ def distributed_dedup(
             sig.select("file").count()  # read and signed once; the split line counts arrive
         bad = sig.filter(F.col("error").isNotNull())
         good = sig.filter(F.col("error").isNull())
+        table, n_bad = _split_table(docs, sig)
         splits = spark.createDataFrame(
-            _split_table(docs, sig),
-            "file int, split long, offset long, first long, before long, name string, source string",
+            table, "file int, split long, offset long, first long, before long, name string, source string"
         )
-        n_bad = bad.count()
         if n_bad:
             first = _first_error(docs, bad, splits)
             if not docs.skip_bad:
