@@ -721,6 +721,28 @@ def check_outputs(
         seen.append(out)
 
 
+def check_outside(
+    directory: str | os.PathLike[str], outputs: Iterable[str | os.PathLike[str] | None], what: str
+) -> None:
+    """Refuse an output that is ``directory`` or lies inside it (``what`` names it: "the corpus
+    index"), whatever its name: a file written there would replace one of its parts.
+
+    >>> check_outside("idx", ["out.jsonl"], "the corpus index")
+    >>> check_outside("idx", ["idx/header.json"], "the corpus index")
+    Traceback (most recent call last):
+    ...
+    neardup.exceptions.InputError: idx/header.json: the output is inside the corpus index idx; write it elsewhere
+    """
+    root = os.path.realpath(directory).rstrip("/") + "/"
+    for out in outputs:
+        if out is None or str(out) == "-" or _is_stream_path(Path(out)):
+            continue
+        if (os.path.realpath(out).rstrip("/") + "/").startswith(root):
+            raise InputError(
+                f"the output is inside {what} {os.fspath(directory)}; write it elsewhere", source=str(out)
+            )
+
+
 def _is_stream_path(p: Path) -> bool:
     """Paths written in place, never replaced: under /dev or /proc (e.g. /dev/stdout, /dev/null)."""
     s = os.path.abspath(p)

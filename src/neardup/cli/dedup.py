@@ -35,7 +35,7 @@ from neardup.cli._common import (
 from neardup.dedup.config import DedupConfig
 from neardup.exceptions import ConfigError, InputError
 from neardup.formats import FORMATS
-from neardup.io import ReadStats, outputs_together
+from neardup.io import ReadStats, check_outside, outputs_together
 
 __all__ = [
     "DEDUP_COLUMNS",
@@ -438,6 +438,8 @@ def dedup_cmd(
         output_format(keep_out, fmt)
     elif dedup_columns:
         raise ConfigError("--dedup-columns adds columns to the --keep-out records; pass --keep-out FILE")
+    if against:
+        check_outside(against.path, [out, keep_out], "the corpus index")
     index = CorpusIndex.open(against.path) if against else None
     config = build_config(settings=index.settings if index else None, **engine)
     if Path(out).is_dir():

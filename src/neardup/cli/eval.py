@@ -26,23 +26,26 @@ from neardup.io import iter_json_objects, outputs_together, write_jsonl
 __all__ = ["eval_group", "parse_range", "report_cmd", "synth_cmd"]
 
 
-def parse_range(spec: str, what: str = "k") -> list[int]:
-    """``"0..8"`` -> 0 to 8; ``"1,3,5"`` -> those; ``"3"`` -> [3].
+def parse_range(spec: str, what: str = "k", top: int = 64) -> list[int]:
+    """``"0..8"`` -> 0 to 8; ``"1,3,5"`` -> those; ``"3"`` -> [3]; every value in 0..``top``.
 
     >>> parse_range("0..3"), parse_range("1,4")
     ([0, 1, 2, 3], [1, 4])
     """
+    values: range | list[int] | None
     try:
         if ".." in spec:
-            lo, hi = spec.split("..", 1)
-            out = list(range(int(lo), int(hi) + 1))
+            lo, hi = (int(x) for x in spec.split("..", 1))
+            values = range(lo, hi + 1) if lo >= 0 and hi <= top else None
         else:
-            out = [int(x) for x in spec.split(",") if x.strip()]
+            values = [int(x) for x in spec.split(",") if x.strip()]
     except ValueError:
         raise ConfigError(f"--{what} must look like 0..8 or 1,3,5, got {spec!r}") from None
-    if not out:
+    if values is None or any(not 0 <= v <= top for v in values):
+        raise ConfigError(f"--{what} values must be between 0 and {top}, got {spec!r}")
+    if not values:
         raise ConfigError(f"--{what} {spec!r} holds no values: use e.g. 0..8")
-    return out
+    return list(values)
 
 
 def _records(paths: tuple[str, ...], fields: InputFields) -> list[dict[str, Any]]:
@@ -430,7 +433,11 @@ def sweep_cmd(
     from neardup.eval.metrics import COPY_KINDS
     from neardup.eval.single_signal import choose_default, sweep
 
-    ks, ns = parse_range(k_spec), parse_range(n_spec, "n")
+    ks, ns = parse_range(k_spec), parse_range(n_spec, "n", top=255)
+    if not [m for m in methods.split(",") if m.strip()]:
+        raise ConfigError(f"--methods names no method; use some of {','.join(_METHODS)}")
+    if not 0 <= min_hn_precision <= 1:
+        raise ConfigError(f"--min-hn-precision must be between 0 and 1, got {min_hn_precision}")
     truth, recs = _truth(inputs, fields, truth_path, natural, natural_threshold, write_truth)
     labelled = [r for r in (recs or _records(inputs, fields)) if r["id"] in truth]
     if not labelled:

@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 import dataclasses
+import os
 import time
 from typing import Any
 
@@ -22,8 +23,8 @@ from neardup.cli._common import (
     parse_conf,
 )
 from neardup.cli.dedup import Against, against_options, build_config, engine_options, format_summary
-from neardup.exceptions import ConfigError
-from neardup.io import outputs_together
+from neardup.exceptions import ConfigError, InputError
+from neardup.io import check_outside, outputs_together
 from neardup.match.dates import reads_dates
 
 __all__ = ["spark_group"]
@@ -108,6 +109,11 @@ def spark_dedup_cmd(
             raise ConfigError(
                 f"{flag} is not supported by neardup spark yet; run neardup dedup, or filter the input first"
             )
+    if against:
+        check_outside(against.path, [out], "the corpus index")
+    for given in inputs:  # a local input that is missing stops here, before Spark starts
+        if "://" not in given and not os.path.exists(given):
+            raise InputError("no such file or directory", source=given)
     spark, stop = _session(master, conf, inputs)
     try:
         corpus = SparkCorpus(spark, against.path) if against else None
@@ -150,6 +156,10 @@ def spark_dedup_cmd(
         )
 
 
+#: what Spark takes as a master besides ``yarn`` (SparkSubmit refuses anything else)
+_MASTERS = ("local", "spark://", "k8s://", "mesos://")
+
+
 def _session(master: str | None, conf: dict[str, str], inputs: tuple[str, ...]) -> tuple[Any, bool]:
     """The Spark session to run in, and whether this command must stop it when done.
 
@@ -157,9 +167,13 @@ def _session(master: str | None, conf: dict[str, str], inputs: tuple[str, ...]) 
     is used unless --master is given. A session started here logs only Spark's fatal errors
     (failures come back as one line; NEARDUP_DEBUG=1 keeps Spark's own logging).
     """
-    import os
-
     from neardup._deps import require
+
+    if master is not None and master != "yarn" and not master.startswith(_MASTERS):
+        raise ConfigError(
+            f"--master {master!r} is not a Spark master: use local, local[N], local[*], spark://HOST:PORT, "
+            "yarn or k8s://HOST:PORT"
+        )
 
     require("pyspark", "spark", purpose="neardup spark dedup")
     from pyspark.sql import SparkSession
@@ -168,9 +182,17 @@ def _session(master: str | None, conf: dict[str, str], inputs: tuple[str, ...]) 
 
     under_submit = "SPARK_ENV_LOADED" in os.environ or "PYSPARK_GATEWAY_PORT" in os.environ
     found = SparkSession.getActiveSession()
-    spark = get_spark(
-        master or (None if under_submit else "local[*]"), conf=conf, input_bytes=_local_bytes(inputs)
-    )
+    try:
+        spark = get_spark(
+            master or (None if under_submit else "local[*]"), conf=conf, input_bytes=_local_bytes(inputs)
+        )
+    except Exception as exc:
+        if "JAVA_GATEWAY_EXITED" not in str(exc):
+            raise
+        raise ConfigError(
+            "Spark did not start (its JVM exited): check --master and --conf, and that Java is "
+            "installed; NEARDUP_DEBUG=1 shows Spark's own messages"
+        ) from None
     stop = found is None and (master is not None or not under_submit)
     if stop and not os.environ.get("NEARDUP_DEBUG"):
         spark.sparkContext.setLogLevel("FATAL")
@@ -179,8 +201,6 @@ def _session(master: str | None, conf: dict[str, str], inputs: tuple[str, ...]) 
 
 def _local_bytes(paths: tuple[str, ...] | list[str]) -> int | None:
     """Total size of local input files and folders; None when any input is remote (hdfs://, s3a://)."""
-    import os
-
     total = 0
     for p in paths:
         if "://" in p and not p.startswith("file://"):

@@ -160,6 +160,22 @@ def _check_tree(tree: Any, budget: HtmlBudget) -> None:
             raise _refuse(f"the page has {n} elements (the limit is {budget.max_elements})")
 
 
+def _valid_unicode(html: str) -> str:
+    """``html`` with its lone surrogates (text decoded with ``errors="surrogateescape"``) as U+FFFD,
+    as a browser shows bytes it cannot decode; the parsers take only valid Unicode.
+
+    >>> _valid_unicode("a\\udcff b") == "a\\ufffd b"
+    True
+    """
+    if html.isascii():
+        return html
+    try:
+        html.encode("utf-8")
+    except UnicodeEncodeError:
+        return html.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    return html
+
+
 def parse_html(html: str, budget: HtmlBudget | None = None) -> Any:
     """Resiliparse's ``HTMLTree`` of ``html``, within ``budget`` (default: :func:`current_budget`).
 
@@ -167,6 +183,7 @@ def parse_html(html: str, budget: HtmlBudget | None = None) -> Any:
     """
     budget = current_budget() if budget is None else budget
     parse = require("resiliparse.parse.html", "html", purpose="HTML parsing")
+    html = _valid_unicode(html)
     if "<" not in html:
         return parse.HTMLTree.parse(html)
     _check_tokens(html, budget)

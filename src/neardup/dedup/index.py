@@ -387,11 +387,17 @@ class CorpusIndex:
         segments = self.header["segments"]
         if not isinstance(segments, list):
             raise FormatError(f"{where}: 'segments' is not a list: the header is damaged")
+        names: set[str] = set()
         for seg in segments:
             try:
                 name, start, count = str(seg["name"]), int(seg["start"]), int(seg["count"])
             except (KeyError, TypeError, ValueError):
                 raise FormatError(f"{where}: a segment entry is damaged ({seg!r})") from None
+            if name in names or "/" in name or name in ("", ".", ".."):
+                raise FormatError(
+                    f"{where}: segment {name!r} is named twice or is not a folder name: the header is damaged"
+                )
+            names.add(name)
             if start != total:
                 raise FormatError(
                     f"{where}: segment {name} starts at {start}, expected {total}: the header is damaged"
@@ -414,6 +420,12 @@ class CorpusIndex:
                 raise FormatError(f"{where}: the part list of segment {name} is damaged") from None
             if sum(rows for _, rows, _, _ in listed) != count:
                 raise FormatError(f"{where}: the parts of segment {name} do not add up to {count} rows")
+            files = [file for file, _, _, _ in listed]
+            if len(set(files)) != len(files) or any("/" in f or f in ("", ".", "..") for f in files):
+                raise FormatError(
+                    f"{where}: segment {name} lists a part twice or a part that is not a file name: "
+                    "the header is damaged"
+                )
             for pt in parts:
                 f = seg_dir / pt["file"]
                 try:

@@ -105,6 +105,19 @@ def _id_key(tag: bytes) -> Any:
     return lambda i: tag + _enc_int(i)
 
 
+def _refuse_damaged(path: str, url: str) -> None:
+    """A folder that holds files but no ``CURRENT`` is a damaged or foreign database: LevelDB,
+    asked to create one there, would start empty and delete the tables it finds."""
+    if not os.path.isdir(path) or os.path.exists(os.path.join(path, "CURRENT")):
+        return
+    if os.listdir(path):
+        raise FormatError(
+            f"{url!r}: the folder holds files but no LevelDB CURRENT file: a damaged or foreign "
+            "database, not opened (opening would discard its tables); restore it from a backup, or "
+            "choose an empty or new folder"
+        )
+
+
 class LevelDBStore(StoreBase):
     """A persistent store in a LevelDB directory (created if missing)."""
 
@@ -120,6 +133,7 @@ class LevelDBStore(StoreBase):
                 f"cannot create store {self.url!r}: its parent folder {parent!r} does not exist; "
                 f"create it first (mkdir -p {parent}) or choose another path"
             )
+        _refuse_damaged(self.path, self.url)
         try:
             # a bloom filter makes lookups of absent keys (most sentence hashes) cheap
             self._db: Any = plyvel.DB(self.path, create_if_missing=True, bloom_filter_bits=10)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from neardup.exceptions import StoreError
+from neardup.exceptions import FormatError, StoreError
 from neardup.fingerprint.nshash import NSHash
 from neardup_testing import run_cli
 
@@ -53,3 +53,18 @@ def test_database_held_by_another_process_is_a_store_error(tmp_path: Path) -> No
         assert "Traceback" not in res.stderr
     with pytest.raises(StoreError), NSHash(hashdb=url):
         NSHash(hashdb=url)
+
+
+def test_a_store_folder_without_its_current_file_is_refused_not_emptied(tmp_path: Path) -> None:
+    """LevelDB asked to create a database where tables lie but CURRENT is gone starts empty and
+    deletes them: such a folder is refused, and its files stay."""
+    path = tmp_path / "db"
+    with NSHash(hashdb=f"leveldb://{path}") as nsh:
+        nsh.get_similar_many(
+            ["第一篇新闻的最长一句话写在这里，足够长了。", "另一篇完全不同的新闻，它的最长一句话在这里。"]
+        )
+    (path / "CURRENT").unlink()
+    before = sorted(os.listdir(path))
+    with pytest.raises(FormatError, match="no LevelDB CURRENT file"):
+        NSHash(hashdb=f"leveldb://{path}")
+    assert sorted(os.listdir(path)) == before

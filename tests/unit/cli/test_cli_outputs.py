@@ -193,3 +193,35 @@ def test_a_byte_order_mark_before_the_first_record_is_read_past(
     assert code == 0, err
     rows = [json.loads(line) for line in (tmp_path / "o.jsonl").read_text().splitlines()]
     assert [r["duplicate_of"] for r in rows] == [None, "a"]
+
+
+def test_an_output_inside_the_index_a_batch_is_checked_against_is_refused(
+    src: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    idx = tmp_path / "idx"
+    code, _, err = run(["index", "build", str(src), "-o", str(idx), "-j", "1", "-q"], capsys)
+    assert code == 0, err
+    before = {p: p.read_bytes() for p in idx.rglob("*") if p.is_file()}
+    for out in (idx / "header.json", next(idx.rglob("*.parquet"))):
+        code, _, err = run(
+            ["dedup", str(src), "--against", str(idx), "-o", str(out), "--format", "jsonl"], capsys
+        )
+        assert code == 2 and "the output is inside the corpus index" in err, err
+    assert {p: p.read_bytes() for p in idx.rglob("*") if p.is_file()} == before
+
+
+def test_spark_refuses_a_missing_input_and_a_bad_master_before_it_starts(
+    src: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = str(tmp_path / "o.jsonl")
+    code, _, err = run(["spark", "dedup", str(tmp_path / "missing.jsonl"), "-o", out], capsys)
+    assert code == 2 and "no such file or directory" in err
+    code, _, err = run(["spark", "dedup", str(src), "-o", out, "--master", "bogus://x"], capsys)
+    assert code == 2 and "is not a Spark master" in err
+
+
+def test_a_sweep_range_is_bounded_before_it_is_expanded(
+    src: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, _, err = run(["eval", "sweep", "--natural", str(src), "--k", "0..10000000000"], capsys)
+    assert code == 2 and "--k values must be between 0 and 64" in err

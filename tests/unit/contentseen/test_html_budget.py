@@ -88,3 +88,10 @@ def test_dedup_over_a_page_past_the_budget_says_why_in_one_line(tmp_path: Path) 
     assert r.returncode == 2, r.stderr
     assert "Traceback" not in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
     assert "100000 attributes" in r.stderr
+
+
+def test_a_page_with_lone_surrogates_is_read_with_replacement_characters() -> None:
+    """Text decoded with errors="surrogateescape" holds lone surrogates, which the parsers refuse
+    to encode: they are read as U+FFFD, as a browser shows bytes it cannot decode."""
+    page = "<html><body><p>\udcff 今天天气很好，我们去公园散步，看到了很多花。</p></body></html>"
+    assert "今天天气很好" in extract_main_text(page)

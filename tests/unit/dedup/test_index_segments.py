@@ -15,7 +15,7 @@ from neardup.dedup import index as index_mod
 from neardup.dedup.config import DedupConfig
 from neardup.dedup.fingerprints import fingerprint_texts
 from neardup.dedup.index import CorpusIndex, arrow_table, file_xxh3
-from neardup.exceptions import StoreError
+from neardup.exceptions import FormatError, StoreError
 
 CFG = DedupConfig(workers=1)
 
@@ -73,3 +73,18 @@ def test_a_merge_that_keeps_nothing_adds_no_segment(tmp_path: Path) -> None:
     ix.append(fingerprint_texts([], CFG))
     assert (tmp_path / "idx" / "header.json").read_bytes() == header
     assert [s["name"] for s in CorpusIndex.open(tmp_path / "idx").segments] == ["seg-00000"]
+
+
+def test_a_header_listing_a_part_twice_is_refused(tmp_path: Path) -> None:
+    import json
+
+    CorpusIndex.create(tmp_path / "idx", CFG, fingerprint_texts(texts(3, "a"), CFG))
+    hp = tmp_path / "idx" / "header.json"
+    header = json.loads(hp.read_text())
+    seg = header["segments"][0]
+    seg["parts"].append(dict(seg["parts"][0]))
+    seg["count"] *= 2
+    header["count"] *= 2
+    hp.write_text(json.dumps(header))
+    with pytest.raises(FormatError, match="lists a part twice"):
+        CorpusIndex.open(tmp_path / "idx")
