@@ -243,7 +243,16 @@ def merged_header(
     out["segments"] = [*header["segments"], seg]
     out["count"] = start + count
     out["updated"] = time.time()
+    out["header_xxh3"] = header_checksum(out)
     return out, seg
+
+
+def header_checksum(header: dict[str, Any]) -> str:
+    """The xxh3 of a header's content (settings, counts, segments and their parts' checksums; not
+    its times), so that a header edited or damaged in place is refused rather than read with other
+    settings."""
+    body = {k: v for k, v in header.items() if k not in ("header_xxh3", "created", "updated")}
+    return xxhash.xxh3_64_hexdigest(orjson.dumps(body, option=orjson.OPT_SORT_KEYS))
 
 
 def _count(value: Any, what: str, where: str) -> int:
@@ -361,6 +370,12 @@ class CorpusIndex:
             if key not in header:
                 raise FormatError(f"{where} has no {key!r}: the header is damaged")
         _check_fields(header, where)
+        # headers written before the checksum have none; every merge since writes one
+        if "header_xxh3" in header and header["header_xxh3"] != header_checksum(header):
+            raise FormatError(
+                f"{where}: the header's checksum does not match its content: it was edited or is "
+                "damaged; restore it from a backup or rebuild the index"
+            )
         return header
 
     @classmethod

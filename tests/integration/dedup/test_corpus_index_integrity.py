@@ -108,6 +108,7 @@ def test_missing_renamed_or_truncated_part_is_refused_on_open(
 
 def test_header_listing_no_segments_is_refused(idx: Path, capsys: pytest.CaptureFixture[str]) -> None:
     header = orjson.loads((idx / "header.json").read_bytes())
+    del header["header_xxh3"]  # as a header written before the checksum (with it: refused by it)
     (idx / "header.json").write_bytes(orjson.dumps({**header, "segments": []}))
     code, _, err = run(["index", "info", str(idx)], capsys)
     assert code == 2 and f"the segments hold 0 documents but the header says {header['count']}" in err
@@ -132,6 +133,7 @@ def test_segment_without_a_part_list_is_still_read_and_row_checked(
 ) -> None:
     # what a Spark merge on HDFS/S3 writes: a segment entry without "parts"
     header = orjson.loads((idx / "header.json").read_bytes())
+    del header["header_xxh3"]  # written before the checksum, as the part lists
     old = {**header, "segments": [{k: v for k, v in s.items() if k != "parts"} for s in header["segments"]]}
     (idx / "header.json").write_bytes(orjson.dumps(old))
     code, out, _ = run(["index", "info", str(idx)], capsys)
@@ -165,3 +167,12 @@ def test_damaged_part_list_in_the_header_is_a_format_error(idx: Path) -> None:
     (idx / "header.json").write_bytes(orjson.dumps(header))
     with pytest.raises(FormatError, match="part list of segment seg-00000 is damaged"):
         CorpusIndex.open(idx)
+
+
+def test_a_header_edited_in_place_is_refused_by_its_checksum(idx: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Settings changed by hand would make dedup read the index's signatures as another engine's."""
+    header = orjson.loads((idx / "header.json").read_bytes())
+    header["settings"]["sketch_size"] = 64
+    (idx / "header.json").write_bytes(orjson.dumps(header))
+    code, _, err = run(["index", "info", str(idx)], capsys)
+    assert code == 2 and "the header's checksum does not match its content" in err

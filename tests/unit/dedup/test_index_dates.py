@@ -74,6 +74,7 @@ def _as_version_3(path: Path) -> None:
             pt.update(bytes=f.stat().st_size, xxh3=file_xxh3(f))
         del seg["days"]
     header["version"] = 3
+    del header["header_xxh3"]  # version 3 wrote none
     (path / HEADER).write_bytes(orjson.dumps(header))
 
 

@@ -86,5 +86,9 @@ def test_a_header_listing_a_part_twice_is_refused(tmp_path: Path) -> None:
     seg["count"] *= 2
     header["count"] *= 2
     hp.write_text(json.dumps(header))
+    with pytest.raises(FormatError, match="the header's checksum does not match its content"):
+        CorpusIndex.open(tmp_path / "idx")
+    del header["header_xxh3"]  # as a header written before the checksum
+    hp.write_text(json.dumps(header))
     with pytest.raises(FormatError, match="lists a part twice"):
         CorpusIndex.open(tmp_path / "idx")
