@@ -6,6 +6,7 @@ store (key-value, URL seen-store, ContentSeen's key map) reads URLs the same way
 
 from __future__ import annotations
 
+import inspect
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
@@ -115,6 +116,43 @@ def redis_client(url: StoreURL | str, **kwargs: Any) -> Any:
     kwargs.setdefault("socket_connect_timeout", 5)
     kwargs.setdefault("health_check_interval", 30)
     try:
-        return redis.Redis.from_url(redis_py_url(raw), **kwargs)
+        client = redis.Redis.from_url(redis_py_url(raw), **kwargs)
     except ValueError as exc:
         raise ConfigError(f"store URL {raw!r} is not a valid Redis URL: {exc}") from None
+    _check_redis_params(redis, client.connection_pool.connection_class, raw)
+    return client
+
+
+def _init_params(cls: type) -> set[str] | None:
+    """Keyword arguments ``cls(...)`` takes, following ``**kwargs`` up the MRO; None if open-ended."""
+    names: set[str] = set()
+    for klass in cls.__mro__:
+        init = klass.__dict__.get("__init__")
+        if init is None:
+            continue
+        try:
+            params = inspect.signature(init).parameters.values()
+        except (TypeError, ValueError):
+            return None
+        names |= {p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
+        if not any(p.kind is p.VAR_KEYWORD for p in params):
+            return names
+    return None
+
+
+def _check_redis_params(redis: Any, connection_class: type, raw: str) -> None:
+    """Refuse a query parameter neither neardup nor redis-py's connection reads: redis-py would
+    only fail on it at the first command, with a TypeError."""
+    accepted = _init_params(connection_class)
+    if accepted is None:
+        return
+    parsed = getattr(getattr(redis, "connection", None), "URL_QUERY_ARGUMENT_PARSERS", {})
+    accepted |= set(inspect.signature(redis.ConnectionPool.__init__).parameters) | set(parsed)
+    unknown = sorted({k for k, _ in parse_qsl(urlsplit(raw).query)} - NEARDUP_PARAMS - accepted)
+    if unknown:
+        redis_side = ", ".join(sorted(parsed)) or "its connection's keyword arguments"
+        raise ConfigError(
+            f"store URL {StoreURL('redis', '', raw=raw).redacted()!r} has unknown query parameter "
+            f"{', '.join(unknown)}; neardup reads {', '.join(sorted(NEARDUP_PARAMS))}, "
+            f"redis-py reads {redis_side} and the other keyword arguments of redis.Connection"
+        )

@@ -32,6 +32,9 @@ __all__ = ["BloomParams", "MemoryBloomStore", "RedisBloomStore", "bloom_params",
 
 _SHARD_BITS = 1 << 31  # at most 256 MiB per Redis string (its limit is 512 MiB)
 _DEFAULT_CAPACITY = 10_000_000
+#: the largest filter built: 64 GiB holds ~38 billion URLs at 0.1%; beyond it a typo in capacity
+#: would take the machine's (or the Redis server's) memory
+MAX_BLOOM_BYTES = 64 << 30
 
 
 class BloomParams:
@@ -49,6 +52,12 @@ class BloomParams:
         self.shards = max(1, math.ceil(m / _SHARD_BITS))
         self.shard_bits = max(64, (math.ceil(m / self.shards) + 63) // 64 * 64)
         self.m = self.shard_bits * self.shards
+        if self.m // 8 > MAX_BLOOM_BYTES:
+            raise ConfigError(
+                f"a Bloom filter for capacity={capacity} at error rate {error_rate} would take "
+                f"{self.m // 8:,} bytes ({self.m / 8 / 2**30:,.0f} GiB), over the {MAX_BLOOM_BYTES >> 30} GiB limit; "
+                "lower capacity, raise the error rate or split the job"
+            )
 
     def fp_rate(self, n: int) -> float:
         """Expected false-positive rate after ``n`` insertions."""

@@ -254,7 +254,10 @@ class RedisSeenStore:
         buckets_v = buckets if buckets is not None else url.params.get("buckets")
         self._explicit_bits: int | None = None
         if buckets_v is not None:
-            b = int(float(buckets_v))
+            try:
+                b = int(float(buckets_v))
+            except (TypeError, ValueError, OverflowError):
+                b = 0
             if b < 256 or b > 1 << 24 or b & (b - 1):
                 raise ConfigError(f"buckets must be a power of two in [256, 16777216], got {buckets_v!r}")
             self._explicit_bits = b.bit_length() - 1

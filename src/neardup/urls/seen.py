@@ -62,6 +62,11 @@ log = logging.getLogger("neardup.urls")
 STORE_SCHEMES = schemes("seen")
 
 _JOB_ID = re.compile(r"[A-Za-z0-9_.-]{1,200}")
+#: the query parameters each embedded backend reads from its store URL (Redis: see stores/_url.py)
+_URL_PARAMS = {
+    "memory": frozenset({"recrawl_after", "ttl", "bloom", "capacity"}),
+    "sqlite": frozenset({"recrawl_after", "ttl", "bloom", "capacity", "sync"}),
+}
 _xxh3 = xxhash.xxh3_64_intdigest
 
 
@@ -137,6 +142,38 @@ def _positive(name: str, value: Any) -> float | None:
     return v
 
 
+def _rate(value: Any) -> float | None:
+    """The Bloom false-positive rate: None (exact mode) for None, "", 0; else a number in (0, 1)."""
+    if value is None or value == "" or value == "0" or (value == 0 and not isinstance(value, bool)):
+        return None
+    try:
+        if isinstance(value, bool):
+            raise TypeError
+        v = float(value)
+    except (TypeError, ValueError):
+        v = math.nan
+    if not 0 < v < 1:
+        raise ConfigError(
+            f"bloom (false-positive rate) must be a number in (0, 1), e.g. 0.001, or None for exact mode, "
+            f"got {value!r}"
+        )
+    return v
+
+
+def _capacity(value: Any) -> int | None:
+    if value is None or value == "":
+        return None
+    try:
+        if isinstance(value, bool):
+            raise TypeError
+        v = float(value)
+    except (TypeError, ValueError):
+        v = math.nan
+    if not 1 <= v < math.inf:
+        raise ConfigError(f"capacity must be a number of URLs >= 1 such as 1e9, got {value!r}")
+    return int(v)
+
+
 def _merge(name: str, kwarg: Any, url: StoreURL) -> Any:
     """A setting from the keyword argument or the store URL's query; both must agree when both given."""
     in_url = url.params.get(name)
@@ -200,14 +237,15 @@ class SeenURLs:
         self.store_url = url
         self.recrawl_after = _positive("recrawl_after", _merge("recrawl_after", recrawl_after, url))
         self.ttl = _positive("ttl", _merge("ttl", ttl, url))
-        bloom_v = _merge("bloom", bloom, url)
-        self.bloom = None if bloom_v in (None, "", "0", 0) else float(bloom_v)
-        if self.bloom is not None and not 0 < self.bloom < 1:
-            raise ConfigError(f"bloom (false-positive rate) must be in (0, 1), e.g. 0.001, got {bloom_v!r}")
-        cap = _merge("capacity", capacity, url)
-        self.capacity = None if cap in (None, "") else int(float(cap))
-        if self.capacity is not None and self.capacity < 1:
-            raise ConfigError(f"capacity must be a positive number of URLs, got {cap!r}")
+        known = _URL_PARAMS.get(url.scheme)
+        unknown = sorted(url.params.keys() - known) if known is not None else []
+        if unknown:
+            raise ConfigError(
+                f"store URL {url.redacted()!r} has unknown query parameter {', '.join(unknown)}; "
+                f"{url.scheme} stores read {', '.join(sorted(known or ()))}"
+            )
+        self.bloom = _rate(_merge("bloom", bloom, url))
+        self.capacity = _capacity(_merge("capacity", capacity, url))
         if on_invalid not in ("raise", "skip"):
             raise ConfigError(f"on_invalid must be 'raise' or 'skip', got {on_invalid!r}")
         self.on_invalid = on_invalid
@@ -218,7 +256,17 @@ class SeenURLs:
             raise ConfigError(
                 f"drop_params must be a collection of names, got the string {drop_params!r}; use [{drop_params!r}]"
             )
-        self.drop_params = frozenset(drop_params)
+        try:
+            self.drop_params = frozenset(drop_params)
+        except TypeError:
+            raise ConfigError(
+                f"drop_params must be a collection of parameter names, got {type(drop_params).__name__}"
+            ) from None
+        not_str = [p for p in self.drop_params if not isinstance(p, str)]
+        if not_str:
+            raise ConfigError(f"drop_params must hold parameter names (str), got {not_str[0]!r}")
+        if isinstance(max_url_length, bool) or not isinstance(max_url_length, int) or max_url_length < 1:
+            raise ConfigError(f"max_url_length must be an int >= 1 (characters), got {max_url_length!r}")
         self.max_url_length = int(max_url_length)
         self._canon: Callable[[str], str] | None
         self._builtin_canon = canonicalize is True  # batches take the compiled kernel
@@ -232,6 +280,8 @@ class SeenURLs:
             self._canon = canonicalize
         else:
             raise ConfigError(f"canonicalize must be True, False or a function, got {canonicalize!r}")
+        if not callable(clock):
+            raise ConfigError(f"clock must be a function returning seconds, such as time.time, got {clock!r}")
         self._clock = clock
         self._lock = threading.Lock()
         self._counts = {"checked": 0, "new": 0, "seen": 0, "invalid": 0}
@@ -244,11 +294,24 @@ class SeenURLs:
 
     def canonical(self, url: str) -> str:
         """The key form of ``url`` under this job's settings (InputError if malformed)."""
+        if not isinstance(url, str):
+            one = "; pass one URL at a time" if isinstance(url, (list, tuple)) else ""
+            raise InputError(f"URL must be a str, got {type(url).__name__}{one}")
         if self._canon is None:
-            if not isinstance(url, str):
-                raise InputError(f"URL must be a str, got {type(url).__name__}")
             return url
-        return self._canon(url)
+        if self._builtin_canon:  # returns a str: no check on the per-call path
+            return self._canon(url)
+        return self._canonical_key(url)
+
+    def _canonical_key(self, url: str) -> str:
+        assert self._canon is not None
+        key = self._canon(url)
+        if not isinstance(key, str):
+            raise TypeError(
+                f"canonicalize ({getattr(self._canon, '__name__', self._canon)!r}) must return a str, "
+                f"got {type(key).__name__} for {url!r}"
+            )
+        return key
 
     def check_and_add(self, url: str) -> bool:
         """True when ``url`` is new to this job or due for re-crawl (and records it as fetched now).
@@ -276,7 +339,7 @@ class SeenURLs:
 
         Within a batch, only the first of equal URLs can be True.
         """
-        items = urls if isinstance(urls, list) else list(urls)
+        items = _url_list(urls)
         hashes, bad = self._hashes(items)
         return self._flags_of(self.check_and_add_hashes(hashes), bad, len(items))
 
@@ -293,8 +356,10 @@ class SeenURLs:
         """
         submit = getattr(self._store, "submit", None)
         pending: Callable[[], list[bool]] | None = None  # the flags of the batch in flight
+        if isinstance(batches, (str, bytes)):
+            raise TypeError("batches must be an iterable of lists of URLs, got a str")
         for urls in batches:
-            items = urls if isinstance(urls, list) else list(urls)
+            items = _url_list(urls)
             try:
                 hashes, bad = self._hashes(items)
             except InputError:
@@ -368,7 +433,7 @@ class SeenURLs:
 
     def check_and_add_hashes(self, hashes: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
         """The low-level check on precomputed 64-bit hashes (``url_hashes`` of canonical URLs)."""
-        hashes = np.ascontiguousarray(hashes, dtype=np.uint64)
+        hashes = _uint64s(hashes)
         self._check_open()
         n = hashes.shape[0]
         with self._lock:
@@ -480,11 +545,15 @@ class SeenURLs:
             return [u for i, u in enumerate(items) if i not in keep], bad_types
         keys: list[str] = []
         bad: list[tuple[int, str, str]] = []
+        canon_key = self._canonical_key
         for i, u in enumerate(items):
+            if not isinstance(u, str):
+                bad.append((i, repr(u), f"URL must be a str, got {type(u).__name__}"))
+                continue
             try:
-                keys.append(canon(u))
+                keys.append(canon_key(u))
             except InputError as exc:
-                bad.append((i, u if isinstance(u, str) else repr(u), str(exc)))
+                bad.append((i, u, str(exc)))
         if bad:
             self._note_invalid(bad)
         return keys, bad
@@ -502,6 +571,40 @@ class SeenURLs:
 
 def _ready(flags: list[bool]) -> list[bool]:
     return flags
+
+
+def _url_list(urls: Iterable[str]) -> list[str]:
+    """A batch as a list; a str (one URL, or a mistake) is refused rather than taken letter by letter."""
+    if isinstance(urls, list):
+        return urls
+    if isinstance(urls, (str, bytes)):
+        raise TypeError(
+            f"urls must be an iterable of URLs, got a {type(urls).__name__}; wrap one URL in a list: [url]"
+        )
+    try:
+        return list(urls)
+    except TypeError:
+        raise TypeError(f"urls must be an iterable of URL strings, got {type(urls).__name__}") from None
+
+
+def _uint64s(hashes: Any) -> np.ndarray[Any, Any]:
+    """``hashes`` as a contiguous 1-D uint64 array; refuses what is not 64-bit hashes."""
+    if isinstance(hashes, np.ndarray):
+        ok = hashes.ndim == 1 and (
+            hashes.dtype.kind == "u" or (hashes.dtype.kind == "i" and not bool((hashes < 0).any()))
+        )
+        got = f"an array of {hashes.dtype} with shape {hashes.shape}"
+        if ok or hashes.size == 0:
+            return np.ascontiguousarray(hashes, dtype=np.uint64).reshape(-1)
+    else:
+        try:  # a list of Python ints, exactly (np.asarray would make a mix of sizes float64)
+            arr = np.ascontiguousarray(hashes, dtype=np.uint64)
+        except (TypeError, ValueError, OverflowError):
+            arr = None
+        if arr is not None and arr.ndim == 1:
+            return arr
+        got = type(hashes).__name__
+    raise TypeError(f"hashes must be a 1-D array of unsigned 64-bit ints (see url_hashes), got {got}")
 
 
 def _open_backend(seen: SeenURLs, url: StoreURL, options: dict[str, Any]) -> SeenStore:

@@ -169,7 +169,9 @@ def test_damaged_part_list_in_the_header_is_a_format_error(idx: Path) -> None:
         CorpusIndex.open(idx)
 
 
-def test_a_header_edited_in_place_is_refused_by_its_checksum(idx: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_header_edited_in_place_is_refused_by_its_checksum(
+    idx: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """Settings changed by hand would make dedup read the index's signatures as another engine's."""
     header = orjson.loads((idx / "header.json").read_bytes())
     header["settings"]["sketch_size"] = 64

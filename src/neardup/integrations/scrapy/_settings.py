@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import math
 import os
 import re
 from typing import TYPE_CHECKING, Any
@@ -17,8 +18,11 @@ __all__ = [
     "CONTENTSEEN_DIR",
     "SERVICE_ERROR_REASON",
     "content_checker",
+    "get_bool",
     "get_float",
+    "get_int",
     "get_kinds",
+    "get_number",
     "job_id_for",
     "make_store_folder",
     "probe_service",
@@ -32,6 +36,7 @@ __all__ = [
 CONTENTSEEN_DIR = "neardup-contentseen"
 
 _JOB_SAFE = re.compile(r"[^A-Za-z0-9_.-]+")
+_JOB_ID = re.compile(r"[A-Za-z0-9_.-]{1,200}")
 
 
 def get_float(settings: Any, name: str) -> float | None:
@@ -43,21 +48,82 @@ def get_float(settings: Any, name: str) -> float | None:
         value = float(raw)
     except (TypeError, ValueError):
         raise ConfigError(f"{name} must be a number of seconds, got {raw!r}") from None
-    if value <= 0:
-        raise ConfigError(f"{name} must be > 0 seconds (or unset for never), got {raw!r}")
+    if not value > 0 or math.isinf(value):
+        raise ConfigError(f"{name} must be a finite number of seconds > 0 (or unset for never), got {raw!r}")
     return value
+
+
+def get_number(settings: Any, name: str, default: float, what: str = "a number") -> float:
+    """A finite number (``default`` when unset or empty)."""
+    raw = settings.get(name)
+    if raw is None or raw == "":
+        return default
+    try:
+        if isinstance(raw, bool):
+            raise TypeError
+        value = float(raw)
+    except (TypeError, ValueError):
+        raise ConfigError(f"{name} must be {what}, got {raw!r}") from None
+    if not math.isfinite(value):
+        raise ConfigError(f"{name} must be {what}, got {raw!r}")
+    return value
+
+
+def get_int(settings: Any, name: str, what: str = "a whole number") -> int | None:
+    """A whole number, or None when unset or empty."""
+    raw = settings.get(name)
+    if raw is None or raw == "":
+        return None
+    if isinstance(raw, float) and raw.is_integer():
+        return int(raw)
+    try:
+        if isinstance(raw, (bool, float)):
+            raise TypeError
+        return int(str(raw).strip())
+    except (TypeError, ValueError):
+        raise ConfigError(f"{name} must be {what}, got {raw!r}") from None
+
+
+def get_bool(settings: Any, name: str, default: bool) -> bool:
+    """Scrapy's boolean reading, with an error that names the setting."""
+    try:
+        return bool(settings.getbool(name, default))
+    except ValueError:
+        raise ConfigError(
+            f"{name} must be a boolean (True/False, 1/0, 'true'/'false'), got {settings.get(name)!r}"
+        ) from None
 
 
 def get_kinds(settings: Any, name: str, default: tuple[str, ...]) -> frozenset[str]:
     from neardup.contentseen.verdict import DUPLICATE_KINDS, RELATED_KINDS
 
     valid = DUPLICATE_KINDS | RELATED_KINDS
-    raw = settings.getlist(name, list(default))
+    raw = settings.get(name)
+    if raw is None:
+        raw = list(default)
+    elif isinstance(raw, str):
+        raw = raw.split(",")
+    elif not isinstance(raw, (list, tuple, set, frozenset)):
+        raise ConfigError(
+            f"{name} must be a list of kinds such as ['exact', 'near'] (valid: {', '.join(sorted(valid))}), "
+            f"got {raw!r}"
+        )
     kinds = frozenset(str(k).strip() for k in raw if str(k).strip())
     unknown = sorted(kinds - valid)
     if unknown:
         raise ConfigError(f"{name} lists unknown kinds {unknown}; valid: {', '.join(sorted(valid))}")
     return kinds
+
+
+def job_id_setting(settings: Any) -> str | None:
+    """NEARDUP_JOB_ID as given (None when unset), refused unless a valid job id."""
+    raw = settings.get("NEARDUP_JOB_ID")
+    if raw is None or raw == "":
+        return None
+    job = str(raw) if isinstance(raw, (str, int)) and not isinstance(raw, bool) else ""
+    if not _JOB_ID.fullmatch(job):
+        raise ConfigError(f"NEARDUP_JOB_ID must be 1-200 characters of letters, digits and _.-, got {raw!r}")
+    return job
 
 
 def job_id_for(settings: Any, spider: Any) -> str:
@@ -74,7 +140,9 @@ def service_client(settings: Any) -> Client | None:
         return None
     from neardup.client import Client
 
-    timeout = settings.getfloat("NEARDUP_SERVICE_TIMEOUT", 30.0)
+    timeout = get_number(settings, "NEARDUP_SERVICE_TIMEOUT", 30.0, "a number of seconds > 0")
+    if timeout <= 0:
+        raise ConfigError(f"NEARDUP_SERVICE_TIMEOUT must be a number of seconds > 0, got {timeout!r}")
     return Client(str(url), token=settings.get("NEARDUP_SERVICE_TOKEN") or None, timeout=timeout)
 
 
@@ -146,17 +214,19 @@ def content_checker(settings: Any) -> ContentChecker:
         )
     from neardup.match import MatchConfig
 
-    max_distance = settings.get("NEARDUP_MAX_DISTANCE")
-    strictness = settings.get("NEARDUP_STRICTNESS")
+    max_distance = get_int(settings, "NEARDUP_MAX_DISTANCE", "a whole number of bits such as 3 (or unset)")
+    if not settings.get("NEARDUP_MAX_DISTANCE"):
+        max_distance = None  # 0 means unset, as it always has
+    strictness = get_number(settings, "NEARDUP_STRICTNESS", 0.5, "a number in [0, 1]")
     return ContentSeen(
         state_for(settings),
-        max_distance=settings.getint("NEARDUP_MAX_DISTANCE") if max_distance else None,
+        max_distance=max_distance,
         extractor=settings.get("NEARDUP_EXTRACTOR") or "resiliparse",
         nshash_store=settings.get("NEARDUP_NSHASH_STORE") or None,
         durability=check_durability(settings.get("NEARDUP_DURABILITY") or "everysec", "NEARDUP_DURABILITY"),
         match=MatchConfig(
             profile=settings.get("NEARDUP_PROFILE") or "news",
-            strictness=settings.getfloat("NEARDUP_STRICTNESS") if strictness is not None else 0.5,
+            strictness=strictness,
         ),
     )
 

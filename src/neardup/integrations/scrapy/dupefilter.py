@@ -30,8 +30,10 @@ from typing import TYPE_CHECKING, Any, Protocol
 from neardup.exceptions import InputError, NeardupError
 from neardup.integrations.scrapy._settings import (
     SERVICE_ERROR_REASON,
+    get_bool,
     get_float,
     job_id_for,
+    job_id_setting,
     make_store_folder,
     probe_service,
     service_client,
@@ -150,13 +152,13 @@ class NeardupDupeFilter:
         s = crawler.settings
         return cls(
             store=s.get("NEARDUP_URL_STORE") or None,
-            job_id=s.get("NEARDUP_JOB_ID") or None,
+            job_id=job_id_setting(s),
             recrawl_after=get_float(s, "NEARDUP_RECRAWL_AFTER"),
             ttl=get_float(s, "NEARDUP_URL_TTL"),
-            debug=s.getbool("DUPEFILTER_DEBUG") or s.getbool("NEARDUP_DEBUG"),
+            debug=get_bool(s, "DUPEFILTER_DEBUG", False) or get_bool(s, "NEARDUP_DEBUG", False),
             crawler=crawler,
             client=service_client(s),
-            canonicalize=s.getbool("NEARDUP_CANONICALIZE_URLS"),
+            canonicalize=get_bool(s, "NEARDUP_CANONICALIZE_URLS", False),
             jobdir=job_dir(s),
         )
 

@@ -38,6 +38,7 @@ from neardup.exceptions import NeardupError, StoreError
 from neardup.integrations.scrapy._settings import (
     SERVICE_ERROR_REASON,
     content_checker,
+    get_bool,
     get_kinds,
     job_id_for,
     probe_service,
@@ -94,7 +95,7 @@ class ContentSeenPipeline:
         from scrapy.exceptions import NotConfigured
 
         s = crawler.settings
-        if not s.getbool("NEARDUP_CONTENTSEEN_ENABLED", True):
+        if not get_bool(s, "NEARDUP_CONTENTSEEN_ENABLED", True):
             raise NotConfigured("ContentSeenPipeline is disabled (NEARDUP_CONTENTSEEN_ENABLED = False)")
         drop = get_kinds(s, "NEARDUP_DROP_KINDS", tuple(k for k in KINDS if k != "new"))
         return cls(
@@ -105,9 +106,9 @@ class ContentSeenPipeline:
             text_field=s.get("NEARDUP_TEXT_FIELD") or "text",
             date_field=s.get("NEARDUP_DATE_FIELD") or "date",
             verdict_field=s.get("NEARDUP_VERDICT_FIELD") or None,
-            add=s.getbool("NEARDUP_ADD", True),
-            debug=s.getbool("NEARDUP_DEBUG", False),
-            fail_open=s.getbool("NEARDUP_FAIL_OPEN", True),
+            add=get_bool(s, "NEARDUP_ADD", True),
+            debug=get_bool(s, "NEARDUP_DEBUG", False),
+            fail_open=get_bool(s, "NEARDUP_FAIL_OPEN", True),
             crawler=crawler,
         )
 
