@@ -237,21 +237,13 @@ class _Pair:
 #: counts the text rule reads are below this (its arithmetic is on int64; a text's units, 5 a word,
 #: stay far below it)
 _COUNT_LIMIT = 2**31
-#: the evidence fields the text rule needs; a row without one of them (null in Parquet) is an
-#: older output's, left as it is
+#: the evidence fields the text rule needs (the two flags may be absent: false); a row without one
+#: of them (null in Parquet) is an older output's, left as it is
 _REQUIRED = (
     "adds",
-    "chars",
-    "quoted",
     "passage",
     "repeated",
-    "occasion",
-    "leads",
-    "blocks",
-    "pieces",
-    "alike",
-    "substitutions",
-    "substituted",
+    *(f for f in DECISION_FIELDS if f not in ("occasion_replaced", "reactions")),
 )
 
 

@@ -142,16 +142,21 @@ def _positive(name: str, value: Any) -> float | None:
     return v
 
 
+def _number(value: Any) -> float:
+    """``value`` (a number or its text, not a bool) as a float; NaN for anything else."""
+    if isinstance(value, bool):
+        return math.nan
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return math.nan
+
+
 def _rate(value: Any) -> float | None:
     """The Bloom false-positive rate: None (exact mode) for None, "", 0; else a number in (0, 1)."""
     if value is None or value == "" or value == "0" or (value == 0 and not isinstance(value, bool)):
         return None
-    try:
-        if isinstance(value, bool):
-            raise TypeError
-        v = float(value)
-    except (TypeError, ValueError):
-        v = math.nan
+    v = _number(value)
     if not 0 < v < 1:
         raise ConfigError(
             f"bloom (false-positive rate) must be a number in (0, 1), e.g. 0.001, or None for exact mode, "
@@ -163,12 +168,7 @@ def _rate(value: Any) -> float | None:
 def _capacity(value: Any) -> int | None:
     if value is None or value == "":
         return None
-    try:
-        if isinstance(value, bool):
-            raise TypeError
-        v = float(value)
-    except (TypeError, ValueError):
-        v = math.nan
+    v = _number(value)
     if not 1 <= v < math.inf:
         raise ConfigError(f"capacity must be a number of URLs >= 1 such as 1e9, got {value!r}")
     return int(v)
