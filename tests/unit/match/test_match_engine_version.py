@@ -61,6 +61,7 @@ def test_stores_signed_by_another_engine_are_refused_with_what_to_do(tmp_path: P
 
     from neardup.cli.main import cli
     from neardup.contentseen import ContentSeen
+    from neardup.dedup.index import header_checksum
     from neardup.exceptions import ConfigError
 
     text = "今天北京天气晴朗，气温适宜，适合出行，市民纷纷走出家门参加户外活动。" * 3
@@ -84,6 +85,7 @@ def test_stores_signed_by_another_engine_are_refused_with_what_to_do(tmp_path: P
     hp = tmp_path / "idx" / "header.json"
     head = json.loads(hp.read_text())
     head["settings"]["engine"] = "neardup.match/1"
+    head["header_xxh3"] = header_checksum(head)  # as that engine's neardup wrote it
     hp.write_text(json.dumps(head))
     res = runner.invoke(
         cli, ["dedup", str(corpus), "--against", str(tmp_path / "idx"), "-o", str(tmp_path / "o.jsonl")]
