@@ -326,11 +326,18 @@ def json_object(raw: bytes | str, src: str, lineno: int) -> dict[str, Any]:
     not an object."""
     try:
         obj = orjson.loads(raw)
-    except orjson.JSONDecodeError:
+    except orjson.JSONDecodeError as exc:
         if raw[:3] == b"\xef\xbb\xbf" or raw[:1] == "\ufeff":  # a byte-order mark (Windows editors)
             return json_object(raw[3:] if isinstance(raw, bytes) else raw[1:], src, lineno)
         if isinstance(raw, bytes):
             _decode(raw, src, lineno)  # report encoding problems as such
+        if "surrogate" in str(exc):
+            raise InputError(
+                "holds a \\ud800-\\udfff escape without its pair (a lone UTF-16 surrogate), which is not "
+                "valid Unicode; fix the text or write the file as UTF-8",
+                source=src,
+                line=lineno,
+            ) from None
         raise InputError("is not valid JSON", source=src, line=lineno) from None
     if not isinstance(obj, dict):
         raise InputError(f"expected a JSON object, got {type(obj).__name__}", source=src, line=lineno)

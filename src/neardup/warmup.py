@@ -394,17 +394,21 @@ def _prune() -> list[str]:
     show_default=True,
     help="Processes (0: one per core, at most 4).",
 )
-@click.option("--only", default="", help="Comma-separated workloads: " + ", ".join(_ORDER) + ".")
+@click.option(
+    "--only", default=None, help="Comma-separated workloads (default: all): " + ", ".join(_ORDER) + "."
+)
 @click.option("--prune", is_flag=True, help="First remove the kernel caches of other installs and versions.")
 @click.option("-q", "--quiet", is_flag=True, help="Nothing on stderr but errors.")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as one JSON object.")
-def warmup_cmd(jobs: int, only: str, prune: bool, quiet: bool, as_json: bool) -> None:
+def warmup_cmd(jobs: int, only: str | None, prune: bool, quiet: bool, as_json: bool) -> None:
     """Compile every kernel into the kernel cache once (run it after installing or upgrading).
 
     A run that finds its kernels in the cache starts at once; one that does not compiles them
     first (tens of seconds, once). Running warmup again compiles nothing.
     """
-    names = [n for n in only.split(",") if n] or None
+    names = None if only is None else [n.strip() for n in only.split(",") if n.strip()]
+    if names == []:
+        raise click.BadParameter(f"names no workload; known: {', '.join(_ORDER)}", param_hint="--only")
     unknown = sorted(set(names or ()) - set(WORKLOADS))
     if unknown:
         raise click.BadParameter(

@@ -421,7 +421,21 @@ def graded_separation(
     from neardup.fingerprint.simhash import SimHasher, cosine, hamming
 
     cfgs = _default_configs(lang)
-    sources = {str(r[task_field]): str(r["text"]) for r in records if r.get(grade_field) == source_grade}
+    sources: dict[str, str] = {}
+    for i, r in enumerate(records):
+        task, grade = r.get(task_field), r.get(grade_field)
+        if isinstance(task, bool) or not isinstance(task, str | int):
+            raise ConfigError(f"record {i}: {task_field!r} must be a task name or number, got {task!r}")
+        if not isinstance(grade, str):
+            raise ConfigError(
+                f"record {i}: {grade_field!r} must be a grade name such as 'cut', got {grade!r}"
+            )
+        if grade == source_grade:
+            if str(task) in sources:
+                raise ConfigError(
+                    f"task {task!r} has two {source_grade!r} records; give each task one source"
+                )
+            sources[str(task)] = str(r["text"])
     answers = [r for r in records if r.get(grade_field) != source_grade and str(r.get(task_field)) in sources]
     if not answers:
         raise ConfigError(

@@ -225,3 +225,26 @@ def test_a_sweep_range_is_bounded_before_it_is_expanded(
 ) -> None:
     code, _, err = run(["eval", "sweep", "--natural", str(src), "--k", "0..10000000000"], capsys)
     assert code == 2 and "--k values must be between 0 and 64" in err
+
+
+def test_graded_sets_warmup_lists_and_surrogate_escapes_are_named(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    graded = tmp_path / "graded.jsonl"
+    rows = [
+        {"id": "s", "task": "a", "category": "orig", "text": "the source text of task a"},
+        {"id": "t", "task": "a", "category": "orig", "text": "another source of task a"},
+        {"id": "c", "task": "a", "category": "cut", "text": "the source text"},
+    ]
+    graded.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    code, _, err = run(["eval", "graded", str(graded), "--lang", "en"], capsys)
+    assert code == 2 and "has two 'orig' records" in err, err
+    graded.write_text(json.dumps({**rows[2], "task": ["a"]}) + "\n")
+    code, _, err = run(["eval", "graded", str(graded), "--lang", "en"], capsys)
+    assert code == 2 and "'task' must be a task name or number" in err, err
+    code, _, err = run(["warmup", "--only", ","], capsys)
+    assert code == 2 and "names no workload" in err
+    escaped = tmp_path / "escaped.jsonl"
+    escaped.write_text('{"id": "a", "text": "\\udcff abc"}\n')
+    code, _, err = run(["dedup", str(escaped), "-o", str(tmp_path / "o.jsonl")], capsys)
+    assert code == 2 and "lone UTF-16 surrogate" in err, err
