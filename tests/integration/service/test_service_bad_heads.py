@@ -49,6 +49,19 @@ def _get(filler: int) -> bytes:
     )
 
 
+def _post(payload: bytes, fill: int = 0) -> bytes:
+    """A URL check request in one piece, its head padded with ``fill`` bytes of one header."""
+    pad = b"X-Fill: " + b"y" * fill + b"\r\n" if fill else b""
+    return (
+        b"POST /v1/urls/check HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Type: application/json\r\n"
+        + pad
+        + b"Content-Length: "
+        + str(len(payload)).encode()
+        + b"\r\n\r\n"
+        + payload
+    )
+
+
 @pytest.mark.parametrize("size", [MAX_HEADER_BYTES + 1024, 100 * 1024, 200 * 1024])
 def test_a_head_over_the_bound_in_one_write_gets_a_json_431(svc: ServiceProcess, size: int) -> None:
     status, body = _exchange(svc.port, _get(size))
@@ -64,26 +77,10 @@ def test_a_head_whose_last_piece_crosses_the_bound_gets_a_json_431(svc: ServiceP
 
 def test_a_head_over_the_bound_ahead_of_its_body_gets_a_json_431(svc: ServiceProcess) -> None:
     payload = json.dumps({"job": "heads", "urls": ["https://a.example/big-head"]}).encode()
-    request = (
-        b"POST /v1/urls/check HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Type: application/json\r\n"
-        + b"X-Fill: "
-        + b"y" * (100 * 1024)
-        + b"\r\nContent-Length: "
-        + str(len(payload)).encode()
-        + b"\r\n\r\n"
-        + payload
-    )
-    status, body = _exchange(svc.port, request)
+    status, body = _exchange(svc.port, _post(payload, fill=100 * 1024))
     assert status == 431 and body["error"] == "headers_too_large", body
     # the refused request reached no endpoint: the URL is new to the job
-    status, body = _exchange(
-        svc.port,
-        b"POST /v1/urls/check HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Type: application/json\r\n"
-        + b"Content-Length: "
-        + str(len(payload)).encode()
-        + b"\r\n\r\n"
-        + payload,
-    )
+    status, body = _exchange(svc.port, _post(payload))
     assert status == 200 and body["seen"] == [False], body
 
 
@@ -93,13 +90,5 @@ def test_heads_under_the_bound_are_served_in_one_write_or_two(svc: ServiceProces
     assert _exchange(svc.port, head[:1000], head[1000:])[0] == 200
     # a small head and a body far over the head's bound, in one write
     payload = json.dumps({"job": "heads", "urls": [f"https://a.example/{i}" + "x" * 2000 for i in range(50)]})
-    data = payload.encode()
-    status, body = _exchange(
-        svc.port,
-        b"POST /v1/urls/check HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Type: application/json\r\n"
-        + b"Content-Length: "
-        + str(len(data)).encode()
-        + b"\r\n\r\n"
-        + data,
-    )
+    status, body = _exchange(svc.port, _post(payload.encode()))
     assert status == 200 and len(body["seen"]) == 50, body  # type: ignore[arg-type]
