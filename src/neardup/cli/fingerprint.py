@@ -50,7 +50,9 @@ def _top_n(value: str | None) -> int | str | None:
     try:
         return int(value)
     except ValueError:
-        raise click.BadParameter(f"expected a positive integer or 'auto', got {value!r}") from None
+        raise click.BadParameter(
+            f"expected a positive integer or 'auto', got {value!r}", param_hint="--top-n"
+        ) from None
 
 
 def _negate(value: bool) -> bool:

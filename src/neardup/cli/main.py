@@ -6,17 +6,20 @@ and exit with code 2; they never print a traceback.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import functools
 import importlib
 import os
 import signal
 import sys
+from collections.abc import Iterator
 from typing import Any
 
 import click
 
 from neardup._version import __version__
+from neardup.cli import interrupted_at_start
 from neardup.exceptions import NeardupError
 
 # command name -> "module:attribute"; modules are imported only when their command runs
@@ -41,7 +44,26 @@ COMMANDS: dict[str, tuple[str, str]] = {
 }
 
 
+@contextlib.contextmanager
+def _abort_on_interrupt() -> Iterator[None]:
+    """A Ctrl-C as click's Abort, without the empty line click prints when it converts one itself."""
+    try:
+        yield
+    except KeyboardInterrupt as exc:
+        raise click.exceptions.Abort from exc
+
+
 class LazyGroup(click.Group):
+    def make_context(
+        self, info_name: str | None, args: list[str], parent: click.Context | None = None, **extra: Any
+    ) -> click.Context:
+        with _abort_on_interrupt():
+            return super().make_context(info_name, args, parent=parent, **extra)
+
+    def invoke(self, ctx: click.Context) -> Any:
+        with _abort_on_interrupt():
+            return super().invoke(ctx)
+
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted(COMMANDS)
 
@@ -118,11 +140,16 @@ def main(argv: list[str] | None = None) -> Any:
     debug = bool(os.environ.get("NEARDUP_DEBUG"))
     interrupted: list[int] = []
     try:
+        # the start-up handler (neardup.cli) exits at once; from here a Ctrl-C unwinds, so a
+        # command can clean up its outputs
+        handler = signal.getsignal(signal.SIGINT)
         if argv is None:  # the console script: this process is the user's run (not a caller's library use)
-            if signal.getsignal(signal.SIGINT) is signal.default_int_handler:  # not ignored by the parent
+            if handler in (signal.default_int_handler, interrupted_at_start):  # not ignored by the parent
                 signal.signal(signal.SIGINT, functools.partial(_on_interrupt, interrupted))
             _without_huge_pages()
             _small_run(sys.argv[1:])
+        elif handler is interrupted_at_start:
+            signal.signal(signal.SIGINT, signal.default_int_handler)
         rv = cli.main(args=argv, prog_name="neardup", standalone_mode=False)
     except click.exceptions.Exit as exc:
         sys.exit(exc.exit_code)
@@ -131,7 +158,7 @@ def main(argv: list[str] | None = None) -> Any:
         sys.exit(130)
     except click.ClickException as exc:
         _show_click_error(exc)
-        sys.exit(exc.exit_code)
+        sys.exit(2)
     except NeardupError as exc:
         if debug:
             raise
@@ -183,14 +210,23 @@ def _error(message: str) -> None:
 
 
 def _show_click_error(exc: click.ClickException) -> None:
-    """A usage error as click shows it, control characters of the paths it quotes escaped."""
-    import io
+    """A usage error (unknown option, missing argument, bad value) on one line, as every other
+    error: click's message and where the command's help is (click itself prints three lines)."""
+    no_args_is_help = getattr(click.exceptions, "NoArgsIsHelpError", ())  # click >= 8.2
+    if isinstance(exc, no_args_is_help):  # a bare group (`neardup urls`): its help is the answer
+        import io
 
-    from neardup.cli._common import printable
+        from neardup.cli._common import printable
 
-    buf = io.StringIO()
-    exc.show(file=buf)
-    click.echo(printable(buf.getvalue(), lines=True), err=True, nl=False)
+        buf = io.StringIO()
+        exc.show(file=buf)
+        click.echo(printable(buf.getvalue(), lines=True), err=True, nl=False)
+        return
+    message = exc.format_message().replace("\n\t", " ")  # click's list of choices, one a line
+    ctx = getattr(exc, "ctx", None)
+    if isinstance(exc, click.UsageError) and ctx is not None:
+        message = f"{message.removesuffix('.')} (see '{ctx.command_path} --help')"
+    _error(message)
 
 
 _STREAM_ERRNOS = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO, errno.EPIPE}

@@ -214,7 +214,7 @@ def _record_and_print(
     try:
         out.deliver(lines)
     except OSError as exc:
-        _undo_undelivered(seen, out, exc)
+        _undo_undelivered(seen, out, pending, exc)
     if pending is not None:
         pending.clear()
     return len(lines)
@@ -228,9 +228,10 @@ class _Pending:
 
     Each run owns one file (``.neardup-urls-pending-<store and job hash>-<pid>``, locked while it
     runs). A batch is written and fsynced there before the store records it, and dropped once it is
-    printed; a run killed in between (kill -9, a power cut) leaves it behind, and the next run of
-    the same job and store forgets those URLs before it starts, so they are printed again (at least
-    once: up to one batch may come out twice).
+    printed, or once its undelivered URLs are forgotten after a failed write; a run killed in
+    between (kill -9, a power cut), or one that failed without settling the batch (the store went
+    away), leaves it behind, and the next run of the same job and store forgets those URLs before it
+    starts, so they are printed again (at least once: up to one batch may come out twice).
     """
 
     def __init__(self, directory: Path, store: str, job: str) -> None:
@@ -292,10 +293,11 @@ class _Pending:
                         seen.forget(u)
                 except Exception as exc:  # Bloom mode cannot forget
                     kept = f"; they stay recorded ({exc})"
-                if urls:
+                if urls:  # a kill -9, or an error whose undo failed too (the store went away)
                     click.echo(
-                        f"neardup: a run of this job was killed after recording {len(urls)} URL(s) it "
-                        f"may not have printed; forgotten so they come out again{kept}",
+                        f"neardup: a run of this job did not finish (killed, or failed before it could "
+                        f"undo) after recording {len(urls)} URL(s) it may not have printed; forgotten "
+                        f"so they come out again{kept}",
                         err=True,
                     )
                 f.unlink()
@@ -449,7 +451,7 @@ class _Output:
         return [canon for end, canon in (*self.recent, *self.pending) if end > upto]
 
 
-def _undo_undelivered(seen: Any, out: _Output, exc: OSError) -> None:
+def _undo_undelivered(seen: Any, out: _Output, pending: _Pending | None, exc: OSError) -> None:
     """Forget the URLs recorded as seen that never reached the reader, say so, and exit."""
     lost = out.undelivered()
     undone = 0
@@ -460,6 +462,10 @@ def _undo_undelivered(seen: Any, out: _Output, exc: OSError) -> None:
             undone += 1
     except Exception as err:  # Bloom mode cannot forget; a store that went away
         why = f"; {len(lost) - undone} of them stay recorded ({err})"
+    if pending is not None and not why:
+        # every URL of the batch reached the reader or is forgotten: nothing is left for the next
+        # run to redo. After a failed undo the pending file stays, and the next run tries again.
+        pending.clear()
     if isinstance(exc, BrokenPipeError):
         what, code = "the output was closed (broken pipe)", 141
     else:
@@ -479,9 +485,20 @@ def _undo_undelivered(seen: Any, out: _Output, exc: OSError) -> None:
 )
 @click.option("--capacity", type=int, default=None, help="The job's capacity, if in Bloom mode.")
 def stats_cmd(job: str, store: str, bloom: float | None, capacity: int | None) -> None:
-    """Print the job's settings and URL count as JSON."""
+    """Print the job's settings and URL count as JSON (exit 2 for a job the store does not hold)."""
+    from neardup.exceptions import InputError
+
     with _open(_job(job), existing_store(store, "seen"), bloom=bloom, capacity=capacity) as seen:
         stats = seen.stats()
+        memory = seen.store_url.scheme == "memory"
+    # no job of that name is refused, as a mistyped store path is (a memory store starts empty)
+    if memory or stats.get("created") is None:
+        why = (
+            "a memory:// store keeps nothing between runs"
+            if memory
+            else "it was never checked, or was forgotten (--all), or is past its ttl; check --job"
+        )
+        raise InputError(f"no job {job!r} in this store: {why}", source=stats["store"])
     for key in ("checked", "new", "seen", "invalid"):  # this process's counters: always 0 here
         stats.pop(key, None)
     click.echo(json.dumps(stats, indent=2, sort_keys=True, default=str))

@@ -68,6 +68,8 @@ RECOMMENDED_LONG: dict[str, Any] = {
     "k": 10,
     "label": "SimHash of binary char 6-gram shingles, k <= 10",
 }
+#: the grades of a copy, closest first (Clough and Stevenson); ``non`` is an independent answer
+_COPY_GRADES = ("cut", "light", "heavy", "non")
 CONFIRM_COSINE = 0.8
 UNION_N = 1
 
@@ -414,7 +416,8 @@ def graded_separation(
     """How each similarity separates graded copies (e.g. Clough and Stevenson's cut / light / heavy /
     non) from their source: per grade, the median and range of SimHash distance (words, shingles),
     TF-IDF cosine, nshash shared sentences (of the 5 longest) and word 5-gram Jaccard; and for each
-    measure the ROC AUC of telling copied answers (any grade but ``non``) from ``non``.
+    measure the ROC AUC of telling copied answers (any grade but ``non``) from ``non``. A grade
+    other than ``source_grade``, cut, light, heavy and non is refused (ConfigError).
     """
     from neardup.eval.synth import ngram_jaccard
     from neardup.fingerprint.nshash import sentence_hashes
@@ -429,6 +432,11 @@ def graded_separation(
         if not isinstance(grade, str):
             raise ConfigError(
                 f"record {i}: {grade_field!r} must be a grade name such as 'cut', got {grade!r}"
+            )
+        if grade != source_grade and grade not in _COPY_GRADES:  # a misspelt 'non' would count as a copy
+            raise ConfigError(
+                f"record {i}: {grade_field!r} is {grade!r}, not a known grade; the grades are "
+                f"{', '.join((source_grade, *_COPY_GRADES))}"
             )
         if grade == source_grade:
             if str(task) in sources:
@@ -461,9 +469,7 @@ def graded_separation(
             float(len(set(sentence_hashes(a, n=5)) & set(sentence_hashes(s, n=5))))
         )
         measures["word5_jaccard"].append(ngram_jaccard(a, s, 5, words=True))
-    order = [g for g in ("cut", "light", "heavy", "non") if g in grades] + sorted(
-        set(grades) - {"cut", "light", "heavy", "non"}
-    )
+    order = [g for g in _COPY_GRADES if g in grades]
     table: dict[str, dict[str, Any]] = {}
     for name, vals in measures.items():
         v = np.asarray(vals)

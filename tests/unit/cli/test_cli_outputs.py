@@ -248,3 +248,95 @@ def test_graded_sets_warmup_lists_and_surrogate_escapes_are_named(
     escaped.write_text('{"id": "a", "text": "\\udcff abc"}\n')
     code, _, err = run(["dedup", str(escaped), "-o", str(tmp_path / "o.jsonl")], capsys)
     assert code == 2 and "lone UTF-16 surrogate" in err, err
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["dedup", "--bogus"], "No such option '--bogus'"),
+        (["urls", "check"], "Missing option '--job'"),
+        (["eval", "sweep", "--k", "x"], "Missing argument 'INPUTS...'"),
+        (["dedup", "in.jsonl", "-o", "o.jsonl", "--format", "bogus"], "'bogus' is not one of"),
+        (["dedup", "in.jsonl", "-o", "o.jsonl", "-j", "x"], "'x' is not a valid integer"),
+        (["serve", "--port", "x"], "Invalid value for '--port'"),
+        (["fingerprint", "in.jsonl", "--top-n", "x"], "Invalid value for --top-n: expected"),
+        (["fingerprint", "in.jsonl", "--format", "npy"], "--format npy needs -o FILE"),
+        (["compare"], "Missing argument 'A'"),
+        (["bogus"], "No such command 'bogus'"),
+        (["--bogus"], "No such option '--bogus'"),
+    ],
+)
+def test_usage_errors_are_one_line_with_exit_code_2(
+    args: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, _, err = run(args, capsys)
+    assert code == 2 and err.count("\n") == 1 and err.startswith("neardup: error: "), err
+    assert message in err and "--help'" in err and "Usage:" not in err
+
+
+def test_a_missing_choice_lists_the_choices_on_its_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    import click
+
+    cmd = click.Command(
+        "pick", params=[click.Option(["--kind"], type=click.Choice(["a", "b"]), required=True)]
+    )
+    with pytest.raises(click.MissingParameter) as missing:
+        cmd.main([], prog_name="neardup pick", standalone_mode=False)
+    cli_main._show_click_error(missing.value)
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Missing option '--kind'. Choose from: a, b" in err, err
+
+
+def test_a_ctrl_c_inside_a_command_is_one_line(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """click turns a KeyboardInterrupt into Abort after printing an empty line of its own."""
+
+    def ctrl_c(*args: object, **kwargs: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr("neardup.cli.urls._open", ctrl_c)
+    code, _, err = run(["urls", "stats", "--job", "j", "--store", "memory://"], capsys)
+    assert code == 130 and err == "neardup: aborted\n"
+
+
+_CTRL_C_AT_IMPORT = """
+import os, signal, sys
+target = sys.argv[1]
+
+class CtrlC:  # a Ctrl-C that arrives while `target` is imported
+    def find_spec(self, name, path=None, spec=None):
+        if name == target:
+            os.kill(os.getpid(), signal.SIGINT)
+        return None
+
+sys.meta_path.insert(0, CtrlC())
+sys.argv = [os.path.join(os.path.dirname(sys.executable), "neardup"), "--version"]
+from neardup.cli.main import main  # what the console script does
+sys.exit(main())
+"""
+
+
+@pytest.mark.parametrize("module", ["neardup.cli.main", "click"])
+def test_a_ctrl_c_while_the_console_script_imports_the_cli_is_one_line(module: str) -> None:
+    """The console script imports the CLI (click first) before main() runs: a Ctrl-C there exits 130
+    with one line, not a KeyboardInterrupt traceback. (The imports of neardup's own __init__ come
+    before any code of neardup.cli, and are not covered.)"""
+    import subprocess
+
+    proc = subprocess.run(
+        [sys.executable, "-c", _CTRL_C_AT_IMPORT, module],
+        capture_output=True,
+        timeout=60,
+        check=False,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),  # as a terminal starts it
+    )
+    assert proc.returncode == 130 and proc.stderr == b"neardup: interrupted\n", proc.stderr[-2000:]
+    assert proc.stdout == b""
+
+
+def test_only_the_console_script_takes_ctrl_c_at_start_up() -> None:
+    """Importing the CLI in another program (here, pytest) leaves its SIGINT handler alone."""
+    import neardup.cli
+
+    assert signal.getsignal(signal.SIGINT) is not neardup.cli.interrupted_at_start

@@ -117,3 +117,26 @@ def test_report_command_writes_a_page(labelled: tuple[Path, Path], tmp_path: Pat
     assert res.exit_code == 0, res.output
     html = page.read_text(encoding="utf-8")
     assert "pair-0" in html and "Largest clusters" in html
+
+
+@pytest.mark.parametrize("grade", ["none", "Non", "copied"])
+def test_graded_refuses_a_grade_it_does_not_know(
+    grade: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A misspelt 'non' was counted as a copied answer, and the AUC came out quietly wrong."""
+    from neardup.cli.main import main
+
+    graded = tmp_path / "graded.jsonl"
+    _write(
+        graded,
+        [
+            {"id": "s", "task": "a", "category": "orig", "text": "the source text of task a"},
+            {"id": "c", "task": "a", "category": "cut", "text": "the source text"},
+            {"id": "n", "task": "a", "category": grade, "text": "an answer of its own"},
+        ],
+    )
+    with pytest.raises(SystemExit) as exc:
+        main(["eval", "graded", str(graded), "--lang", "en"])
+    err = capsys.readouterr().err
+    assert exc.value.code == 2 and err.count("\n") == 1, err
+    assert f"'category' is {grade!r}, not a known grade; the grades are orig, cut, light, heavy, non" in err

@@ -120,8 +120,8 @@ def test_urls_cli_forget(
     )
     assert out.splitlines() == ["https://a.com/1"]
     code, _, _ = run(["urls", "forget", "--job", "9", "--store", store, "--all"], "", monkeypatch, capsys)
-    _, out, _ = run(["urls", "stats", "--job", "9", "--store", store], "", monkeypatch, capsys)
-    assert json.loads(out)["urls"] == 0
+    code, out, err = run(["urls", "stats", "--job", "9", "--store", store], "", monkeypatch, capsys)
+    assert code == 2 and out == "" and "no job '9' in this store" in err
 
 
 def test_urls_cli_store_from_environment(
@@ -138,3 +138,47 @@ def test_urls_cli_canonical(monkeypatch: pytest.MonkeyPatch, capsys: pytest.Capt
         ["urls", "canonical"], "HTTP://Ex.com:80/a/../b?z=1&a=2&utm_id=3#f\nbad\n", monkeypatch, capsys
     )
     assert code == 0 and out == "http://ex.com/b?a=2&z=1\n" and "skipped 1" in err
+
+
+def test_urls_cli_stats_of_a_job_the_store_does_not_hold_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A mistyped job is refused as a mistyped store path is, not reported as a job of 0 URLs."""
+    store = str(tmp_path / "seen.db")
+    run(["urls", "check", "--job", "108", "--store", store], "https://a.com/1\n", monkeypatch, capsys)
+    code, out, _ = run(["urls", "stats", "--job", "108", "--store", store], "", monkeypatch, capsys)
+    assert code == 0 and json.loads(out)["urls"] == 1
+    for job, message in [
+        ("109", f"sqlite://{store}: no job '109' in this store: it was never checked"),
+        ("1080", "check --job"),
+    ]:
+        code, out, err = run(["urls", "stats", "--job", job, "--store", store], "", monkeypatch, capsys)
+        assert code == 2 and out == "" and err.count("\n") == 1 and message in err, err
+    code, out, err = run(["urls", "stats", "--job", "108", "--store", "memory://"], "", monkeypatch, capsys)
+    assert code == 2 and out == "" and "a memory:// store keeps nothing between runs" in err, err
+
+
+def test_urls_cli_a_failed_run_whose_undo_failed_is_not_called_killed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """stdout on a full disk and a store that cannot forget: the batch stays in the pending file, and
+    the next run redoes it, saying the run did not finish rather than that it was killed."""
+    from neardup.exceptions import StoreError
+    from neardup.urls import SeenURLs
+
+    store = str(tmp_path / "seen.db")
+    urls = "https://a.com/1\nhttps://a.com/2\n"
+
+    def store_gone(self: SeenURLs, url: str) -> bool:
+        raise StoreError("the store went away")
+
+    with open("/dev/full", "w") as full, monkeypatch.context() as patch:
+        patch.setattr("sys.stdout", full)
+        patch.setattr(SeenURLs, "forget", store_gone)
+        code, _, err = run(["urls", "check", "--job", "1", "--store", store], urls, monkeypatch, capsys)
+    assert code == 2 and "2 of them stay recorded (the store went away)" in err, err
+    assert len(list(tmp_path.glob(".neardup-urls-pending-*"))) == 1
+    code, out, err = run(["urls", "check", "--job", "1", "--store", store], urls, monkeypatch, capsys)
+    assert code == 0 and out == urls
+    assert "did not finish (killed, or failed before it could undo) after recording 2 URL(s)" in err, err
+    assert not list(tmp_path.glob(".neardup-urls-pending-*"))
