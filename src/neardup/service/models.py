@@ -7,11 +7,15 @@ the OpenAPI schema at once:
 ['distance', 'doc_id', 'duplicate_of']
 >>> url_problem("ftp://a.example/", 100)
 "expected an http:// or https:// URL, got scheme 'ftp'"
+>>> non_finite_number(b'{"url": "https://a.example/", "date": NaN}')
+'NaN at body.date'
 """
 
 from __future__ import annotations
 
 import dataclasses
+import json
+import math
 import re
 import typing
 from typing import Any
@@ -32,7 +36,7 @@ from pydantic import (
 
 from neardup.contentseen.verdict import Verdict
 
-__all__ = ["DocumentCheck", "URLBatch", "URLResults", "VerdictModel", "url_problem"]
+__all__ = ["DocumentCheck", "URLBatch", "URLResults", "VerdictModel", "non_finite_number", "url_problem"]
 
 _JOB_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 _BAD_URL_CHARS = re.compile(r"[\s\x00-\x1f\x7f\ud800-\udfff]")
@@ -54,6 +58,57 @@ def url_problem(url: str, max_chars: int) -> str | None:
     if not parts.hostname:
         return "has no host"
     return None
+
+
+class _Constant:
+    """A NaN, Infinity or -Infinity token of a body, where json.loads met it."""
+
+    def __init__(self, token: str) -> None:
+        self.token = token
+
+
+def _path_to(doc: Any, target: object) -> str | None:
+    """The ``body.a.0`` path of ``target`` (by identity) in the parsed body ``doc``."""
+    stack: list[tuple[Any, str]] = [(doc, "body")]
+    while stack:
+        node, path = stack.pop()
+        if node is target:
+            return path
+        if isinstance(node, dict):
+            stack.extend((v, f"{path}.{k}") for k, v in node.items())
+        elif isinstance(node, list):
+            stack.extend((v, f"{path}.{i}") for i, v in enumerate(node))
+    return None  # under a key given twice, whose last value the parsers keep
+
+
+def non_finite_number(body: bytes) -> str | None:
+    """Where ``body`` holds NaN, Infinity or -Infinity (``"NaN at body.date"``), or None.
+
+    JSON has no such numbers, yet both parsers behind the service (Python's json for the FastAPI
+    routes, pydantic-core for the fast path) read them as floats: a body holding one in a number's
+    place would be answered as if it were a number. A body without either word (nearly every body)
+    costs two byte scans; one with them is parsed by the same rules as FastAPI's, which also finds
+    where each token is. A body that is not JSON for another reason gives None: its parser says why.
+    """
+    if b"NaN" not in body and b"Infinity" not in body:
+        return None
+    marks: list[_Constant] = []
+
+    def constant(token: str) -> _Constant:
+        marks.append(_Constant(token))
+        return marks[-1]
+
+    try:
+        doc = json.loads(body, parse_constant=constant)
+    except (ValueError, RecursionError):  # UnicodeDecodeError is a ValueError
+        return None
+    if not marks:
+        return None
+    where = _path_to(doc, marks[0]) or "body"
+    if len(where) > 200:  # keys are the caller's: a long one is not echoed whole
+        where = where[:197] + "..."
+    more = f" (and {len(marks) - 1} more)" if len(marks) > 1 else ""
+    return f"{marks[0].token} at {where}{more}"
 
 
 class _Strict(BaseModel):
@@ -108,6 +163,10 @@ class DocumentCheck(_Strict):
     def _short_date(cls, v: str | int | float | None) -> str | int | float | None:
         if isinstance(v, str) and len(v) > 64:
             raise ValueError(f"a date holds at most 64 characters, got {len(v)}")
+        if isinstance(v, float) and not math.isfinite(v):
+            # a literal past the float range (1e999) parses as infinity; NaN and Infinity tokens
+            # are refused before the body reaches a model (see non_finite_number)
+            raise ValueError(f"a date number must be finite (Unix seconds or milliseconds), got {v}")
         return v
 
     @field_validator("html", "text")

@@ -134,6 +134,16 @@ class ServiceSettings:
                 raise ConfigError(f"{name} must be > 0 seconds or None, got {value}")
         if self.redis is not None and not self.redis.startswith(("redis://", "rediss://", "unix://")):
             raise ConfigError(f"redis must be a redis://host:port/db URL, got {self.redis!r}")
+        if self.redis is not None:
+            from neardup.stores._url import check_redis_url
+
+            # one URL for two kinds of store: a parameter only one of them reads would be ignored
+            # by the other, or fail it at the first URL check (a 4xx for the server's setting)
+            check_redis_url(
+                self.redis,
+                reads=frozenset({"prefix"}),
+                store="the service's redis URL, which its URL seen-stores and ContentSeen's key map share,",
+            )
         if self.fleet is not None and not self.fleet.startswith(("redis://", "rediss://", "unix://")):
             raise ConfigError(f"fleet must be a redis://host:port/db?prefix=job URL, got {self.fleet!r}")
         from neardup.contentseen.fleet import Retention

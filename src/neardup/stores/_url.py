@@ -2,6 +2,14 @@
 
 Parsing, the Redis connection and every rewrite of a Redis URL's query string live here, so every
 store (key-value, URL seen-store, ContentSeen's key map) reads URLs the same way.
+
+Each store refuses a query parameter it does not read, naming the ones it does: a parameter that
+belongs to another backend (``?sync=1`` on a Redis URL) would otherwise be taken and ignored. A
+Redis store reads its own parameters and passes redis-py's (``socket_timeout``, ``db``...) on.
+
+>>> check_query(parse_store_url("memory://?sync=1", ("memory",)), frozenset(), "a memory:// store")
+Traceback (most recent call last):
+neardup.exceptions.ConfigError: store URL 'memory://?sync=1' has unknown query parameter sync; a memory:// store reads none
 """
 
 from __future__ import annotations
@@ -14,10 +22,24 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 from neardup._deps import require
 from neardup.exceptions import ConfigError
 
-__all__ = ["NEARDUP_PARAMS", "StoreURL", "parse_store_url", "redis_client", "redis_py_url", "with_prefix"]
+__all__ = [
+    "NEARDUP_PARAMS",
+    "SEEN_PARAMS",
+    "StoreURL",
+    "check_query",
+    "check_redis_url",
+    "parse_store_url",
+    "redis_client",
+    "redis_py_url",
+    "with_prefix",
+]
 
-#: query parameters neardup reads from a store URL; redis-py must not see them
-NEARDUP_PARAMS = frozenset({"prefix", "job", "ttl", "recrawl_after", "bloom", "buckets", "capacity", "sync"})
+#: what the URL seen-stores (``neardup.urls``: SeenURLs and its Redis backends) read from a Redis URL
+SEEN_PARAMS = frozenset({"prefix", "buckets", "recrawl_after", "ttl", "bloom", "capacity"})
+_SEEN_STORE = "a Redis URL seen-store"
+
+#: query parameters some neardup store reads from its URL; redis-py must not see them
+NEARDUP_PARAMS = SEEN_PARAMS | {"sync"}
 
 
 @dataclass(frozen=True)
@@ -26,6 +48,10 @@ class StoreURL:
     path: str  # filesystem path for file/leveldb/sqlite; "" for memory
     params: dict[str, str] = field(default_factory=dict)
     raw: str = ""
+
+    def query_names(self) -> set[str]:
+        """Every query parameter's name, those given without a value (``?sync``, ``?job=``) too."""
+        return {k for k, _ in parse_qsl(urlsplit(self.raw).query, keep_blank_values=True)}
 
     def redacted(self) -> str:
         """The URL with any password replaced by ***, for messages and logs."""
@@ -105,8 +131,26 @@ def with_prefix(url: str, suffix: str, default: str | None) -> str:
     return urlunsplit(parts._replace(query=urlencode(params)))
 
 
-def redis_client(url: StoreURL | str, **kwargs: Any) -> Any:
-    """A redis-py client for a redis:// URL (neardup's query parameters are not passed on)."""
+def check_query(url: StoreURL, reads: frozenset[str], store: str) -> None:
+    """ConfigError naming each query parameter of ``url`` that ``store`` does not read, and the
+    ones it does (for the stores that pass nothing on to a client library)."""
+    unknown = sorted(url.query_names() - reads)
+    if unknown:
+        raise ConfigError(
+            f"store URL {url.redacted()!r} has unknown query parameter {', '.join(unknown)}; "
+            f"{store} reads {', '.join(sorted(reads)) or 'none'}"
+        )
+
+
+def redis_client(
+    url: StoreURL | str, *, reads: frozenset[str] = SEEN_PARAMS, store: str = _SEEN_STORE, **kwargs: Any
+) -> Any:
+    """A redis-py client for a redis:// URL (neardup's query parameters are not passed on).
+
+    ``reads`` are the query parameters ``store`` reads itself; any other that redis-py does not
+    read either is refused (ConfigError). The defaults are the URL seen-stores', which connect
+    through here without naming theirs.
+    """
     redis = require("redis", "redis", purpose="Redis stores")
     raw = url.raw if isinstance(url, StoreURL) else url
     try:
@@ -119,8 +163,14 @@ def redis_client(url: StoreURL | str, **kwargs: Any) -> Any:
         client = redis.Redis.from_url(redis_py_url(raw), **kwargs)
     except ValueError as exc:
         raise ConfigError(f"store URL {raw!r} is not a valid Redis URL: {exc}") from None
-    _check_redis_params(redis, client.connection_pool.connection_class, raw)
+    _check_redis_params(redis, client.connection_pool.connection_class, raw, reads, store)
     return client
+
+
+def check_redis_url(url: StoreURL | str, *, reads: frozenset[str], store: str) -> None:
+    """:func:`redis_client`'s checks of ``url``, without connecting: for a store that connects on
+    first use, so that a bad URL is refused when the store is made."""
+    redis_client(url, reads=reads, store=store).close()
 
 
 def _init_params(cls: type) -> set[str] | None:
@@ -140,19 +190,24 @@ def _init_params(cls: type) -> set[str] | None:
     return None
 
 
-def _check_redis_params(redis: Any, connection_class: type, raw: str) -> None:
-    """Refuse a query parameter neither neardup nor redis-py's connection reads: redis-py would
-    only fail on it at the first command, with a TypeError."""
+def _check_redis_params(
+    redis: Any, connection_class: type, raw: str, reads: frozenset[str], store: str
+) -> None:
+    """Refuse a query parameter neither ``store`` nor redis-py's connection reads: redis-py would
+    only fail on one it does not know at the first command, with a TypeError, and a parameter of
+    another neardup store (``sync``, or ``buckets`` where there are no buckets) would be ignored."""
+    names = {k for k, _ in parse_qsl(urlsplit(raw).query, keep_blank_values=True)}
+    # another store's parameters are never redis-py's, whatever its connection takes
+    unknown = (names & NEARDUP_PARAMS) - reads
     accepted = _init_params(connection_class)
-    if accepted is None:
-        return
     parsed = getattr(getattr(redis, "connection", None), "URL_QUERY_ARGUMENT_PARSERS", {})
-    accepted |= set(inspect.signature(redis.ConnectionPool.__init__).parameters) | set(parsed)
-    unknown = sorted({k for k, _ in parse_qsl(urlsplit(raw).query)} - NEARDUP_PARAMS - accepted)
+    if accepted is not None:
+        accepted |= set(inspect.signature(redis.ConnectionPool.__init__).parameters) | set(parsed)
+        unknown |= names - NEARDUP_PARAMS - accepted
     if unknown:
         redis_side = ", ".join(sorted(parsed)) or "its connection's keyword arguments"
         raise ConfigError(
             f"store URL {StoreURL('redis', '', raw=raw).redacted()!r} has unknown query parameter "
-            f"{', '.join(unknown)}; neardup reads {', '.join(sorted(NEARDUP_PARAMS))}, "
+            f"{', '.join(sorted(unknown))}; {store} reads {', '.join(sorted(reads)) or 'none'}; "
             f"redis-py reads {redis_side} and the other keyword arguments of redis.Connection"
         )

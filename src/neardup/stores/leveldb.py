@@ -25,7 +25,7 @@ from typing import Any
 
 from neardup._deps import require
 from neardup.exceptions import FormatError, StoreError
-from neardup.stores._url import StoreURL
+from neardup.stores._url import StoreURL, check_query
 from neardup.stores.base import Key, StoreBase, assign_groups, check_keys, decode_key, encode_key
 
 __all__ = ["LevelDBStore"]
@@ -165,7 +165,8 @@ class LevelDBStore(StoreBase):
 
     @classmethod
     def from_url(cls, url: StoreURL, **options: Any) -> LevelDBStore:
-        """``leveldb:///path/db``; ``?sync=1`` fsyncs every write batch."""
+        """``leveldb:///path/db``; ``?sync=1`` fsyncs every write batch (its one query parameter)."""
+        check_query(url, frozenset({"sync"}), "a LevelDB store")
         sync = url.params.get("sync", "0") not in ("0", "false", "no", "")
         return cls(url.path, url=url.redacted(), sync=sync, **options)
 

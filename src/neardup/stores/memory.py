@@ -28,7 +28,7 @@ import numpy as np
 import xxhash
 
 from neardup.exceptions import FormatError, StoreError
-from neardup.stores._url import StoreURL
+from neardup.stores._url import StoreURL, check_query
 from neardup.stores.base import Key, StoreBase, assign_groups, check_keys, decode_key, encode_key
 
 __all__ = ["SNAPSHOT_VERSION", "MemoryStore", "load_snapshot", "save_snapshot"]
@@ -222,7 +222,8 @@ class MemoryStore(StoreBase):
 
     @classmethod
     def from_url(cls, url: StoreURL, **options: Any) -> MemoryStore:
-        """``memory://`` (no file) or ``file:///path/snap``."""
+        """``memory://`` (no file) or ``file:///path/snap``; neither reads a query parameter."""
+        check_query(url, frozenset(), f"a {url.scheme}:// store")
         return cls(url.path if url.scheme == "file" else None, url=url.redacted(), **options)
 
     # -- plumbing ----------------------------------------------------------------------------

@@ -26,7 +26,7 @@ import numpy as np
 
 from neardup._deps import require
 from neardup.exceptions import ConfigError, StoreError
-from neardup.stores._url import StoreURL, parse_store_url, redis_client
+from neardup.stores._url import StoreURL, check_redis_url, parse_store_url, redis_client
 from neardup.stores.base import Key, StoreBase, check_keys, decode_key, encode_key
 
 __all__ = ["ASSIGN_LUA", "RedisStore"]
@@ -157,6 +157,10 @@ return out
 class RedisStore(StoreBase):
     """A store in Redis under a key prefix. ``chunk`` documents go in each Lua call."""
 
+    #: the query parameters it reads from its URL (redis-py reads its own: ``db``, ``socket_timeout``...)
+    URL_PARAMS = frozenset({"prefix"})
+    _WHAT = "a Redis key-value store (ContentSeen's key map, nshash's ids)"
+
     def __init__(
         self,
         url: StoreURL | str,
@@ -169,6 +173,7 @@ class RedisStore(StoreBase):
         self._redis = require("redis", "redis", purpose="Redis stores")
         self._parsed = url if isinstance(url, StoreURL) else parse_store_url(url, ("redis", "rediss", "unix"))
         self.url = self._parsed.redacted()
+        check_redis_url(self._parsed, reads=self.URL_PARAMS, store=self._WHAT)
         self.prefix = prefix or self._parsed.params.get("prefix") or "neardup"
         if not 1 <= chunk <= 100_000:
             raise ConfigError(f"chunk must be between 1 and 100000 documents per Lua call, got {chunk}")
@@ -201,17 +206,11 @@ class RedisStore(StoreBase):
 
     def _connect(self) -> Any:
         try:
-            if self._parsed.scheme == "unix":
-                # redis_client rebuilds the URL and loses unix:///path's slashes: connect directly
-                db = int(self._parsed.params.get("db", "0"))
-                return self._redis.Redis(
-                    unix_socket_path=self._parsed.path,
-                    db=db,
-                    password=self._parsed.params.get("password"),
-                    socket_connect_timeout=5,
-                    socket_timeout=self.socket_timeout,
-                )
-            return redis_client(self._parsed, socket_timeout=self.socket_timeout)
+            return redis_client(
+                self._parsed, reads=self.URL_PARAMS, store=self._WHAT, socket_timeout=self.socket_timeout
+            )
+        except ConfigError:
+            raise
         except ValueError as exc:  # a malformed URL (port, db) found by redis-py
             raise ConfigError(f"store URL {self.url!r} is malformed: {exc}") from None
 

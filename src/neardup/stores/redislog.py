@@ -40,7 +40,7 @@ from typing import Any
 from neardup._deps import require
 from neardup.contentseen.fleet import _OTHER_SETTINGS, DEFAULT_RETRY_WINDOW
 from neardup.exceptions import ConfigError, StoreError
-from neardup.stores._url import StoreURL, parse_store_url, redis_client
+from neardup.stores._url import StoreURL, check_redis_url, parse_store_url, redis_client
 
 __all__ = ["APPEND_LUA", "COVER_LUA", "JOIN_LUA", "READ_LUA", "TRIM_LUA", "RedisLog"]
 
@@ -155,6 +155,10 @@ class RedisLog:
         retry_window: seconds during which resending a URL's page is a retry.
     """
 
+    #: the query parameters it reads from its URL (redis-py reads its own: ``db``, ``socket_timeout``...)
+    URL_PARAMS = frozenset({"prefix"})
+    _WHAT = "a ContentSeen fleet's log"
+
     def __init__(
         self,
         url: StoreURL | str,
@@ -165,6 +169,7 @@ class RedisLog:
         self._redis = require("redis", "redis", purpose="a ContentSeen fleet")
         self._parsed = url if isinstance(url, StoreURL) else parse_store_url(url, ("redis", "rediss", "unix"))
         self.url = self._parsed.redacted()
+        check_redis_url(self._parsed, reads=self.URL_PARAMS, store=self._WHAT)
         if not 0 < socket_timeout <= 3600:
             raise ConfigError(f"socket_timeout must be between 0 and 3600 seconds, got {socket_timeout}")
         if not retry_window >= 0:
@@ -185,20 +190,13 @@ class RedisLog:
         if self._client_obj is None:
             with self._lock:
                 if self._client_obj is None:
-                    if self._parsed.scheme == "unix":
-                        client = self._redis.Redis(
-                            unix_socket_path=self._parsed.path,
-                            db=int(self._parsed.params.get("db", "0")),
-                            password=self._parsed.params.get("password"),
-                            socket_connect_timeout=min(5.0, self.socket_timeout),
-                            socket_timeout=self.socket_timeout,
-                        )
-                    else:
-                        client = redis_client(
-                            self._parsed,
-                            socket_timeout=self.socket_timeout,
-                            socket_connect_timeout=min(5.0, self.socket_timeout),
-                        )
+                    client = redis_client(
+                        self._parsed,
+                        reads=self.URL_PARAMS,
+                        store=self._WHAT,
+                        socket_timeout=self.socket_timeout,
+                        socket_connect_timeout=min(5.0, self.socket_timeout),
+                    )
                     self._scripts = {
                         "append": client.register_script(APPEND_LUA),
                         "read": client.register_script(READ_LUA),

@@ -169,8 +169,10 @@ def test_unix_socket_url(tmp_path: Any) -> None:
         deadline = time.monotonic() + 10
         while not sock.exists() and time.monotonic() < deadline:
             time.sleep(0.05)
-        with open_store(f"unix://{sock}?db=2&prefix=u") as s:
+        with open_store(f"unix://{sock}?db=2&prefix=u&socket_timeout=7") as s:
             assert s.assign_many([[1], [1, 2]]) == [1, 1]
+            # redis-py's parameters reach the connection on a socket as on TCP
+            assert s._client.connection_pool.connection_kwargs["socket_timeout"] == 7.0
     finally:
         proc.terminate()
         proc.wait(timeout=10)

@@ -128,6 +128,32 @@ def test_service_e2e_bad_input_over_the_wire_is_4xx(svc: ServiceProcess) -> None
     assert "Traceback" not in svc.log()
 
 
+def test_service_e2e_nan_and_infinity_are_refused_and_nothing_is_recorded(svc: ServiceProcess) -> None:
+    h = {"Content-Type": "application/json", "Authorization": f"Bearer {TOKEN}"}
+    text = "长江是中华民族的母亲河，也是中华民族发展的重要支撑。" * 3
+    cases = [
+        (
+            "/v1/documents/check",
+            f'{{"url": "https://nan.example/1", "text": "{text}", "date": NaN}}',
+            "body.date",
+        ),
+        (
+            "/v1/documents/check",
+            f'{{"url": "https://nan.example/1", "text": "{text}", "x": -Infinity}}',
+            "body.x",
+        ),
+        ("/v1/urls/check", '{"job": "nan", "urls": ["https://nan.example/1", Infinity]}', "body.urls.1"),
+    ]
+    for path, body, where in cases:
+        r = post(f"{svc.url}{path}", content=body.encode(), headers=h)
+        assert r.status_code == 400 and r.json()["error"] == "invalid_json", (body, r.text)
+        assert where in r.json()["detail"] and "send finite numbers" in r.json()["detail"]
+    with Client(svc.url, token=TOKEN) as c:
+        assert c.check("https://nan.example/1", text=text, add=False)["kind"] == "new"
+        assert c.check_urls("nan", ["https://nan.example/1"]) == [False]
+    assert "Traceback" not in svc.log()
+
+
 def test_service_refuses_public_bind_without_token(tmp_path: Path) -> None:
     r = subprocess.run(
         [

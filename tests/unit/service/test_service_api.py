@@ -135,6 +135,67 @@ def test_service_a_lone_surrogate_is_named_as_such(client: ASGIClient, body: byt
     assert "not valid Unicode" in detail and "hex escape" not in detail
 
 
+_DOC = "/v1/documents/check"
+_URLS = "/v1/urls/check"
+
+
+@pytest.mark.parametrize(
+    ("path", "body", "named"),
+    [
+        (_DOC, b'{"url": "https://a.example/1", "text": "x", "date": NaN}', "NaN at body.date"),
+        (_DOC, b'{"url": "https://a.example/1", "text": "x", "date": Infinity}', "Infinity at body.date"),
+        (_DOC, b'{"url": "https://a.example/1", "text": "x", "date": -Infinity}', "-Infinity at body.date"),
+        (_DOC, b'{"url": "https://a.example/1", "text": NaN}', "NaN at body.text"),
+        (
+            _DOC,
+            b'{"url": "https://a.example/1", "text": "x", "add": false, "k": [1, {"m": NaN}]}',
+            "body.k.1.m",
+        ),
+        (_DOC, b'{"url": "https://a.example/1", "text": "x", "date": NaN, "add": Infinity}', "(and 1 more)"),
+        (_URLS, b'{"job": "j", "urls": ["https://a.example/", Infinity]}', "Infinity at body.urls.1"),
+        (_URLS, b"NaN", "NaN at body;"),
+        # a key given twice: the parsers keep its last value, the refusal holds for the first too
+        (_URLS, b'{"job": "j", "urls": NaN, "urls": []}', "NaN at body;"),
+    ],
+)
+def test_service_nan_and_infinity_anywhere_in_a_body_are_invalid_json(
+    client: ASGIClient, backend: FakeBackend, path: str, body: bytes, named: str
+) -> None:
+    r = client.post(path, content=body, headers={**AUTH, "Content-Type": "application/json"})
+    assert r.status_code == 400, r.text
+    assert set(r.json()) == {"error", "detail"} and r.json()["error"] == "invalid_json"
+    detail = r.json()["detail"]
+    assert named in detail and "not JSON numbers" in detail and "send finite numbers" in detail
+    assert backend.dates == [] and backend.docs == {} and backend.urls == {}
+
+
+def test_service_nan_and_infinity_as_text_pass(client: ASGIClient, backend: FakeBackend) -> None:
+    body = b'{"url": "https://a.example/NaN", "text": "NaN, Infinity, -Infinity", "date": "Infinity"}'
+    r = client.post(_DOC, content=body, headers={**AUTH, "Content-Type": "application/json"})
+    assert r.status_code == 200, r.text
+    assert backend.dates == ["Infinity"]  # a date string the engine does not read: an unknown date
+
+
+def test_service_a_date_past_the_float_range_is_refused(client: ASGIClient, backend: FakeBackend) -> None:
+    # valid JSON that both parsers read as infinity
+    body = b'{"url": "https://a.example/1", "text": "x", "date": -1e999}'
+    r = client.post(_DOC, content=body, headers={**AUTH, "Content-Type": "application/json"})
+    assert r.status_code == 422, r.text
+    assert r.json()["detail"].startswith("body.date:") and "must be finite" in r.json()["detail"]
+    assert backend.dates == []
+
+
+def test_service_non_finite_number_names_the_first_and_bounds_the_path() -> None:
+    from neardup.service.models import non_finite_number
+
+    assert non_finite_number(b'{"a": [1.5, "NaN"], "NaN": "Infinity"}') is None
+    assert non_finite_number(b'{"a": NaN') is None  # not JSON for another reason: its parser says why
+    assert non_finite_number(b'{"a": NaN, "b": [Infinity, -Infinity]}') == "NaN at body.a (and 2 more)"
+    long_key = b"k" * 1000
+    where = non_finite_number(b'{"' + long_key + b'": NaN}')
+    assert where is not None and where.startswith("NaN at body.kkk") and len(where) < 220
+
+
 @pytest.mark.parametrize(
     ("body", "status", "says"),
     [

@@ -48,6 +48,17 @@ def test_service_bad_tokens_and_limits_are_config_errors(tmp_path: Path) -> None
         ServiceSettings(redis="http://x")
 
 
+@pytest.mark.parametrize("query", ["buckets=4096", "bloom=0.001", "sync=1", "job=crawl-1"])
+def test_service_redis_url_takes_only_what_both_of_its_stores_read(query: str) -> None:
+    pytest.importorskip("redis")
+    with pytest.raises(ConfigError) as err:
+        ServiceSettings(redis=f"redis://127.0.0.1:1/0?prefix=p&{query}")
+    said = str(err.value)
+    assert f"unknown query parameter {query.partition('=')[0]};" in said
+    assert "URL seen-stores and ContentSeen's key map" in said and "reads prefix;" in said
+    assert ServiceSettings(redis="redis://127.0.0.1:1/0?prefix=p&socket_timeout=2").redis
+
+
 def test_service_settings_repr_hides_the_token() -> None:
     assert "secret-secret-secret" not in repr(ServiceSettings(token="secret-secret-secret"))
 
