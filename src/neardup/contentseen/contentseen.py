@@ -498,6 +498,8 @@ class ContentSeen(Closeable):
             url=doc.url,
             duplicate_url=rdoc.url if rdoc is not None else None,
             reasons=reasons(doc.kind, doc.partner),
+            partner=doc.partner,
+            partner_url=pdoc.url if pdoc is not None else None,
         )
 
     # -- the decision ------------------------------------------------------------------------
@@ -584,6 +586,8 @@ class ContentSeen(Closeable):
             url=url,
             duplicate_url=rdoc.url if rdoc is not None else None,
             reasons=why,
+            partner=d.partner,
+            partner_url=pdoc.url if pdoc is not None else None,
         )
 
     # -- inspection --------------------------------------------------------------------------

@@ -56,6 +56,8 @@ _PLAIN_FIELDS = (
     "layout_distance",
     "url",
     "duplicate_url",
+    "partner",
+    "partner_url",
 )
 
 
@@ -70,7 +72,10 @@ class Verdict:
     ``layout_distance`` the distance between the two template signatures; ``reasons`` holds the
     engine's evidence (``similarity``, ``containment`` both ways, ``number_conflicts`` of
     ``numbers_aligned``, ``hamming``), ``shared_sentences`` (the page's longest sentences that the
-    other document has too) and ``why`` (one line).
+    other document has too) and ``why`` (one line). The other document of the evidence and of
+    ``why`` is ``partner`` (URL ``partner_url``): the page it was matched with, which is a member of
+    ``duplicate_of``'s cluster but not always its first document (a copy of a cluster's second page
+    is matched with that page).
     """
 
     kind: Kind
@@ -82,6 +87,9 @@ class Verdict:
     url: str | None = None
     duplicate_url: str | None = None
     reasons: dict[str, Any] = field(default_factory=dict)
+    # after reasons, so that positional construction of the fields before them keeps working
+    partner: int | None = None
+    partner_url: str | None = None
 
     @property
     def is_duplicate(self) -> bool:

@@ -29,10 +29,13 @@ from pydantic import (
     StrictFloat,
     StrictInt,
     StrictStr,
+    ValidationError,
+    ValidatorFunctionWrapHandler,
     create_model,
     field_validator,
     model_validator,
 )
+from pydantic_core import PydanticCustomError
 
 from neardup.contentseen.verdict import Verdict
 
@@ -111,6 +114,24 @@ def non_finite_number(body: bytes) -> str | None:
     return f"{marks[0].token} at {where}{more}"
 
 
+#: what the documents check takes as a page's date (what ContentSeen.check takes, in JSON's types)
+_DATE_ACCEPTED = (
+    "an ISO date or date-time string (2024-03-01, 2024-03-01T08:00:00Z), "
+    "Unix seconds or milliseconds (a number), or null"
+)
+
+
+def _json_type(v: object) -> str:
+    """How a JSON value of the wrong type is named back: the literal, or its kind for a container."""
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, list):
+        return "an array"
+    if isinstance(v, dict):
+        return "an object"
+    return type(v).__name__
+
+
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
 
@@ -158,16 +179,32 @@ class DocumentCheck(_Strict):
         examples=["2024-03-01"],
     )
 
-    @field_validator("date")
+    @field_validator("date", mode="wrap")
     @classmethod
-    def _short_date(cls, v: str | int | float | None) -> str | int | float | None:
-        if isinstance(v, str) and len(v) > 64:
-            raise ValueError(f"a date holds at most 64 characters, got {len(v)}")
-        if isinstance(v, float) and not math.isfinite(v):
+    def _date_ok(cls, v: Any, handler: ValidatorFunctionWrapHandler) -> str | int | float | None:
+        # one message for a date of another type: the union would give one error per member
+        # ("body.date.str: Input should be a valid string (and 2 more)"), none saying what a date is
+        try:
+            date: str | int | float | None = handler(v)
+        except ValidationError:
+            raise PydanticCustomError(
+                "date_type",
+                "expected {accepted}; got {got}",
+                {"accepted": _DATE_ACCEPTED, "got": _json_type(v)},
+            ) from None
+        if isinstance(date, str) and len(date) > 64:
+            raise PydanticCustomError(
+                "date_too_long", "a date string holds at most 64 characters, got {n}", {"n": len(date)}
+            )
+        if isinstance(date, float) and not math.isfinite(date):
             # a literal past the float range (1e999) parses as infinity; NaN and Infinity tokens
             # are refused before the body reaches a model (see non_finite_number)
-            raise ValueError(f"a date number must be finite (Unix seconds or milliseconds), got {v}")
-        return v
+            raise PydanticCustomError(
+                "date_not_finite",
+                "a date number must be finite (Unix seconds or milliseconds), got {v}",
+                {"v": str(date)},
+            )
+        return date
 
     @field_validator("html", "text")
     @classmethod

@@ -53,7 +53,10 @@ def _fleet_url(redis_url: str, prefix: str) -> str:
 
 
 def _same(v: Verdict) -> tuple[object, ...]:
-    return (v.kind, v.doc_id, v.duplicate_of, v.duplicate_url, v.distance, v.similar_id, v.reasons)
+    return (
+        *(v.kind, v.doc_id, v.duplicate_of, v.duplicate_url, v.distance, v.similar_id, v.reasons),
+        *(v.partner, v.partner_url),
+    )
 
 
 def test_two_members_give_the_verdicts_one_contentseen_gives_in_log_order(

@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from service_pages import page, page_url, read_items
 from service_proc import ServiceProcess
@@ -45,7 +46,10 @@ def _calls(items: list[dict[str, Any]]) -> list[tuple[str, dict[str, Any]]]:
 
 
 def _fields(v: Verdict) -> tuple[Any, ...]:
-    return (v.kind, v.doc_id, v.duplicate_of, v.distance, v.similar_id, v.url, v.duplicate_url)
+    return (
+        *(v.kind, v.doc_id, v.duplicate_of, v.distance, v.similar_id, v.url, v.duplicate_url),
+        *(v.partner, v.partner_url),
+    )
 
 
 def test_client_check_returns_the_verdict_contentseen_gives(
@@ -78,3 +82,33 @@ def test_async_client_check_gives_the_same_verdicts(svc: ServiceProcess, data_di
     got = asyncio.run(go())
     assert all(isinstance(v, Verdict) for v in got)
     assert [_fields(v) for v in got] == [_fields(v) for v in sync]
+
+
+def test_the_json_verdict_gives_the_url_of_the_page_its_reason_names(
+    svc: ServiceProcess, data_dir: Path
+) -> None:
+    item = read_items(data_dir, 3)[2]  # an article no other test of this module sends
+    sends = [
+        (page_url(item), page(item)),
+        (page_url(item, 1), page(item, 1)),
+        (page_url(item, 2), page(item, 1)),
+    ]
+    got = []
+    for url, html in sends:
+        r = httpx.post(f"{svc.url}/v1/documents/check", json={"url": url, "html": html}, timeout=180)
+        assert r.status_code == 200, r.text
+        got.append(r.json())
+    first, mirror, copy = got
+    assert (mirror["kind"], mirror["partner"], mirror["partner_url"]) == (
+        "content",
+        first["doc_id"],
+        sends[0][0],
+    )
+    # a copy of the mirror: of the first page's cluster, and the same page as the mirror
+    assert (copy["kind"], copy["duplicate_of"], copy["duplicate_url"]) == (
+        "exact",
+        first["doc_id"],
+        sends[0][0],
+    )
+    assert (copy["partner"], copy["partner_url"]) == (mirror["doc_id"], sends[1][0])
+    assert copy["reasons"]["why"] == f"the same page (whitespace aside) as document {mirror['doc_id']}"

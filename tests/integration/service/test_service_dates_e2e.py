@@ -37,7 +37,11 @@ def test_the_service_decides_with_the_dates_it_journalled(tmp_path: Path) -> Non
             json={"url": "https://a.example/1", "text": NOTICE, "date": [2024]},
             timeout=60,
         )
-        assert r.status_code == 422 and "date" in r.json()["detail"]
+        assert r.status_code == 422 and set(r.json()) == {"error", "detail", "errors"}
+        assert r.json()["detail"] == (
+            "body.date: expected an ISO date or date-time string (2024-03-01, 2024-03-01T08:00:00Z), "
+            "Unix seconds or milliseconds (a number), or null; got an array"
+        )
         with pytest.raises(InputError, match="date"):
             c.check("https://a.example/1", text=NOTICE, date={"y": 2024})
     assert "Traceback" not in svc.log()

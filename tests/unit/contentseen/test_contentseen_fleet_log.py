@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from neardup.contentseen import ContentSeen
@@ -105,3 +107,25 @@ def test_a_new_in_memory_member_of_a_trimmed_log_is_refused_in_one_line() -> Non
             ConfigError, match=r"^the state in memory is empty, but the shared log memory:// was trimmed"
         ):
             ContentSeen(fleet=log, retention=keep)
+
+
+def test_a_verdict_rebuilt_from_the_state_directory_keeps_the_partner_and_its_url(tmp_path: Path) -> None:
+    log = MemoryLog()
+    pages = [
+        ("https://a.example/1", TEXT),
+        ("https://b.example/1", TEXT.replace("，", ",")),  # content: the same tokens
+        ("https://c.example/1", TEXT.replace("，", ",")),  # exact of the second page
+    ]
+    with ContentSeen(tmp_path / "m", fleet=log) as cs:
+        live = [cs.check(url, text=text) for url, text in pages]
+    assert (live[2].duplicate_of, live[2].partner, live[2].partner_url) == (1, 2, "https://b.example/1")
+    # reopened, the member answers the retries from its documents: the engine's figures are gone
+    with ContentSeen(tmp_path / "m", fleet=log) as cs:
+        again = [cs.check(url, text=text) for url, text in pages[1:]]
+    assert "similarity" in live[1].reasons and "similarity" not in again[0].reasons
+    for old, new in zip(live[1:], again, strict=True):
+        assert (new.duplicate_url, new.partner, new.partner_url) == (
+            old.duplicate_url,
+            old.partner,
+            old.partner_url,
+        )

@@ -66,6 +66,7 @@ def test_contentseen_shared_sentences_same_template_is_layout(cs: ContentSeen) -
     v = cs.check("https://origin.example/mixed", html=page(("秋粮", mixed), "portal", seed=5))
     assert v.kind == "layout" and not v.is_duplicate
     assert v.duplicate_of == 1 and v.similar_id == 1 and v.reasons["related_to"] == 1
+    assert (v.partner, v.partner_url) == (1, "https://origin.example/river")
     assert v.layout_distance is not None and v.layout_distance <= cs.match.layout_distance
     assert len(v.reasons["shared_sentences"]) >= 2
     assert set(v.reasons["shared_sentences"]) <= set(RIVER[1])
@@ -96,6 +97,24 @@ def test_contentseen_duplicate_of_is_first_document_of_group(cs: ContentSeen) ->
     group = cs.duplicates(1)
     assert [d["doc_id"] for d in group["duplicates"]] == [2, 3]
     assert cs.duplicates("3")["cluster"] == 1
+
+
+def test_a_copy_of_a_clusters_second_page_gives_the_url_of_the_page_its_reason_names() -> None:
+    # docs/contentseen.md's quick start: a page, its mirror in another template, a copy of the mirror
+    pages = [
+        ("https://example.com/a", page(RIVER)),
+        ("https://mirror.example/b", page(RIVER, "blog")),
+        ("https://mirror.example/c", page(RIVER, "blog")),
+    ]
+    with ContentSeen("memory://") as cs:
+        new, mirror, copy = [cs.check(url, html=html) for url, html in pages]
+    assert (new.partner, new.partner_url) == (None, None)
+    assert (mirror.kind, mirror.partner, mirror.partner_url) == ("content", 1, "https://example.com/a")
+    # the copy joins the first page's cluster, but its evidence is about the mirror, the same page
+    assert (copy.kind, copy.duplicate_of, copy.duplicate_url) == ("exact", 1, "https://example.com/a")
+    assert (copy.partner, copy.partner_url) == (2, "https://mirror.example/b")
+    assert copy.reasons["why"] == "the same page (whitespace aside) as document 2"
+    assert copy.to_dict()["partner_url"] == "https://mirror.example/b"
 
 
 def test_contentseen_text_input_without_html(cs: ContentSeen) -> None:
