@@ -365,7 +365,7 @@ static inline int64_t search_u64(const uint64_t *s, int64_t n, uint64_t x) {
 typedef struct {
     int64_t cap; /* tokens */
     int err;     /* 1: a profile pointer outside the profiles, 2: out of memory */
-    uint64_t *wa, *wb, *sa, *sb, *keys, *bkeys, *pairs, *swaps;
+    uint64_t *wa, *wb, *sa, *sb, *keys, *bkeys, *pairs, *swaps, *spans;
     int64_t *oa, *ob, *runs, *swap_units, *order;
     KV *kv, *kv2; /* argsort_kv's and argsort_stable's scratch */
     uint64_t *spare; /* sort_spread's scratch */
@@ -390,13 +390,13 @@ typedef struct {
 
 static void work_free(Work *w) {
     free(w->wa); free(w->wb); free(w->sa); free(w->sb); free(w->keys); free(w->bkeys); free(w->pairs);
-    free(w->swaps); free(w->oa); free(w->ob); free(w->runs); free(w->swap_units); free(w->cov_a);
+    free(w->swaps); free(w->spans); free(w->oa); free(w->ob); free(w->runs); free(w->swap_units); free(w->cov_a);
     free(w->cov_b); free(w->ones); free(w->occ); free(w->order); free(w->akeys); free(w->kv);
     free(w->kv2); free(w->spare); free(w->count);
     w->kv = w->kv2 = NULL;
     w->spare = NULL;
     w->count = NULL;
-    w->wa = w->wb = w->sa = w->sb = w->keys = w->bkeys = w->pairs = w->swaps = NULL;
+    w->wa = w->wb = w->sa = w->sb = w->keys = w->bkeys = w->pairs = w->swaps = w->spans = NULL;
     w->oa = w->ob = w->runs = w->swap_units = w->order = NULL;
     w->akeys = NULL;
     w->a_p = NULL;
@@ -418,11 +418,12 @@ static int work_reserve(Work *w, int64_t cap) {
     size_t c = (size_t)want + 1;
     w->wa = malloc(c * 8); w->wb = malloc(c * 8); w->sa = malloc(c * 8); w->sb = malloc(c * 8);
     w->keys = malloc(c * 8); w->bkeys = malloc(c * 8); w->pairs = malloc(c * 8); w->swaps = malloc(c * 8);
+    w->spans = malloc(2 * c * 8);
     w->oa = malloc(c * 8); w->ob = malloc(c * 8); w->runs = malloc(c * 8); w->swap_units = malloc(c * 8);
     w->cov_a = malloc(c); w->cov_b = malloc(c); w->ones = malloc(c); w->occ = malloc(c * 4);
     w->order = malloc(c * 8); w->akeys = malloc(c * 8); w->kv = malloc(c * sizeof(KV));
     w->kv2 = malloc(c * sizeof(KV)); w->spare = malloc(c * 8); w->count = malloc((2 * c + 2) * sizeof(int32_t));
-    if (!w->kv || !w->kv2 || !w->spare || !w->count || !w->akeys || !w->wa || !w->wb || !w->sa || !w->sb || !w->keys || !w->bkeys || !w->pairs || !w->swaps || !w->oa ||
+    if (!w->kv || !w->kv2 || !w->spare || !w->count || !w->akeys || !w->wa || !w->wb || !w->sa || !w->sb || !w->keys || !w->bkeys || !w->pairs || !w->swaps || !w->spans || !w->oa ||
         !w->ob || !w->runs || !w->swap_units || !w->cov_a || !w->cov_b || !w->ones || !w->occ || !w->order) {
         work_free(w);
         w->err = 2;
@@ -780,6 +781,62 @@ static int rewrite(const uint32_t *a, int64_t na, int64_t t, int64_t e, const ui
     return 0;
 }
 
+/* text._form: the form a's span [t, e) is written in, replaced by b's [q, f): the span itself among
+ * words, and among CJK the shortest word of WORD_KEYS of two characters or more it lies in with the
+ * tokens both texts hold around it; 0 for none */
+static int form(const uint32_t *a, int64_t na, int64_t t, int64_t e, const uint32_t *b, int64_t nb, int64_t q,
+                int64_t f, int64_t *s, int64_t *x) {
+    int cjk = 1;
+    for (int64_t i = t; i < e; i++) cjk = cjk && (a[i] & T_CJK);
+    if (!cjk) {
+        *s = t;
+        *x = e;
+        return 1;
+    }
+    const uint32_t m = T_HASH | T_CJK;
+    for (int k = 0; k < 9; k++) {
+        int64_t left = EXTEND[k][0], right = EXTEND[k][1];
+        if (e - t + left + right < 2) continue;
+        if (t - left < 0 || q - left < 0 || e + right > na || f + right > nb) continue;
+        int same = 1;
+        for (int64_t j = 1; j <= left; j++)
+            same = same && (a[t - j] & m) == (b[q - j] & m) && (a[t - j] & T_CJK);
+        for (int64_t j = 0; j < right; j++)
+            same = same && (a[e + j] & m) == (b[f + j] & m) && (a[e + j] & T_CJK);
+        if (same && word_kind(word_key(a, t - left, e + right)) >= 0) {
+            *s = t - left;
+            *x = e + right;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* text._count_form: how often b holds a's tokens [s, e) in text both share */
+static int64_t count_form(const uint32_t *a, int64_t s, int64_t e, const uint32_t *b, int64_t nb,
+                          const uint8_t *cov_b) {
+    const uint32_t m = T_HASH | T_CJK;
+    int64_t n = e - s, count = 0;
+    for (int64_t y = 0; y + n <= nb; y++) {
+        int hit = 1;
+        for (int64_t j = 0; j < n && hit; j++) hit = (b[y + j] & m) == (a[s + j] & m) && cov_b[y + j];
+        count += hit;
+    }
+    return count;
+}
+
+/* text._kept: a substitution made alike in `places` places is an edit, not a template's subject, when
+ * the text that replaced a form still writes it, in the text both share, in as many places or more
+ * (a repeated typo or look-alike), where a template replaces its subject wherever the texts agree */
+static int kept(const uint32_t *a, int64_t na, const uint8_t *cov_a, const uint32_t *b, int64_t nb,
+                const uint8_t *cov_b, const uint64_t *span, int64_t places) {
+    int64_t t = (int64_t)(span[0] >> 32), e = (int64_t)(span[0] & 0xFFFFFFFFu);
+    int64_t q = (int64_t)(span[1] >> 32), f = (int64_t)(span[1] & 0xFFFFFFFFu);
+    int64_t s, x;
+    if (form(a, na, t, e, b, nb, q, f, &s, &x) && count_form(a, s, x, b, nb, cov_b) >= places) return 1;
+    return form(b, nb, q, f, a, na, t, e, &s, &x) && count_form(b, s, x, a, na, cov_a) >= places;
+}
+
 /* the terms of p where mask == want, with the run each lies in; returns how many */
 static int64_t terms(const uint32_t *p, int64_t n, const uint8_t *mask, int want, uint64_t *keys, int64_t *runs) {
     int64_t m = 0, r = 0;
@@ -906,6 +963,28 @@ static void walk(const uint32_t *p, int64_t n, const uint8_t *cov, int64_t *adds
 /* swap_units' flags: the substitution is a name; the entry is the last words of a full name */
 #define SWAP_NAME ((int64_t)1 << 40)
 #define SWAP_TAIL ((int64_t)1 << 41)
+/* one character replaced alike in more places than this is no scattering of look-alikes */
+#define SCATTERED_MAX 64
+
+/* text._scattered: one character replaced by one in words no two of which share a neighbour:
+ * look-alikes or homophones scattered through a repost (国 -> 囯 in 各国 and 英国), where a subject
+ * stands in the same word more than once (中国 -> 俄国 twice beside 中方 -> 俄方) */
+static int is_scattered(const uint32_t *a, const uint64_t *spans, const int64_t *units, const int64_t *group,
+                        int64_t n) {
+    for (int64_t i = 0; i < n; i++) {
+        int64_t o = group[i];
+        if (units[o] & SWAP_TAIL) continue;
+        int64_t to = (int64_t)(spans[2 * o] >> 32), eo = (int64_t)(spans[2 * o] & 0xFFFFFFFFu);
+        for (int64_t j = i + 1; j < n; j++) {
+            int64_t r = group[j];
+            if (units[r] & SWAP_TAIL) continue;
+            int64_t tr = (int64_t)(spans[2 * r] >> 32), er = (int64_t)(spans[2 * r] & 0xFFFFFFFFu);
+            if ((a[to - 1] & T_HASH) == (a[tr - 1] & T_HASH)) return 0;
+            if ((a[eo] & T_HASH) == (a[er] & T_HASH)) return 0;
+        }
+    }
+    return 1;
+}
 
 /* a substitution's key: a's tokens [t, e) replaced by b's [q, f) (text.py's _swap_hash) */
 static inline uint64_t swap_hash(const uint32_t *a, int64_t t, int64_t e, const uint32_t *b, int64_t q,
@@ -1051,6 +1130,8 @@ static void text_evidence(const uint32_t *a, int64_t na, const uint32_t *b, int6
                                             (e - t + f - q >= 3 && (a[t] & T_CJK) && (b[q] & T_CJK)));
                     W->swaps[n_swaps] = swap_hash(a, t, e, b, q, f);
                     W->swap_units[n_swaps] = ua + ub + (name ? SWAP_NAME : 0);
+                    W->spans[2 * n_swaps] = (uint64_t)t << 32 | (uint64_t)e;
+                    W->spans[2 * n_swaps + 1] = (uint64_t)q << 32 | (uint64_t)f;
                     n_swaps++;
                     /* a full name among words (Dieter Kosslick -> Serena Cheney): its last words
                      * replaced alike elsewhere (Kosslick -> Cheney) are the same person's name */
@@ -1119,18 +1200,26 @@ static void text_evidence(const uint32_t *a, int64_t na, const uint32_t *b, int6
         int name = 0;
         for (int64_t x = 0; x < n_swaps;) {
             /* one substitution's places (and the full names it ends) */
-            int64_t y = x, places = 0, units = 0, named = 0;
+            int64_t y = x, places = 0, units = 0, named = 0, first = -1;
+            int single = 1;
             for (; y < n_swaps && W->swaps[order[y]] == W->swaps[order[x]]; y++) {
                 int64_t u = W->swap_units[order[y]];
                 if (u & SWAP_TAIL) {
                     named = 1;
                     continue;
                 }
+                int64_t o = order[y];
+                int64_t ta = (int64_t)(W->spans[2 * o] >> 32), ea = (int64_t)(W->spans[2 * o] & 0xFFFFFFFFu);
+                int64_t qb = (int64_t)(W->spans[2 * o + 1] >> 32), fb = (int64_t)(W->spans[2 * o + 1] & 0xFFFFFFFFu);
+                single = single && ea - ta == 1 && fb - qb == 1 && (a[ta] & b[qb] & T_CJK);
+                /* the first place in text order (the sort of equal keys decides no order) */
+                if (first < 0 || ta < (int64_t)(W->spans[2 * first] >> 32)) first = o;
                 places++;
                 units += u & (SWAP_NAME - 1);
                 named = named || (u & SWAP_NAME) != 0;
             }
-            if (places >= 2) {
+            int scattered = single && places <= SCATTERED_MAX && is_scattered(a, W->spans, W->swap_units, order + x, y - x);
+            if (places >= 2 && !scattered && !kept(a, na, cov_a, b, nb, cov_b, W->spans + 2 * first, places)) {
                 out[17] += units;
                 name = name || named;
             }

@@ -57,7 +57,11 @@ hash, in text order: ``Signatures.profile``) and measures:
   units at least, however short: a typo or a look-alike changes one character for one, a date
   rewrite holds digits, while the guest of a welcome ceremony is named again and again. Among
   words, a word replaced alike that ends a full name replaced elsewhere (Dieter Kosslick -> Serena
-  Cheney, then Kosslick -> Cheney twice) is a name too.
+  Cheney, then Kosslick -> Cheney twice) is a name too. A substitution made alike is an edit,
+  not a subject, when the text that replaced a form still writes it in the text both share in as
+  many places (the -> teh twice in a text of forty "the"; 发展 -> 发辗 in two of four 发展: a
+  typist's or an input method's repeated slip), or when it is one character for one in words no
+  two of which share a neighbour (国 -> 囯 in 各国 and 国际: a look-alike table's strikes).
 
 >>> from neardup.match.signature import signatures
 >>> a = "国家主席习近平在人民大会堂同智利总统博里奇举行会谈。习近平欢迎博里奇来华进行国事访问。习近平指出，中方高度重视发展同智利的关系。"
@@ -136,6 +140,8 @@ SUBJECT_PLACES = 30
 #: frame, fill it with runs no longer and name another occasion are a template, not a shared passage
 FRAME_FILL = 100
 _SWAP_NAME = np.int64(1) << np.int64(40)
+#: one character replaced alike in more places than this is no scattering of look-alikes
+_SCATTERED_MAX = 64
 _SWAP_TAIL = np.int64(1) << np.int64(41)
 
 
@@ -541,6 +547,91 @@ def _rewrite(a: np.ndarray, t: int, e: int, b: np.ndarray, q: int, f: int) -> bo
 
 
 @njit(cache=True, nogil=True)
+def _form(
+    a: np.ndarray, t: int, e: int, b: np.ndarray, q: int, f: int
+) -> tuple[int, int]:  # pragma: no cover
+    """The form a's span [t, e) is written in, replaced by b's [q, f): the span itself among words,
+    and among CJK the shortest word of ``WORD_KEYS`` of two characters or more it lies in with
+    the tokens both texts hold around it (展 of 发展); (-1, -1) for none."""
+    cjk = True
+    for x in range(t, e):
+        cjk = cjk and (a[x] & _CJK) != 0
+    if not cjk:
+        return t, e
+    m = _HASH | _CJK
+    for k in range(_EXTEND.shape[0]):
+        left, right = _EXTEND[k, 0], _EXTEND[k, 1]
+        if e - t + left + right < 2:
+            continue
+        if t - left < 0 or q - left < 0 or e + right > a.shape[0] or f + right > b.shape[0]:
+            continue
+        same = True
+        for j in range(1, left + 1):
+            same = same and (a[t - j] & m) == (b[q - j] & m) and (a[t - j] & _CJK) != 0
+        for j in range(right):
+            same = same and (a[e + j] & m) == (b[f + j] & m) and (a[e + j] & _CJK) != 0
+        if same and _word_kind(_word_key(a, t - left, e + right)) >= 0:
+            return t - left, e + right
+    return -1, -1
+
+
+@njit(cache=True, nogil=True)
+def _count_form(a: np.ndarray, s: int, e: int, b: np.ndarray, cov_b: np.ndarray) -> int:  # pragma: no cover
+    """How often b holds a's tokens [s, e) in text both share."""
+    m = _HASH | _CJK
+    n = e - s
+    count = 0
+    for y in range(b.shape[0] - n + 1):
+        hit = True
+        for j in range(n):
+            if (b[y + j] & m) != (a[s + j] & m) or not cov_b[y + j]:
+                hit = False
+                break
+        if hit:
+            count += 1
+    return count
+
+
+@njit(cache=True, nogil=True)
+def _scattered(
+    a: np.ndarray, spans: np.ndarray, units: np.ndarray, group: np.ndarray
+) -> bool:  # pragma: no cover
+    """One character replaced by one in words no two of which share a neighbour: look-alikes or
+    homophones scattered through a repost (国 -> 囯 in 各国 and 英国), where a subject stands in
+    the same word more than once (中国 -> 俄国 twice beside 中方 -> 俄方)."""
+    for i in range(group.shape[0]):
+        o = group[i]
+        if units[o] & _SWAP_TAIL:
+            continue
+        for j in range(i + 1, group.shape[0]):
+            r = group[j]
+            if units[r] & _SWAP_TAIL:
+                continue
+            if (a[spans[o, 0] - 1] & _HASH) == (a[spans[r, 0] - 1] & _HASH):
+                return False
+            if (a[spans[o, 1]] & _HASH) == (a[spans[r, 1]] & _HASH):
+                return False
+    return True
+
+
+@njit(cache=True, nogil=True)
+def _kept(
+    a: np.ndarray, cov_a: np.ndarray, b: np.ndarray, cov_b: np.ndarray, span: np.ndarray, places: int
+) -> bool:  # pragma: no cover
+    """A substitution made alike in ``places`` places is an edit, not a template's subject, when the
+    text that replaced a form still writes it, in the text both share, in as many places or more: a
+    repeated typo or look-alike (the -> teh, 发展 -> 发辗 in two of a text's ten 发展), where a
+    template replaces its subject wherever the two texts agree (智利 -> 印度尼西亚), naming the old
+    one at most in text of its own (继英文版之后 beside 英文版 -> 法文版)."""
+    t, e, q, f = span[0], span[1], span[2], span[3]
+    s, x = _form(a, t, e, b, q, f)
+    if s >= 0 and _count_form(a, s, x, b, cov_b) >= places:
+        return True
+    s, x = _form(b, q, f, a, t, e)
+    return s >= 0 and _count_form(b, s, x, a, cov_a) >= places
+
+
+@njit(cache=True, nogil=True)
 def _terms(p: np.ndarray, mask: np.ndarray, want: bool) -> tuple[np.ndarray, np.ndarray]:  # pragma: no cover
     """The terms of ``p`` (a word, or two CJK characters in a row) where ``mask`` is ``want``, with
     the run of such tokens each one lies in."""
@@ -720,6 +811,7 @@ def text_evidence(a: np.ndarray, b: np.ndarray, w_cjk: int, w_latin: int) -> np.
     # b right after the same window
     swaps = np.empty(na, np.uint64)
     swap_units = np.empty(na, np.int64)
+    swap_spans = np.empty((na, 4), np.int64)  # each substitution's a span and b span
     n_swaps = 0
     # the spans of the rewrites (a's start, end, b's start, end)
     rewrites = np.empty((na, 4), np.int64)
@@ -807,6 +899,10 @@ def text_evidence(a: np.ndarray, b: np.ndarray, w_cjk: int, w_latin: int) -> np.
                     )
                     swaps[n_swaps] = _swap_hash(a, t, e, b, q, f)
                     swap_units[n_swaps] = ua + ub + (_SWAP_NAME if name else 0)
+                    swap_spans[n_swaps, 0] = t
+                    swap_spans[n_swaps, 1] = e
+                    swap_spans[n_swaps, 2] = q
+                    swap_spans[n_swaps, 3] = f
                     n_swaps += 1
                     # a full name among words (Dieter Kosslick -> Serena Cheney): its last words
                     # replaced alike elsewhere (Kosslick -> Cheney) are the same person's name
@@ -879,16 +975,27 @@ def text_evidence(a: np.ndarray, b: np.ndarray, w_cjk: int, w_latin: int) -> np.
             places = 0
             units = 0
             named = False
+            first = -1
+            single = True
             while y < n_swaps and swaps[order[y]] == swaps[order[x]]:
                 u = swap_units[order[y]]
                 y += 1
                 if u & _SWAP_TAIL:
                     named = True
                     continue
+                o = order[y - 1]
+                ta, ea, qb, fb = swap_spans[o, 0], swap_spans[o, 1], swap_spans[o, 2], swap_spans[o, 3]
+                single = single and ea - ta == 1 and fb - qb == 1 and (a[ta] & b[qb] & _CJK) != 0
+                # the first place in text order (the sort of equal keys decides no order)
+                if first < 0 or ta < swap_spans[first, 0]:
+                    first = o
                 places += 1
                 units += u & (_SWAP_NAME - 1)
                 named = named or (u & _SWAP_NAME) != 0
-            if places >= 2:
+            scattered = (
+                single and places <= _SCATTERED_MAX and _scattered(a, swap_spans, swap_units, order[x:y])
+            )
+            if places >= 2 and not scattered and not _kept(a, cov_a, b, cov_b, swap_spans[first], places):
                 out[17] += units
                 name = name or named
             x = y

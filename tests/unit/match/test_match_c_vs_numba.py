@@ -461,6 +461,59 @@ def test_excerpts_frames_and_one_character_subjects_decide_as_numba() -> None:
     assert got[pairs.index((2, 3))][0][16] == 3  # the brief in three runs of the round-up
 
 
+def test_repeated_typos_and_one_character_subjects_decide_as_numba() -> None:
+    """The same typo or look-alike made in two places is an edit, a subject replaced in its word
+    each time is a template: 国 -> 囯 in two words that share no neighbour, two of four 发展 written
+    发辗, the -> teh twice (the text still writes 发展 and "the" elsewhere) merge; 中国 -> 俄国 twice
+    beside 中方 -> 俄方, and 智利 -> 印度尼西亚 wherever it stands, do not. Evidence and kinds are
+    numba's."""
+    zh = (
+        "国家主席习近平今天在人民大会堂会见来华访问的智利总统博里奇。习近平指出，中国和智利是全面战略伙伴，"
+        "两国关系发展势头良好。中方愿同智方一道，推动两国务实合作不断发展，为各国人民带来更多福祉。博里奇表示，"
+        "智利高度重视对华关系，愿同中国加强经贸、科技、人文等领域交流，共同促进经济发展。双方还就国际和地区问题"
+        "交换了意见，一致认为应当坚持多边主义，推动世界经济复苏和可持续发展。会见后，两国元首共同见证了多项合作"
+        "文件的签署。"
+    )
+    en = (
+        "The minister said on Monday that the government would publish the report before the end of the "
+        "year. He told reporters in the capital that the country would not change its position on the "
+        "trade talks, and that the talks with the European Union were going well. The country has been "
+        "in negotiations with the union since 2019, and officials expect the agreement to be signed next "
+        "spring after the elections."
+    )
+
+    def nth(text: str, old: str, new: str, which: set[int]) -> str:
+        parts = text.split(old)
+        return parts[0] + "".join((new if k in which else old) + p for k, p in enumerate(parts[1:]))
+
+    texts = [
+        zh,
+        zh.replace("各国", "各囯").replace("国际", "囯际"),
+        nth(zh, "发展", "发辗", {0, 2}),
+        zh.replace("中国", "俄国").replace("中方", "俄方"),
+        zh.replace("智利", "印度尼西亚").replace("博里奇", "佐科").replace("智方", "印尼方"),
+        en,
+        nth(en, "the", "teh", {1, 4}),
+    ]
+    sigs = signatures(texts, MatchConfig())
+    th = thresholds(MatchConfig(report_templates=True))
+    pairs = [(0, j) for j in range(1, 5)] + [(j, 0) for j in range(1, 5)] + [(5, 6), (6, 5)]
+
+    def decide() -> list[Any]:
+        evs = [kernels.text_evidence(sigs.profile(i), sigs.profile(j), 8, 4) for i, j in pairs]
+        return [(ev.tolist(), kernels.decide_text(3, ev, 0, th)) for ev in evs]
+
+    got = decide()
+    with _numba():
+        want = decide()
+    assert got == want
+    kinds = {pairs[n]: got[n][1] for n in range(len(pairs))}
+    for a, b in ((0, 1), (0, 2), (5, 6)):  # the typos, both ways
+        assert kinds[a, b] == kinds[b, a] == NEAR, (a, b)
+    for a, b in ((0, 3), (0, 4)):  # the subjects, both ways
+        assert kinds[a, b] == kinds[b, a] == TEMPLATE, (a, b)
+
+
 @contextmanager
 def _nothing() -> Iterator[None]:
     yield
