@@ -187,7 +187,10 @@ class ContentSeenPipeline:
         level = "INFO" if (self.debug or not self._logged_drop) else "DEBUG"
         more = "" if self.debug or self._logged_drop else " (further duplicates are logged at DEBUG)"
         self._logged_drop = True
-        raise DropItem(f"{kind} duplicate of {dup}: {why}{more}", log_level=level)
+        # the reason is about the page that matched, which may be a later member of dup's cluster
+        partner = verdict.partner_url
+        about = f" ({partner})" if partner and partner != verdict.duplicate_url else ""
+        raise DropItem(f"{kind} duplicate of {dup}: {why}{about}{more}", log_level=level)
 
     def close_spider(self, spider: Any = None) -> None:
         try:
