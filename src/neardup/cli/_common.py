@@ -25,11 +25,12 @@ import sys
 import types
 import typing
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from pathlib import Path
 from typing import Any, Literal, TypeVar
 
 import click
 
-from neardup.exceptions import ConfigError
+from neardup.exceptions import ConfigError, InputError
 from neardup.io import ReadStats, Record, iter_records
 
 T = TypeVar("T")
@@ -84,6 +85,9 @@ class InputFields:
     skip_bad: bool = False
     min_chars: int = 0
     allow_unreadable: bool = False
+    #: --id-field was given on the command line (not its default): a read in which no record
+    #: holds that field is then refused, see ``records``
+    id_field_given: bool = False
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "html_field", self.html_field or None)
@@ -104,7 +108,36 @@ class InputFields:
             min_chars=self.min_chars,
             allow_unreadable=self.allow_unreadable,
         )
+        if self.id_field_given:
+            records = _ids_named(records, self.id_field)
         return records if description is None else progress(records, description=description)
+
+
+def _ids_named(records: Iterator[Record], id_field: str) -> Iterator[Record]:
+    """The records; at the end, an InputError when JSON or Parquet records were read and none of
+    them held ``id_field``. A record without the field is named ``file:line`` (the documented
+    fallback), so a mistyped --id-field would otherwise name every document so, silently."""
+    named = unnamed = 0
+    first = ""
+    for rec in records:
+        if not rec.source.endswith((".txt", ".txt.gz")):  # a text line has no fields to name it
+            # the reader's fallback id: an id that reads so is taken for one (they cannot be told apart)
+            if rec.id == f"{Path(rec.source).name}:{rec.line}":
+                unnamed += 1
+                first = first or rec.source
+            else:
+                named += 1
+        yield rec
+    if unnamed and not named:
+        raise InputError(
+            f"no record has the field {id_field!r} given with --id-field (each would be named "
+            "file:line); check the field's name, or leave --id-field out",
+            source=first,
+        )
+
+
+#: InputFields fields that are not options of @input_fields
+_NOT_OPTIONS = ("min_chars", "id_field_given")
 
 
 def input_fields(func: F) -> F:
@@ -112,8 +145,11 @@ def input_fields(func: F) -> F:
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        names = [f.name for f in dataclasses.fields(InputFields) if f.name != "min_chars"]
-        fields = InputFields(**{name: kwargs.pop(name) for name in names})
+        names = [f.name for f in dataclasses.fields(InputFields) if f.name not in _NOT_OPTIONS]
+        ctx = click.get_current_context(silent=True)
+        source = ctx.get_parameter_source("id_field") if ctx is not None else None
+        given = source not in (None, click.core.ParameterSource.DEFAULT)
+        fields = InputFields(**{name: kwargs.pop(name) for name in names}, id_field_given=given)
         return func(*args, fields=fields, **kwargs)
 
     return add_options(input_options)(typing.cast(F, wrapper))
@@ -625,7 +661,6 @@ def existing_store(url: str, kind: Literal["kv", "seen"]) -> str:
     >>> existing_store("memory://", "kv")
     'memory://'
     """
-    from neardup.exceptions import InputError
     from neardup.stores import schemes
     from neardup.stores._url import parse_store_url
 

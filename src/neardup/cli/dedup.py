@@ -45,6 +45,7 @@ __all__ = [
     "Against",
     "against_options",
     "build_config",
+    "corpus_counts",
     "dedup_cmd",
     "engine_options",
     "format_summary",
@@ -319,11 +320,25 @@ def _collect(rows: Iterator[dict[str, Any]], columns: dict[str, list[Any]]) -> I
         yield row
 
 
+def corpus_counts(result: Any) -> dict[str, int]:
+    """Of a run against a corpus index (a ``DedupResult``): the batch's duplicates whose kept copy
+    is a corpus document, and how many corpus documents those are (documents already indexed
+    under their own id left out, as the summary leaves them out)."""
+    p = result.n_prefix
+    kept = np.asarray(result.kept[p:])
+    of_corpus = kept[(kept < p) & ~result.indexed()]
+    return {"corpus_duplicates": int(of_corpus.size), "corpus_clusters": int(np.unique(of_corpus).size)}
+
+
 def format_summary(s: dict[str, Any], seconds: float, what: str = "dedup") -> str:
     kinds = ", ".join(f"{k} {s.get('kind_' + k, 0):,}" for k in ("exact", "content", "near", "contained"))
     related = s.get("kind_partial", 0) + s.get("kind_layout", 0)
+    # against a corpus, a cluster may be kept in the corpus: clusters then count more than the
+    # documents kept, and the line says what each number counts
+    against = "corpus_matched" in s
+    clusters = "" if against else f"{plural(s['clusters'], 'cluster')}, "
     lines = [
-        f"neardup {what}: {plural(s['documents'], 'document')}, {plural(s['clusters'], 'cluster')}, "
+        f"neardup {what}: {plural(s['documents'], 'document')}, {clusters}"
         f"kept {s['kept']:,}, duplicates {s['duplicates']:,} ({kinds}); "
         f"{plural(related, 'partial or layout copy', 'partial or layout copies')} reported, not removed; "
         f"{seconds:.1f} s"
@@ -333,11 +348,21 @@ def format_summary(s: dict[str, Any], seconds: float, what: str = "dedup") -> st
             f"  {plural(s['indexed'], 'document')} already in the index under the same id (kind indexed), "
             "not counted as duplicates"
         )
-    if "corpus_matched" in s:
+    if against:
         lines.append(
             f"  against the corpus: {s.get('corpus_documents', 0):,} corpus documents, "
             f"{s['corpus_matched']:,} of them candidates of the batch"
         )
+        if "corpus_duplicates" in s:
+            of_corpus, corpus_clusters = s["corpus_duplicates"], s["corpus_clusters"]
+            lines.append(
+                f"  duplicates {s['duplicates']:,}: {plural(of_corpus, 'copy', 'copies')} of "
+                f"{plural(corpus_clusters, 'corpus document')}, {s['duplicates'] - of_corpus:,} within "
+                f"the batch; {plural(s['clusters'], 'cluster')}: {corpus_clusters:,} kept in the corpus, "
+                f"{s['clusters'] - corpus_clusters:,} kept from the batch"
+            )
+        else:
+            lines.append(f"  {plural(s['clusters'], 'cluster')}, those kept in the corpus included")
     if s.get("merged") is not None:
         lines.append(
             f"  merged {s['merged']:,} documents into the index ({s.get('index_documents', 0):,} now)"
@@ -461,6 +486,7 @@ def dedup_cmd(
     summary = result.summary()
     if index is not None:
         summary["corpus_documents"] = len(index)
+        summary.update(corpus_counts(result))
     if against is not None and against.merge and index is not None:
         index.append(fps.take(np.flatnonzero(result.keep)))
         summary["merged"] = int(result.keep.sum())

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import sys
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Collection, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -61,6 +61,34 @@ def _records(paths: tuple[str, ...], fields: InputFields) -> list[dict[str, Any]
             d["text"] = main_text(rec.html or "")
         out.append(d)
     return out
+
+
+def _not_empty(items: Collection[Any], sources: Iterable[str], doing: str = "score") -> None:
+    if not items:
+        raise InputError(f"holds no document: nothing to {doing}", source=", ".join(sources))
+
+
+def _in_common(
+    ids: Collection[str],
+    sources: Iterable[str],
+    others: Collection[str],
+    other_sources: Iterable[str],
+    *,
+    doing: str = "score",
+    doing_against: str = "score against",
+) -> None:
+    """Refuse what would give numbers that mean nothing: ``ids`` (of the files ``sources``) or
+    ``others`` (the truth, or the texts, of ``other_sources``) empty, or the two without an id in
+    common (an empty truth scored F1 1.0, an output of another set 0.0)."""
+    names, other_names = ", ".join(sources), ", ".join(other_sources)
+    _not_empty(ids, sources, doing)
+    _not_empty(others, other_sources, doing_against)
+    if not any(i in others for i in ids):
+        raise InputError(
+            f"no document id is also in {other_names}: nothing to {doing} (are they of one set? "
+            "--id-field names the id field)",
+            source=names,
+        )
 
 
 # --------------------------------------------------------------------------------------------- synth
@@ -285,7 +313,9 @@ def _truth(
     natural_threshold: float,
     write_truth: str | None,
 ) -> tuple[Any, list[dict[str, Any]] | None]:
-    """The truth (a file, or the input's own duplicates) and, when built from them, the records."""
+    """The truth (a file, or the input's own duplicates) and, when built from them, the records.
+    A truth built from the input (--natural) holds every input document, so only an empty input
+    leaves it empty."""
     from neardup.eval.metrics import Truth
 
     if natural and truth_path:
@@ -332,7 +362,7 @@ def score_cmd(
     """
     if not documents:
         truth = _load_truth(truth_path, natural)
-        ev = _evaluate(_dedup_output(inputs, fields.id_field), truth)
+        ev = _evaluate(_dedup_output(inputs, fields.id_field), truth, inputs, _truth_name(truth_path))
         _emit({"clusters": ev.to_dict()}, _score_text(ev, truth), as_json, out)
         return
     from neardup.dedup import DedupConfig, dedup_fingerprints, fingerprint_records
@@ -341,7 +371,7 @@ def score_cmd(
     t0 = time.perf_counter()
     config = DedupConfig()
     run = dedup_fingerprints(fingerprint_records(fields.records(inputs), config), config)
-    ev = _evaluate(run.rows(), truth)
+    ev = _evaluate(run.rows(), truth, inputs, _truth_name(truth_path))
     seconds = time.perf_counter() - t0
     result = {
         "engine": config.match.to_dict(),
@@ -371,8 +401,13 @@ def _dedup_output(inputs: tuple[str, ...], id_field: str) -> Iterator[dict[str, 
             yield {**obj, "id": str(obj[id_field])}
 
 
-def _evaluate(rows: Iterable[dict[str, Any]], truth: Any) -> Any:
-    """Score output rows (id, cluster, related_to) against the truth."""
+def _truth_name(truth_path: str | None) -> str:
+    """How messages name the truth: its file, or the one --natural built."""
+    return truth_path if truth_path is not None else "the truth --natural built"
+
+
+def _evaluate(rows: Iterable[dict[str, Any]], truth: Any, sources: Iterable[str], truth_source: str) -> Any:
+    """Score output rows (id, cluster, related_to), read from ``sources``, against the truth."""
     from neardup.eval.metrics import evaluate
 
     pred: dict[str, Any] = {}
@@ -381,6 +416,7 @@ def _evaluate(rows: Iterable[dict[str, Any]], truth: Any) -> Any:
         pred[row["id"]] = row["cluster"]
         if row.get("related_to") is not None:
             related[row["id"]] = str(row["related_to"])
+    _in_common(pred.keys(), sources, truth.docs.keys(), [truth_source])
     return evaluate(pred, truth, related)
 
 
@@ -439,9 +475,9 @@ def sweep_cmd(
     if not 0 <= min_hn_precision <= 1:
         raise ConfigError(f"--min-hn-precision must be between 0 and 1, got {min_hn_precision}")
     truth, recs = _truth(inputs, fields, truth_path, natural, natural_threshold, write_truth)
-    labelled = [r for r in (recs or _records(inputs, fields)) if r["id"] in truth]
-    if not labelled:
-        raise InputError("no input document has an id found in the truth file", source=inputs[0])
+    recs = recs if recs is not None else _records(inputs, fields)
+    _in_common({r["id"] for r in recs}, inputs, truth.docs.keys(), [_truth_name(truth_path)])
+    labelled = [r for r in recs if r["id"] in truth]
     show = sys.stderr.isatty() and not as_json
     rows = sweep(
         [r["text"] for r in labelled],
@@ -484,7 +520,13 @@ def graded_cmd(
     separates the grades from their source."""
     from neardup.eval.single_signal import graded_separation
 
-    result = {"graded": graded_separation(_records(inputs, fields), lang=lang)}
+    records = _records(inputs, fields)
+    _not_empty(records, inputs)
+    try:
+        graded = graded_separation(records, lang=lang)
+    except ConfigError as exc:  # about the records: name the files they came from
+        raise InputError(str(exc), source=", ".join(inputs)) from None
+    result = {"graded": graded}
     _emit(result, _graded_table(result["graded"]), as_json, out)
 
 
@@ -537,7 +579,9 @@ def _load_truth(truth_path: str | None, natural: bool) -> Any:
     if truth_path is None:
         hint = " (--natural builds truth only from documents, not from dedup output)" if natural else ""
         raise ConfigError(f"--truth TRUTH.jsonl is needed to score clusters{hint}")
-    return Truth.load(truth_path)
+    truth = Truth.load(truth_path)
+    _not_empty(truth.docs, [truth_path], "score against")  # before a --documents run, not after
+    return truth
 
 
 def _graded_table(g: dict[str, Any]) -> str:
@@ -619,9 +663,12 @@ def report_cmd(
         if "id" not in obj or "cluster" not in obj:
             raise InputError("dedup output line needs 'id' and 'cluster'", source=output, line=lineno)
         recs.append(obj)
+    _not_empty(recs, [output], "report")
     text_map = None
     if texts:
         text_map = {r["id"]: r["text"] for r in _records(texts, fields)}
+        ids = {str(r["id"]) for r in recs}
+        _in_common(ids, [output], text_map.keys(), texts, doing="show side by side", doing_against="show")
     eval_data = None
     if eval_path:
         try:

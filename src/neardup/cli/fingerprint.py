@@ -8,6 +8,8 @@ neardup idf build corpus.jsonl.gz -o idf.txt && neardup fingerprint corpus.jsonl
 
 from __future__ import annotations
 
+import errno
+import gzip
 import sys
 from collections.abc import Iterator
 from itertools import islice
@@ -30,13 +32,16 @@ from neardup.cli._common import (
 )
 from neardup.config import SimHashConfig
 from neardup.exceptions import ConfigError, InputError
+from neardup.formats import FORMATS, output_format
 from neardup.io import ReadStats, Record, atomic_write, outputs_together
 
 __all__ = [
+    "FINGERPRINT_FORMATS",
     "SIMHASH_EXCLUDED",
     "SIMHASH_FLAGS",
     "compare_cmd",
     "fingerprint_cmd",
+    "fingerprint_format",
     "idf_group",
     "simhash_config",
 ]
@@ -165,6 +170,48 @@ def _finish(stats: ReadStats, skip_bad: bool) -> None:
         echo_err(f"neardup: skipped {stats.skipped} bad record(s); first: {stats.first_error}")
 
 
+#: what ``neardup fingerprint`` writes, and the suffixes of -o that choose each
+FINGERPRINT_FORMATS: dict[str, tuple[str, ...]] = {
+    "jsonl": FORMATS["jsonl"],
+    "jsonl.gz": FORMATS["jsonl.gz"],
+    "npy": (".npy",),
+}
+
+
+def fingerprint_format(output: str | None, fmt: str | None) -> str:
+    """The format of ``neardup fingerprint``'s output: ``fmt`` when given, else the suffix of
+    ``output`` (JSON Lines for stdout or a stream); a suffix it cannot write is a ConfigError
+    naming those it can, so an output named ``fps.npy`` or ``fps.csv`` never holds JSON Lines.
+
+    >>> fingerprint_format("fps.npy", None), fingerprint_format(None, None), fingerprint_format("f.x", "jsonl")
+    ('npy', 'jsonl', 'jsonl')
+    >>> fingerprint_format("fps.parquet", None)
+    Traceback (most recent call last):
+    ...
+    neardup.exceptions.ConfigError: fps.parquet: neardup fingerprint cannot write '.parquet'; name the output .jsonl, .jsonl.gz or .npy (or pass --format jsonl, jsonl.gz or npy)
+    """
+    if fmt is not None:
+        return fmt
+    if output is None:
+        return "jsonl"
+    lower = Path(output).name.lower()
+    for name in ("jsonl.gz", "npy", "jsonl"):  # .jsonl.gz before .jsonl
+        if lower.endswith(FINGERPRINT_FORMATS[name]):
+            return name
+    try:
+        if output_format(output) == "jsonl":  # a stream: -, /dev/stdout, a FIFO
+            return "jsonl"
+    except ConfigError:
+        pass
+    suffix = "".join(Path(lower).suffixes[-2:]) if lower.endswith(".gz") else Path(lower).suffix
+    what = f"cannot write {suffix!r}" if suffix else "needs a suffix on its output name"
+    names = list(FINGERPRINT_FORMATS)
+    raise ConfigError(
+        f"{output}: neardup fingerprint {what}; name the output .jsonl, .jsonl.gz or .npy "
+        f"(or pass --format {', '.join(names[:-1])} or {names[-1]})"
+    )
+
+
 @click.command("fingerprint")
 @click.argument("files", nargs=-1, required=True)
 @input_fields
@@ -172,14 +219,18 @@ def _finish(stats: ReadStats, skip_bad: bool) -> None:
 @click.option(
     "--format",
     "fmt",
-    type=click.Choice(["jsonl", "npy"]),
-    default="jsonl",
-    show_default=True,
-    help="jsonl: one {id, fingerprint} line per document; npy: a uint64 array (-o required) "
-    "plus OUT.ids.txt with the ids in the same order.",
+    type=click.Choice(list(FINGERPRINT_FORMATS)),
+    default=None,
+    help="jsonl: one {id, fingerprint} line per document (jsonl.gz: gzipped); npy: a uint64 array "
+    "(-o required) plus OUT.ids.txt with the ids in the same order. Default: by the suffix of -o "
+    "(.jsonl, .jsonl.gz, .npy), JSON Lines on stdout.",
 )
 @click.option(
-    "-o", "--output", type=click.Path(dir_okay=False), default=None, help="Output file (default stdout)."
+    "-o",
+    "--output",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Output file (default stdout): .jsonl, .jsonl.gz or .npy.",
 )
 @click.option("--workers", type=int, default=1, show_default=True, help="Processes for fingerprinting.")
 @outputs_together(inputs="files", outputs=("output",))
@@ -191,7 +242,8 @@ def fingerprint_cmd(
     Prints one JSON line per document: {"id": ..., "fingerprint": "<hex>"}.
     """
     cfg = simhash_config(opts)
-    if fmt == "npy" and output is None:
+    fmt = fingerprint_format(output, fmt)  # an unknown suffix stops here, before any work
+    if fmt == "npy" and output in (None, "-"):  # the array and the ids file beside it
         raise click.UsageError("--format npy needs -o FILE")
     if not 1 <= workers <= max_workers():
         raise ConfigError(f"--workers must be between 1 and {max_workers()} (4 per core), got {workers}")
@@ -203,6 +255,9 @@ def fingerprint_cmd(
     elif output is None:
         _write_jsonl(sys.stdout.buffer, batches, cfg.bits // 4)
         sys.stdout.buffer.flush()
+    elif fmt == "jsonl.gz":
+        with atomic_write(output, "wb") as out, gzip.GzipFile(fileobj=out, mode="wb", mtime=0) as gz:
+            _write_jsonl(cast(IO[bytes], gz), batches, cfg.bits // 4)
     else:
         with atomic_write(output, "wb") as out:
             _write_jsonl(out, batches, cfg.bits // 4)
@@ -267,12 +322,18 @@ def _read_arg(value: str) -> tuple[str, str]:
     """A file's text when ``value`` names one, else ``value`` itself; a directory, or a missing
     file's name (one word ending like a file), is refused rather than compared as text."""
     path = Path(value)
+    try:
+        is_dir, exists, is_file = path.is_dir(), path.exists(), path.is_file()
+    except OSError as exc:
+        if exc.errno != errno.ENAMETOOLONG:
+            raise
+        return value, "text"  # longer than a file name may be (85 CJK characters fill 255 bytes)
     one_word = len(value) < 4096 and not any(c.isspace() for c in value)
-    if one_word and path.is_dir():
+    if one_word and is_dir:
         raise InputError("is a directory; give a file or a text", source=value)
-    if one_word and value.lower().endswith(_FILE_SUFFIXES) and not path.exists():
+    if one_word and value.lower().endswith(_FILE_SUFFIXES) and not exists:
         raise InputError("no such file (to compare this name as a text, add a space to it)", source=value)
-    if len(value) < 4096 and "\n" not in value and path.is_file():
+    if len(value) < 4096 and "\n" not in value and is_file:
         try:
             return path.read_text("utf-8"), value
         except UnicodeDecodeError as exc:
@@ -338,10 +399,23 @@ def compare_cmd(a: str, b: str, as_html: bool | None, as_json: bool, dates: tupl
         ev = compare_signatures(sigs, cfg)
     only_a, only_b = differing_numbers(main[0], main[1])
     text_ev = text_evidence(sigs.profile(0), sigs.profile(1), cfg.text_window_cjk, cfg.text_window_latin)
+    # the engine's Evidence reads its pairs (the document checked, the one it is checked against),
+    # B then A here, as dedup's rows hold them; this command's output reads every pair (A, B), in
+    # the order of its arguments
+    containment = (ev.containment[1], ev.containment[0])
+    adds: tuple[int, int] | None = None
+    passage = ev.passage
+    measured = False
+    if ev.adds is not None:
+        adds = (ev.adds[1], ev.adds[0])
+        if adds == (0, 0) and not passage:  # the sketches share too little for the engine to read them
+            fields = text_fields(text_ev)  # text_ev is (A, B) already
+            adds, passage, measured = fields["adds"], fields["passage"], True
     result = {
         "kind": ev.kind,
         "is_duplicate": ev.is_duplicate,
         **ev.to_dict(),
+        "containment": [round(containment[0], 3), round(containment[1], 3)],
         "shared_passage": shared_passage(main[1], main[0]),
         "a_adds": added_spans(
             main[0], main[1], window_cjk=cfg.text_window_cjk, window_latin=cfg.text_window_latin
@@ -357,6 +431,8 @@ def compare_cmd(a: str, b: str, as_html: bool | None, as_json: bool, dates: tupl
         "simhash_a": f"{int(sigs.simhash[0]):016x}",
         "simhash_b": f"{int(sigs.simhash[1]):016x}",
     }
+    if adds is not None:
+        result.update(adds=list(adds), passage=passage, adds_measured=measured)
     if dates is not None:
         result["days_apart"] = abs(day_number(dates[0]) - day_number(dates[1]))
     if as_json:
@@ -374,7 +450,7 @@ def compare_cmd(a: str, b: str, as_html: bool | None, as_json: bool, dates: tupl
             verdict += ": the same template told of another subject or occasion (--report-templates)"
     click.echo(f"verdict       {ev.kind} ({verdict})")
     click.echo(f"similarity    {ev.similarity:.3f}   (Jaccard of token 5-grams, estimated from the sketches)")
-    click.echo(f"containment   {ev.containment[1]:.3f} of A in B, {ev.containment[0]:.3f} of B in A")
+    click.echo(f"containment   {containment[0]:.3f} of A in B, {containment[1]:.3f} of B in A")
     click.echo(f"numbers       {ev.number_conflicts} conflicting of {ev.numbers_aligned} in the same place")
     if only_a or only_b:
         click.echo(
@@ -382,16 +458,12 @@ def compare_cmd(a: str, b: str, as_html: bool | None, as_json: bool, dates: tupl
         )
     click.echo(f"simhash       {result['simhash_a']}  {result['simhash_b']}  distance {ev.hamming}")
     click.echo(f"shared        {result['shared_passage'] or 'no whole sentence'}")
-    if ev.adds is not None:
-        adds, passage, note = ev.adds, ev.passage, ""
-        if adds == (0, 0) and not passage:  # the sketches share too little for the engine to read them
-            measured = text_fields(text_ev)
-            adds, passage = measured["adds"], measured["passage"]
-            note = " (measured here; the engine did not read the texts: their sketches share too little)"
-        click.echo(f"passage       {passage} characters shared in one run{note}")
+    if adds is not None:
+        note = " (measured here; the engine did not read the texts: their sketches share too little)"
+        click.echo(f"passage       {passage} characters shared in one run{note if measured else ''}")
         for name, n, spans in (
-            ("A adds", adds[1], result["a_adds"]),
-            ("B adds", adds[0], result["b_adds"]),
+            ("A adds", adds[0], result["a_adds"]),
+            ("B adds", adds[1], result["b_adds"]),
         ):
             shown = "  ".join(f"«{s}»" for s in spans[:3]) if spans else "nothing"
             click.echo(f"{name:<14}{n} characters: {shown}")

@@ -25,7 +25,10 @@ from neardup.exceptions import NeardupError
 # command name -> "module:attribute"; modules are imported only when their command runs
 COMMANDS: dict[str, tuple[str, str]] = {
     "fingerprint": ("neardup.cli.fingerprint:fingerprint_cmd", "SimHash fingerprints of documents"),
-    "compare": ("neardup.cli.fingerprint:compare_cmd", "Compare two texts: distance, similarity, cosine"),
+    "compare": (
+        "neardup.cli.fingerprint:compare_cmd",
+        "Compare two texts: the verdict dedup gives, similarity, containment, what each adds",
+    ),
     "idf": ("neardup.cli.fingerprint:idf_group", "Fit an IDF table on your corpus"),
     "nshash": ("neardup.cli.nshash:nshash_group", "nshash similar_id of documents (top-n longest sentences)"),
     "urls": ("neardup.cli.urls:urls_group", "URL seen-store per crawl job"),

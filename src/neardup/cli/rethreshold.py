@@ -7,9 +7,12 @@ neardup rethreshold clusters.jsonl --strictness 0.2,0.5,0.8
 
 from __future__ import annotations
 
+import os
+
 import click
 
 from neardup.cli._common import FINITE_FLOAT, compact_json
+from neardup.exceptions import InputError
 from neardup.match.config import PROFILES
 
 __all__ = ["rethreshold_cmd"]
@@ -54,11 +57,15 @@ def rethreshold_cmd(
 
     Each document's stored pair is decided again by the engine's own rule. Only that one pair is
     stored, so merged->kept tends to count too many and kept->merged too few (docs/dedup.md).
+    Another profile than the run's may need pairs the run never stored: its merged counts are
+    marked * and a note says why (`caveat` in --json).
     """
     from neardup.dedup.rethreshold import format_rethreshold, parse_strictness, read_rows, rethreshold
 
     values = parse_strictness(strictness)
     names = [p.strip() for p in profiles.split(",") if p.strip()]
+    if output != "-" and not os.path.exists(output):  # worded as every other command words it
+        raise InputError("no such file", source=output)
     result = rethreshold(
         read_rows(output),
         values,

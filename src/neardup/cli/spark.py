@@ -104,6 +104,8 @@ def spark_dedup_cmd(
     conf = parse_conf(confs)
     reading = dataclasses.asdict(fields)
     reading.pop("min_chars", None)  # not an option of this command
+    # the executors read the records, out of reach of the local check of a --id-field no record has
+    reading.pop("id_field_given", None)
     for name, flag in (("allow_unreadable", "--allow-unreadable"),):
         if reading.pop(name, False):
             raise ConfigError(

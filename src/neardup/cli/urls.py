@@ -46,7 +46,46 @@ def _job_option(func: Any) -> Any:
 def _open(job: str, store: str, **kwargs: Any) -> Any:
     from neardup.urls import SeenURLs
 
+    _check_sqlite_path(store)
     return SeenURLs(job, store, **kwargs)
+
+
+#: the first bytes of every SQLite database file
+_SQLITE_MAGIC = b"SQLite format 3\x00"
+
+
+def _check_sqlite_path(store: str) -> None:
+    """Refuse, before SQLite does in its own words, a SQLite store's path that is a directory, lies
+    in a folder that does not exist, or is a file of something else (a CSV, a log): SQLite calls the
+    first two "unable to open database file" and the last "file is not a database", which the
+    store reads as a damaged store of its own."""
+    from neardup.exceptions import InputError
+    from neardup.stores._url import parse_store_url
+    from neardup.urls import STORE_SCHEMES
+
+    url = parse_store_url(store, STORE_SCHEMES)
+    if url.scheme != "sqlite":
+        return
+    path = Path(url.path).expanduser()
+    if path.is_dir():
+        raise InputError(
+            f"is a directory; a SQLite store is one file: name it, e.g. {path / 'seen.db'}", source=store
+        )
+    if not path.parent.is_dir():
+        raise InputError(f"the folder {path.parent} does not exist; make it first", source=store)
+    try:
+        with path.open("rb") as fh:
+            head = fh.read(len(_SQLITE_MAGIC))
+    except FileNotFoundError:
+        return  # a new store
+    except OSError:
+        return  # unreadable: the store's own message says why
+    if head and head != _SQLITE_MAGIC:  # an empty file is a new store, to SQLite as to neardup
+        raise InputError(
+            "is not a neardup URL seen-store (not a SQLite database); name the store's file, "
+            "or a new file to start one",
+            source=store,
+        )
 
 
 def _drop_params(drop: tuple[str, ...], keep: tuple[str, ...], no_default: bool) -> frozenset[str]:

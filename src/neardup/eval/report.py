@@ -158,6 +158,12 @@ def _eval_sections(settings: Mapping[str, Any] | None, eval_data: Any, source: s
     if eval_data is not None and not isinstance(eval_data, Mapping):
         got = _JSON_TYPES.get(type(eval_data), type(eval_data).__name__)
         raise InputError(f"{what} must be a JSON object as {_EVAL_WRITERS} writes, got {got}", source=source)
+    if eval_data is not None and _scored_nothing(eval_data):
+        raise InputError(
+            f"{what} scored no document (its truth was empty, or its documents were); score the run "
+            "again with neardup eval score --json, which refuses such input",
+            source=source,
+        )
     try:
         return _settings_html(settings, eval_data), _curves_html(eval_data)
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
@@ -166,6 +172,20 @@ def _eval_sections(settings: Mapping[str, Any] | None, eval_data: Any, source: s
             f"{what} does not hold the fields {_EVAL_WRITERS} writes ({why}); pass the JSON it writes",
             source=source,
         ) from None
+
+
+def _scored_nothing(eval_data: Mapping[str, Any]) -> bool:
+    """True for an evaluation of no document (written before ``neardup eval`` refused an empty
+    truth or input): its perfect scores would be shown as this run's quality.
+
+    >>> _scored_nothing({"clusters": {"overall": {"docs": 0}}}), _scored_nothing({"documents": 3})
+    (True, False)
+    """
+    scored = eval_data.get("clusters")
+    overall = scored.get("overall") if isinstance(scored, Mapping) else None
+    if isinstance(overall, Mapping) and overall.get("docs") == 0:
+        return True
+    return eval_data.get("documents") == 0
 
 
 def _curves_html(eval_data: Mapping[str, Any] | None) -> str:

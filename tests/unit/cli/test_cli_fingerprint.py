@@ -189,3 +189,96 @@ def test_help_works_for_each_command(tmp_path: Path, monkeypatch: pytest.MonkeyP
     for cmd in (["fingerprint"], ["compare"], ["idf", "build"]):
         proc = run_in_process(*cmd, "--help", cwd=tmp_path, monkeypatch=monkeypatch)
         assert proc.returncode == 0 and "Usage" in proc.stdout
+
+
+@pytest.mark.parametrize(
+    ("name", "fmt"),
+    [("fps.npy", "npy"), ("fps.jsonl", "jsonl"), ("fps.ndjson", "jsonl"), ("fps.jsonl.gz", "jsonl.gz")],
+)
+def test_the_output_suffix_chooses_the_format(
+    name: str, fmt: str, corpus: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    out = tmp_path / name
+    proc = run_in_process("fingerprint", str(corpus), "-o", str(out), cwd=tmp_path, monkeypatch=monkeypatch)
+    assert proc.returncode == 0, proc.stderr
+    if fmt == "npy":
+        assert np.load(out).tolist() == [fingerprint(ZH), fingerprint(EN), fingerprint(ZH + "！")]
+        assert (tmp_path / "fps.ids.txt").read_text().split() == ["a", "b", "c"]
+        return
+    raw = gzip.decompress(out.read_bytes()) if fmt == "jsonl.gz" else out.read_bytes()
+    assert [json.loads(line)["id"] for line in raw.decode().splitlines()] == ["a", "b", "c"]
+
+
+@pytest.mark.parametrize("name", ["fps.csv", "fps.parquet", "fps"])
+def test_an_output_suffix_fingerprint_cannot_write_is_refused_naming_those_it_can(
+    name: str, corpus: Path, tmp_path: Path
+) -> None:
+    proc = run("fingerprint", str(corpus), "-o", name, cwd=tmp_path)
+    assert_one_line_error(proc, name, ".jsonl, .jsonl.gz or .npy", "--format jsonl, jsonl.gz or npy")
+    assert not (tmp_path / name).exists()
+
+
+def test_a_format_given_outranks_the_suffix_and_npy_needs_a_file(corpus: Path, tmp_path: Path) -> None:
+    proc = run("fingerprint", str(corpus), "-o", "fps.csv", "--format", "jsonl", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads((tmp_path / "fps.csv").read_text().splitlines()[0])["id"] == "a"
+    assert_one_line_error(
+        run("fingerprint", str(corpus), "-o", "-", "--format", "npy", cwd=tmp_path),
+        "--format npy needs -o FILE",
+    )
+    assert not (tmp_path / "-").exists()
+
+
+def _article(seed: int, sentences: int) -> str:
+    import random
+
+    words = ["经济", "发展", "会议", "北京", "企业", "市场", "政策", "科技", "教育", "交通", "农业", "投资"]
+    rng = random.Random(seed)
+    return "".join("".join(rng.choice(words) for _ in range(14)) + "。" for _ in range(sentences))
+
+
+def test_compare_json_reads_every_pair_as_a_then_b_as_the_text_output(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    full = _article(3, 12)
+    cut = "。".join(full.split("。")[:4]) + "。"  # A: the first third of B, all of it in B
+
+    def compare(a: str, b: str, *json_flag: str) -> str:
+        proc = run_in_process("compare", a, b, *json_flag, cwd=tmp_path, monkeypatch=monkeypatch)
+        assert proc.returncode == 0, proc.stderr
+        return proc.stdout
+
+    res = json.loads(compare(cut, full, "--json"))
+    a_in_b, b_in_a = res["containment"]
+    assert a_in_b == 1.0 and b_in_a < 0.5
+    a_adds, b_adds = res["adds"]
+    assert a_adds == 0 and b_adds > 150 and not res["adds_measured"]
+    assert res["b_adds"] and not res["a_adds"]
+    text = compare(cut, full)
+    assert f"containment   {a_in_b:.3f} of A in B, {b_in_a:.3f} of B in A" in text
+    assert f"A adds        {a_adds} characters" in text and f"B adds        {b_adds} characters" in text
+    swapped = json.loads(compare(full, cut, "--json"))
+    assert swapped["containment"] == [b_in_a, a_in_b] and swapped["adds"] == [b_adds, a_adds]
+    # texts the engine did not read: what each adds is measured here, in the same order
+    short, long = _article(5, 2), _article(9, 8)
+    res = json.loads(compare(short, long, "--json"))
+    assert res["kind"] == "unique" and res["adds_measured"]
+    assert 0 < res["adds"][0] < res["adds"][1]
+    text = compare(short, long)
+    assert f"A adds        {res['adds'][0]} characters" in text and "(measured here;" in text
+
+
+def test_compare_takes_a_text_longer_than_a_file_name_may_be(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    long = _article(3, 8)  # no space, over 255 bytes: not a name the file system takes
+    assert len(long.encode()) > 255 and " " not in long
+    proc = run_in_process("compare", long, long + "（完）", "--json", cwd=tmp_path, monkeypatch=monkeypatch)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["is_duplicate"]
+
+
+def test_the_command_list_says_what_compare_prints(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    proc = run_in_process("--help", cwd=tmp_path, monkeypatch=monkeypatch)
+    line = next(x for x in proc.stdout.splitlines() if x.strip().startswith("compare"))
+    assert "cosine" not in line and "verdict" in line and "similarity" in line

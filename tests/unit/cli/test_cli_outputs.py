@@ -340,3 +340,117 @@ def test_only_the_console_script_takes_ctrl_c_at_start_up() -> None:
     import neardup.cli
 
     assert signal.getsignal(signal.SIGINT) is not neardup.cli.interrupted_at_start
+
+
+def test_the_summary_against_an_index_splits_duplicates_and_clusters_between_corpus_and_batch(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Against a corpus the summary said "6 documents, 4 clusters, kept 2": a cluster kept in the
+    corpus counted, with nothing to say so."""
+    import random
+
+    from dedup_synth import article, near_copy
+
+    rng = random.Random(5)
+    corpus = [{"id": f"c{i}", "text": article(rng)} for i in range(6)]
+    fresh = article(rng)
+    batch = [
+        {"id": "copy-c0", "text": corpus[0]["text"]},
+        {"id": "copy-c1", "text": corpus[1]["text"]},
+        {"id": "edit-c1", "text": near_copy(rng, corpus[1]["text"])},
+        {"id": "new", "text": fresh},
+        {"id": "new-again", "text": fresh},
+        {"id": "alone", "text": article(rng)},
+    ]
+    for name, rows in (("corpus.jsonl", corpus), ("batch.jsonl", batch)):
+        (tmp_path / name).write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
+    idx = tmp_path / "idx"
+    code, _, err = run(["index", "build", str(tmp_path / "corpus.jsonl"), "-o", str(idx), "-q"], capsys)
+    assert code == 0, err
+    out = tmp_path / "out.jsonl"
+    code, _, err = run(
+        ["dedup", str(tmp_path / "batch.jsonl"), "--against", str(idx), "-o", str(out)], capsys
+    )
+    assert code == 0, err
+    rows = {r["id"]: r for r in map(json.loads, out.read_text().splitlines())}
+    assert [i for i, r in rows.items() if r["duplicate_of"] is None] == ["new", "alone"]
+    assert {rows[i]["cluster"] for i in ("copy-c0", "copy-c1", "edit-c1")} == {"c0", "c1"}
+    first, *rest = err.splitlines()
+    assert "6 documents, kept 2, duplicates 4 (" in first and "clusters" not in first
+    assert (
+        "  duplicates 4: 3 copies of 2 corpus documents, 1 within the batch; 4 clusters: "
+        "2 kept in the corpus, 2 kept from the batch"
+    ) in rest, err
+    # a plain run counts the clusters on its first line, as many as it keeps
+    code, _, err = run(["dedup", str(tmp_path / "batch.jsonl"), "-o", str(out)], capsys)
+    assert code == 0 and "6 documents, 4 clusters, kept 4, duplicates 2 (" in err, err
+
+
+@pytest.mark.parametrize(
+    "command",
+    [["dedup", "IN", "-o", "out.jsonl"], ["fingerprint", "IN"], ["index", "build", "IN", "-o", "idx"]],
+)
+def test_an_id_field_given_that_no_record_has_is_refused(
+    command: list[str],
+    src: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Every record was named file:line, silently, when --id-field named a field none of them has."""
+    monkeypatch.chdir(tmp_path)
+    args = [str(src) if word == "IN" else word for word in command]
+    code, out, err = run([*args, "--id-field", "doc_id"], capsys)
+    assert code == 2 and err.count("\n") == 1, err
+    assert f"{src}: no record has the field 'doc_id' given with --id-field" in err
+    assert out == "" and sorted(p.name for p in tmp_path.iterdir()) == ["in.jsonl"]
+    # the documented fallback stays for records that lack the field, when others have it
+    mixed = tmp_path / "mixed.jsonl"
+    docs = make_docs(4, seed=2)
+    mixed.write_text(
+        "".join(
+            json.dumps({"doc_id": d["id"], "text": d["text"]} if i else {"text": d["text"]}) + "\n"
+            for i, d in enumerate(docs)
+        )
+    )
+    code, _, err = run(["dedup", str(mixed), "-o", "out.jsonl", "--id-field", "doc_id", "-q"], capsys)
+    assert code == 0, err
+    ids = [json.loads(x)["id"] for x in (tmp_path / "out.jsonl").read_text().splitlines()]
+    assert ids == ["mixed.jsonl:1", *(d["id"] for d in docs[1:])]
+    # and for records with no id at all when --id-field is left at its default
+    (tmp_path / "bare.jsonl").write_text("".join(json.dumps({"text": d["text"]}) + "\n" for d in docs))
+    code, _, err = run(["dedup", "bare.jsonl", "-o", "out.jsonl", "-q"], capsys)
+    assert code == 0 and err == "", err
+
+
+def test_a_sqlite_url_store_that_is_a_directory_or_another_file_is_named_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import io
+
+    folder = tmp_path / "stores"
+    folder.mkdir()
+    csv = tmp_path / "data.csv"
+    csv.write_text("url,seen\nhttps://example.com/,1\n")
+    for store, message in (
+        (
+            str(folder),
+            f"{folder}: is a directory; a SQLite store is one file: name it, e.g. {folder}/seen.db",
+        ),
+        (f"sqlite://{folder}", "is a directory"),
+        (str(csv), f"{csv}: is not a neardup URL seen-store (not a SQLite database)"),
+        (str(tmp_path / "nowhere" / "seen.db"), f"the folder {tmp_path / 'nowhere'} does not exist"),
+    ):
+        for args in (["check"], ["stats"], ["forget", "https://example.com/"]):
+            if args[0] == "stats" and "nowhere" in store:
+                continue  # refused before: no such store
+            monkeypatch.setattr("sys.stdin", io.StringIO("https://example.com/\n"))
+            code, _, err = run(["urls", args[0], "--job", "j", "--store", store, *args[1:]], capsys)
+            assert code == 2 and err.count("\n") == 1 and message in err, (args, err)
+    assert csv.read_text() == "url,seen\nhttps://example.com/,1\n" and list(folder.iterdir()) == []
+    # an empty file is a new store, as SQLite takes it
+    empty = tmp_path / "new.db"
+    empty.write_text("")
+    monkeypatch.setattr("sys.stdin", io.StringIO("https://example.com/\n"))
+    code, out, err = run(["urls", "check", "--job", "j", "--store", str(empty)], capsys)
+    assert code == 0 and out == "https://example.com/\n", err

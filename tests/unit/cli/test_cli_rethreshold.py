@@ -92,7 +92,10 @@ def test_missing_or_damaged_files_are_one_line_and_exit_2(
 ) -> None:
     broken = tmp_path / "out.parquet"
     broken.write_bytes(b"PAR1 this is not parquet")
-    for path, message in ((tmp_path / "none.jsonl", "No such file"), (broken, "not a readable Parquet file")):
+    for path, message in (
+        (tmp_path / "none.jsonl", "none.jsonl: no such file"),
+        (broken, "not a readable Parquet file"),
+    ):
         code, _, err = _run(["rethreshold", str(path)], capsys)
         lines = err.strip().splitlines()
         assert code == 2 and len(lines) == 1 and message in lines[0], lines

@@ -140,3 +140,75 @@ def test_graded_refuses_a_grade_it_does_not_know(
     err = capsys.readouterr().err
     assert exc.value.code == 2 and err.count("\n") == 1, err
     assert f"'category' is {grade!r}, not a known grade; the grades are orig, cut, light, heavy, non" in err
+
+
+def _one_line_error(args: list[str], capsys: pytest.CaptureFixture[str]) -> str:
+    from neardup.cli.main import main
+
+    with pytest.raises(SystemExit) as exc:
+        main(args)
+    err = capsys.readouterr().err
+    assert exc.value.code == 2 and err.count("\n") == 1 and "Traceback" not in err, err
+    return err
+
+
+@pytest.mark.parametrize("documents", [False, True])
+def test_scoring_refuses_an_empty_truth_an_empty_output_and_files_with_no_id_in_common(
+    documents: bool, labelled: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Each was scored with exit 0: an empty truth F1 1.0, an empty output or another set's 0.0."""
+    docs, truth = labelled
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("")
+    if documents:
+        scored, flag = docs, ["--documents"]
+        other = tmp_path / "other-docs.jsonl"
+        _write(other, [{"id": "zz", "text": "今天北京天气晴朗，适合出门散步。"}])
+    else:
+        scored, flag = tmp_path / "out.jsonl", []
+        _write(scored, [{"id": d.id, "cluster": d.group} for d in Truth.load(truth).docs.values()])
+        other = tmp_path / "other-out.jsonl"
+        _write(other, [{"id": "zz", "cluster": "zz"}])
+    score = ["eval", "score", *flag, "--truth"]
+    err = _one_line_error([*score, str(empty), str(scored)], capsys)
+    assert f"{empty}: holds no document: nothing to score against" in err
+    err = _one_line_error([*score, str(truth), str(empty)], capsys)
+    assert f"{empty}: holds no document: nothing to score" in err
+    err = _one_line_error([*score, str(truth), str(other)], capsys)
+    assert f"{other}: no document id is also in {truth}" in err
+
+
+def test_sweep_graded_and_report_refuse_what_they_cannot_score_or_show(
+    labelled: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    docs, truth = labelled
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("")
+    other = tmp_path / "other.jsonl"
+    _write(other, [{"id": "zz", "text": "今天北京天气晴朗，适合出门散步。"}])
+    sweep = ["eval", "sweep", "--methods", "nshash", "--n", "3"]
+    assert "nothing to score against" in _one_line_error([*sweep, "--truth", str(empty), str(docs)], capsys)
+    assert f"{empty}: holds no document" in _one_line_error(
+        [*sweep, "--truth", str(truth), str(empty)], capsys
+    )
+    assert f"{empty}: holds no document" in _one_line_error([*sweep, "--natural", str(empty)], capsys)
+    err = _one_line_error([*sweep, "--truth", str(truth), str(other)], capsys)
+    assert f"{other}: no document id is also in {truth}" in err
+    assert f"{empty}: holds no document" in _one_line_error(["eval", "graded", str(empty)], capsys)
+    # graded records' own errors name the file they came from
+    assert f"{docs}: record 0: 'task'" in _one_line_error(["eval", "graded", str(docs)], capsys)
+    page = str(tmp_path / "r.html")
+    assert f"{empty}: holds no document: nothing to report" in _one_line_error(
+        ["report", str(empty), "-o", page], capsys
+    )
+    run = tmp_path / "run.jsonl"
+    _write(run, [{"id": "a", "cluster": "a", "duplicate_of": None, "kind": "unique", "distance": None}])
+    err = _one_line_error(["report", str(run), "-o", page, "--texts", str(other)], capsys)
+    assert f"{run}: no document id is also in {other}" in err
+    # an evaluation of no document (a truth that was empty) is not shown as this run's quality
+    scored_nothing = tmp_path / "eval.json"
+    overall = {"tp": 0, "fp": 0, "fn": 0, "docs": 0, "ari": 1.0, "precision": 1.0, "recall": 1.0, "f1": 1.0}
+    scored_nothing.write_text(json.dumps({"clusters": {"overall": overall, "duplicates": overall}}))
+    err = _one_line_error(["report", str(run), "-o", page, "--eval", str(scored_nothing)], capsys)
+    assert f"{scored_nothing}: the evaluation scored no document" in err
+    assert not Path(page).exists()
