@@ -6,9 +6,12 @@ them with their source (it should not), beside edits that keep the occasion (it 
 From en-bbc: every weekday named moved on a day, every month (but May) moved on a month, the day
 of a month moved, every weekday moved and every figure but years changed (another day's report);
 one weekday written "yesterday", US written U.S., contractions (don't for do not), British spelling
-written American, ordinal words as figures, dates written month first (a repost's edits). From zh-xwlb: every date 5月6日 moved on a day,
-every figure but years changed, 中国 replaced by 俄国 (another subject); one figure (a count, an
-amount) corrected, 今天 written as a date, 的 mistyped 地 three times, amounts in 万 and 亿 written in
+written American, ordinal words as figures, dates written month first, "the" misspelt "teh" in two
+places, common misspellings struck at 10 % (a repost's edits). From zh-xwlb: every date 5月6日 moved
+on a day, every figure but years changed, 中国 replaced by 俄国 (another subject); one figure (a
+count, an amount) corrected, 今天 written as a date, 的 mistyped 地 three times, look-alike or
+homophone characters from a table struck at 5 % and 10 % (the same wrong character wherever it
+struck), amounts in 万 and 亿 written in
 digits, times written 18:04, dates and percentages written in Chinese numerals, four such rewrites at once, two or four common verbs or adverbs
 swapped for synonyms wherever they stand (a rewriting site's spin) (a repost's edits). Prints the share
 merged (exact, content, near, contained) per probe.
@@ -166,6 +169,8 @@ def _en(text: str) -> dict[str, str | None]:
         )
         if len(CONTRACTIBLE.findall(text)) >= 2
         else None,
+        "the same misspelling in two places, the as teh (copy)": _the_as_teh(text),
+        "common misspellings, each word struck at 10 % (copy)": _struck(text, 0.1),
         "British spelling written American, 3 words or more (copy)": BRITISH_WORD.sub(
             lambda m: AMERICAN[m.group()], text
         )
@@ -238,6 +243,39 @@ _ZH_REWRITES = (
 )
 
 
+# common misspellings (a typist's) and look-alike or homophone characters (an OCR pass, an input
+# method): a repost that went through them carries the same wrong form wherever it struck
+MISSPELT = {
+    "the": "teh", "and": "adn", "which": "wich", "their": "thier", "because": "becuase", "with": "wiht",
+    "that": "taht", "people": "poeple", "said": "siad", "government": "goverment", "receive": "recieve",
+    "would": "woudl", "from": "form", "were": "wre",
+}  # fmt: skip
+MISSPELT_WORD = re.compile(r"\b(" + "|".join(MISSPELT) + r")\b")
+LOOK_ALIKE = {
+    "展": "辗", "发": "法", "国": "囯", "济": "挤", "会": "汇", "作": "做", "设": "没", "建": "健", "进": "近",
+    "部": "布", "在": "再", "是": "事", "和": "合", "人": "入", "大": "太", "年": "午", "日": "曰", "工": "功",
+    "业": "亚", "己": "已", "未": "末", "土": "士",
+}  # fmt: skip
+
+
+def _struck(text: str, rate: float) -> str | None:
+    """Each misspellable word (English) or look-alike character (Chinese) struck at ``rate``."""
+    rng = random.Random(text)
+    if MISSPELT_WORD.search(text):
+        copy = MISSPELT_WORD.sub(lambda m: MISSPELT[m.group()] if rng.random() < rate else m.group(), text)
+    else:
+        copy = "".join(LOOK_ALIKE[c] if c in LOOK_ALIKE and rng.random() < rate else c for c in text)
+    return copy if copy != text else None
+
+
+def _the_as_teh(text: str) -> str | None:
+    """The second and the fifth "the" misspelt alike."""
+    parts = re.split(r"\bthe\b", text)
+    if len(parts) < 7:
+        return None
+    return parts[0] + "".join(("teh" if k in (1, 4) else "the") + p for k, p in enumerate(parts[1:]))
+
+
 def _rewritten(text: str) -> str | None:
     """Four of the rewrites above, chosen per text: a copy that writes its figures its own way."""
     copy = text
@@ -271,6 +309,8 @@ def _zh(text: str) -> dict[str, str | None]:
             text
         ),
         "的 mistyped 地 three times (copy)": text.replace("的", "地", 3) if text.count("的") > 5 else None,
+        "look-alike or homophone characters, each struck at 5 % (copy)": _struck(text, 0.05),
+        "look-alike or homophone characters, each struck at 10 % (copy)": _struck(text, 0.1),
         "中国 replaced by 俄国 (template)": text.replace("中国", "俄国") if text.count("中国") >= 2 else None,
         "date moved a day (template)": ZH_DATE.sub(
             lambda m: f"{m.group(1)}月{int(m.group(2)) % 28 + 1}日", text

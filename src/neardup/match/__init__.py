@@ -94,7 +94,9 @@ def compare_texts(
     It runs the engine's pass on the two documents, so it is the decision ``neardup dedup`` and
     ``ContentSeen`` make for them (on their own: a larger collection can also mark some of their
     shared passages as boilerplate). ``dates``: the two records' dates, which the news profile
-    compares (``MatchConfig.occasion_days``).
+    compares (``MatchConfig.occasion_days``). The evidence's pairs (``containment``, ``adds``)
+    read from the document checked, b, to the one it is checked against, a: ``adds[0]`` is what
+    b adds to a, as in a dedup row (``neardup compare --json`` gives them in (A, B) order).
     """
     cfg = _config(config)
     for name, text, html in (("a", a, html_a), ("b", b, html_b)):
