@@ -548,19 +548,18 @@ def _caveat(run_profile: str, profile: str, report: bool) -> str | None:
         return (
             "a news run without --report-templates (this output has no template rows) stores no pair "
             "for a copy told on another's template, which corpus merges: merged can be far too low "
-            "(zh-xwlb: 46 for 393; 0-10 % low on the measured sets without such templates); run "
-            "neardup dedup --report-templates to store those pairs"
+            "(measured in docs/dedup.md); run neardup dedup --report-templates to store those pairs"
         )
     if run_profile == "news":
         return (
             "one pair per document, the one news reported: corpus merges some documents through "
             "another, or through a pair news decides unique (a quote, a reaction): merged tends to be "
-            "low (zh-xwlb: 9-29 %; the other measured sets, within 6 %)"
+            "low (measured in docs/dedup.md)"
         )
     return (
         "the rows hold no dates: records dated more than occasion_days apart, which news never "
         "merges, count as merged: merged can be far too high when the records carry dates "
-        "(zh-xwlb: 42 for 12)"
+        "(measured in docs/dedup.md)"
     )
 
 
