@@ -386,6 +386,50 @@ def max_line_bytes() -> int:
     return int(digits) * scale
 
 
+@contextmanager
+def _reading(source: str, fh: IO[bytes]) -> Iterator[None]:
+    fd = _descriptor(fh) if source != "-" else None  # stdin: no size, no place
+    if fd is not None:
+        _READING[source] = fd
+    try:
+        yield
+    finally:
+        if fd is not None and _READING.get(source) == fd:
+            del _READING[source]
+
+
+#: source -> the descriptor of the file being read for it (the compressed file of a .gz input, which
+#: the gzip process reads through the same descriptor): how far a reader has got, for an ETA
+_READING: dict[str, int] = {}
+
+
+def read_offset(source: str) -> int | None:
+    """How many bytes of the input file ``source`` (as records name it) have been read so far, or
+    None when it is not being read (or its position cannot be known: stdin, Parquet).
+
+    >>> read_offset("not-being-read.jsonl") is None
+    True
+    """
+    fd = _READING.get(source)
+    if fd is None:
+        return None
+    try:
+        return os.lseek(fd, 0, os.SEEK_CUR)
+    except OSError:
+        return None
+
+
+def _descriptor(fh: IO[bytes]) -> int | None:
+    raw = getattr(fh, "raw", fh)
+    inner = getattr(raw, "_file", None)  # a .gz input: the compressed file under the gzip process
+    try:
+        if isinstance(inner, io.IOBase):
+            return inner.fileno()
+        return fh.fileno()
+    except (OSError, ValueError, AttributeError):
+        return None
+
+
 def _lines(path: Path) -> Iterator[tuple[int, bytes | InputError]]:
     """(line number, raw line) of a file, gzip or plain; a read error is an InputError.
 
@@ -395,7 +439,7 @@ def _lines(path: Path) -> Iterator[tuple[int, bytes | InputError]]:
     """
     limit = max_line_bytes()
     try:
-        with _open_text(path) as fh:
+        with _open_text(path) as fh, _reading(str(path), fh):
             lineno = 0
             while True:
                 raw = fh.readline(limit + 1)

@@ -411,7 +411,8 @@ class RunProgress:
 
     On a terminal the line is redrawn in place (rich) and removed at the end; into a log (stderr
     not a terminal, ``--progress``) a plain line is written every ``PROGRESS_LOG_EVERY`` seconds
-    and once at the end. The ETA is the share of the input bytes in files already read.
+    and once at the end. The ETA is the share of the input bytes read (files done, and how far
+    into the file being read).
     """
 
     def __init__(
@@ -439,6 +440,7 @@ class RunProgress:
         self._sizes = _input_sizes(inputs) if enabled else {}
         self._total = sum(self._sizes.values())
         self._done_bytes = 0
+        self._current: str | None = None
         self._uninstall: Callable[[], None] | None = None
         self._printed = ""
 
@@ -470,12 +472,20 @@ class RunProgress:
             if src != source:
                 if source is not None:
                     self._done_bytes += self._sizes.get(source, 0)
-                source = src
+                source = self._current = src
             self.counts["read"] += 1
             self._tick()
             yield rec
         if source is not None:
             self._done_bytes += self._sizes.get(source, 0)
+        self._current = None
+
+    def _read_bytes(self) -> int:
+        from neardup.io import read_offset
+
+        current = self._current
+        into = read_offset(current) if current is not None else None
+        return self._done_bytes + (min(into, self._sizes.get(current, 0)) if into and current else 0)
 
     def signed(self, n: int) -> None:
         self.counts["signed"] += n
@@ -503,8 +513,8 @@ class RunProgress:
         parts.append(f"{rate:,.0f} docs/s")
         if c["matched"]:
             parts.append("done")
-        elif self._total and 0 < self._done_bytes < self._total:
-            eta = elapsed * (self._total - self._done_bytes) / self._done_bytes
+        elif self._total and 0 < (done := self._read_bytes()) < self._total:
+            eta = elapsed * (self._total - done) / done
             parts.append(f"ETA {_duration(eta)}")
         elif self._total and self._done_bytes >= self._total:
             parts.append("matching")

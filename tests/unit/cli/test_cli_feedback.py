@@ -104,6 +104,39 @@ def test_progress_line_counts_rate_and_eta_by_the_bytes_of_files_read(tmp_path: 
     assert Feedback(progress=True).run("dedup").delay == 0.0
 
 
+@pytest.mark.parametrize("name", ["one.jsonl", "one.jsonl.gz"])
+def test_the_eta_of_one_file_counts_how_far_into_it_the_reader_is(tmp_path: Path, name: str) -> None:
+    """One input file (a crawl's one big .jsonl.gz): the ETA comes from the reader's place in it,
+    not only once the file is done."""
+    import gzip
+    import itertools
+    import random
+
+    from neardup.io import iter_records
+
+    path = tmp_path / name
+    rng = random.Random(1)  # random text: gzip cannot shrink it to nothing
+    lines = b"".join(
+        b'{"id": "%d", "text": "%s"}\n' % (i, bytes(rng.choice(b"abcdefghij") for _ in range(200)))
+        for i in range(40_000)
+    )
+    path.write_bytes(gzip.compress(lines) if name.endswith(".gz") else lines)
+    clock = itertools.chain([0.0], itertools.repeat(10.0))
+    run = RunProgress("dedup", (str(path),), enabled=True, delay=1e9, announce_compiling=False)
+    run._clock = lambda: next(clock)
+    run.t0 = 0.0
+    it = run.reading(iter_records([str(path)]))
+    for _ in range(1000):  # a fortieth of the records: the reader is a little ahead of them
+        next(it)
+    line = run.line()
+    assert "ETA" in line and "unknown" not in line, line
+    for _ in it:
+        pass
+    from neardup.io import read_offset
+
+    assert read_offset(str(path)) is None  # the file is closed and forgotten
+
+
 def test_compile_notice_fires_once_when_numba_compiles() -> None:
     if os.environ.get("NUMBA_DISABLE_JIT", "0") not in ("", "0"):
         pytest.skip("kernels run interpreted here")
