@@ -451,7 +451,9 @@ def _settings_changes_html(changes: Any) -> str:
     outcomes = d.get("outcomes") or []
     series: dict[str, list[tuple[float, float]]] = defaultdict(list)
     for o in outcomes:
-        series[f"merged, {o['profile']}"].append((float(o["strictness"]), float(o["merged"])))
+        # another profile's counts a run cannot support (a caveat) are plotted apart, marked
+        name = f"merged, {o['profile']}" + (" (*: see below)" if o.get("caveat") else "")
+        series[name].append((float(o["strictness"]), float(o["merged"])))
     top = max((o["merged"] for o in outcomes), default=1) or 1
     step = 10 ** max(0, len(str(int(top * 1.1))) - 1)
     top = -(-int(top * 1.1) // step) * step  # a round top: 484 -> 500
@@ -465,7 +467,7 @@ def _settings_changes_html(changes: Any) -> str:
         )
     rows = "".join(
         f"<tr><td>{esc(str(o['profile']))}</td><td>{o['strictness']:g}{' (run)' if o.get('run') else ''}</td>"
-        f"<td>{o['merged']:,}</td><td>{o['kept']:,}</td><td>{o['merged_to_kept']:,}</td>"
+        f"<td>{o['merged']:,}{'*' if o.get('caveat') else ''}</td><td>{o['kept']:,}</td><td>{o['merged_to_kept']:,}</td>"
         f"<td>{o['kept_to_merged']:,}</td><td>"
         + esc(", ".join(f"{k} {v:,}" for k, v in (o.get("changes") or {}).items()) or "-")
         + "</td></tr>"
@@ -483,6 +485,11 @@ def _settings_changes_html(changes: Any) -> str:
         )
         + ". Only one pair per document is stored and knock-on effects are not followed: "
         "merged&rarr;kept tends to count too many, kept&rarr;merged too few (docs/dedup.md).</p>"
+    )
+    caveats = {o["profile"]: o["caveat"] for o in outcomes if o.get("caveat")}
+    note += "".join(
+        f'<p class="muted">* {esc(str(profile))} from a {esc(str(d.get("run_profile")))} run: {esc(str(c))}</p>'
+        for profile, c in caveats.items()
     )
     return (
         plot

@@ -93,4 +93,7 @@ def test_report_shows_what_each_setting_would_change(tmp_path: object) -> None:
     assert "<svg" in section and "merged, news" in section and "merged, corpus" in section
     assert "0.5 (run)" in section and "too many" in section
     assert section.count("<tr>") == 1 + len(changes.outcomes)
+    # corpus counts from a news run without template rows carry rethreshold's caveat, marked
+    assert any(o.caveat for o in changes.outcomes if o.profile == "corpus")
+    assert "* corpus from a news run: " in section and "--report-templates" in section
     assert "Not computed" in build_report(rows)  # without it, the page says where it comes from
