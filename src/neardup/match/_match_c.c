@@ -749,6 +749,19 @@ static int word_kind(uint64_t key) {
     return -1;
 }
 
+/* text._shared_around: the `left` CJK tokens before a's span [t, e) and the `right` after it are b's
+ * around [q, f) */
+static inline int shared_around(const uint32_t *a, int64_t na, int64_t t, int64_t e, const uint32_t *b, int64_t nb,
+                                int64_t q, int64_t f, int64_t left, int64_t right) {
+    if (t - left < 0 || q - left < 0 || e + right > na || f + right > nb) return 0;
+    const uint32_t m = T_HASH | T_CJK;
+    for (int64_t j = 1; j <= left; j++)
+        if ((a[t - j] & m) != (b[q - j] & m) || !(a[t - j] & T_CJK)) return 0;
+    for (int64_t j = 0; j < right; j++)
+        if ((a[e + j] & m) != (b[f + j] & m) || !(a[e + j] & T_CJK)) return 0;
+    return 1;
+}
+
 /* text._rewrite: a's CJK span [t, e) replaced by b's [q, f) says the same in other words */
 static int rewrite(const uint32_t *a, int64_t na, int64_t t, int64_t e, const uint32_t *b, int64_t nb, int64_t q,
                    int64_t f) {
@@ -756,16 +769,9 @@ static int rewrite(const uint32_t *a, int64_t na, int64_t t, int64_t e, const ui
         if (!(a[x] & T_CJK)) return 0;
     for (int64_t x = q; x < f; x++)
         if (!(b[x] & T_CJK)) return 0;
-    const uint32_t m = T_HASH | T_CJK;
     for (int k = 0; k < 9; k++) {
         int64_t left = EXTEND[k][0], right = EXTEND[k][1];
-        if (t - left < 0 || q - left < 0 || e + right > na || f + right > nb) continue;
-        int same = 1;
-        for (int64_t j = 1; j <= left; j++)
-            same = same && (a[t - j] & m) == (b[q - j] & m) && (a[t - j] & T_CJK);
-        for (int64_t j = 0; j < right; j++)
-            same = same && (a[e + j] & m) == (b[f + j] & m) && (a[e + j] & T_CJK);
-        if (!same) continue;
+        if (!shared_around(a, na, t, e, b, nb, q, f, left, right)) continue;
         int ka = word_kind(word_key(a, t - left, e + right)), kb = word_kind(word_key(b, q - left, f + right));
         if (ka < 0 || kb < 0) continue;
         if (ka == 0 || kb == 0) return 0;
@@ -793,17 +799,10 @@ static int form(const uint32_t *a, int64_t na, int64_t t, int64_t e, const uint3
         *x = e;
         return 1;
     }
-    const uint32_t m = T_HASH | T_CJK;
     for (int k = 0; k < 9; k++) {
         int64_t left = EXTEND[k][0], right = EXTEND[k][1];
         if (e - t + left + right < 2) continue;
-        if (t - left < 0 || q - left < 0 || e + right > na || f + right > nb) continue;
-        int same = 1;
-        for (int64_t j = 1; j <= left; j++)
-            same = same && (a[t - j] & m) == (b[q - j] & m) && (a[t - j] & T_CJK);
-        for (int64_t j = 0; j < right; j++)
-            same = same && (a[e + j] & m) == (b[f + j] & m) && (a[e + j] & T_CJK);
-        if (same && word_kind(word_key(a, t - left, e + right)) >= 0) {
+        if (shared_around(a, na, t, e, b, nb, q, f, left, right) && word_kind(word_key(a, t - left, e + right)) >= 0) {
             *s = t - left;
             *x = e + right;
             return 1;

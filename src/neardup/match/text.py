@@ -504,6 +504,22 @@ def _word_kind(key: Any) -> int:  # pragma: no cover
     return -1
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _shared_around(
+    a: np.ndarray, t: int, e: int, b: np.ndarray, q: int, f: int, left: int, right: int
+) -> bool:  # pragma: no cover
+    """The ``left`` CJK tokens before a's span [t, e) and the ``right`` after it are b's around [q, f)."""
+    if t - left < 0 or q - left < 0 or e + right > a.shape[0] or f + right > b.shape[0]:
+        return False
+    m = _HASH | _CJK
+    same = True
+    for j in range(1, left + 1):
+        same = same and (a[t - j] & m) == (b[q - j] & m) and (a[t - j] & _CJK) != 0
+    for j in range(right):
+        same = same and (a[e + j] & m) == (b[f + j] & m) and (a[e + j] & _CJK) != 0
+    return same
+
+
 @njit(cache=True, nogil=True)
 def _rewrite(a: np.ndarray, t: int, e: int, b: np.ndarray, q: int, f: int) -> bool:  # pragma: no cover
     """a's CJK span [t, e) replaced by b's [q, f) says the same in other words (进行 -> 展开, 设 -> 造
@@ -516,17 +532,9 @@ def _rewrite(a: np.ndarray, t: int, e: int, b: np.ndarray, q: int, f: int) -> bo
     for x in range(q, f):
         if not b[x] & _CJK:
             return False
-    m = _HASH | _CJK
     for k in range(_EXTEND.shape[0]):
         left, right = _EXTEND[k, 0], _EXTEND[k, 1]
-        if t - left < 0 or q - left < 0 or e + right > a.shape[0] or f + right > b.shape[0]:
-            continue
-        same = True
-        for j in range(1, left + 1):
-            same = same and (a[t - j] & m) == (b[q - j] & m) and (a[t - j] & _CJK) != 0
-        for j in range(right):
-            same = same and (a[e + j] & m) == (b[f + j] & m) and (a[e + j] & _CJK) != 0
-        if not same:
+        if not _shared_around(a, t, e, b, q, f, left, right):
             continue
         ka = _word_kind(_word_key(a, t - left, e + right))
         kb = _word_kind(_word_key(b, q - left, f + right))
@@ -558,19 +566,14 @@ def _form(
         cjk = cjk and (a[x] & _CJK) != 0
     if not cjk:
         return t, e
-    m = _HASH | _CJK
     for k in range(_EXTEND.shape[0]):
         left, right = _EXTEND[k, 0], _EXTEND[k, 1]
         if e - t + left + right < 2:
             continue
-        if t - left < 0 or q - left < 0 or e + right > a.shape[0] or f + right > b.shape[0]:
-            continue
-        same = True
-        for j in range(1, left + 1):
-            same = same and (a[t - j] & m) == (b[q - j] & m) and (a[t - j] & _CJK) != 0
-        for j in range(right):
-            same = same and (a[e + j] & m) == (b[f + j] & m) and (a[e + j] & _CJK) != 0
-        if same and _word_kind(_word_key(a, t - left, e + right)) >= 0:
+        if (
+            _shared_around(a, t, e, b, q, f, left, right)
+            and _word_kind(_word_key(a, t - left, e + right)) >= 0
+        ):
             return t - left, e + right
     return -1, -1
 

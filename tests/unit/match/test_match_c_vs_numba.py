@@ -37,6 +37,21 @@ DATA = Path(os.environ.get("NEARDUP_DATA", Path(__file__).resolve().parents[3].p
 needs_data = pytest.mark.skipif(not DATA.is_dir(), reason="the real corpora are not here")
 
 
+def _kinds_as_numba(sigs: Signatures, pairs: list[tuple[int, int]], th: Any) -> dict[tuple[int, int], int]:
+    """The text kind of each pair (a near sketch verdict read with its text evidence), after
+    checking that the evidence and the kind are numba's."""
+
+    def decide() -> list[Any]:
+        evs = [kernels.text_evidence(sigs.profile(i), sigs.profile(j), 8, 4) for i, j in pairs]
+        return [(ev.tolist(), kernels.decide_text(3, ev, 0, th)) for ev in evs]
+
+    got = decide()
+    with _numba():
+        want = decide()
+    assert got == want
+    return {pairs[n]: got[n][1] for n in range(len(pairs))}
+
+
 def test_rewrites_and_opposites_decide_as_numba() -> None:
     """A report spun with other verbs wherever they stand (进行 -> 展开, 不断 -> 持续), a word swapped
     in one place, verbs that tell opposite events (上涨 -> 下跌) and a noun replaced wherever it stands
@@ -61,15 +76,7 @@ def test_rewrites_and_opposites_decide_as_numba() -> None:
     th = thresholds(MatchConfig(report_templates=True))
     pairs = [(i, j) for i in range(len(texts)) for j in range(len(texts)) if i != j]
 
-    def decide() -> list[Any]:
-        evs = [kernels.text_evidence(sigs.profile(i), sigs.profile(j), 8, 4) for i, j in pairs]
-        return [(ev.tolist(), kernels.decide_text(3, ev, 0, th)) for ev in evs]
-
-    got = decide()
-    with _numba():
-        want = decide()
-    assert got == want
-    kinds = {pairs[n]: got[n][1] for n in range(len(pairs))}
+    kinds = _kinds_as_numba(sigs, pairs, th)
     assert kinds[0, 1] == kinds[1, 0] == kinds[0, 2] == NEAR  # the rewrites
     assert kinds[3, 4] == kinds[0, 5] == TEMPLATE  # opposite events, another subject
 
@@ -499,15 +506,7 @@ def test_repeated_typos_and_one_character_subjects_decide_as_numba() -> None:
     th = thresholds(MatchConfig(report_templates=True))
     pairs = [(0, j) for j in range(1, 5)] + [(j, 0) for j in range(1, 5)] + [(5, 6), (6, 5)]
 
-    def decide() -> list[Any]:
-        evs = [kernels.text_evidence(sigs.profile(i), sigs.profile(j), 8, 4) for i, j in pairs]
-        return [(ev.tolist(), kernels.decide_text(3, ev, 0, th)) for ev in evs]
-
-    got = decide()
-    with _numba():
-        want = decide()
-    assert got == want
-    kinds = {pairs[n]: got[n][1] for n in range(len(pairs))}
+    kinds = _kinds_as_numba(sigs, pairs, th)
     for a, b in ((0, 1), (0, 2), (5, 6)):  # the typos, both ways
         assert kinds[a, b] == kinds[b, a] == NEAR, (a, b)
     for a, b in ((0, 3), (0, 4)):  # the subjects, both ways
