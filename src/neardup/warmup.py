@@ -182,7 +182,8 @@ def _fingerprint(tmp: Path) -> None:
         ["--weighting", "tf", "--levels", "5", "--top-n", "auto"],
         ["--format", "npy"],
     ):
-        _cli(["fingerprint", src, "-o", str(tmp / "fp.out"), *opts])
+        out = tmp / ("fp.npy" if "npy" in opts else "fp.jsonl")  # -o's suffix names the format
+        _cli(["fingerprint", src, "-o", str(out), *opts])
     from neardup.fingerprint.simhash import SimHasher, fingerprint_many, hamming_many
 
     fps = fingerprint_many([r["text"] for r in corpus(40)])

@@ -180,6 +180,23 @@ def test_warmup_compiles_once_and_then_nothing(tmp_path: Path) -> None:
     assert runs[1]["compiled"] == 0
 
 
+def test_every_warmup_workload_runs_its_commands(tmp_path: Path) -> None:
+    """Warmup drives the real commands (``make test`` runs it first): each of them must still
+    accept what warmup gives it, e.g. an output suffix that names a format."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    proc = subprocess.run(
+        [sys.executable, "-m", "neardup.warmup", "--jobs", "1", "--json"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+        cwd=tmp_path,
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    errors = {name: w["error"] for name, w in json.loads(proc.stdout)["workloads"].items() if w["error"]}
+    assert errors == {}
+
+
 def test_warmup_rejects_an_unknown_workload(tmp_path: Path) -> None:
     proc = run_cli(["warmup", "--only", "nope"], tmp_path, {**os.environ})
     assert proc.returncode == 2
