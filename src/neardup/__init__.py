@@ -14,7 +14,10 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from neardup import _jit
+from neardup import (
+    _interrupt,  # noqa: F401  (first: a Ctrl-C while the command starts is one line)
+    _jit,
+)
 from neardup._version import __version__
 from neardup.config import SimHashConfig
 from neardup.exceptions import (

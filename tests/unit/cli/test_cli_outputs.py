@@ -317,11 +317,11 @@ sys.exit(main())
 """
 
 
-@pytest.mark.parametrize("module", ["neardup.cli.main", "click"])
+@pytest.mark.parametrize("module", ["neardup._jit", "neardup.exceptions", "neardup.cli.main", "click"])
 def test_a_ctrl_c_while_the_console_script_imports_the_cli_is_one_line(module: str) -> None:
-    """The console script imports the CLI (click first) before main() runs: a Ctrl-C there exits 130
-    with one line, not a KeyboardInterrupt traceback. (The imports of neardup's own __init__ come
-    before any code of neardup.cli, and are not covered.)"""
+    """The console script imports the package and the CLI (click first) before main() runs: a
+    Ctrl-C there exits 130 with one line, not a KeyboardInterrupt traceback, from the package's
+    own __init__ on (the interpreter's start-up comes before any of its code)."""
     import subprocess
 
     proc = subprocess.run(
