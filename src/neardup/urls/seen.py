@@ -238,7 +238,7 @@ class SeenURLs:
         self.recrawl_after = _positive("recrawl_after", _merge("recrawl_after", recrawl_after, url))
         self.ttl = _positive("ttl", _merge("ttl", ttl, url))
         known = _URL_PARAMS.get(url.scheme)
-        unknown = sorted(url.params.keys() - known) if known is not None else []
+        unknown = sorted(url.query_names() - known) if known is not None else []
         if unknown:
             raise ConfigError(
                 f"store URL {url.redacted()!r} has unknown query parameter {', '.join(unknown)}; "

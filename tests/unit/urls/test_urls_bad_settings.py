@@ -18,6 +18,7 @@ from neardup.urls import SeenURLs
         ("memory://?capacity=abc&bloom=0.01", "capacity must be a number of URLs >= 1"),
         ("memory://?foo=1", "unknown query parameter foo; memory stores read bloom, capacity"),
         ("memory://?buckets=1024", "unknown query parameter buckets"),
+        ("memory://?sync=", "unknown query parameter sync"),  # given with no value: still refused
     ],
 )
 def test_memory_store_url_with_bad_or_unknown_parameter_is_a_config_error(store: str, match: str) -> None:
@@ -26,7 +27,12 @@ def test_memory_store_url_with_bad_or_unknown_parameter_is_a_config_error(store:
 
 
 @pytest.mark.parametrize(
-    ("query", "match"), [("bloom=abc", "bloom"), ("foo=1", "unknown query parameter foo")]
+    ("query", "match"),
+    [
+        ("bloom=abc", "bloom"),
+        ("foo=1", "unknown query parameter foo"),
+        ("job=", "unknown query parameter job"),
+    ],
 )
 def test_sqlite_store_url_with_bad_or_unknown_parameter_is_a_config_error(
     tmp_path: Any, query: str, match: str
