@@ -92,6 +92,24 @@ def _damaged(path: Path, what: str) -> str:
     )
 
 
+#: the tables a seen-store file holds (``seen``: version 1; ``sqlite_sequence``: SQLite's own)
+_OWN_TABLES = frozenset({"neardup_urls_meta", "jobs", "log", "seen", "sqlite_sequence"})
+
+
+def _refuse_other_database(conn: sqlite3.Connection, path: Path) -> None:
+    """A SQLite file that holds another program's tables is not opened as a seen-store: neardup's
+    tables and its WAL journal mode would be written into it."""
+    tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    other = sorted(tables - _OWN_TABLES)
+    if other and "neardup_urls_meta" not in tables:
+        conn.close()
+        shown = ", ".join(other[:5]) + (", ..." if len(other) > 5 else "")
+        raise FormatError(
+            f"{path} is a SQLite database of something else (tables {shown}), not a URL seen-store: "
+            "give the seen-store a file of its own"
+        )
+
+
 def migrate_v1(path: str | Path) -> int:
     """Rewrite a version-1 seen-store file as version 2, in one transaction; return the URLs moved.
 
@@ -166,6 +184,7 @@ class SqliteSeenStore:
             conn = sqlite3.connect(
                 str(self.path), timeout=self.timeout, isolation_level=None, check_same_thread=False
             )
+            _refuse_other_database(conn, self.path)  # before any pragma or table changes it
             # A batch of random 64-bit keys dirties one B-tree leaf per URL, and every dirty page goes
             # to the WAL at commit: small pages (a new file only; an existing file keeps its size),
             # a bigger page cache and rarer checkpoints took a 100-URL upsert from 6.7 to under 4 ms

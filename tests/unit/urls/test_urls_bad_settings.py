@@ -118,3 +118,21 @@ def test_hashes_must_be_unsigned_64_bit_ints() -> None:
             seen.check_and_add_hashes(bad)  # type: ignore[arg-type]
     assert seen.check_and_add_hashes([1, 2**64 - 1]).tolist() == [True, True]  # type: ignore[arg-type]
     assert seen.check_and_add_hashes(np.array([1], dtype=np.uint64)).tolist() == [False]
+
+
+def test_another_programs_sqlite_database_is_not_taken_as_a_seen_store(tmp_path: Any) -> None:
+    """Neither neardup's tables nor its WAL journal are written into a database of something else."""
+    import sqlite3
+
+    from neardup.exceptions import FormatError
+
+    path = tmp_path / "app.db"
+    with sqlite3.connect(path) as conn:
+        conn.execute("CREATE TABLE users(id INTEGER PRIMARY KEY, name TEXT)")
+    before = path.read_bytes()
+    with pytest.raises(FormatError, match=r"app\.db is a SQLite database of something else \(tables users\)"):
+        SeenURLs("j", str(path))
+    assert path.read_bytes() == before
+    with sqlite3.connect(path) as conn:
+        assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "delete"
+        assert [r[0] for r in conn.execute("SELECT name FROM sqlite_master")] == ["users"]
