@@ -511,6 +511,31 @@ def test_repeated_typos_and_one_character_subjects_decide_as_numba() -> None:
         assert kinds[a, b] == kinds[b, a] == NEAR, (a, b)
     for a, b in ((0, 3), (0, 4)):  # the subjects, both ways
         assert kinds[a, b] == kinds[b, a] == TEMPLATE, (a, b)
+    # look-alikes and misspellings struck at random, the same wrong form wherever it struck
+    rng = random.Random(3)
+    table = {
+        "国": "囯",
+        "发": "法",
+        "展": "辗",
+        "济": "挤",
+        "会": "汇",
+        "两": "俩",
+        "the": "teh",
+        "that": "taht",
+    }
+    struck = [zh, en]
+    for n in range(60):
+        base = zh if n % 2 == 0 else en
+        rate = rng.choice((0.2, 0.5, 0.9))
+        parts = base.split(" ") if base is en else list(base)
+        struck.append(
+            (" " if base is en else "").join(
+                table[x] if x in table and rng.random() < rate else x for x in parts
+            )
+        )
+    sigs = signatures(struck, MatchConfig())
+    pairs = [(n % 2, n) for n in range(2, len(struck))] + [(n, n % 2) for n in range(2, len(struck))]
+    _kinds_as_numba(sigs, pairs, th)
 
 
 @contextmanager
